@@ -1,0 +1,1 @@
+int courier_netlink_placeholder(void);

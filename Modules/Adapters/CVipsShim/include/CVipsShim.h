@@ -1,0 +1,1 @@
+int courier_vips_placeholder(void);

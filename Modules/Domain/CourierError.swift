@@ -1,0 +1,138 @@
+import Foundation
+
+/// A failure as Courier reports it: what kind it is, whether trying again can help, and what to
+/// tell a person. Technical failures (offline, timeout, 5xx) are kept apart from business
+/// refusals (a 4xx with the server's message).
+public struct CourierError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// What went wrong, as a closed set of kinds a user interface can switch over.
+  public enum Kind: String, Sendable, CaseIterable, Codable {
+    /// No usable network path: the device is offline.
+    case offline
+    /// The request or the whole operation ran past its deadline.
+    case timedOut
+    /// The host refused or could not be reached while the network itself looked fine.
+    case cannotReachHost
+    /// The host name could not be resolved.
+    case dns
+    /// A secure connection could not be established (certificate, protocol).
+    case tls
+    /// The connection dropped mid-exchange.
+    case connectionLost
+    /// The server failed (500, 502, 504 and other 5xx).
+    case server
+    /// The server is overloaded (429, 503), maybe with a `Retry-After`.
+    case overloaded
+    /// Missing, expired or refused credentials (401).
+    case unauthorized
+    /// The server refused the request for a business reason (400, 403, 404, 409, 413, 422, 428).
+    case business
+    /// The record changed on the server since the version the client based its edit on (409).
+    case conflict
+    /// The server's reply was not a valid HTTP response for this request.
+    case invalidResponse
+    /// The server's reply could not be decoded into the expected value.
+    case decoding
+    /// The caller cancelled.
+    case cancelled
+    /// The caller's own input was unusable (a bad URL, a field that cannot be sent).
+    case invalidInput
+    /// A local file was missing or unreadable.
+    case fileUnavailable
+  }
+
+  /// The kind.
+  public var kind: Kind
+  /// The HTTP status, when a response was received.
+  public var status: Int?
+  /// The machine-readable code: the server's (`image_too_large`) or a local one.
+  public var code: String?
+  /// The server's message for a person, already checked to be plain text.
+  public var serverMessage: String?
+  /// The field a validation error is about, when the server names one.
+  public var field: String?
+  /// The server's current record, carried by a conflict.
+  public var current: JSONValue?
+  /// How long the server asked the client to wait, when it said.
+  public var retryAfter: Duration?
+  /// Whether the request may have reached the server before the failure (a timeout after
+  /// sending, a reset, a 5xx): repeating it is then safe only if it is idempotent.
+  public var mayHaveReachedServer: Bool
+  /// How many attempts were made before this error was final.
+  public var attempts: Int
+  /// A description of the underlying error, for logs only.
+  public var underlying: String?
+  /// What was being done (`POST /photos`), for logs only.
+  public var context: String?
+
+  /// Creates an error.
+  /// - Parameters:
+  ///   - kind: the kind.
+  ///   - status: the HTTP status, if any.
+  ///   - code: a machine-readable code.
+  ///   - serverMessage: the server's plain-text message.
+  ///   - field: the field a validation error names.
+  ///   - current: the server's record for a conflict.
+  ///   - retryAfter: the wait the server asked for.
+  ///   - mayHaveReachedServer: whether the request may have been processed.
+  ///   - attempts: attempts made.
+  ///   - underlying: the underlying error, for logs.
+  ///   - context: what was being done, for logs.
+  public init(
+    _ kind: Kind, status: Int? = nil, code: String? = nil, serverMessage: String? = nil,
+    field: String? = nil, current: JSONValue? = nil, retryAfter: Duration? = nil,
+    mayHaveReachedServer: Bool = false, attempts: Int = 1, underlying: String? = nil,
+    context: String? = nil
+  ) {
+    self.kind = kind
+    self.status = status
+    self.code = code
+    self.serverMessage = serverMessage
+    self.field = field
+    self.current = current
+    self.retryAfter = retryAfter
+    self.mayHaveReachedServer = mayHaveReachedServer
+    self.attempts = attempts
+    self.underlying = underlying
+    self.context = context
+  }
+
+  /// Whether trying again later can succeed. Business refusals, conflicts and 401 never are
+  /// (401 gets one token refresh, which is not a retry); `409 idempotency_in_flight` is
+  /// reported as `overloaded` and is.
+  public var isTransient: Bool {
+    switch kind {
+    case .offline, .timedOut, .cannotReachHost, .dns, .connectionLost, .server, .overloaded:
+      return true
+    case .tls, .unauthorized, .business, .conflict, .invalidResponse, .decoding, .cancelled,
+      .invalidInput, .fileUnavailable:
+      return false
+    }
+  }
+
+  /// The sentence to show a person: never a raw status code, a stack trace or HTML.
+  public var userMessage: String { UserMessages.message(for: self) }
+
+  /// A one-line description for logs (includes the code and status, never credentials).
+  public var description: String {
+    var parts = ["\(kind.rawValue)"]
+    if let status { parts.append("status \(status)") }
+    if let code { parts.append("code \(code)") }
+    if let context { parts.append(context) }
+    if let underlying { parts.append("(\(underlying))") }
+    return parts.joined(separator: ", ") + ": " + userMessage
+  }
+
+  /// Wraps any error as a `CourierError`: itself when it already is one, `cancelled` for a
+  /// `CancellationError`, otherwise an `invalidResponse` carrying its description.
+  /// - Parameters:
+  ///   - error: the error to wrap.
+  ///   - context: what was being done.
+  /// - Returns: the wrapped error.
+  public static func wrapping(_ error: any Error, context: String? = nil) -> CourierError {
+    if let error = error as? CourierError { return error }
+    if error is CancellationError {
+      return CourierError(.cancelled, underlying: "CancellationError", context: context)
+    }
+    return CourierError(.invalidResponse, underlying: String(describing: error), context: context)
+  }
+}

@@ -1,0 +1,147 @@
+/// Why a retry decision gave up.
+public enum GiveUpReason: String, Sendable, Equatable, Codable {
+  /// The failure is not transient (a business 4xx, 401, a conflict, bad input).
+  case notTransient
+  /// The request may have reached the server and is not safe to repeat.
+  case notSafeToRepeat
+  /// Every allowed attempt was made.
+  case attemptsExhausted
+  /// The next wait would end past the overall deadline.
+  case deadlineExceeded
+  /// The server asked to wait longer than the policy accepts.
+  case retryAfterTooLong
+  /// The client's shared retry budget is spent: too many failures across requests.
+  case budgetExhausted
+}
+
+/// What to do after a failed attempt.
+public enum RetryDecision: Sendable, Equatable {
+  /// Wait, then try again.
+  case retry(after: Duration)
+  /// Stop and report the failure.
+  case giveUp(GiveUpReason)
+}
+
+/// Exponential backoff with full jitter, for transient failures only. Pure: the random draw,
+/// the elapsed time and the budget are inputs.
+public struct RetryPolicy: Sendable, Equatable {
+  /// Attempts in all, the first one included.
+  public var maxAttempts: Int
+  /// The backoff ceiling before the first retry.
+  public var baseDelay: Duration
+  /// The factor the ceiling grows by after each attempt.
+  public var multiplier: Double
+  /// The largest backoff ceiling.
+  public var maxDelay: Duration
+  /// The overall time the operation may take, waits included; nil for none.
+  public var deadline: Duration?
+  /// The longest `Retry-After` honoured; a longer one ends the retries.
+  public var maxRetryAfter: Duration
+
+  /// Creates a policy. Defaults: 4 attempts, 0.5 s base, ×2, 20 s cap, 60 s deadline.
+  /// - Parameters:
+  ///   - maxAttempts: attempts in all.
+  ///   - baseDelay: the first backoff ceiling.
+  ///   - multiplier: the growth factor.
+  ///   - maxDelay: the largest ceiling.
+  ///   - deadline: the overall deadline.
+  ///   - maxRetryAfter: the longest `Retry-After` honoured.
+  public init(
+    maxAttempts: Int = 4, baseDelay: Duration = .milliseconds(500), multiplier: Double = 2,
+    maxDelay: Duration = .seconds(20), deadline: Duration? = .seconds(60),
+    maxRetryAfter: Duration = .seconds(60)
+  ) {
+    self.maxAttempts = max(1, maxAttempts)
+    self.baseDelay = baseDelay
+    self.multiplier = max(1, multiplier)
+    self.maxDelay = maxDelay
+    self.deadline = deadline
+    self.maxRetryAfter = maxRetryAfter
+  }
+
+  /// No retries at all.
+  public static let none = RetryPolicy(maxAttempts: 1)
+
+  /// The backoff ceiling before retry number `attempt` (1 for the first retry).
+  /// - Parameter attempt: the number of attempts already made.
+  /// - Returns: `min(maxDelay, baseDelay × multiplier^(attempt−1))`.
+  public func ceiling(afterAttempt attempt: Int) -> Duration {
+    let factor = pow(multiplier, Double(max(0, attempt - 1)))
+    let base = baseDelay.seconds * factor
+    return min(maxDelay, .seconds(base.isFinite ? base : maxDelay.seconds))
+  }
+
+  /// Decides what follows a failed attempt.
+  /// - Parameters:
+  ///   - error: the failure.
+  ///   - attempt: attempts made so far (1 after the first).
+  ///   - elapsed: time since the first attempt started.
+  ///   - safeToRepeat: whether the request is idempotent or carries an `Idempotency-Key`.
+  ///   - jitter: a uniform draw in `0..<1`.
+  ///   - budgetAllows: whether the client's shared retry budget has a token.
+  /// - Returns: the decision.
+  public func decide(
+    after error: CourierError, attempt: Int, elapsed: Duration, safeToRepeat: Bool,
+    jitter: Double, budgetAllows: Bool = true
+  ) -> RetryDecision {
+    guard error.isTransient else { return .giveUp(.notTransient) }
+    if error.mayHaveReachedServer && !safeToRepeat { return .giveUp(.notSafeToRepeat) }
+    guard attempt < maxAttempts else { return .giveUp(.attemptsExhausted) }
+    var wait = ceiling(afterAttempt: attempt) * min(max(jitter, 0), 1)
+    if let retryAfter = error.retryAfter {
+      guard retryAfter <= maxRetryAfter else { return .giveUp(.retryAfterTooLong) }
+      wait = max(wait, retryAfter)
+    }
+    if let deadline, elapsed + wait >= deadline { return .giveUp(.deadlineExceeded) }
+    guard budgetAllows else { return .giveUp(.budgetExhausted) }
+    return .retry(after: wait)
+  }
+}
+
+/// A retry budget shared by every request of one client, as gRPC's retry throttling does: each
+/// failed attempt takes a token, each success gives back a fraction; retries stop while the
+/// bucket is at or below half. A fleet of failing requests thus cannot become a storm.
+public struct RetryBudget: Sendable, Equatable {
+  /// The bucket's size.
+  public let capacity: Double
+  /// What a success gives back.
+  public let refillPerSuccess: Double
+  /// Tokens now.
+  public private(set) var tokens: Double
+
+  /// Creates a full bucket.
+  /// - Parameters:
+  ///   - capacity: the size (default 10).
+  ///   - refillPerSuccess: the token fraction a success returns (default 0.1).
+  public init(capacity: Double = 10, refillPerSuccess: Double = 0.1) {
+    self.capacity = max(1, capacity)
+    self.refillPerSuccess = refillPerSuccess
+    self.tokens = max(1, capacity)
+  }
+
+  /// Whether a retry may be made now.
+  public var allowsRetry: Bool { tokens > capacity / 2 }
+
+  /// Records a failed attempt: one token less.
+  public mutating func recordFailure() { tokens = max(0, tokens - 1) }
+
+  /// Records a success: a fraction of a token back.
+  public mutating func recordSuccess() { tokens = min(capacity, tokens + refillPerSuccess) }
+}
+
+extension Duration {
+  /// The duration in seconds, as a floating-point number.
+  public var seconds: Double {
+    Double(components.seconds) + Double(components.attoseconds) / 1e18
+  }
+}
+
+private func pow(_ base: Double, _ exponent: Double) -> Double {
+  var result = 1.0
+  var remaining = Int(exponent)
+  while remaining > 0 && result.isFinite {
+    result *= base
+    remaining -= 1
+  }
+  return result
+}

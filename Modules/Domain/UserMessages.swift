@@ -1,0 +1,72 @@
+import Foundation
+
+/// The sentences shown to a person for each kind of failure. One table, so that every app
+/// says the same thing and none shows a raw code.
+public enum UserMessages {
+  /// The message for an error.
+  /// - Parameter error: the error.
+  /// - Returns: a plain sentence for a person.
+  public static func message(for error: CourierError) -> String {
+    switch error.kind {
+    case .offline:
+      return "You're offline. Your changes are kept and will be sent when the network is back."
+    case .timedOut:
+      return "The server took too long to answer. Please try again."
+    case .cannotReachHost:
+      return "The server can't be reached right now. Check the address or try again later."
+    case .dns:
+      return "The server's address couldn't be found. Check the address and your connection."
+    case .tls:
+      return "A secure connection to the server couldn't be established."
+    case .connectionLost:
+      return "The connection was lost before the server answered. Please try again."
+    case .server:
+      return "The server ran into a problem. Please try again in a moment."
+    case .overloaded:
+      if error.code == "idempotency_in_flight" {
+        return "The server is still working on this same request. Please wait a moment."
+      }
+      if let wait = error.retryAfter, wait > .zero {
+        return "The server is busy. Please try again in \(formatWait(wait))."
+      }
+      return "The server is busy. Please try again in a moment."
+    case .unauthorized:
+      if error.code == "invalid_credentials" { return "Wrong username or password." }
+      return error.serverMessage.map { "\($0). Please log in again." }
+        ?? "Your session has expired. Please log in again."
+    case .business:
+      if let message = error.serverMessage { return message }
+      switch error.status {
+      case 404: return "This item doesn't exist (any more) on the server."
+      case 413: return "This file is too large for the server."
+      case 428: return "The server needs to know which version you edited."
+      case 409: return "This item already exists on the server."
+      default: return "The server refused the request."
+      }
+    case .conflict:
+      return error.serverMessage
+        ?? "This item was changed elsewhere since you last saw it."
+    case .invalidResponse:
+      return "The server sent a reply that couldn't be understood."
+    case .decoding:
+      return "The server's reply couldn't be read."
+    case .cancelled:
+      return "Cancelled."
+    case .invalidInput:
+      return error.serverMessage ?? "The request couldn't be sent as given."
+    case .fileUnavailable:
+      return error.serverMessage ?? "The file couldn't be read."
+    }
+  }
+
+  /// A wait for a person: "3 seconds", "2 minutes".
+  /// - Parameter wait: the duration.
+  /// - Returns: the text.
+  public static func formatWait(_ wait: Duration) -> String {
+    let seconds = Int((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
+      .rounded(.up))
+    if seconds < 90 { return seconds == 1 ? "1 second" : "\(seconds) seconds" }
+    let minutes = (seconds + 59) / 60
+    return "\(minutes) minutes"
+  }
+}

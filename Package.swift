@@ -1,0 +1,116 @@
+// swift-tools-version:6.0
+// Courier: an offline-first networking toolkit. Ports and adapters; see Docs/Architecture.md.
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+  .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+  name: "Courier",
+  platforms: [.macOS(.v15)],
+  products: [
+    .library(
+      name: "Courier",
+      targets: ["CourierDomain", "CourierPorts", "CourierCore", "CourierComposition"]),
+    .library(name: "CourierTestKit", targets: ["CourierTestKit"]),
+    .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
+    .library(name: "CourierNetlink", targets: ["CourierNetlink"]),
+    .library(name: "CourierVips", targets: ["CourierVips"]),
+    .library(name: "CourierSQLite", targets: ["CourierSQLite"]),
+    .library(name: "CourierFileStore", targets: ["CourierFileStore"]),
+    .executable(name: "courier", targets: ["courier"]),
+    .executable(name: "courier-tui", targets: ["courier-tui"]),
+  ],
+  targets: [
+    // Pure values and decisions: no I/O, no FoundationNetworking.
+    .target(name: "CourierDomain", path: "Modules/Domain", swiftSettings: strict),
+    // Small protocols, speaking the domain's types.
+    .target(
+      name: "CourierPorts", dependencies: ["CourierDomain"], path: "Modules/Ports",
+      swiftSettings: strict),
+    // Use cases composed from ports.
+    .target(
+      name: "CourierCore", dependencies: ["CourierDomain", "CourierPorts"], path: "Modules/Core",
+      swiftSettings: strict),
+
+    // Adapters, one per technology.
+    .target(
+      name: "CourierURLSession", dependencies: ["CourierDomain", "CourierPorts"],
+      path: "Modules/Adapters/URLSessionTransport", swiftSettings: strict),
+    .target(name: "CNetlink", path: "Modules/Adapters/CNetlink"),
+    .target(
+      name: "CourierNetlink", dependencies: ["CourierDomain", "CourierPorts", "CNetlink"],
+      path: "Modules/Adapters/NetlinkPathMonitor", swiftSettings: strict),
+    .systemLibrary(
+      name: "CVips", path: "Modules/Adapters/CVips", pkgConfig: "vips",
+      providers: [.apt(["libvips-dev"])]),
+    .target(
+      name: "CourierVips", dependencies: ["CourierDomain", "CourierPorts", "CVipsShim"],
+      path: "Modules/Adapters/VipsImageCompressor", swiftSettings: strict),
+    .target(
+      name: "CVipsShim", dependencies: ["CVips"], path: "Modules/Adapters/CVipsShim"),
+    .systemLibrary(
+      name: "CSQLite", path: "Modules/Adapters/CSQLite", pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"])]),
+    .target(
+      name: "CourierSQLite", dependencies: ["CourierDomain", "CourierPorts", "CSQLite"],
+      path: "Modules/Adapters/SQLiteStore", swiftSettings: strict),
+    .target(
+      name: "CourierFileStore", dependencies: ["CourierDomain", "CourierPorts"],
+      path: "Modules/Adapters/FileStore", swiftSettings: strict),
+    // In-memory fakes with driving and inspection APIs, shipped for users' tests.
+    .target(
+      name: "CourierTestKit", dependencies: ["CourierDomain", "CourierPorts"],
+      path: "Modules/Adapters/TestKit", swiftSettings: strict),
+
+    // The only place that knows every adapter.
+    .target(
+      name: "CourierComposition",
+      dependencies: [
+        "CourierDomain", "CourierPorts", "CourierCore", "CourierURLSession", "CourierNetlink",
+        "CourierVips", "CourierSQLite", "CourierFileStore", "CourierTestKit",
+      ],
+      path: "Modules/Composition", swiftSettings: strict),
+    .target(
+      name: "CourierCLI",
+      dependencies: ["CourierDomain", "CourierPorts", "CourierCore", "CourierComposition"],
+      path: "Modules/CLI", swiftSettings: strict),
+    .target(
+      name: "CourierTUI",
+      dependencies: ["CourierDomain", "CourierPorts", "CourierCore", "CourierComposition"],
+      path: "Modules/TUI", swiftSettings: strict),
+    .executableTarget(
+      name: "courier", dependencies: ["CourierCLI"], path: "Apps/courier", swiftSettings: strict),
+    .executableTarget(
+      name: "courier-tui", dependencies: ["CourierTUI"], path: "Apps/courier-tui",
+      swiftSettings: strict),
+
+    .testTarget(
+      name: "CourierDomainTests", dependencies: ["CourierDomain"], path: "Tests/DomainTests",
+      swiftSettings: strict),
+    .testTarget(
+      name: "CourierCoreTests", dependencies: ["CourierCore", "CourierTestKit"],
+      path: "Tests/CoreTests", swiftSettings: strict),
+    .testTarget(
+      name: "CourierURLSessionTests",
+      dependencies: ["CourierURLSession", "CourierCore", "CourierTestKit"],
+      path: "Tests/URLSessionTests", swiftSettings: strict),
+    .testTarget(
+      name: "CourierNetlinkTests", dependencies: ["CourierNetlink", "CNetlink", "CourierCore"],
+      path: "Tests/NetlinkTests", swiftSettings: strict),
+    .testTarget(
+      name: "CourierVipsTests", dependencies: ["CourierVips"], path: "Tests/VipsTests",
+      swiftSettings: strict),
+    .testTarget(
+      name: "CourierStoreTests",
+      dependencies: ["CourierSQLite", "CourierFileStore", "CourierTestKit", "CourierCore"],
+      path: "Tests/StoreTests", swiftSettings: strict),
+    .testTarget(
+      name: "CourierCLITests", dependencies: ["CourierCLI", "CourierComposition", "CourierTestKit"],
+      path: "Tests/CLITests", swiftSettings: strict),
+    .testTarget(
+      name: "CourierTUITests", dependencies: ["CourierTUI", "CourierTestKit"],
+      path: "Tests/TUITests", swiftSettings: strict),
+  ]
+)
