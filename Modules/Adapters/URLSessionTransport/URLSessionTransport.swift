@@ -1,0 +1,294 @@
+import CourierDomain
+import CourierPorts
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The `Transport` port over URLSession (FoundationNetworking on Linux, libcurl underneath).
+///
+/// What it does about URLSession on Linux (see Docs/decisions): bodies from files go through
+/// `uploadTask(with:fromFile:)`, never `httpBodyStream`; the caller's overall deadline is
+/// enforced here because URLSession only has an idle timeout; cancellation answers at once
+/// even when libcurl is slow to stop; URLSession's own cache and cookies are off, so ETags
+/// and sessions are the pipeline's business. It never logs anything, headers included.
+public final class URLSessionTransport: Transport {
+  private let session: URLSession
+  private let router: TaskRouter
+  private let pathStatus: @Sendable () -> PathStatus
+  private let maxResponseBytes: Int
+
+  /// Creates a transport with its own session (connections are reused across requests).
+  /// - Parameters:
+  ///   - pathStatus: the path monitor's current status, used to tell "offline" from "host
+  ///     unreachable" since Linux never reports −1009.
+  ///   - maxResponseBytes: the largest response body held in memory.
+  ///   - idleTimeout: URLSession's idle timeout per request.
+  public init(
+    pathStatus: @escaping @Sendable () -> PathStatus = { .unknown },
+    maxResponseBytes: Int = 64 << 20, idleTimeout: TimeInterval = 60
+  ) {
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.urlCache = nil
+    configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+    configuration.httpShouldSetCookies = false
+    configuration.httpCookieAcceptPolicy = .never
+    configuration.timeoutIntervalForRequest = idleTimeout
+    configuration.httpMaximumConnectionsPerHost = 6
+    let router = TaskRouter()
+    let queue = OperationQueue()
+    queue.maxConcurrentOperationCount = 1
+    self.router = router
+    self.session = URLSession(configuration: configuration, delegate: router, delegateQueue: queue)
+    self.pathStatus = pathStatus
+    self.maxResponseBytes = maxResponseBytes
+  }
+
+  deinit { session.invalidateAndCancel() }
+
+  /// Sends a request with an in-memory body.
+  /// - Parameters:
+  ///   - request: the request.
+  ///   - options: the per-attempt deadline.
+  /// - Returns: the response, of any status.
+  /// - Throws: `CourierError` when no response was received.
+  public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
+    let urlRequest = Self.urlRequest(for: request, includeBody: true)
+    return try await perform(request, options: options, progress: nil) { session in
+      session.dataTask(with: urlRequest)
+    }
+  }
+
+  /// Sends a request whose body is a file, streamed by libcurl from disk.
+  /// - Parameters:
+  ///   - request: the request; its `body` is ignored.
+  ///   - file: the body file.
+  ///   - options: the per-attempt deadline.
+  ///   - progress: bytes sent.
+  /// - Returns: the response, of any status.
+  /// - Throws: `CourierError` when the file is unreadable or no response was received.
+  public func upload(
+    _ request: HTTPRequest, bodyFile file: URL, options: TransportOptions,
+    progress: @escaping @Sendable (TransferProgress) -> Void
+  ) async throws -> HTTPResponse {
+    guard FileManager.default.isReadableFile(atPath: file.path) else {
+      throw CourierError(
+        .fileUnavailable, serverMessage: "The file \(file.path) can't be read.",
+        context: request.summary)
+    }
+    let urlRequest = Self.urlRequest(for: request, includeBody: false)
+    return try await perform(request, options: options, progress: progress) { session in
+      session.uploadTask(with: urlRequest, fromFile: file)
+    }
+  }
+
+  static func urlRequest(for request: HTTPRequest, includeBody: Bool) -> URLRequest {
+    var urlRequest = URLRequest(url: request.url)
+    urlRequest.httpMethod = request.method.rawValue
+    urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+    for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
+    if includeBody { urlRequest.httpBody = request.body }
+    return urlRequest
+  }
+
+  private func perform(
+    _ request: HTTPRequest, options: TransportOptions,
+    progress: (@Sendable (TransferProgress) -> Void)?,
+    makeTask: @escaping @Sendable (URLSession) -> URLSessionTask
+  ) async throws -> HTTPResponse {
+    try Task.checkCancellation()
+    let exchange = Exchange(
+      context: request.summary, maxBytes: maxResponseBytes, pathStatus: pathStatus,
+      progress: progress)
+    return try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        exchange.start(continuation)
+        let task = makeTask(session)
+        router.register(task, exchange)
+        exchange.attach(task)
+        if let deadline = options.deadline {
+          let nanos = Int(min(deadline.seconds, 86_400) * 1e9)
+          DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanos)) {
+            exchange.fail(
+              CourierError(
+                .timedOut, mayHaveReachedServer: true,
+                underlying: "overall deadline of \(deadline) passed", context: request.summary))
+          }
+        }
+        task.resume()
+        // A cancellation that came before the task existed is honoured now.
+        if Task.isCancelled { exchange.cancel() }
+      }
+    } onCancel: {
+      exchange.cancel()
+    }
+  }
+}
+
+/// One request in flight: collects the response and resumes its caller exactly once, whichever
+/// of completion, deadline or cancellation comes first.
+private final class Exchange: Sendable {
+  private struct State {
+    var continuation: CheckedContinuation<HTTPResponse, any Error>?
+    var task: URLSessionTask?
+    var response: HTTPURLResponse?
+    var body = Data()
+    var finished = false
+    var cancelRequested = false
+  }
+
+  let context: String
+  let maxBytes: Int
+  let pathStatus: @Sendable () -> PathStatus
+  let progress: (@Sendable (TransferProgress) -> Void)?
+  private let state = Mutex(State())
+
+  init(
+    context: String, maxBytes: Int, pathStatus: @escaping @Sendable () -> PathStatus,
+    progress: (@Sendable (TransferProgress) -> Void)?
+  ) {
+    self.context = context
+    self.maxBytes = maxBytes
+    self.pathStatus = pathStatus
+    self.progress = progress
+  }
+
+  func start(_ continuation: CheckedContinuation<HTTPResponse, any Error>) {
+    state.withLock { $0.continuation = continuation }
+  }
+
+  func attach(_ task: URLSessionTask) {
+    let cancelNow = state.withLock { state -> Bool in
+      state.task = task
+      return state.cancelRequested
+    }
+    if cancelNow { task.cancel() }
+  }
+
+  func cancel() {
+    let task = state.withLock { state -> URLSessionTask? in
+      state.cancelRequested = true
+      return state.task
+    }
+    finish(.failure(CourierError(.cancelled, context: context)))
+    task?.cancel()
+  }
+
+  func fail(_ error: CourierError) {
+    let task = state.withLock { $0.task }
+    finish(.failure(error))
+    task?.cancel()
+  }
+
+  func received(_ response: URLResponse) {
+    state.withLock { $0.response = response as? HTTPURLResponse }
+  }
+
+  func received(_ data: Data) {
+    let tooLarge = state.withLock { state -> Bool in
+      guard !state.finished else { return false }
+      state.body.append(data)
+      return state.body.count > maxBytes
+    }
+    if tooLarge {
+      fail(
+        CourierError(
+          .invalidResponse, mayHaveReachedServer: true,
+          underlying: "response body over \(maxBytes) bytes", context: context))
+    }
+  }
+
+  func sent(_ sent: Int64, of total: Int64) {
+    progress?(TransferProgress(sent: sent, total: total))
+  }
+
+  func completed(_ error: (any Error)?) {
+    if let error {
+      let nsError = error as NSError
+      let outcome = TransportErrorTable.classify(
+        urlErrorCode: nsError.domain == NSURLErrorDomain ? nsError.code : -1,
+        message: nsError.localizedDescription, path: pathStatus())
+      finish(
+        .failure(
+          CourierError(
+            outcome.kind, mayHaveReachedServer: outcome.mayHaveReachedServer,
+            underlying: "URLError \(nsError.code): \(nsError.localizedDescription)",
+            context: context)))
+      return
+    }
+    let (response, body) = state.withLock { ($0.response, $0.body) }
+    guard let response else {
+      finish(
+        .failure(
+          CourierError(
+            .invalidResponse, mayHaveReachedServer: true, underlying: "no HTTP response",
+            context: context)))
+      return
+    }
+    var headers = HTTPHeaders()
+    for (name, value) in response.allHeaderFields {
+      headers.add(name: String(describing: name), value: String(describing: value))
+    }
+    finish(.success(HTTPResponse(status: response.statusCode, headers: headers, body: body)))
+  }
+
+  private func finish(_ result: Result<HTTPResponse, any Error>) {
+    let continuation = state.withLock { state -> CheckedContinuation<HTTPResponse, any Error>? in
+      guard !state.finished else { return nil }
+      state.finished = true
+      state.body = Data()
+      defer { state.continuation = nil }
+      return state.continuation
+    }
+    continuation?.resume(with: result)
+  }
+}
+
+/// The session's delegate: routes each callback to its task's exchange.
+private final class TaskRouter: NSObject, URLSessionDataDelegate, Sendable {
+  private let exchanges = Mutex<[Int: Exchange]>([:])
+
+  func register(_ task: URLSessionTask, _ exchange: Exchange) {
+    exchanges.withLock { $0[task.taskIdentifier] = exchange }
+  }
+
+  private func exchange(_ task: URLSessionTask) -> Exchange? {
+    exchanges.withLock { $0[task.taskIdentifier] }
+  }
+
+  func urlSession(
+    _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+  ) {
+    exchange(dataTask)?.received(response)
+    completionHandler(.allow)
+  }
+
+  func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    exchange(dataTask)?.received(data)
+  }
+
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+    totalBytesSent: Int64, totalBytesExpectedToSend: Int64
+  ) {
+    exchange(task)?.sent(totalBytesSent, of: totalBytesExpectedToSend)
+  }
+
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+  ) {
+    // Redirects are followed only to the same host, so a token never leaks elsewhere.
+    let sameHost = request.url?.host == task.originalRequest?.url?.host
+    completionHandler(sameHost ? request : nil)
+  }
+
+  func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?)
+  {
+    let exchange = exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+    exchange?.completed(error)
+  }
+}

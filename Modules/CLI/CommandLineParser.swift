@@ -1,0 +1,153 @@
+import Foundation
+
+/// Turns arguments into an `Invocation`. Pure: tested without a process.
+public enum CommandLineParser {
+  static let globalValueFlags = [
+    "--base-url", "--config", "--data-dir", "--transport", "--timeout", "--max-attempts",
+  ]
+  static let globalSwitches = ["--json", "--verbose", "-v"]
+
+  /// The commands, in the order `--help` lists them.
+  public static let commands = ["login", "logout", "get", "help"]
+
+  /// Parses arguments (without the program name).
+  /// - Parameter arguments: the arguments.
+  /// - Returns: the invocation.
+  /// - Throws: `UsageError` for anything not understood.
+  public static func parse(_ arguments: [String]) throws -> Invocation {
+    var global = GlobalOptions()
+    var rest: [String] = []
+    var wantsHelp = false
+    var index = 0
+    while index < arguments.count {
+      let argument = arguments[index]
+      let (name, inlineValue) = split(argument)
+      if argument == "--" {
+        rest += arguments[(index + 1)...]
+        break
+      } else if globalValueFlags.contains(name) {
+        let value: String
+        if let inlineValue {
+          value = inlineValue
+        } else {
+          guard index + 1 < arguments.count else {
+            throw UsageError("\(name) needs a value.", command: rest.first)
+          }
+          index += 1
+          value = arguments[index]
+        }
+        switch name {
+        case "--base-url": global.baseURL = value
+        case "--config": global.configFile = value
+        case "--data-dir": global.dataDir = value
+        case "--transport": global.transport = value
+        case "--timeout": global.timeout = value
+        default: global.maxAttempts = value
+        }
+      } else if name == "--json" {
+        global.json = true
+      } else if name == "--verbose" || name == "-v" {
+        global.verbose = true
+      } else if name == "--help" || name == "-h" {
+        wantsHelp = true
+      } else if name == "--version" && rest.isEmpty {
+        return Invocation(global: global, command: .version)
+      } else {
+        rest.append(argument)
+      }
+      index += 1
+    }
+    guard let name = rest.first else {
+      return Invocation(global: global, command: .help(topic: nil))
+    }
+    if wantsHelp { return Invocation(global: global, command: .help(topic: name)) }
+    let arguments = Array(rest.dropFirst())
+    let command: Command
+    switch name {
+    case "help":
+      command = .help(topic: arguments.first)
+    case "login":
+      command = try parseLogin(arguments)
+    case "logout":
+      try expectNothing(arguments, command: name)
+      command = .logout
+    case "get":
+      guard arguments.count == 1, let path = arguments.first, !path.hasPrefix("-") else {
+        throw UsageError("get takes exactly one PATH.", command: name)
+      }
+      command = .get(path: path)
+    default:
+      throw UsageError("unknown command “\(name)”.")
+    }
+    return Invocation(global: global, command: command)
+  }
+
+  static func split(_ argument: String) -> (String, String?) {
+    guard argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") else {
+      return (argument, nil)
+    }
+    return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
+  }
+
+  static func expectNothing(_ arguments: [String], command: String) throws {
+    if let first = arguments.first {
+      throw UsageError("unexpected argument “\(first)”.", command: command)
+    }
+  }
+
+  /// Reads `--name value` / `--name=value` options and switches of one command.
+  struct OptionReader {
+    var values: [String: [String]] = [:]
+    var switches: Set<String> = []
+    var positionals: [String] = []
+
+    init(_ arguments: [String], values names: Set<String>, switches switchNames: Set<String>, command: String)
+      throws
+    {
+      var index = 0
+      while index < arguments.count {
+        let (name, inline) = CommandLineParser.split(arguments[index])
+        if names.contains(name) {
+          if let inline {
+            values[name, default: []].append(inline)
+          } else {
+            guard index + 1 < arguments.count else {
+              throw UsageError("\(name) needs a value.", command: command)
+            }
+            index += 1
+            values[name, default: []].append(arguments[index])
+          }
+        } else if switchNames.contains(name) {
+          switches.insert(name)
+        } else if name.hasPrefix("-") && name.count > 1 {
+          throw UsageError("unknown option “\(name)”.", command: command)
+        } else {
+          positionals.append(arguments[index])
+        }
+        index += 1
+      }
+    }
+
+    func last(_ name: String) -> String? { values[name]?.last }
+  }
+
+  static func parseLogin(_ arguments: [String]) throws -> Command {
+    let options = try OptionReader(
+      arguments, values: ["--username", "--password"], switches: ["--password-stdin"],
+      command: "login")
+    try expectNothing(options.positionals, command: "login")
+    guard let username = options.last("--username"), !username.isEmpty else {
+      throw UsageError("login needs --username.", command: "login")
+    }
+    if options.last("--password") != nil && options.switches.contains("--password-stdin") {
+      throw UsageError("give --password or --password-stdin, not both.", command: "login")
+    }
+    if let password = options.last("--password") {
+      return .login(username: username, password: .argument(password))
+    }
+    if options.switches.contains("--password-stdin") {
+      return .login(username: username, password: .standardInput)
+    }
+    return .login(username: username, password: .environment)
+  }
+}

@@ -1,0 +1,160 @@
+import CourierComposition
+import CourierCore
+import CourierDomain
+import CourierPorts
+import Foundation
+
+/// Runs a command line against the composition root. The app's `main` is one call to this.
+public struct CommandRunner: Sendable {
+  /// The process environment.
+  public let environment: [String: String]
+  /// Where output goes.
+  public let output: any CommandOutput
+  /// Adapters supplied by a test or an embedding app.
+  public let overrides: AdapterOverrides
+
+  /// Creates a runner.
+  /// - Parameters:
+  ///   - environment: the process environment.
+  ///   - output: where output goes.
+  ///   - overrides: adapters to use instead of the configured ones.
+  public init(
+    environment: [String: String], output: any CommandOutput,
+    overrides: AdapterOverrides = AdapterOverrides()
+  ) {
+    self.environment = environment
+    self.output = output
+    self.overrides = overrides
+  }
+
+  /// Runs a command line.
+  /// - Parameter arguments: the arguments, without the program name.
+  /// - Returns: the exit code.
+  public func run(_ arguments: [String]) async -> Int32 {
+    let invocation: Invocation
+    do {
+      invocation = try CommandLineParser.parse(arguments)
+    } catch let error as UsageError {
+      output.err("courier: \(error.message)\n")
+      output.err("Run 'courier \(error.command.map { "\($0) " } ?? "")--help' for usage.\n")
+      return ExitCode.usage.rawValue
+    } catch {
+      output.err("courier: \(error)\n")
+      return ExitCode.usage.rawValue
+    }
+    return await run(invocation).rawValue
+  }
+
+  /// Runs a parsed command line.
+  /// - Parameter invocation: the invocation.
+  /// - Returns: the exit code.
+  public func run(_ invocation: Invocation) async -> ExitCode {
+    switch invocation.command {
+    case .help(let topic):
+      guard let text = HelpText.text(for: topic) else {
+        output.err("courier: no help for “\(topic ?? "")”: unknown command.\n")
+        return .usage
+      }
+      output.out(text)
+      return .success
+    case .version:
+      output.out("courier 0.1.0\n")
+      return .success
+    default:
+      break
+    }
+    let global = invocation.global
+    let context: CommandContext
+    do {
+      context = try makeContext(global)
+    } catch let error as ConfigError {
+      return report(configError: error, json: global.json)
+    } catch {
+      output.err("courier: \(error)\n")
+      return .config
+    }
+    do {
+      switch invocation.command {
+      case .login(let username, let password):
+        return try await SessionCommands.login(
+          username: username, password: password, context: context)
+      case .logout:
+        return try SessionCommands.logout(context: context)
+      case .get(let path):
+        return try await GetCommand.run(path: path, context: context)
+      case .help, .version:
+        return .success
+      }
+    } catch let error as UsageError {
+      output.err("courier: \(error.message)\n")
+      return .usage
+    } catch {
+      return context.report(CourierError.wrapping(error))
+    }
+  }
+
+  func makeContext(_ global: GlobalOptions) throws -> CommandContext {
+    let config = try ConfigLoader.load(
+      flags: global.configFlags, environment: environment, readFile: Self.readIfPresent)
+    let output = self.output
+    var log: (@Sendable (String) -> Void)?
+    if global.verbose {
+      log = { line in output.err("courier: " + line + "\n") }
+    }
+    let environment = try CourierEnvironment(config: config, overrides: overrides, log: log)
+    return CommandContext(
+      global: global, environment: environment, output: output, processEnvironment: self.environment)
+  }
+
+  static func readIfPresent(_ path: String) throws -> Data? {
+    guard FileManager.default.fileExists(atPath: path) else { return nil }
+    return try Data(contentsOf: URL(fileURLWithPath: path))
+  }
+
+  func report(configError: ConfigError, json: Bool) -> ExitCode {
+    if json {
+      output.out(
+        JSONLine.encode([
+          "status": "failed", "kind": "config", "code": configError.key ?? "config",
+          "message": configError.description, "attempts": 0,
+        ]) + "\n")
+    } else {
+      output.err("courier: configuration error: \(configError.description)\n")
+    }
+    return .config
+  }
+}
+
+/// What a running command has at hand.
+struct CommandContext: Sendable {
+  let global: GlobalOptions
+  let environment: CourierEnvironment
+  let output: any CommandOutput
+  let processEnvironment: [String: String]
+
+  var client: CourierClient { environment.client }
+
+  /// Prints a failure for a person (standard error) or a script (`--json`, standard output)
+  /// and returns its exit code.
+  func report(_ error: CourierError) -> ExitCode {
+    if global.json {
+      output.out(JSONLine.encode(Self.failureObject(error)) + "\n")
+    } else {
+      output.err("courier: \(error.userMessage)\n")
+      if global.verbose { output.err("courier: details: \(error.description)\n") }
+    }
+    return ExitCode.forError(error)
+  }
+
+  static func failureObject(_ error: CourierError) -> [String: Any] {
+    var object: [String: Any] = [
+      "status": "failed", "kind": error.kind.rawValue, "message": error.userMessage,
+      "attempts": error.attempts,
+      "code": error.code ?? error.status.map { "http_\($0)" } ?? error.kind.rawValue,
+    ]
+    if let status = error.status { object["http_status"] = status }
+    if let field = error.field { object["field"] = field }
+    if let retryAfter = error.retryAfter { object["retry_after_seconds"] = retryAfter.seconds }
+    return object
+  }
+}

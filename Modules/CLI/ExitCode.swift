@@ -1,0 +1,44 @@
+import CourierDomain
+
+/// The exit codes of `courier`, from sysexits(3).
+public enum ExitCode: Int32, Sendable {
+  /// Success.
+  case success = 0
+  /// A failure with no better code.
+  case failure = 1
+  /// EX_USAGE: the command line was wrong.
+  case usage = 64
+  /// EX_DATAERR: the server refused the request for a business reason.
+  case businessRefusal = 65
+  /// EX_NOINPUT: an input file is missing or unreadable.
+  case missingInput = 66
+  /// EX_UNAVAILABLE: offline, or the host cannot be reached.
+  case unavailable = 69
+  /// EX_SOFTWARE: an unexpected local failure.
+  case software = 70
+  /// EX_TEMPFAIL: a transient failure that outlasted the retries.
+  case transient = 75
+  /// EX_PROTOCOL: the server's reply made no sense.
+  case protocolError = 76
+  /// EX_NOPERM: not logged in, or the session expired.
+  case unauthorized = 77
+  /// EX_CONFIG: the configuration is wrong.
+  case config = 78
+  /// Interrupted by the user (128 + SIGINT).
+  case interrupted = 130
+
+  /// The exit code for a failure.
+  /// - Parameter error: the failure.
+  /// - Returns: the code.
+  public static func forError(_ error: CourierError) -> ExitCode {
+    switch error.kind {
+    case .business, .conflict, .invalidInput: return .businessRefusal
+    case .fileUnavailable: return .missingInput
+    case .offline, .cannotReachHost, .dns, .tls: return .unavailable
+    case .timedOut, .connectionLost, .server, .overloaded: return .transient
+    case .invalidResponse, .decoding: return .protocolError
+    case .unauthorized: return .unauthorized
+    case .cancelled: return .interrupted
+    }
+  }
+}

@@ -1,0 +1,62 @@
+import CourierCore
+import CourierDomain
+import Foundation
+
+/// `courier login` and `courier logout`.
+enum SessionCommands {
+  static func login(username: String, password source: PasswordSource, context: CommandContext)
+    async throws -> ExitCode
+  {
+    let password: String
+    switch source {
+    case .argument(let value):
+      password = value
+    case .environment:
+      guard let value = context.processEnvironment["COURIER_PASSWORD"], !value.isEmpty else {
+        throw UsageError(
+          "login needs a password: --password, --password-stdin or COURIER_PASSWORD.",
+          command: "login")
+      }
+      password = value
+    case .standardInput:
+      guard let text = context.output.readStandardInput() else {
+        throw UsageError("no password on standard input.", command: "login")
+      }
+      password = text.trimmingCharacters(in: .newlines)
+    }
+    let client = context.client
+    let request = try client.request(
+      .post, "/auth/token", json: ["username": username, "password": password])
+    // The login goes through the base transport under the retry policy, never through the
+    // auth decorator: there is no session to refresh yet.
+    let loginClient = CourierClient(
+      baseURL: client.baseURL, transport: context.environment.baseTransport, options: client.options)
+    let response = try await loginClient.send(request)
+    let credentials = try TokenResponse.credentials(from: response.body, now: Date())
+    do {
+      try context.environment.credentials.save(credentials)
+    } catch {
+      throw CourierError(
+        .fileUnavailable,
+        serverMessage: "Logged in, but the session couldn't be saved in "
+          + "\(context.environment.config.dataDirectory.path).",
+        underlying: String(describing: error))
+    }
+    if context.global.json {
+      context.output.out(JSONLine.encode(["status": "ok", "username": username]) + "\n")
+    } else {
+      context.output.out("Logged in as \(username).\n")
+    }
+    return .success
+  }
+
+  static func logout(context: CommandContext) throws -> ExitCode {
+    try context.environment.credentials.clear()
+    if context.global.json {
+      context.output.out(JSONLine.encode(["status": "ok"]) + "\n")
+    } else {
+      context.output.out("Logged out.\n")
+    }
+    return .success
+  }
+}

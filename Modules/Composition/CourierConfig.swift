@@ -1,0 +1,202 @@
+import CourierDomain
+import Foundation
+
+/// Everything the composition root needs to pick and set up adapters.
+public struct CourierConfig: Sendable, Equatable {
+  /// The server's base URL.
+  public var baseURL: URL = URL(string: "http://127.0.0.1:8080") ?? URL(fileURLWithPath: "/")
+  /// A fixed bearer token (instead of a session from `courier login`).
+  public var token: String?
+  /// Where user data lives (session, outbox, local edits): never purged.
+  public var dataDirectory: URL
+  /// Where the refreshable cache lives.
+  public var cacheDirectory: URL
+  /// The transport adapter's name.
+  public var transport: String = "urlsession"
+  /// The path monitor adapter's name.
+  public var pathMonitor: String = "netlink"
+  /// The store adapter's name.
+  public var store: String = "sqlite"
+  /// The retry policy.
+  public var retry = RetryPolicy()
+  /// The per-attempt deadline.
+  public var timeout: Duration = .seconds(30)
+  /// Which file the config was read from, if any.
+  public var configFile: String?
+
+  /// Creates the defaults for an environment.
+  /// - Parameter environment: the process environment (for `HOME` and the XDG variables).
+  public init(environment: [String: String]) {
+    let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+    func xdg(_ name: String, _ fallback: String) -> URL {
+      let base = environment[name].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? (home + fallback)
+      return URL(fileURLWithPath: base).appendingPathComponent("courier", isDirectory: true)
+    }
+    dataDirectory = xdg("XDG_DATA_HOME", "/.local/share")
+    cacheDirectory = xdg("XDG_CACHE_HOME", "/.cache")
+  }
+
+  /// The adapter names the composition root knows, by role.
+  public static let knownAdapters: [String: [String]] = [
+    "transport": ["urlsession", "memory"],
+    "path_monitor": ["netlink", "manual", "none"],
+    "store": ["sqlite", "file", "memory"],
+  ]
+}
+
+/// A configuration error: names the source (file, environment variable or flag) and the key.
+public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// Where the bad value came from: a file path, `environment` or `command line`.
+  public var source: String
+  /// The key.
+  public var key: String?
+  /// What is wrong, for a person.
+  public var message: String
+
+  /// Creates an error.
+  /// - Parameters:
+  ///   - source: where the value came from.
+  ///   - key: the key.
+  ///   - message: what is wrong.
+  public init(source: String, key: String? = nil, message: String) {
+    self.source = source
+    self.key = key
+    self.message = message
+  }
+
+  /// "config.json: key \"transport\": ..."
+  public var description: String {
+    "\(source): " + (key.map { "\"\($0)\": " } ?? "") + message
+  }
+}
+
+/// Reads configuration in layers: defaults, then a JSON file (`--config`, else
+/// `$XDG_CONFIG_HOME/courier/config.json` when it exists), then the environment
+/// (`COURIER_*`), then command-line flags. Pure apart from the injected file reader.
+public enum ConfigLoader {
+  /// The keys a config file, the environment and flags may set, with their environment names.
+  public static let keys: [(key: String, environment: String)] = [
+    ("base_url", "COURIER_BASE_URL"), ("token", "COURIER_TOKEN"),
+    ("data_dir", "COURIER_DATA_DIR"), ("cache_dir", "COURIER_CACHE_DIR"),
+    ("transport", "COURIER_TRANSPORT"), ("path_monitor", "COURIER_PATH_MONITOR"),
+    ("store", "COURIER_STORE"), ("max_attempts", "COURIER_MAX_ATTEMPTS"),
+    ("timeout_seconds", "COURIER_TIMEOUT"), ("deadline_seconds", "COURIER_DEADLINE"),
+    ("retry_base_delay_ms", "COURIER_RETRY_BASE_DELAY_MS"),
+    ("retry_max_delay_ms", "COURIER_RETRY_MAX_DELAY_MS"),
+  ]
+
+  /// Loads the configuration.
+  /// - Parameters:
+  ///   - flags: values from the command line, by key (`base_url`...), plus `config` for the file.
+  ///   - environment: the process environment.
+  ///   - readFile: reads a file; returns nil when it does not exist.
+  /// - Returns: the merged configuration.
+  /// - Throws: `ConfigError` naming the source and the key.
+  public static func load(
+    flags: [String: String], environment: [String: String],
+    readFile: (String) throws -> Data?
+  ) throws -> CourierConfig {
+    var config = CourierConfig(environment: environment)
+    let explicit = flags["config"]
+    let path: String? =
+      explicit
+      ?? {
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+          ?? home + "/.config"
+        return base + "/courier/config.json"
+      }()
+    if let path {
+      let data: Data?
+      do {
+        data = try readFile(path)
+      } catch {
+        throw ConfigError(source: path, message: "can't be read (\(error.localizedDescription)).")
+      }
+      if let data {
+        try apply(file: data, path: path, to: &config)
+        config.configFile = path
+      } else if explicit != nil {
+        throw ConfigError(source: path, message: "no such config file.")
+      }
+    }
+    for (key, name) in keys {
+      if let value = environment[name], !value.isEmpty {
+        try set(key, value, source: "environment variable \(name)", on: &config)
+      }
+    }
+    for (key, _) in keys {
+      if let value = flags[key] { try set(key, value, source: "command line", on: &config) }
+    }
+    return config
+  }
+
+  static func apply(file data: Data, path: String, to config: inout CourierConfig) throws {
+    let json: JSONValue
+    do {
+      json = try JSONDecoder().decode(JSONValue.self, from: data)
+    } catch {
+      throw ConfigError(source: path, message: "is not valid JSON.")
+    }
+    guard case .object(let members) = json else {
+      throw ConfigError(source: path, message: "must hold a JSON object.")
+    }
+    let known = Set(keys.map(\.key))
+    for (key, value) in members.sorted(by: { $0.key < $1.key }) {
+      guard known.contains(key) else {
+        throw ConfigError(
+          source: path, key: key,
+          message: "unknown key (known: \(keys.map(\.key).joined(separator: ", "))).")
+      }
+      let text: String
+      switch value {
+      case .string(let string): text = string
+      case .number(let number):
+        text = number.rounded() == number ? String(Int(number)) : String(number)
+      case .bool(let bool): text = String(bool)
+      default: throw ConfigError(source: path, key: key, message: "must be a string or a number.")
+      }
+      try set(key, text, source: path, on: &config)
+    }
+  }
+
+  static func set(_ key: String, _ value: String, source: String, on config: inout CourierConfig)
+    throws
+  {
+    func fail(_ message: String) -> ConfigError {
+      ConfigError(source: source, key: key, message: message)
+    }
+    func positive(_ value: String) throws -> Int {
+      guard let number = Int(value), number > 0 else {
+        throw fail("must be a positive whole number, not “\(value)”.")
+      }
+      return number
+    }
+    switch key {
+    case "base_url":
+      guard let url = URL(string: value), let scheme = url.scheme?.lowercased(),
+        scheme == "http" || scheme == "https", url.host != nil
+      else { throw fail("must be an http or https URL, not “\(value)”.") }
+      config.baseURL = url
+    case "token": config.token = value.isEmpty ? nil : value
+    case "data_dir": config.dataDirectory = URL(fileURLWithPath: value, isDirectory: true)
+    case "cache_dir": config.cacheDirectory = URL(fileURLWithPath: value, isDirectory: true)
+    case "transport", "path_monitor", "store":
+      let names = CourierConfig.knownAdapters[key] ?? []
+      guard names.contains(value) else {
+        throw fail("unknown adapter “\(value)” (known: \(names.joined(separator: ", "))).")
+      }
+      switch key {
+      case "transport": config.transport = value
+      case "path_monitor": config.pathMonitor = value
+      default: config.store = value
+      }
+    case "max_attempts": config.retry.maxAttempts = try positive(value)
+    case "timeout_seconds": config.timeout = .seconds(try positive(value))
+    case "deadline_seconds": config.retry.deadline = .seconds(try positive(value))
+    case "retry_base_delay_ms": config.retry.baseDelay = .milliseconds(try positive(value))
+    case "retry_max_delay_ms": config.retry.maxDelay = .milliseconds(try positive(value))
+    default: throw fail("unknown key.")
+    }
+  }
+}

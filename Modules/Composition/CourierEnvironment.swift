@@ -1,0 +1,113 @@
+import CourierCore
+import CourierDomain
+import CourierFileStore
+import CourierPorts
+import CourierTestKit
+import CourierURLSession
+import Foundation
+import Synchronization
+
+/// Adapters a test or an embedding app supplies instead of the ones named in the config.
+public struct AdapterOverrides: Sendable {
+  /// The base transport (under auth, retry and logging).
+  public var transport: (any Transport)?
+  /// The credential store.
+  public var credentials: (any CredentialStore)?
+
+  /// Creates overrides.
+  /// - Parameters:
+  ///   - transport: the base transport.
+  ///   - credentials: the credential store.
+  public init(transport: (any Transport)? = nil, credentials: (any CredentialStore)? = nil) {
+    self.transport = transport
+    self.credentials = credentials
+  }
+}
+
+/// The composition root: picks the adapters named in the configuration and builds the request
+/// pipeline `Retry(Auth(Logging(adapter)))`. Only this module and the apps import adapters.
+public struct CourierEnvironment: Sendable {
+  /// The configuration it was built from.
+  public let config: CourierConfig
+  /// The request pipeline.
+  public let client: CourierClient
+  /// The session's token store.
+  public let credentials: any CredentialStore
+  /// The base transport, with no decorators (for logins and probes).
+  public let baseTransport: any Transport
+
+  /// Builds the environment.
+  /// - Parameters:
+  ///   - config: the configuration.
+  ///   - overrides: adapters to use instead of the configured ones.
+  ///   - log: receives `--verbose` lines (requests and retry decisions); nil for none.
+  /// - Throws: `ConfigError` for an adapter this build cannot provide.
+  public init(
+    config: CourierConfig, overrides: AdapterOverrides = AdapterOverrides(),
+    log: (@Sendable (String) -> Void)? = nil
+  ) throws {
+    self.config = config
+    let base: any Transport
+    if let transport = overrides.transport {
+      base = transport
+    } else {
+      switch config.transport {
+      case "urlsession": base = URLSessionTransport()
+      case "memory": base = InMemoryTransport()
+      default:
+        throw ConfigError(
+          source: "configuration", key: "transport", message: "unknown adapter “\(config.transport)”.")
+      }
+    }
+    baseTransport = base
+    if let overridden = overrides.credentials {
+      credentials = overridden
+    } else if let token = config.token {
+      credentials = StaticCredentialStore(Credentials(accessToken: token))
+    } else {
+      credentials = FileCredentialStore(
+        file: config.dataDirectory.appendingPathComponent("session.json"))
+    }
+    var stack: any Transport = base
+    if let log { stack = LoggingTransport(stack, log: log) }
+    let refreshURL =
+      URL(string: config.baseURL.absoluteString.trimmingSuffix("/") + "/auth/refresh")
+      ?? config.baseURL
+    stack = AuthTransport(stack, store: credentials, refreshURL: refreshURL)
+    let executor = RetryExecutor(policy: config.retry, clock: ContinuousClock())
+    stack = RetryingTransport(stack, executor: executor) { _, event in
+      if case .attemptStarted = event { return }
+      log?(event.humanDescription)
+    }
+    client = CourierClient(
+      baseURL: config.baseURL, transport: stack, options: TransportOptions(deadline: config.timeout))
+  }
+}
+
+/// A credential store holding one fixed token (from `COURIER_TOKEN`): nothing is written.
+public final class StaticCredentialStore: CredentialStore {
+  private let credentials: Mutex<Credentials?>
+
+  /// Creates a store.
+  /// - Parameter credentials: the fixed credentials.
+  public init(_ credentials: Credentials?) { self.credentials = Mutex(credentials) }
+
+  /// The credentials.
+  /// - Returns: them.
+  public func load() throws -> Credentials? { credentials.withLock { $0 } }
+
+  /// Replaces them in memory.
+  /// - Parameter credentials: the credentials.
+  public func save(_ credentials: Credentials) throws { self.credentials.withLock { $0 = credentials } }
+
+  /// Forgets them.
+  public func clear() throws { credentials.withLock { $0 = nil } }
+}
+
+extension String {
+  func trimmingSuffix(_ suffix: Character) -> String {
+    var copy = self
+    while copy.last == suffix { copy.removeLast() }
+    return copy
+  }
+}

@@ -1,0 +1,156 @@
+import CourierDomain
+import CourierPorts
+import Foundation
+import Synchronization
+
+/// A transport decorator that adds the bearer token and, on a 401, refreshes the session once
+/// and replays the request once. Concurrent requests that meet a 401 share one refresh (single
+/// flight). A refused refresh clears the stored session and returns the 401, which the client
+/// reports as "session expired, log in again".
+public final class AuthTransport: Transport {
+  private let base: any Transport
+  private let store: any CredentialStore
+  private let refreshURL: URL
+  private let wallClock: any WallClock
+  private let refreshing = Mutex<Task<Credentials?, any Error>?>(nil)
+
+  /// Wraps a transport.
+  /// - Parameters:
+  ///   - base: the transport requests go through (refreshes too).
+  ///   - store: where the session's tokens live.
+  ///   - refreshURL: the `POST /auth/refresh` endpoint.
+  ///   - wallClock: the clock for token expiry times.
+  public init(
+    _ base: any Transport, store: any CredentialStore, refreshURL: URL,
+    wallClock: any WallClock = SystemWallClock()
+  ) {
+    self.base = base
+    self.store = store
+    self.refreshURL = refreshURL
+    self.wallClock = wallClock
+  }
+
+  /// Sends with the session's token, refreshing once on a 401.
+  /// - Parameters:
+  ///   - request: the request.
+  ///   - options: per-call options.
+  /// - Returns: the response.
+  /// - Throws: a transport error, or a failure of the refresh itself.
+  public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
+    try await authorized(request) { try await base.send($0, options: options) }
+  }
+
+  /// Uploads with the session's token, refreshing once on a 401.
+  /// - Parameters:
+  ///   - request: the request.
+  ///   - file: the body file.
+  ///   - options: per-call options.
+  ///   - progress: bytes sent.
+  /// - Returns: the response.
+  /// - Throws: a transport error, or a failure of the refresh itself.
+  public func upload(
+    _ request: HTTPRequest, bodyFile file: URL, options: TransportOptions,
+    progress: @escaping @Sendable (TransferProgress) -> Void
+  ) async throws -> HTTPResponse {
+    try await authorized(request) {
+      try await base.upload($0, bodyFile: file, options: options, progress: progress)
+    }
+  }
+
+  private func authorized(
+    _ request: HTTPRequest, _ send: @Sendable (HTTPRequest) async throws -> HTTPResponse
+  ) async throws -> HTTPResponse {
+    // A caller that set its own Authorization keeps it, and gets no refresh.
+    if request.headers["Authorization"] != nil { return try await send(request) }
+    let credentials = try loadCredentials()
+    var first = request
+    if let credentials { first.headers["Authorization"] = "Bearer \(credentials.accessToken)" }
+    let response = try await send(first)
+    guard response.status == 401, let credentials, credentials.refreshToken != nil else {
+      return response
+    }
+    guard let renewed = try await renew(after: credentials) else { return response }
+    var replay = request
+    replay.headers["Authorization"] = "Bearer \(renewed.accessToken)"
+    return try await send(replay)
+  }
+
+  private func loadCredentials() throws -> Credentials? {
+    do {
+      return try store.load()
+    } catch {
+      throw CourierError(
+        .fileUnavailable, serverMessage: "The saved session couldn't be read. Please log in again.",
+        underlying: String(describing: error))
+    }
+  }
+
+  /// Refreshes unless another request already did since `stale` was used; joins a refresh
+  /// under way.
+  private func renew(after stale: Credentials) async throws -> Credentials? {
+    let task = refreshing.withLock { current -> Task<Credentials?, any Error> in
+      if let current { return current }
+      let task = Task { [self] () async throws -> Credentials? in
+        defer { refreshing.withLock { $0 = nil } }
+        if let latest = try loadCredentials(), latest.accessToken != stale.accessToken {
+          return latest
+        }
+        return try await refresh(stale)
+      }
+      current = task
+      return task
+    }
+    return try await task.value
+  }
+
+  private func refresh(_ stale: Credentials) async throws -> Credentials? {
+    guard let refreshToken = stale.refreshToken else { return nil }
+    let body = try JSONEncoder().encode(["refresh_token": refreshToken])
+    let request = HTTPRequest(
+      method: .post, url: refreshURL, headers: ["Content-Type": "application/json"], body: body)
+    let response = try await base.send(request, options: TransportOptions())
+    if response.status == 401 || response.status == 400 {
+      try? store.clear()
+      return nil
+    }
+    if let failure = ResponseClassifier.classify(response, context: "POST /auth/refresh") {
+      throw failure
+    }
+    let renewed = try TokenResponse.credentials(from: response.body, now: wallClock.now())
+    try store.save(renewed)
+    return renewed
+  }
+}
+
+/// The body of `POST /auth/token` and `POST /auth/refresh`.
+public struct TokenResponse: Decodable, Sendable {
+  /// The bearer token.
+  public var accessToken: String
+  /// The one-use refresh token.
+  public var refreshToken: String?
+  /// The access token's lifetime in seconds.
+  public var expiresIn: Double?
+
+  enum CodingKeys: String, CodingKey {
+    case accessToken = "access_token"
+    case refreshToken = "refresh_token"
+    case expiresIn = "expires_in"
+  }
+
+  /// Decodes a token body into credentials.
+  /// - Parameters:
+  ///   - body: the JSON body.
+  ///   - now: the time the response arrived.
+  /// - Returns: the credentials.
+  /// - Throws: `CourierError.decoding` when the body is not a token response.
+  public static func credentials(from body: Data, now: Date) throws -> Credentials {
+    do {
+      let token = try JSONDecoder().decode(TokenResponse.self, from: body)
+      return Credentials(
+        accessToken: token.accessToken, refreshToken: token.refreshToken,
+        expiresAt: token.expiresIn.map { now.addingTimeInterval($0) })
+    } catch {
+      throw CourierError(.decoding, underlying: String(describing: error))
+    }
+  }
+}

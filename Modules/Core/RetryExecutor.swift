@@ -1,0 +1,167 @@
+import CourierDomain
+import CourierPorts
+import Foundation
+import Synchronization
+
+/// One decision of the retry executor, reported as it happens (for `--verbose`, progress UIs).
+public enum RetryEvent: Sendable, Equatable {
+  /// Attempt number `attempt` is starting.
+  case attemptStarted(attempt: Int)
+  /// Attempt `attempt` failed with `error`; the next starts after `delay`.
+  case retrying(attempt: Int, maxAttempts: Int, delay: Duration, error: CourierError)
+  /// The executor stopped after `attempts` attempts for `reason`.
+  case gaveUp(attempts: Int, reason: GiveUpReason, error: CourierError)
+  /// Attempt `attempts` succeeded.
+  case succeeded(attempts: Int)
+}
+
+extension RetryEvent {
+  /// One line for a person: "server busy, retrying in 1.2 s (attempt 2 of 4)".
+  public var humanDescription: String {
+    switch self {
+    case .attemptStarted(let attempt):
+      return "attempt \(attempt)"
+    case .retrying(let attempt, let maxAttempts, let delay, let error):
+      let wait = String(format: "%.1f", delay.seconds)
+      return "\(RetryEvent.shortReason(error)), retrying in \(wait) s, "
+        + "attempt \(attempt + 1) of \(maxAttempts)"
+    case .gaveUp(let attempts, let reason, let error):
+      return "giving up after \(attempts) attempt\(attempts == 1 ? "" : "s") "
+        + "(\(reason.rawValue)): \(RetryEvent.shortReason(error))"
+    case .succeeded(let attempts):
+      return "succeeded after \(attempts) attempt\(attempts == 1 ? "" : "s")"
+    }
+  }
+
+  /// A few words on a failure, naming the status where there is one (for logs, not messages).
+  static func shortReason(_ error: CourierError) -> String {
+    switch error.kind {
+    case .overloaded: return "server busy" + (error.status.map { " (\($0))" } ?? "")
+    case .server: return "server error" + (error.status.map { " (\($0))" } ?? "")
+    case .timedOut: return "timed out"
+    case .offline: return "offline"
+    case .cannotReachHost: return "server unreachable"
+    case .dns: return "name not found"
+    case .connectionLost: return "connection lost"
+    default: return error.kind.rawValue
+    }
+  }
+}
+
+/// An error that carries a `CourierError` along with more context (a response, say), so the
+/// executor can decide on it and hand the original back.
+public protocol CourierErrorCarrying: Error {
+  /// The classified failure.
+  var courierError: CourierError { get set }
+}
+
+extension CourierError: CourierErrorCarrying {
+  /// Itself.
+  public var courierError: CourierError {
+    get { self }
+    set { self = newValue }
+  }
+}
+
+/// A retry budget shared by every request of one client (see `RetryBudget`).
+public final class SharedRetryBudget: Sendable {
+  private let budget: Mutex<RetryBudget>
+
+  /// Creates a full budget.
+  /// - Parameter budget: the initial budget.
+  public init(_ budget: RetryBudget = RetryBudget()) { self.budget = Mutex(budget) }
+
+  /// Whether a retry may be made now.
+  public var allowsRetry: Bool { budget.withLock { $0.allowsRetry } }
+
+  /// Tokens left.
+  public var tokens: Double { budget.withLock { $0.tokens } }
+
+  func recordFailure() { budget.withLock { $0.recordFailure() } }
+  func recordSuccess() { budget.withLock { $0.recordSuccess() } }
+}
+
+/// Runs an operation under a retry policy: transient failures are retried after a jittered
+/// backoff on the injected clock; everything else ends at once. Stops at once on cancellation.
+public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
+  /// The policy.
+  public let policy: RetryPolicy
+  /// The clock waits are made on.
+  public let clock: C
+  /// The jitter source.
+  public let random: any RandomSource
+  /// The budget shared with other requests of the same client.
+  public let budget: SharedRetryBudget
+
+  /// Creates an executor.
+  /// - Parameters:
+  ///   - policy: the policy.
+  ///   - clock: the clock to wait on.
+  ///   - random: the jitter source.
+  ///   - budget: the shared retry budget.
+  public init(
+    policy: RetryPolicy, clock: C, random: any RandomSource = SystemRandomSource(),
+    budget: SharedRetryBudget = SharedRetryBudget()
+  ) {
+    self.policy = policy
+    self.clock = clock
+    self.random = random
+    self.budget = budget
+  }
+
+  /// Runs `operation` until it succeeds or the policy gives up.
+  /// - Parameters:
+  ///   - safeToRepeat: whether the operation is idempotent (or carries an idempotency key).
+  ///   - onEvent: receives each decision.
+  ///   - operation: the work; it receives the attempt number (from 1) and throws
+  ///     `CourierError` on failure.
+  /// - Returns: the operation's result.
+  /// - Throws: the last error (a `CourierError`, or the operation's own `CourierErrorCarrying`
+  ///   error), its `attempts` set; `cancelled` on cancellation.
+  public func run<T: Sendable>(
+    safeToRepeat: Bool, onEvent: @Sendable (RetryEvent) -> Void = { _ in },
+    _ operation: @Sendable (_ attempt: Int) async throws -> T
+  ) async throws -> T {
+    let start = clock.now
+    var attempt = 0
+    while true {
+      attempt += 1
+      if Task.isCancelled { throw CourierError(.cancelled, attempts: attempt - 1) }
+      onEvent(.attemptStarted(attempt: attempt))
+      do {
+        let value = try await operation(attempt)
+        budget.recordSuccess()
+        onEvent(.succeeded(attempts: attempt))
+        return value
+      } catch {
+        var carried: any CourierErrorCarrying =
+          (error as? any CourierErrorCarrying) ?? CourierError.wrapping(error)
+        var failure = carried.courierError
+        failure.attempts = attempt
+        carried.courierError = failure
+        if failure.kind == .cancelled || Task.isCancelled {
+          failure.kind = .cancelled
+          throw failure
+        }
+        if failure.isTransient { budget.recordFailure() }
+        let decision = policy.decide(
+          after: failure, attempt: attempt, elapsed: start.duration(to: clock.now),
+          safeToRepeat: safeToRepeat, jitter: random.next(), budgetAllows: budget.allowsRetry)
+        switch decision {
+        case .giveUp(let reason):
+          onEvent(.gaveUp(attempts: attempt, reason: reason, error: failure))
+          throw carried
+        case .retry(let delay):
+          onEvent(
+            .retrying(
+              attempt: attempt, maxAttempts: policy.maxAttempts, delay: delay, error: failure))
+          do {
+            try await clock.sleep(until: clock.now.advanced(by: delay), tolerance: nil)
+          } catch {
+            throw CourierError(.cancelled, attempts: attempt, context: failure.context)
+          }
+        }
+      }
+    }
+  }
+}
