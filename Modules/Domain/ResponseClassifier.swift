@@ -138,7 +138,7 @@ public enum RetryAfter {
   public static func parse(_ value: String?, now: Date) -> Duration? {
     guard let raw = value?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
     if raw.allSatisfy(\.isASCII), raw.allSatisfy(\.isNumber) {
-      guard let seconds = Int64(raw.prefix(12)) else { return nil }
+      guard raw.count <= 10, let seconds = Int64(raw) else { return nil }
       return .seconds(seconds)
     }
     guard let date = httpDate(raw) else { return nil }

@@ -1,2 +1,0 @@
-import Testing
-@Test func placeholderCoreTests() { #expect(Bool(true)) }

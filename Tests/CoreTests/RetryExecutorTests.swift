@@ -1,0 +1,254 @@
+import CourierCore
+import CourierDomain
+import CourierPorts
+import CourierTestKit
+import Foundation
+import Synchronization
+import Testing
+
+final class EventLog: Sendable {
+  private let events = Mutex<[RetryEvent]>([])
+  func append(_ event: RetryEvent) { events.withLock { $0.append(event) } }
+  var all: [RetryEvent] { events.withLock { $0 } }
+  var delays: [Duration] {
+    all.compactMap { if case .retrying(_, _, let delay, _) = $0 { return delay } else { return nil } }
+  }
+}
+
+@Suite("RetryExecutor")
+struct RetryExecutorTests {
+  let url = URL(string: "http://127.0.0.1:9/photos")!
+
+  func makeStack(_ transport: InMemoryTransport, clock: ManualClock, log: EventLog)
+    -> RetryingTransport<ManualClock>
+  {
+    let executor = RetryExecutor(
+      policy: RetryPolicy(), clock: clock, random: FixedRandomSource(0.5))
+    return RetryingTransport(transport, executor: executor) { _, event in log.append(event) }
+  }
+
+  @Test("503, 503, 201 → 3 attempts with the expected delays and one idempotency key")
+  func retriesOverloaded() async throws {
+    let transport = InMemoryTransport()
+    transport.enqueue(status: 503, json: #"{"code":"unavailable","message":"busy"}"#)
+    transport.enqueue(status: 503, json: #"{"code":"unavailable","message":"busy"}"#)
+    transport.enqueue(status: 201, json: #"{"id":"p1"}"#)
+    let clock = ManualClock()
+    let log = EventLog()
+    let stack = makeStack(transport, clock: clock, log: log)
+    let request = HTTPRequest(method: .post, url: url, body: Data("x".utf8))
+    let task = Task { try await stack.send(request) }
+    await clock.waitForSleepers(1)
+    #expect(clock.sleepLog == [.milliseconds(250)])
+    clock.advance(by: .milliseconds(250))
+    await clock.waitForSleepers(1)
+    #expect(clock.sleepLog == [.milliseconds(250), .milliseconds(500)])
+    clock.advance(by: .milliseconds(500))
+    let response = try await task.value
+    #expect(response.status == 201)
+    #expect(response.attempts == 3)
+    #expect(log.delays == [.milliseconds(250), .milliseconds(500)])
+    let keys = Set(transport.requests.compactMap { $0.headers["Idempotency-Key"] })
+    #expect(transport.requests.count == 3)
+    #expect(keys.count == 1)
+  }
+
+  @Test("422 → one attempt, no wait")
+  func businessIsNotRetried() async throws {
+    let transport = InMemoryTransport()
+    transport.enqueue(status: 422, json: #"{"code":"image_too_large","message":"Too big"}"#)
+    let clock = ManualClock()
+    let log = EventLog()
+    let response = try await makeStack(transport, clock: clock, log: log).send(
+      HTTPRequest(method: .post, url: url))
+    #expect(response.status == 422)
+    #expect(response.attempts == 1)
+    #expect(transport.requests.count == 1)
+    #expect(clock.sleepLog.isEmpty)
+  }
+
+  @Test("exhausted retries return the last response with its attempt count")
+  func exhausted() async throws {
+    let transport = InMemoryTransport()
+    for _ in 0..<4 { transport.enqueue(status: 502, json: "<html>bad gateway</html>") }
+    let clock = ManualClock()
+    let log = EventLog()
+    let stack = makeStack(transport, clock: clock, log: log)
+    let task = Task { try await stack.send(HTTPRequest(method: .get, url: url)) }
+    for _ in 0..<3 {
+      await clock.waitForSleepers(1)
+      clock.advance(by: .seconds(20))
+    }
+    let response = try await task.value
+    #expect(response.status == 502)
+    #expect(response.attempts == 4)
+    guard case .gaveUp(4, .attemptsExhausted, _) = log.all.last else {
+      Issue.record("expected gaveUp, got \(String(describing: log.all.last))")
+      return
+    }
+  }
+
+  @Test("a transport error that outlasts the retries is thrown with its attempts")
+  func thrownAfterRetries() async throws {
+    let transport = InMemoryTransport()
+    transport.enqueue(.failure(CourierError(.cannotReachHost)), .failure(CourierError(.cannotReachHost)))
+    let clock = ManualClock()
+    let executor = RetryExecutor(
+      policy: RetryPolicy(maxAttempts: 2), clock: clock, random: FixedRandomSource(0))
+    let stack = RetryingTransport(transport, executor: executor)
+    do {
+      _ = try await stack.send(HTTPRequest(method: .get, url: url))
+      Issue.record("expected a failure")
+    } catch let error as CourierError {
+      #expect(error.kind == .cannotReachHost)
+      #expect(error.attempts == 2)
+    }
+  }
+
+  @Test("a timeout on a POST is retried with its key; without one it would not be")
+  func timeoutKeyed() async throws {
+    let transport = InMemoryTransport()
+    transport.enqueue(.failure(CourierError(.timedOut, mayHaveReachedServer: true)))
+    transport.enqueue(status: 201)
+    let clock = ManualClock()
+    let stack = makeStack(transport, clock: clock, log: EventLog())
+    let task = Task { try await stack.send(HTTPRequest(method: .post, url: url)) }
+    await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(1))
+    #expect(try await task.value.status == 201)
+    #expect(transport.requests.count == 2)
+  }
+
+  @Test("cancellation during a wait stops at once, with no further attempt")
+  func cancellationMidWait() async throws {
+    let transport = InMemoryTransport()
+    transport.enqueue(status: 503)
+    transport.enqueue(status: 201)
+    let clock = ManualClock()
+    let stack = makeStack(transport, clock: clock, log: EventLog())
+    let task = Task { try await stack.send(HTTPRequest(method: .get, url: url)) }
+    await clock.waitForSleepers(1)
+    task.cancel()
+    do {
+      _ = try await task.value
+      Issue.record("expected cancellation")
+    } catch let error as CourierError {
+      #expect(error.kind == .cancelled)
+    }
+    #expect(transport.requests.count == 1)
+    #expect(clock.sleeperCount == 0)
+  }
+
+  @Test("a shared budget stops a storm of failing requests")
+  func budget() async throws {
+    let transport = InMemoryTransport()
+    let budget = SharedRetryBudget(RetryBudget(capacity: 4, refillPerSuccess: 0.1))
+    let clock = ManualClock()
+    let executor = RetryExecutor(
+      policy: RetryPolicy(maxAttempts: 10), clock: clock, random: FixedRandomSource(0),
+      budget: budget)
+    let stack = RetryingTransport(transport, executor: executor)
+    for _ in 0..<10 { transport.enqueue(status: 500) }
+    let response = try await stack.send(HTTPRequest(method: .get, url: url))
+    // 4 tokens: retries allowed while tokens > 2, so two failures leave 2 and the third stops.
+    #expect(response.attempts == 2)
+    #expect(budget.allowsRetry == false)
+  }
+}
+
+@Suite("AuthTransport")
+struct AuthTransportTests {
+  let refreshURL = URL(string: "http://127.0.0.1:9/auth/refresh")!
+  let url = URL(string: "http://127.0.0.1:9/photos")!
+
+  @Test("401 → one refresh → one replay with the new token")
+  func refreshAndReplay() async throws {
+    let transport = InMemoryTransport()
+    transport.enqueue(status: 401, json: #"{"code":"unauthorized","message":"expired"}"#)
+    transport.enqueue(
+      status: 200,
+      json: #"{"access_token":"new","refresh_token":"r2","token_type":"Bearer","expires_in":3600}"#)
+    transport.enqueue(status: 201)
+    let store = InMemoryCredentialStore(Credentials(accessToken: "old", refreshToken: "r1"))
+    let auth = AuthTransport(transport, store: store, refreshURL: refreshURL)
+    let response = try await auth.send(HTTPRequest(method: .post, url: url))
+    #expect(response.status == 201)
+    let requests = transport.requests
+    #expect(requests.map(\.url.path) == ["/photos", "/auth/refresh", "/photos"])
+    #expect(requests[0].headers["Authorization"] == "Bearer old")
+    #expect(requests[1].headers["Authorization"] == nil)
+    #expect(String(decoding: requests[1].body ?? Data(), as: UTF8.self).contains("r1"))
+    #expect(requests[2].headers["Authorization"] == "Bearer new")
+    #expect(try store.load()?.refreshToken == "r2")
+  }
+
+  @Test("a refused refresh returns the 401 and forgets the session")
+  func refusedRefresh() async throws {
+    let transport = InMemoryTransport()
+    transport.enqueue(status: 401)
+    transport.enqueue(status: 401, json: #"{"code":"invalid_refresh_token","message":"no"}"#)
+    let store = InMemoryCredentialStore(Credentials(accessToken: "old", refreshToken: "r1"))
+    let auth = AuthTransport(transport, store: store, refreshURL: refreshURL)
+    let response = try await auth.send(HTTPRequest(method: .get, url: url))
+    #expect(response.status == 401)
+    #expect(try store.load() == nil)
+    let error = try #require(ResponseClassifier.classify(response))
+    #expect(error.userMessage == "Your session has expired. Please log in again.")
+  }
+
+  @Test("concurrent 401s share a single refresh")
+  func singleFlight() async throws {
+    let transport = InMemoryTransport()
+    let refreshes = Mutex(0)
+    let gate = AsyncGate()
+    // Every call uses the same handler.
+    let handler = InMemoryTransport.Reply.handler { request in
+      if request.url.path == "/auth/refresh" {
+        refreshes.withLock { $0 += 1 }
+        await gate.wait()
+        return HTTPResponse(
+          status: 200, body: Data(#"{"access_token":"new","refresh_token":"r2"}"#.utf8))
+      }
+      return HTTPResponse(status: request.headers["Authorization"] == "Bearer new" ? 200 : 401)
+    }
+    for _ in 0..<20 { transport.enqueue(handler) }
+    let store = InMemoryCredentialStore(Credentials(accessToken: "old", refreshToken: "r1"))
+    let auth = AuthTransport(transport, store: store, refreshURL: refreshURL)
+    async let first = auth.send(HTTPRequest(method: .get, url: url))
+    async let second = auth.send(HTTPRequest(method: .get, url: url))
+    async let third = auth.send(HTTPRequest(method: .get, url: url))
+    await gate.waitForWaiters(1)
+    await gate.open()
+    let statuses = try await [first.status, second.status, third.status]
+    #expect(statuses == [200, 200, 200])
+    #expect(refreshes.withLock { $0 } == 1)
+  }
+}
+
+/// A gate tests open by hand: callers wait until it opens.
+actor AsyncGate {
+  private var isOpen = false
+  private var waiters: [CheckedContinuation<Void, Never>] = []
+  private var waiterWatchers: [(Int, CheckedContinuation<Void, Never>)] = []
+
+  func wait() async {
+    if isOpen { return }
+    await withCheckedContinuation { continuation in
+      waiters.append(continuation)
+      let ready = waiterWatchers.filter { $0.0 <= waiters.count }
+      waiterWatchers.removeAll { $0.0 <= waiters.count }
+      ready.forEach { $0.1.resume() }
+    }
+  }
+
+  func waitForWaiters(_ count: Int) async {
+    if waiters.count >= count { return }
+    await withCheckedContinuation { waiterWatchers.append((count, $0)) }
+  }
+
+  func open() {
+    isOpen = true
+    waiters.forEach { $0.resume() }
+    waiters.removeAll()
+  }
+}

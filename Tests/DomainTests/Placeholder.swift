@@ -1,2 +1,0 @@
-import Testing
-@Test func placeholderDomainTests() { #expect(Bool(true)) }

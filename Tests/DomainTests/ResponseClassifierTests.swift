@@ -1,0 +1,167 @@
+import CourierDomain
+import Foundation
+import Testing
+
+@Suite("ResponseClassifier")
+struct ResponseClassifierTests {
+  static func response(_ status: Int, _ body: String, type: String = "application/json", headers: HTTPHeaders = [:])
+    -> HTTPResponse
+  {
+    var all = headers
+    all["Content-Type"] = type
+    return HTTPResponse(status: status, headers: all, body: Data(body.utf8))
+  }
+
+  struct Row: Sendable, CustomTestStringConvertible {
+    let status: Int
+    let body: String
+    let kind: CourierError.Kind
+    let code: String?
+    let transient: Bool
+    var testDescription: String { "\(status) \(code ?? "-") → \(kind)" }
+  }
+
+  static let rows: [Row] = [
+    Row(status: 400, body: #"{"code":"bad_request","message":"Malformed JSON"}"#, kind: .business, code: "bad_request", transient: false),
+    Row(status: 400, body: #"{"code":"bad_multipart","message":"Bad body"}"#, kind: .business, code: "bad_multipart", transient: false),
+    Row(status: 401, body: #"{"code":"unauthorized","message":"Token expired"}"#, kind: .unauthorized, code: "unauthorized", transient: false),
+    Row(status: 404, body: #"{"code":"not_found","message":"No such article"}"#, kind: .business, code: "not_found", transient: false),
+    Row(status: 409, body: #"{"code":"version_conflict","message":"Stale","current":{"id":"a","version":3}}"#, kind: .conflict, code: "version_conflict", transient: false),
+    Row(status: 409, body: #"{"code":"idempotency_in_flight","message":"busy"}"#, kind: .overloaded, code: "idempotency_in_flight", transient: true),
+    Row(status: 409, body: #"{"code":"already_exists","message":"Exists"}"#, kind: .business, code: "already_exists", transient: false),
+    Row(status: 413, body: "<html><body>413 Request Entity Too Large</body></html>", kind: .business, code: nil, transient: false),
+    Row(status: 422, body: #"{"code":"image_too_large","message":"The image is over 10 MiB."}"#, kind: .business, code: "image_too_large", transient: false),
+    Row(status: 422, body: #"{"code":"validation_failed","message":"Title is empty","field":"title"}"#, kind: .business, code: "validation_failed", transient: false),
+    Row(status: 428, body: #"{"code":"precondition_required","message":"Need If-Match"}"#, kind: .business, code: "precondition_required", transient: false),
+    Row(status: 429, body: #"{"code":"rate_limited","message":"slow down"}"#, kind: .overloaded, code: "rate_limited", transient: true),
+    Row(status: 503, body: "", kind: .overloaded, code: nil, transient: true),
+    Row(status: 500, body: #"{"code":"internal","message":"Traceback (most recent call last)"}"#, kind: .server, code: "internal", transient: true),
+    Row(status: 502, body: "<!DOCTYPE html><html><h1>502 Bad Gateway</h1></html>", kind: .server, code: nil, transient: true),
+    Row(status: 504, body: "garbage \u{0}\u{1}", kind: .server, code: nil, transient: true),
+  ]
+
+  @Test("status and body classify as the contract says", arguments: rows)
+  func classifies(_ row: Row) throws {
+    let error = try #require(ResponseClassifier.classify(Self.response(row.status, row.body)))
+    #expect(error.kind == row.kind)
+    #expect(error.code == row.code)
+    #expect(error.isTransient == row.transient)
+    #expect(error.status == row.status)
+    let message = error.userMessage
+    #expect(!message.contains("<"))
+    #expect(!message.contains(String(row.status)))
+    #expect(!message.contains("Traceback"))
+  }
+
+  @Test("2xx and 304 are not errors", arguments: [200, 201, 204, 304])
+  func successes(_ status: Int) {
+    #expect(ResponseClassifier.classify(HTTPResponse(status: status)) == nil)
+  }
+
+  @Test("a business refusal shows the server's message as is")
+  func businessMessage() throws {
+    let error = try #require(
+      ResponseClassifier.classify(
+        Self.response(422, #"{"code":"image_too_large","message":"The image is over 10 MiB."}"#)))
+    #expect(error.userMessage == "The image is over 10 MiB.")
+  }
+
+  @Test("RFC 9457 problem+json gives code and detail")
+  func problemJSON() throws {
+    let body = #"{"type":"https://example.com/probs/out-of-credit","title":"Out of credit","status":403,"detail":"Your balance is 30, but that costs 50.","code":"no_credit"}"#
+    let error = try #require(
+      ResponseClassifier.classify(Self.response(403, body, type: "application/problem+json")))
+    #expect(error.kind == .business)
+    #expect(error.code == "no_credit")
+    #expect(error.userMessage == "Your balance is 30, but that costs 50.")
+  }
+
+  @Test("a conflict carries the server's record")
+  func conflictCurrent() throws {
+    let error = try #require(
+      ResponseClassifier.classify(
+        Self.response(409, #"{"code":"version_conflict","message":"Stale","current":{"id":"a","version":3}}"#)))
+    #expect(error.current?["version"]?.intValue == 3)
+  }
+
+  @Test("HTML or markup in a message is never shown")
+  func markupDropped() throws {
+    let error = try #require(
+      ResponseClassifier.classify(
+        Self.response(422, #"{"code":"x","message":"<script>alert(1)</script>"}"#)))
+    #expect(error.serverMessage == nil)
+    #expect(error.userMessage == "The server refused the request.")
+  }
+
+  @Test("401 invalid_credentials and expired session read differently")
+  func unauthorizedMessages() throws {
+    let wrong = try #require(
+      ResponseClassifier.classify(Self.response(401, #"{"code":"invalid_credentials","message":"Bad"}"#)))
+    #expect(wrong.userMessage == "Wrong username or password.")
+    let expired = try #require(
+      ResponseClassifier.classify(Self.response(401, #"{"code":"unauthorized","message":"token expired"}"#)))
+    #expect(expired.userMessage == "Your session has expired. Please log in again.")
+  }
+
+  @Test("503 with Retry-After seconds")
+  func retryAfterSeconds() throws {
+    let error = try #require(
+      ResponseClassifier.classify(Self.response(503, "", headers: ["Retry-After": "7"])))
+    #expect(error.retryAfter == .seconds(7))
+    #expect(error.userMessage.contains("7 seconds"))
+  }
+
+  @Test("every kind has a message free of codes and markup", arguments: CourierError.Kind.allCases)
+  func everyKindHasAMessage(_ kind: CourierError.Kind) {
+    let message = CourierError(kind, status: 500).userMessage
+    #expect(!message.isEmpty)
+    #expect(!message.contains("500"))
+    #expect(!message.contains("<"))
+  }
+}
+
+@Suite("RetryAfter")
+struct RetryAfterTests {
+  static let now = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT
+
+  @Test(
+    "parses seconds and the three HTTP-date forms",
+    arguments: [
+      ("120", Duration.seconds(120)),
+      ("0", Duration.zero),
+      ("Sun, 06 Nov 1994 08:50:07 GMT", Duration.seconds(30)),
+      ("Sunday, 06-Nov-94 08:50:07 GMT", Duration.seconds(30)),
+      ("Sun Nov  6 08:50:07 1994", Duration.seconds(30)),
+      ("Sun, 06 Nov 1994 08:00:00 GMT", Duration.zero),
+    ])
+  func parses(_ value: String, _ expected: Duration) {
+    #expect(RetryAfter.parse(value, now: Self.now) == expected)
+  }
+
+  @Test("rejects garbage", arguments: ["", "soon", "-5", "1.5", "99999999999999999999"])
+  func rejects(_ value: String) {
+    #expect(RetryAfter.parse(value, now: Self.now) == nil)
+  }
+}
+
+@Suite("ServerProblem")
+struct ServerProblemTests {
+  @Test(
+    "never crashes on junk bodies",
+    arguments: ["", "null", "[]", "\"text\"", "{", "<html>", "{\"code\":5}", "{\"message\":[1]}"])
+  func junk(_ body: String) {
+    let problem = ServerProblem.decode(Data(body.utf8), contentType: "application/json")
+    #expect(problem.message == nil)
+  }
+
+  @Test("long messages are bounded and control characters removed")
+  func bounded() throws {
+    let long = String(repeating: "a", count: 1000)
+    let problem = ServerProblem.decode(
+      Data(#"{"code":"c","message":"\#(long)"}"#.utf8), contentType: nil)
+    #expect(try #require(problem.message).count == 300)
+    let controlled = ServerProblem.decode(
+      Data(#"{"code":"c","message":"a\u001b[31mb"}"#.utf8), contentType: nil)
+    #expect(controlled.message == "a [31mb")
+  }
+}

@@ -1,0 +1,127 @@
+import CourierDomain
+import Testing
+
+@Suite("RetryPolicy")
+struct RetryPolicyTests {
+  let policy = RetryPolicy()
+
+  @Test("backoff ceilings grow ×2 from 0.5 s and stop at 20 s")
+  func ceilings() {
+    let ceilings = (1...8).map { policy.ceiling(afterAttempt: $0) }
+    #expect(
+      ceilings == [
+        .milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16),
+        .seconds(20), .seconds(20),
+      ])
+  }
+
+  struct Row: Sendable, CustomTestStringConvertible {
+    let name: String
+    let error: CourierError
+    let attempt: Int
+    let elapsed: Duration
+    let safe: Bool
+    let jitter: Double
+    let budget: Bool
+    let expected: RetryDecision
+    var testDescription: String { name }
+  }
+
+  static let rows: [Row] = [
+    Row(name: "503 first attempt, jitter 0.5 → 0.25 s", error: CourierError(.overloaded, status: 503), attempt: 1, elapsed: .zero, safe: false, jitter: 0.5, budget: true, expected: .retry(after: .milliseconds(250))),
+    Row(name: "full jitter 0 → no wait", error: CourierError(.server, status: 502, mayHaveReachedServer: true), attempt: 2, elapsed: .zero, safe: true, jitter: 0, budget: true, expected: .retry(after: .zero)),
+    Row(name: "jitter near 1 on attempt 3 → just under 2 s", error: CourierError(.offline), attempt: 3, elapsed: .zero, safe: false, jitter: 0.75, budget: true, expected: .retry(after: .milliseconds(1500))),
+    Row(name: "422 never", error: CourierError(.business, status: 422, code: "image_too_large"), attempt: 1, elapsed: .zero, safe: true, jitter: 0.5, budget: true, expected: .giveUp(.notTransient)),
+    Row(name: "401 never", error: CourierError(.unauthorized, status: 401), attempt: 1, elapsed: .zero, safe: true, jitter: 0.5, budget: true, expected: .giveUp(.notTransient)),
+    Row(name: "409 conflict never", error: CourierError(.conflict, status: 409), attempt: 1, elapsed: .zero, safe: true, jitter: 0.5, budget: true, expected: .giveUp(.notTransient)),
+    Row(name: "timeout on unkeyed POST never", error: CourierError(.timedOut, mayHaveReachedServer: true), attempt: 1, elapsed: .zero, safe: false, jitter: 0.5, budget: true, expected: .giveUp(.notSafeToRepeat)),
+    Row(name: "timeout on keyed POST retried", error: CourierError(.timedOut, mayHaveReachedServer: true), attempt: 1, elapsed: .zero, safe: true, jitter: 1, budget: true, expected: .retry(after: .milliseconds(500))),
+    Row(name: "refused connection on POST is safe", error: CourierError(.cannotReachHost), attempt: 1, elapsed: .zero, safe: false, jitter: 1, budget: true, expected: .retry(after: .milliseconds(500))),
+    Row(name: "4 attempts in all", error: CourierError(.overloaded, status: 503), attempt: 4, elapsed: .zero, safe: true, jitter: 0.5, budget: true, expected: .giveUp(.attemptsExhausted)),
+    Row(name: "Retry-After beats a shorter backoff", error: CourierError(.overloaded, status: 503, retryAfter: .seconds(3)), attempt: 1, elapsed: .zero, safe: true, jitter: 0.5, budget: true, expected: .retry(after: .seconds(3))),
+    Row(name: "Retry-After over the cap gives up", error: CourierError(.overloaded, status: 429, retryAfter: .seconds(3600)), attempt: 1, elapsed: .zero, safe: true, jitter: 0.5, budget: true, expected: .giveUp(.retryAfterTooLong)),
+    Row(name: "wait past the deadline gives up", error: CourierError(.overloaded, status: 503, retryAfter: .seconds(30)), attempt: 1, elapsed: .seconds(40), safe: true, jitter: 0.5, budget: true, expected: .giveUp(.deadlineExceeded)),
+    Row(name: "budget spent gives up", error: CourierError(.server, status: 500, mayHaveReachedServer: true), attempt: 1, elapsed: .zero, safe: true, jitter: 0.5, budget: false, expected: .giveUp(.budgetExhausted)),
+    Row(name: "idempotency_in_flight is transient", error: CourierError(.overloaded, status: 409, code: "idempotency_in_flight"), attempt: 1, elapsed: .zero, safe: true, jitter: 1, budget: true, expected: .retry(after: .milliseconds(500))),
+  ]
+
+  @Test("decisions", arguments: rows)
+  func decides(_ row: Row) {
+    let decision = policy.decide(
+      after: row.error, attempt: row.attempt, elapsed: row.elapsed, safeToRepeat: row.safe,
+      jitter: row.jitter, budgetAllows: row.budget)
+    #expect(decision == row.expected)
+  }
+
+  @Test("delays never exceed the ceiling, whatever the draw")
+  func boundedJitter() {
+    for attempt in 1...3 {
+      for draw in stride(from: 0.0, to: 1.0, by: 0.01) {
+        guard
+          case .retry(let wait) = policy.decide(
+            after: CourierError(.server, status: 500), attempt: attempt, elapsed: .zero,
+            safeToRepeat: true, jitter: draw)
+        else {
+          Issue.record("expected a retry")
+          return
+        }
+        #expect(wait <= policy.ceiling(afterAttempt: attempt))
+        #expect(wait >= .zero)
+      }
+    }
+  }
+}
+
+@Suite("RetryBudget")
+struct RetryBudgetTests {
+  @Test("five failures of ten tokens stop retries; successes earn them back slowly")
+  func throttles() {
+    var budget = RetryBudget(capacity: 10, refillPerSuccess: 0.1)
+    #expect(budget.allowsRetry)
+    for _ in 0..<4 { budget.recordFailure() }
+    #expect(budget.allowsRetry)
+    budget.recordFailure()
+    #expect(!budget.allowsRetry)
+    for _ in 0..<10 { budget.recordSuccess() }
+    #expect(budget.allowsRetry)
+    for _ in 0..<1000 { budget.recordSuccess() }
+    #expect(budget.tokens == 10)
+  }
+}
+
+@Suite("TransportErrorTable")
+struct TransportErrorTableTests {
+  struct Row: Sendable, CustomTestStringConvertible {
+    let code: Int
+    let message: String
+    let path: PathStatus
+    let kind: CourierError.Kind
+    var testDescription: String { "\(code) \(message) \(path) → \(kind)" }
+  }
+
+  static let rows: [Row] = [
+    Row(code: -1004, message: "Could not connect to the server.", path: .satisfied, kind: .cannotReachHost),
+    Row(code: -1004, message: "Could not connect to the server.", path: .unsatisfied, kind: .offline),
+    Row(code: -1004, message: "", path: .unknown, kind: .cannotReachHost),
+    Row(code: -1, message: "Couldn't connect to server", path: .satisfied, kind: .cannotReachHost),
+    Row(code: -1, message: "Couldn't connect to server", path: .unsatisfied, kind: .offline),
+    Row(code: -1, message: "transfer closed with 990 bytes remaining to read", path: .satisfied, kind: .connectionLost),
+    Row(code: -1, message: "SSL certificate problem: self signed certificate", path: .satisfied, kind: .tls),
+    Row(code: -1001, message: "The request timed out.", path: .satisfied, kind: .timedOut),
+    Row(code: -1003, message: "A server with the specified hostname could not be found.", path: .satisfied, kind: .dns),
+    Row(code: -1003, message: "", path: .unsatisfied, kind: .offline),
+    Row(code: -1009, message: "", path: .unknown, kind: .offline),
+    Row(code: -1005, message: "The network connection was lost.", path: .satisfied, kind: .connectionLost),
+    Row(code: -1011, message: "", path: .satisfied, kind: .connectionLost),
+    Row(code: -1017, message: "", path: .satisfied, kind: .invalidResponse),
+    Row(code: -999, message: "cancelled", path: .satisfied, kind: .cancelled),
+    Row(code: -1202, message: "", path: .satisfied, kind: .tls),
+  ]
+
+  @Test("URLError codes on Linux", arguments: rows)
+  func maps(_ row: Row) {
+    #expect(
+      TransportErrorTable.classify(urlErrorCode: row.code, message: row.message, path: row.path).kind
+        == row.kind)
+  }
+}
