@@ -1,0 +1,545 @@
+"""The FastAPI application: every route of /work/shared/api-contract.md plus the test hooks.
+
+`app` (this module) is the ASGI entry point: `uvicorn courier_backend.app:app`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import uuid
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
+from starlette.responses import FileResponse, Response
+
+from . import __version__
+from .config import Settings
+from .errors import ApiError, default_code, default_message, error_payload, json_response
+from .middleware import CourierMiddleware
+from .multipart import MultipartError, PartInfo, parse_multipart
+from .store import DEMO_USERS, Chaos, Store, bearer_token, now_rfc3339
+
+log = logging.getLogger("courier_backend")
+# python-multipart logs a warning for every malformed body; those are answered with 400 bad_multipart.
+logging.getLogger("python_multipart").setLevel(logging.ERROR)
+logging.getLogger("python_multipart.multipart").setLevel(logging.ERROR)
+
+MAX_JSON_BODY = 1024 * 1024
+MAX_TITLE = 200
+MAX_ID = 200
+MAX_FIELD_VALUE = 1024 * 1024
+LIST_CACHE_CONTROL = "max-age=5, stale-while-revalidate=30"
+
+
+# ---------------------------------------------------------------------- request helpers
+async def read_json_object(request: Request) -> dict:
+    chunks = bytearray()
+    async for chunk in request.stream():
+        chunks.extend(chunk)
+        if len(chunks) > MAX_JSON_BODY:
+            raise ApiError(413, "payload_too_large", f"JSON bodies are limited to {MAX_JSON_BODY} bytes.")
+    if not chunks.strip():
+        raise ApiError(400, "bad_request", "The request body must be a JSON object.")
+    try:
+        data = json.loads(bytes(chunks))
+    except (ValueError, UnicodeDecodeError):
+        raise ApiError(400, "bad_request", "The request body is not valid JSON.")
+    if not isinstance(data, dict):
+        raise ApiError(400, "bad_request", "The request body must be a JSON object.")
+    return data
+
+
+def require_string(data: dict, name: str, *, required: bool = True, default: str | None = None) -> str | None:
+    if name not in data or data[name] is None:
+        if required:
+            raise ApiError(422, "validation_failed", f"'{name}' is required.", field=name)
+        return default
+    value = data[name]
+    if not isinstance(value, str):
+        raise ApiError(422, "validation_failed", f"'{name}' must be a string.", field=name)
+    return value
+
+
+def validate_title(title: str) -> None:
+    if not title.strip():
+        raise ApiError(422, "validation_failed", "The title must not be empty.", field="title")
+    if len(title) > MAX_TITLE:
+        raise ApiError(422, "validation_failed", f"The title must be at most {MAX_TITLE} characters.",
+                       field="title")
+
+
+def validate_id(article_id: str) -> None:
+    if not article_id.strip() or len(article_id) > MAX_ID:
+        raise ApiError(422, "validation_failed", f"The id must be 1 to {MAX_ID} characters.", field="id")
+
+
+def etag_for(article: dict) -> str:
+    return f'"v{article["version"]}"'
+
+
+def _split_tags(value: str) -> list[str]:
+    tags, buf, quoted = [], [], False
+    for ch in value:
+        if ch == '"':
+            quoted = not quoted
+        if ch == "," and not quoted:
+            tags.append("".join(buf).strip())
+            buf = []
+        else:
+            buf.append(ch)
+    tags.append("".join(buf).strip())
+    return [t for t in tags if t]
+
+
+def parse_version_tag(value: str, header: str = "If-Match") -> int | str:
+    """`"v3"` -> 3, `*` -> "*"; W/ is tolerated. Anything else is a 400."""
+    tags = _split_tags(value)
+    if len(tags) != 1:
+        raise ApiError(400, "bad_request", f'{header} must hold exactly one tag like "v3".', field=header)
+    tag = tags[0]
+    if tag == "*":
+        return "*"
+    if tag.startswith("W/"):
+        tag = tag[2:]
+    if len(tag) >= 2 and tag[0] == '"' and tag[-1] == '"':
+        tag = tag[1:-1]
+    if tag.startswith("v") and tag[1:].isdigit() and tag[1:].isascii():
+        return int(tag[1:])
+    raise ApiError(400, "bad_request", f'{header} must be a tag like "v3".', field=header)
+
+
+def none_match(if_none_match: str | None, etag: str) -> bool:
+    """True when If-None-Match matches `etag` (weak comparison), i.e. a 304 is due."""
+    if not if_none_match:
+        return False
+    bare = etag[2:] if etag.startswith("W/") else etag
+    for tag in _split_tags(if_none_match):
+        if tag == "*":
+            return True
+        if (tag[2:] if tag.startswith("W/") else tag) == bare:
+            return True
+    return False
+
+
+def not_modified(etag: str, extra: dict[str, str] | None = None) -> Response:
+    headers = {"ETag": etag}
+    headers.update(extra or {})
+    return Response(status_code=304, headers=headers)
+
+
+# ---------------------------------------------------------------------- multipart sinks
+class _Discard:
+    def write(self, data: bytes) -> None:
+        pass
+
+    def end(self) -> None:
+        pass
+
+
+class _HashSink:
+    def __init__(self) -> None:
+        self.hasher = hashlib.sha256()
+        self.size = 0
+
+    def write(self, data: bytes) -> None:
+        self.hasher.update(data)
+        self.size += len(data)
+
+    def end(self) -> None:
+        pass
+
+
+class _ValueSink:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.buf = bytearray()
+
+    def write(self, data: bytes) -> None:
+        if len(self.buf) + len(data) > MAX_FIELD_VALUE:
+            raise ApiError(422, "validation_failed",
+                           f"The field '{self.name}' is over {MAX_FIELD_VALUE} bytes.", field=self.name)
+        self.buf.extend(data)
+
+    def end(self) -> None:
+        pass
+
+    @property
+    def value(self) -> str:
+        return self.buf.decode("utf-8", errors="replace")
+
+
+class EchoParts:
+    """/upload: one entry a part, files hashed and discarded."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[PartInfo, Any]] = []
+
+    def begin(self, part: PartInfo):
+        sink = _HashSink() if part.is_file else _ValueSink(part.name)
+        self.entries.append((part, sink))
+        return sink
+
+    def result(self) -> list[dict]:
+        out = []
+        for part, sink in self.entries:
+            if part.is_file:
+                out.append({"field": part.name, "filename": part.filename, "content_type": part.content_type,
+                            "size": sink.size, "sha256": sink.hasher.hexdigest()})
+            else:
+                out.append({"field": part.name, "value": sink.value})
+        return out
+
+
+class _PhotoFile:
+    def __init__(self, path: str, limit: int) -> None:
+        self.path = path
+        self.limit = limit
+        self.fh = open(path, "wb")
+        self.hasher = hashlib.sha256()
+        self.size = 0
+
+    def write(self, data: bytes) -> None:
+        self.size += len(data)
+        if self.size > self.limit:
+            raise ApiError(422, "image_too_large",
+                           f"The image is larger than the limit of {self.limit} bytes.", field="file")
+        self.hasher.update(data)
+        self.fh.write(data)
+
+    def end(self) -> None:
+        self.fh.close()
+
+    def discard(self) -> None:
+        try:
+            self.fh.close()
+        finally:
+            try:
+                os.unlink(self.path)
+            except FileNotFoundError:
+                pass
+
+
+class PhotoParts:
+    """/photos: `title` kept, the first `file` part streamed to disk, everything else ignored."""
+
+    def __init__(self, store: Store, limit: int) -> None:
+        self.store = store
+        self.limit = limit
+        self.title: _ValueSink | None = None
+        self.file: _PhotoFile | None = None
+        self.file_info: PartInfo | None = None
+
+    def begin(self, part: PartInfo):
+        if part.name == "title" and not part.is_file and self.title is None:
+            self.title = _ValueSink("title")
+            return self.title
+        if part.name == "file" and self.file is None:
+            ctype = (part.content_type or "").split(";", 1)[0].strip().lower()
+            if not ctype.startswith("image/") or len(ctype) <= len("image/"):
+                raise ApiError(422, "unsupported_format",
+                               f"Only images can be uploaded (got {part.content_type or 'no content type'}).",
+                               field="file")
+            self.file_info = part
+            self.file = _PhotoFile(self.store.new_upload_path(), self.limit)
+            return self.file
+        return _Discard()
+
+    def discard(self) -> None:
+        if self.file is not None:
+            self.file.discard()
+
+
+# ---------------------------------------------------------------------- the app
+def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
+    settings = settings or Settings.from_env()
+    store = Store(settings)
+    api = FastAPI(title="Courier reference backend", version=__version__, docs_url=None, redoc_url=None,
+                  openapi_url=None, redirect_slashes=False)
+
+    # ------------------------------------------------------------ error shapes
+    @api.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError) -> Response:
+        return exc.response()
+
+    @api.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        status = exc.status_code
+        code = {404: "not_found", 405: "method_not_allowed"}.get(status, default_code(status))
+        message = {404: "No such resource.", 405: "Method not allowed for this resource."}.get(
+            status, str(exc.detail) if exc.detail else default_message(status))
+        return json_response(status, error_payload(code, message), dict(exc.headers or {}))
+
+    @api.exception_handler(RequestValidationError)
+    async def _validation_error(request: Request, exc: RequestValidationError) -> Response:
+        errors = exc.errors()
+        first = errors[0] if errors else {}
+        loc = [str(p) for p in first.get("loc", ())]
+        field = loc[-1] if loc else None
+        if loc and loc[0] == "body" and first.get("type") in ("json_invalid", "model_attributes_type"):
+            return json_response(400, error_payload("bad_request", "The request body is not valid JSON."))
+        return json_response(422, error_payload("validation_failed", first.get("msg", "Invalid request."), field))
+
+    @api.exception_handler(Exception)
+    async def _unhandled(request: Request, exc: Exception) -> Response:
+        if isinstance(exc, ClientDisconnect):
+            return Response(status_code=499)  # nobody is listening; the log shows 499
+        log.error("unhandled error", exc_info=exc)
+        return json_response(500, error_payload("internal_error", "The server failed to handle the request."))
+
+    def require_user(request: Request) -> str:
+        header = request.headers.get("authorization")
+        user = store.user_for_access_token(bearer_token(header) or "") if header else None
+        if user is None:
+            message = "Sign in first." if not header else "The access token is invalid or expired."
+            raise ApiError(401, "unauthorized", message)
+        return user
+
+    # ------------------------------------------------------------ health + hooks
+    @api.get("/health")
+    async def health() -> Response:
+        return json_response(200, {"ok": True})
+
+    @api.post("/__chaos")
+    async def set_chaos(request: Request) -> Response:
+        data = await read_json_object(request)
+
+        def int_field(name: str, default: int, lo: int, hi: int) -> int:
+            value = data.get(name, default)
+            if value is None:
+                value = default
+            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+                raise ApiError(422, "validation_failed", f"'{name}' must be an integer in {lo}...{hi}.", field=name)
+            return value
+
+        retry_after = data.get("retry_after")
+        if retry_after is not None and (isinstance(retry_after, bool) or not isinstance(retry_after, (int, str))
+                                        or (isinstance(retry_after, int) and retry_after < 0)):
+            raise ApiError(422, "validation_failed",
+                           "'retry_after' must be seconds (integer >= 0) or an HTTP date string.", field="retry_after")
+        fmt = data.get("format") or "json"
+        if fmt not in ("json", "problem", "html", "empty"):
+            raise ApiError(422, "validation_failed", "'format' must be json, problem, html or empty.", field="format")
+        path = data.get("path")
+        if path is not None and not isinstance(path, str):
+            raise ApiError(422, "validation_failed", "'path' must be a string.", field="path")
+        after = data.get("after", False)
+        if not isinstance(after, bool):
+            raise ApiError(422, "validation_failed", "'after' must be a boolean.", field="after")
+        chaos = Chaos(fail_next=int_field("fail_next", 0, 0, 1_000_000),
+                      status=int_field("status", 503, 100, 599),
+                      retry_after=retry_after,
+                      delay_ms=int_field("delay_ms", 0, 0, 600_000),
+                      format=fmt, path=path, after=after)
+        store.set_chaos(chaos)
+        return json_response(200, chaos.to_json())
+
+    @api.get("/__chaos")
+    async def get_chaos() -> Response:
+        return json_response(200, store.chaos.to_json())
+
+    @api.get("/__log")
+    async def get_log() -> Response:
+        return json_response(200, store.log_entries())
+
+    @api.post("/__reset")
+    async def reset(request: Request) -> Response:
+        async for _ in request.stream():
+            pass
+        store.reset()
+        return json_response(200, {"ok": True})
+
+    @api.get("/__config")
+    async def get_config() -> Response:
+        return json_response(200, {"token_ttl": store.config.token_ttl, "max_upload": store.config.max_upload,
+                                   "data_dir": settings.data_dir})
+
+    @api.post("/__config")
+    async def set_config(request: Request) -> Response:
+        data = await read_json_object(request)
+        for name in ("token_ttl", "max_upload"):
+            if name in data:
+                value = data[name]
+                if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                    raise ApiError(422, "validation_failed", f"'{name}' must be an integer >= 0.", field=name)
+                setattr(store.config, name, value)
+        return await get_config()
+
+    # ------------------------------------------------------------ auth
+    @api.post("/auth/token")
+    async def auth_token(request: Request) -> Response:
+        data = await read_json_object(request)
+        username = require_string(data, "username")
+        password = require_string(data, "password")
+        if DEMO_USERS.get(username) != password:
+            raise ApiError(401, "invalid_credentials", "Wrong username or password.")
+        return json_response(200, store.issue_tokens(username), {"Cache-Control": "no-store"})
+
+    @api.post("/auth/refresh")
+    async def auth_refresh(request: Request) -> Response:
+        data = await read_json_object(request)
+        token = require_string(data, "refresh_token")
+        pair = store.refresh(token)
+        if pair is None:
+            raise ApiError(401, "invalid_refresh_token", "The refresh token is unknown, expired or already used.")
+        return json_response(200, pair, {"Cache-Control": "no-store"})
+
+    # ------------------------------------------------------------ photos
+    @api.post("/photos")
+    async def create_photo(request: Request) -> Response:
+        user = require_user(request)
+        parts = PhotoParts(store, store.config.max_upload)
+        try:
+            await parse_multipart(request.headers.get("content-type"), request.stream(), parts)
+        except MultipartError as exc:
+            parts.discard()
+            raise ApiError(400, "bad_multipart", str(exc))
+        except BaseException:
+            parts.discard()
+            raise
+        if parts.file is None or parts.file_info is None:
+            raise ApiError(422, "validation_failed", "A file part named 'file' is required.", field="file")
+        if parts.title is None:
+            parts.discard()
+            raise ApiError(422, "validation_failed", "A text field named 'title' is required.", field="title")
+        title = parts.title.value
+        if len(title) > MAX_TITLE:
+            parts.discard()
+            raise ApiError(422, "validation_failed", f"The title must be at most {MAX_TITLE} characters.",
+                           field="title")
+        photo_id = str(uuid.uuid4())
+        parts.file.end()
+        os.replace(parts.file.path, store.photo_path(photo_id))
+        content_type = (parts.file_info.content_type or "").strip()
+        record = {"id": photo_id, "owner": user, "title": title, "filename": parts.file_info.filename,
+                  "content_type": content_type, "size": parts.file.size,
+                  "sha256": parts.file.hasher.hexdigest(), "created_at": now_rfc3339()}
+        store.add_photo(record)
+        url = str(request.url_for("get_photo", photo_id=photo_id))
+        return json_response(201, photo_json(record, url), {"Location": url})
+
+    def photo_json(record: dict, url: str) -> dict:
+        return {"id": record["id"], "url": url, "title": record["title"], "filename": record["filename"],
+                "content_type": record["content_type"], "size": record["size"], "sha256": record["sha256"]}
+
+    @api.get("/photos")
+    async def list_photos(request: Request) -> Response:
+        user = require_user(request)
+        return json_response(200, [photo_json(p, str(request.url_for("get_photo", photo_id=p["id"])))
+                                   for p in store.list_photos(user)])
+
+    @api.get("/photos/{photo_id}", name="get_photo")
+    async def get_photo(photo_id: str, request: Request) -> Response:
+        require_user(request)
+        record = store.get_photo(photo_id)
+        if record is None or not os.path.exists(store.photo_path(photo_id)):
+            raise ApiError(404, "not_found", "No such photo.")
+        return FileResponse(store.photo_path(photo_id), media_type=record["content_type"],
+                            headers={"ETag": f'"{record["sha256"]}"'})
+
+    # ------------------------------------------------------------ upload echo
+    @api.post("/upload")
+    async def upload(request: Request) -> Response:
+        echo = EchoParts()
+        try:
+            await parse_multipart(request.headers.get("content-type"), request.stream(), echo)
+        except MultipartError as exc:
+            raise ApiError(400, "bad_multipart", str(exc))
+        return json_response(200, echo.result())
+
+    # ------------------------------------------------------------ articles
+    @api.get("/articles")
+    async def list_articles(request: Request) -> Response:
+        require_user(request)
+        articles = store.list_articles()
+        body = json.dumps(articles, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+        headers = {"ETag": etag, "Cache-Control": LIST_CACHE_CONTROL}
+        if none_match(request.headers.get("if-none-match"), etag):
+            return not_modified(etag, {"Cache-Control": LIST_CACHE_CONTROL})
+        return Response(body, 200, headers, media_type="application/json; charset=utf-8")
+
+    @api.get("/articles/{article_id}")
+    async def get_article(article_id: str, request: Request) -> Response:
+        require_user(request)
+        article = store.get_article(article_id)
+        if article is None:
+            raise ApiError(404, "not_found", "No such article.")
+        etag = etag_for(article)
+        if none_match(request.headers.get("if-none-match"), etag):
+            return not_modified(etag)
+        return json_response(200, article, {"ETag": etag})
+
+    @api.put("/articles/{article_id}")
+    async def put_article(article_id: str, request: Request) -> Response:
+        require_user(request)
+        data = await read_json_object(request)
+        title = require_string(data, "title")
+        body = require_string(data, "body")
+        body_id = data.get("id")
+        if body_id is not None and body_id != article_id:
+            raise ApiError(422, "validation_failed", "The body's id does not match the URL.", field="id")
+        validate_id(article_id)
+        validate_title(title)
+        base: int | str | None = None
+        if_match = request.headers.get("if-match")
+        if if_match is not None:
+            base = parse_version_tag(if_match)
+        if "version" in data and data["version"] is not None:
+            version = data["version"]
+            if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+                raise ApiError(422, "validation_failed", "'version' must be an integer >= 0.", field="version")
+            if base is not None and base != "*" and base != version:
+                raise ApiError(400, "bad_request", "If-Match and body.version disagree.", field="version")
+            if base is None:
+                base = version
+        outcome, article = store.put_article(article_id, title, body, base)
+        if outcome == "created":
+            return json_response(201, article, {"ETag": etag_for(article),
+                                                "Location": str(request.url_for("get_article", article_id=article_id))})
+        if outcome == "replaced":
+            return json_response(200, article, {"ETag": etag_for(article)})
+        if outcome == "precondition_required":
+            raise ApiError(428, "precondition_required",
+                           'Updating an existing article needs its base version (If-Match: "v<n>" or body.version).')
+        if outcome == "precondition_failed":
+            raise ApiError(412, "precondition_failed", "If-Match: * but the article does not exist.")
+        raise ApiError(409, "version_conflict", "The article was changed by someone else.", current=article)
+
+    @api.post("/articles")
+    async def create_article(request: Request) -> Response:
+        require_user(request)
+        data = await read_json_object(request)
+        article_id = require_string(data, "id")
+        title = require_string(data, "title")
+        body = require_string(data, "body")
+        validate_id(article_id)
+        validate_title(title)
+        created, article = store.create_article(article_id, title, body)
+        if not created:
+            raise ApiError(409, "already_exists", "An article with this id already exists.", current=article)
+        return json_response(201, article, {"ETag": etag_for(article),
+                                            "Location": str(request.url_for("get_article", article_id=article_id))})
+
+    @api.delete("/articles/{article_id}")
+    async def delete_article(article_id: str, request: Request) -> Response:
+        require_user(request)
+        if_match = request.headers.get("if-match")
+        base = parse_version_tag(if_match) if if_match is not None else None
+        outcome, current = store.delete_article(article_id, base)
+        if outcome == "not_found":
+            raise ApiError(404, "not_found", "No such article.")
+        if outcome == "conflict":
+            raise ApiError(409, "version_conflict", "The article was changed by someone else.", current=current)
+        return Response(status_code=204)
+
+    return api, store
+
+
+fastapi_app, store = create_app()
+app = CourierMiddleware(fastapi_app, store)

@@ -1,0 +1,52 @@
+"""Settings read from the environment once, at start-up."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+
+DEFAULT_TOKEN_TTL = 3600
+DEFAULT_REFRESH_TTL = 30 * 24 * 3600
+DEFAULT_MAX_UPLOAD = 10 * 1024 * 1024
+
+
+def _int_env(name: str, default: int, minimum: int = 0) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError as exc:  # a typo in the environment must not go unnoticed
+        raise SystemExit(f"{name} must be an integer, got {raw!r}") from exc
+    if value < minimum:
+        raise SystemExit(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+@dataclass
+class Settings:
+    data_dir: str
+    token_ttl: int
+    refresh_ttl: int
+    max_upload: int
+    max_body: int  # 0 = no early 413
+    hooks: str  # "loopback" | "all" | "off"
+
+    @classmethod
+    def from_env(cls) -> "Settings":
+        data_dir = os.environ.get("COURIER_BACKEND_DATA", "").strip()
+        if not data_dir:
+            data_dir = tempfile.mkdtemp(prefix="courier-backend-")
+        os.makedirs(data_dir, exist_ok=True)
+        hooks = os.environ.get("COURIER_BACKEND_HOOKS", "loopback").strip().lower() or "loopback"
+        if hooks not in ("loopback", "all", "off"):
+            raise SystemExit(f"COURIER_BACKEND_HOOKS must be loopback, all or off, got {hooks!r}")
+        return cls(
+            data_dir=os.path.abspath(data_dir),
+            token_ttl=_int_env("COURIER_BACKEND_TOKEN_TTL", DEFAULT_TOKEN_TTL),
+            refresh_ttl=_int_env("COURIER_BACKEND_REFRESH_TTL", DEFAULT_REFRESH_TTL, 1),
+            max_upload=_int_env("COURIER_BACKEND_MAX_UPLOAD", DEFAULT_MAX_UPLOAD),
+            max_body=_int_env("COURIER_BACKEND_MAX_BODY", 0),
+            hooks=hooks,
+        )

@@ -1,0 +1,356 @@
+"""All server state: SQLite for records, a few in-memory values for test hooks.
+
+Every access goes through one lock, so concurrent requests (async handlers, or threads)
+never interleave inside a read-modify-write.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import sqlite3
+import threading
+import time
+import uuid
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from .config import Settings
+
+DEMO_USERS = {"alice": "secret", "bob": "secret"}
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tokens (
+    token TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,              -- 'access' | 'refresh'
+    username TEXT NOT NULL,
+    expires_at REAL NOT NULL,
+    used INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS articles (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    title TEXT NOT NULL,
+    body TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS idempotency (
+    scope TEXT NOT NULL,
+    key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    status INTEGER NOT NULL,
+    headers TEXT NOT NULL,
+    body BLOB NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (scope, key)
+);
+CREATE TABLE IF NOT EXISTS log (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    method TEXT NOT NULL,
+    path TEXT NOT NULL,
+    query TEXT NOT NULL,
+    idempotency_key TEXT,
+    status INTEGER,
+    at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS photos (
+    id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    title TEXT NOT NULL,
+    filename TEXT,
+    content_type TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+"""
+
+
+def now_rfc3339() -> str:
+    """`2026-11-30T10:15:00.123Z`: RFC 3339, UTC, milliseconds."""
+    dt = datetime.now(timezone.utc)
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+
+
+@dataclass
+class Chaos:
+    fail_next: int = 0
+    status: int = 503
+    retry_after: int | str | None = None
+    delay_ms: int = 0
+    format: str = "json"  # json | problem | html | empty
+    path: str | None = None  # only requests whose path starts with this fail
+    after: bool = False  # process the request for real, then answer with the failure (a lost response)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class RuntimeConfig:
+    token_ttl: int
+    max_upload: int
+
+
+@dataclass
+class ChaosDecision:
+    fail: bool
+    status: int = 0
+    retry_after: int | str | None = None
+    format: str = "json"
+    delay_ms: int = 0
+    after: bool = False
+
+
+@dataclass
+class IdemBegin:
+    state: str  # "new" | "in_flight" | "done"
+    ticket: str | None = None
+    generation: int = 0
+    record: dict | None = None
+
+
+class Store:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.lock = threading.RLock()
+        self.photo_dir = os.path.join(settings.data_dir, "photos")
+        os.makedirs(self.photo_dir, exist_ok=True)
+        self.db = sqlite3.connect(os.path.join(settings.data_dir, "courier.sqlite3"),
+                                  check_same_thread=False, isolation_level=None)
+        self.db.row_factory = sqlite3.Row
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(SCHEMA)
+        self.chaos = Chaos()
+        self.config = RuntimeConfig(settings.token_ttl, settings.max_upload)
+        self.in_flight: dict[tuple[str, str], str] = {}
+        self.generation = 0
+
+    # ------------------------------------------------------------------ helpers
+    def _tx(self):
+        return _Transaction(self)
+
+    # ------------------------------------------------------------------ reset
+    def reset(self) -> None:
+        with self._tx() as db:
+            for table in ("tokens", "articles", "idempotency", "log", "photos"):
+                db.execute(f"DELETE FROM {table}")
+            db.execute("DELETE FROM sqlite_sequence")
+            self.chaos = Chaos()
+            self.config = RuntimeConfig(self.settings.token_ttl, self.settings.max_upload)
+            self.in_flight.clear()
+            self.generation += 1
+        shutil.rmtree(self.photo_dir, ignore_errors=True)
+        os.makedirs(self.photo_dir, exist_ok=True)
+
+    # ------------------------------------------------------------------ auth
+    def issue_tokens(self, username: str) -> dict:
+        with self._tx() as db:
+            return self._issue(db, username)
+
+    def _issue(self, db: sqlite3.Connection, username: str) -> dict:
+        now = time.time()
+        ttl = self.config.token_ttl
+        access = "at_" + secrets.token_urlsafe(32)
+        refresh = "rt_" + secrets.token_urlsafe(32)
+        db.execute("INSERT INTO tokens(token, kind, username, expires_at) VALUES (?,?,?,?)",
+                   (access, "access", username, now + ttl))
+        db.execute("INSERT INTO tokens(token, kind, username, expires_at) VALUES (?,?,?,?)",
+                   (refresh, "refresh", username, now + self.settings.refresh_ttl))
+        return {"access_token": access, "refresh_token": refresh, "token_type": "Bearer",
+                "expires_in": ttl}
+
+    def refresh(self, refresh_token: str) -> dict | None:
+        """Consume a refresh token (it works once) and issue a new pair."""
+        with self._tx() as db:
+            row = db.execute("SELECT username, expires_at, used FROM tokens WHERE token=? AND kind='refresh'",
+                             (refresh_token,)).fetchone()
+            if row is None or row["used"] or row["expires_at"] <= time.time():
+                return None
+            db.execute("UPDATE tokens SET used=1 WHERE token=?", (refresh_token,))
+            return self._issue(db, row["username"])
+
+    def user_for_access_token(self, token: str) -> str | None:
+        with self.lock:
+            row = self.db.execute("SELECT username, expires_at FROM tokens WHERE token=? AND kind='access'",
+                                  (token,)).fetchone()
+        if row is None or row["expires_at"] <= time.time():
+            return None
+        return row["username"]
+
+    def user_for_authorization(self, header: str | None) -> str | None:
+        token = bearer_token(header)
+        return self.user_for_access_token(token) if token else None
+
+    # ------------------------------------------------------------------ articles
+    @staticmethod
+    def _article(row: sqlite3.Row | None) -> dict | None:
+        if row is None:
+            return None
+        return {"id": row["id"], "title": row["title"], "body": row["body"],
+                "version": row["version"], "updated_at": row["updated_at"]}
+
+    def list_articles(self) -> list[dict]:
+        with self.lock:
+            rows = self.db.execute("SELECT * FROM articles ORDER BY seq").fetchall()
+        return [self._article(r) for r in rows]
+
+    def get_article(self, article_id: str) -> dict | None:
+        with self.lock:
+            return self._article(self.db.execute("SELECT * FROM articles WHERE id=?", (article_id,)).fetchone())
+
+    def put_article(self, article_id: str, title: str, body: str, base: int | str | None) -> tuple[str, dict | None]:
+        """Create-or-replace. Returns (outcome, article) with outcome one of
+        created | replaced | precondition_required | conflict | precondition_failed."""
+        with self._tx() as db:
+            current = self._article(db.execute("SELECT * FROM articles WHERE id=?", (article_id,)).fetchone())
+            stamp = now_rfc3339()
+            if current is None:
+                if base == "*":
+                    return "precondition_failed", None
+                db.execute("INSERT INTO articles(id, title, body, version, updated_at) VALUES (?,?,?,?,?)",
+                           (article_id, title, body, 1, stamp))
+                return "created", {"id": article_id, "title": title, "body": body, "version": 1, "updated_at": stamp}
+            if base is None:
+                return "precondition_required", current
+            if base != "*" and base != current["version"]:
+                return "conflict", current
+            version = current["version"] + 1
+            db.execute("UPDATE articles SET title=?, body=?, version=?, updated_at=? WHERE id=?",
+                       (title, body, version, stamp, article_id))
+            return "replaced", {"id": article_id, "title": title, "body": body, "version": version, "updated_at": stamp}
+
+    def create_article(self, article_id: str, title: str, body: str) -> tuple[bool, dict]:
+        with self._tx() as db:
+            current = self._article(db.execute("SELECT * FROM articles WHERE id=?", (article_id,)).fetchone())
+            if current is not None:
+                return False, current
+            stamp = now_rfc3339()
+            db.execute("INSERT INTO articles(id, title, body, version, updated_at) VALUES (?,?,?,?,?)",
+                       (article_id, title, body, 1, stamp))
+            return True, {"id": article_id, "title": title, "body": body, "version": 1, "updated_at": stamp}
+
+    def delete_article(self, article_id: str, base: int | str | None) -> tuple[str, dict | None]:
+        """Returns (outcome, current) with outcome deleted | not_found | conflict."""
+        with self._tx() as db:
+            current = self._article(db.execute("SELECT * FROM articles WHERE id=?", (article_id,)).fetchone())
+            if current is None:
+                return "not_found", None
+            if base is not None and base != "*" and base != current["version"]:
+                return "conflict", current
+            db.execute("DELETE FROM articles WHERE id=?", (article_id,))
+            return "deleted", current
+
+    # ------------------------------------------------------------------ photos
+    def add_photo(self, photo: dict) -> None:
+        with self._tx() as db:
+            db.execute("INSERT INTO photos(id, owner, title, filename, content_type, size, sha256, created_at)"
+                       " VALUES (:id, :owner, :title, :filename, :content_type, :size, :sha256, :created_at)", photo)
+
+    def get_photo(self, photo_id: str) -> dict | None:
+        with self.lock:
+            row = self.db.execute("SELECT * FROM photos WHERE id=?", (photo_id,)).fetchone()
+        return dict(row) if row else None
+
+    def list_photos(self, owner: str) -> list[dict]:
+        with self.lock:
+            rows = self.db.execute("SELECT * FROM photos WHERE owner=? ORDER BY created_at, id", (owner,)).fetchall()
+        return [dict(r) for r in rows]
+
+    def photo_path(self, photo_id: str) -> str:
+        return os.path.join(self.photo_dir, photo_id)
+
+    def new_upload_path(self) -> str:
+        return os.path.join(self.photo_dir, f".upload-{uuid.uuid4().hex}")
+
+    # ------------------------------------------------------------------ idempotency
+    def idem_begin(self, scope: str, key: str) -> IdemBegin:
+        with self.lock:
+            if (scope, key) in self.in_flight:
+                return IdemBegin("in_flight")
+            row = self.db.execute("SELECT * FROM idempotency WHERE scope=? AND key=?", (scope, key)).fetchone()
+            if row is not None:
+                return IdemBegin("done", record={
+                    "fingerprint": row["fingerprint"], "status": row["status"],
+                    "headers": json.loads(row["headers"]), "body": bytes(row["body"])})
+            ticket = uuid.uuid4().hex
+            self.in_flight[(scope, key)] = ticket
+            return IdemBegin("new", ticket=ticket, generation=self.generation)
+
+    def idem_finish(self, scope: str, key: str, begin: IdemBegin, record: dict | None) -> None:
+        with self._tx() as db:
+            if self.in_flight.get((scope, key)) == begin.ticket:
+                del self.in_flight[(scope, key)]
+            if record is not None and begin.generation == self.generation:
+                db.execute("INSERT OR REPLACE INTO idempotency(scope, key, fingerprint, status, headers, body, created_at)"
+                           " VALUES (?,?,?,?,?,?,?)",
+                           (scope, key, record["fingerprint"], record["status"], json.dumps(record["headers"]),
+                            record["body"], now_rfc3339()))
+
+    # ------------------------------------------------------------------ chaos
+    def set_chaos(self, chaos: Chaos) -> None:
+        with self.lock:
+            self.chaos = chaos
+
+    def take_chaos(self, path: str) -> ChaosDecision:
+        """Called once per non-hook request: consumes one failure if one is armed."""
+        with self.lock:
+            c = self.chaos
+            if c.fail_next > 0 and (c.path is None or path.startswith(c.path)):
+                c.fail_next -= 1
+                return ChaosDecision(True, c.status, c.retry_after, c.format, c.delay_ms, c.after)
+            return ChaosDecision(False, delay_ms=c.delay_ms)
+
+    # ------------------------------------------------------------------ log
+    def log_start(self, method: str, path: str, query: str, key: str | None) -> int:
+        with self._tx() as db:
+            cur = db.execute("INSERT INTO log(method, path, query, idempotency_key, status, at) VALUES (?,?,?,?,?,?)",
+                             (method, path, query, key, None, now_rfc3339()))
+            return int(cur.lastrowid)
+
+    def log_status(self, seq: int, status: int) -> None:
+        with self._tx() as db:
+            db.execute("UPDATE log SET status=? WHERE seq=?", (status, seq))
+
+    def log_entries(self) -> list[dict]:
+        with self.lock:
+            rows = self.db.execute("SELECT * FROM log ORDER BY seq").fetchall()
+        return [{"method": r["method"], "path": r["path"], "query": r["query"],
+                 "idempotency_key": r["idempotency_key"], "status": r["status"], "at": r["at"]} for r in rows]
+
+
+class _Transaction:
+    """`with store._tx() as db:` holds the lock and wraps the statements in one transaction."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.store.lock.acquire()
+        try:
+            self.store.db.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self.store.lock.release()
+            raise
+        return self.store.db
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        try:
+            self.store.db.execute("ROLLBACK" if exc_type else "COMMIT")
+        finally:
+            self.store.lock.release()
+
+
+def bearer_token(header: str | None) -> str | None:
+    if not header:
+        return None
+    scheme, _, token = header.strip().partition(" ")
+    if scheme.lower() != "bearer":
+        return None
+    token = token.strip()
+    return token or None

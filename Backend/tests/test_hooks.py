@@ -1,0 +1,121 @@
+"""Test hooks: /__chaos (fail_next, status, Retry-After, delay, formats), /__log, /__reset."""
+
+import time
+import uuid
+
+import pytest
+
+from conftest import assert_error
+
+
+def test_chaos_fails_next_n_requests_with_retry_after(client):
+    r = client.post("/__chaos", json={"fail_next": 2, "status": 503, "retry_after": 1, "delay_ms": 0})
+    assert r.status_code == 200
+    assert r.json()["fail_next"] == 2
+    for _ in range(2):
+        r = client.get("/health")
+        assert_error(r, 503, "service_unavailable")
+        assert r.headers["retry-after"] == "1"
+        # Hooks are excepted: they neither fail nor use up the count.
+        assert client.get("/__log").status_code == 200
+    assert client.get("/health").status_code == 200
+    assert client.get("/__chaos").json()["fail_next"] == 0
+
+
+@pytest.mark.parametrize("status,code", [(429, "too_many_requests"), (500, "internal_error"),
+                                         (502, "bad_gateway"), (504, "gateway_timeout")])
+def test_chaos_statuses(client, status, code):
+    client.post("/__chaos", json={"fail_next": 1, "status": status})
+    r = client.get("/health")
+    assert_error(r, status, code)
+    assert "retry-after" not in r.headers
+
+
+def test_chaos_retry_after_http_date(client):
+    date = "Wed, 21 Oct 2015 07:28:00 GMT"
+    client.post("/__chaos", json={"fail_next": 1, "status": 429, "retry_after": date})
+    assert client.get("/health").headers["retry-after"] == date
+
+
+def test_chaos_applies_to_authenticated_routes_and_uploads(client, auth):
+    client.post("/__chaos", json={"fail_next": 1, "status": 503, "retry_after": 2})
+    r = client.post("/upload", files={"f": ("a", b"x" * 100_000, "image/png")})
+    assert_error(r, 503, "service_unavailable")
+    assert client.get("/articles", headers=auth).status_code == 200
+
+
+def test_chaos_401_carries_the_challenge(client, auth):
+    client.post("/__chaos", json={"fail_next": 1, "status": 401})
+    r = client.get("/articles", headers=auth)
+    assert_error(r, 401, "unauthorized")
+    assert r.headers["www-authenticate"] == 'Bearer error="invalid_token"'
+
+
+def test_chaos_other_body_formats(client):
+    client.post("/__chaos", json={"fail_next": 1, "status": 502, "format": "html"})
+    r = client.get("/health")
+    assert r.status_code == 502 and r.headers["content-type"].startswith("text/html") and b"<html>" in r.content
+    client.post("/__chaos", json={"fail_next": 1, "status": 503, "format": "problem"})
+    r = client.get("/health")
+    assert r.headers["content-type"] == "application/problem+json"
+    assert r.json()["status"] == 503 and r.json()["title"]
+    client.post("/__chaos", json={"fail_next": 1, "status": 500, "format": "empty"})
+    r = client.get("/health")
+    assert r.status_code == 500 and r.content == b""
+
+
+def test_chaos_path_filter(client, auth):
+    client.post("/__chaos", json={"fail_next": 1, "status": 503, "path": "/articles"})
+    assert client.get("/health").status_code == 200
+    assert client.get("/articles", headers=auth).status_code == 503
+    assert client.get("/articles", headers=auth).status_code == 200
+
+
+def test_chaos_delay_applies_to_every_request(client):
+    client.post("/__chaos", json={"delay_ms": 300})
+    start = time.monotonic()
+    assert client.get("/health").status_code == 200
+    assert client.get("/nope").status_code == 404
+    assert time.monotonic() - start >= 0.6
+    start = time.monotonic()
+    client.get("/__log")  # hooks are not delayed
+    assert time.monotonic() - start < 0.3
+
+
+def test_chaos_validation(client):
+    assert_error(client.post("/__chaos", json={"fail_next": -1}), 422, "validation_failed", field="fail_next")
+    assert_error(client.post("/__chaos", json={"status": 42}), 422, "validation_failed", field="status")
+    assert_error(client.post("/__chaos", json={"format": "xml"}), 422, "validation_failed", field="format")
+
+
+def test_log_records_every_request_in_order(client, auth):
+    article_id = str(uuid.uuid4())
+    client.put(f"/articles/{article_id}", json={"title": "t", "body": ""}, headers={**auth, "Idempotency-Key": "k1"})
+    client.get(f"/articles/{article_id}", headers=auth)
+    client.post("/__chaos", json={"fail_next": 1, "status": 503})
+    client.get("/articles?page=2", headers=auth)
+    client.delete(f"/articles/{article_id}", headers=auth)
+    log = client.get("/__log").json()
+    assert [(e["method"], e["path"], e["idempotency_key"], e["status"]) for e in log] == [
+        ("POST", "/auth/token", None, 200),
+        ("PUT", f"/articles/{article_id}", "k1", 201),
+        ("GET", f"/articles/{article_id}", None, 200),
+        ("GET", "/articles", None, 503),
+        ("DELETE", f"/articles/{article_id}", None, 204),
+    ]
+    assert log[3]["query"] == "page=2"
+    assert all(e["at"].endswith("Z") for e in log)
+
+
+def test_reset_empties_everything(client, auth):
+    article_id = str(uuid.uuid4())
+    client.put(f"/articles/{article_id}", json={"title": "t", "body": ""}, headers=auth)
+    client.post("/__chaos", json={"fail_next": 5, "status": 500, "delay_ms": 10})
+    r = client.post("/__reset")
+    assert r.status_code == 200 and r.json() == {"ok": True}
+    assert client.get("/__log").json() == []
+    assert client.get("/__chaos").json()["fail_next"] == 0
+    assert client.get("/__chaos").json()["delay_ms"] == 0
+    fresh = {"Authorization": f"Bearer {client.post('/auth/token', json={'username': 'alice', 'password': 'secret'}).json()['access_token']}"}
+    assert client.get("/articles", headers=fresh).json() == []
+    assert_error(client.get("/articles", headers=auth), 401, "unauthorized")
