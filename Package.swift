@@ -86,6 +86,8 @@ let package = Package(
       name: "courier-tui", dependencies: ["CourierTUI"], path: "Apps/courier-tui",
       swiftSettings: strict),
 
+    // Test helpers shared by test targets: the reference backend launcher, misbehaving servers.
+    .target(name: "CourierTestSupport", path: "Tests/Support", swiftSettings: strict),
     .testTarget(
       name: "CourierDomainTests", dependencies: ["CourierDomain"], path: "Tests/DomainTests",
       swiftSettings: strict),
@@ -94,7 +96,7 @@ let package = Package(
       path: "Tests/CoreTests", swiftSettings: strict),
     .testTarget(
       name: "CourierURLSessionTests",
-      dependencies: ["CourierURLSession", "CourierCore", "CourierTestKit"],
+      dependencies: ["CourierURLSession", "CourierCore", "CourierTestKit", "CourierTestSupport"],
       path: "Tests/URLSessionTests", swiftSettings: strict),
     .testTarget(
       name: "CourierNetlinkTests", dependencies: ["CourierNetlink", "CNetlink", "CourierCore"],
@@ -107,7 +109,8 @@ let package = Package(
       dependencies: ["CourierSQLite", "CourierFileStore", "CourierTestKit", "CourierCore"],
       path: "Tests/StoreTests", swiftSettings: strict),
     .testTarget(
-      name: "CourierCLITests", dependencies: ["CourierCLI", "CourierComposition", "CourierTestKit"],
+      name: "CourierCLITests",
+      dependencies: ["CourierCLI", "CourierComposition", "CourierTestKit", "CourierTestSupport"],
       path: "Tests/CLITests", swiftSettings: strict),
     .testTarget(
       name: "CourierTUITests", dependencies: ["CourierTUI", "CourierTestKit"],

@@ -1,0 +1,162 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A tiny TCP server on 127.0.0.1 that misbehaves on purpose, for transport tests: it resets,
+/// closes mid-body, hangs or answers garbage. Each accepted connection is handled on its own
+/// thread; `stop()` closes everything.
+public final class LoopbackServer: Sendable {
+  /// How the server answers each request.
+  public enum Behaviour: Sendable {
+    /// Reads the request, then resets the connection (RST).
+    case reset
+    /// Sends headers promising 1000 bytes, 10 bytes, then closes.
+    case closeMidBody
+    /// Reads the request and never answers.
+    case hang
+    /// Answers bytes that are not HTTP, then closes.
+    case garbage
+    /// Reads the request and closes without a byte.
+    case closeWithoutResponse
+    /// Answers a fixed raw HTTP response.
+    case raw(String)
+  }
+
+  /// The port it listens on.
+  public let port: Int
+  private let listener: Int32
+  private let behaviour: Behaviour
+  private let connections = Mutex<[Int32]>([])
+  private let stopped = Mutex(false)
+  /// How many connections were accepted.
+  public var acceptedCount: Int { accepted.withLock { $0 } }
+  private let accepted = Mutex(0)
+
+  /// Starts a server.
+  /// - Parameter behaviour: how it answers.
+  /// - Throws: when no socket can be bound.
+  public init(_ behaviour: Behaviour) throws {
+    self.behaviour = behaviour
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw POSIXError(.EIO) }
+    var yes: Int32 = 1
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = 0
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard bound == 0, listen(fd, 64) == 0 else {
+      close(fd)
+      throw POSIXError(.EADDRINUSE)
+    }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    self.port = Int(UInt16(bigEndian: address.sin_port))
+    self.listener = fd
+    let thread = Thread { [self] in acceptLoop() }
+    thread.start()
+  }
+
+  /// The server's base URL.
+  public var url: URL { URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/") }
+
+  /// Closes the listener and every connection.
+  public func stop() {
+    let already = stopped.withLock { value -> Bool in
+      defer { value = true }
+      return value
+    }
+    guard !already else { return }
+    shutdown(listener, Int32(SHUT_RDWR))
+    close(listener)
+    for fd in connections.withLock({ $0 }) {
+      shutdown(fd, Int32(SHUT_RDWR))
+    }
+  }
+
+  deinit { stop() }
+
+  private func acceptLoop() {
+    while !stopped.withLock({ $0 }) {
+      let fd = accept(listener, nil, nil)
+      guard fd >= 0 else { return }
+      accepted.withLock { $0 += 1 }
+      connections.withLock { $0.append(fd) }
+      let thread = Thread { [self] in handle(fd) }
+      thread.start()
+    }
+  }
+
+  private func readRequest(_ fd: Int32) {
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    var received = [UInt8]()
+    while true {
+      let count = recv(fd, &buffer, buffer.count, 0)
+      if count <= 0 { return }
+      received += buffer[0..<count]
+      if let text = String(bytes: received, encoding: .utf8), let end = text.range(of: "\r\n\r\n") {
+        let head = text[..<end.lowerBound].lowercased()
+        if let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+          let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+        {
+          let bodySoFar = received.count - text.utf8.distance(from: text.startIndex, to: end.upperBound)
+          if bodySoFar >= length { return }
+        } else {
+          return
+        }
+      }
+    }
+  }
+
+  private func send(_ fd: Int32, _ text: String) {
+    let bytes = Array(text.utf8)
+    _ = bytes.withUnsafeBufferPointer { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+  }
+
+  private func handle(_ fd: Int32) {
+    readRequest(fd)
+    switch behaviour {
+    case .reset:
+      var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+      setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+      close(fd)
+    case .closeMidBody:
+      send(fd, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n0123456789")
+      close(fd)
+    case .hang:
+      var byte: UInt8 = 0
+      _ = recv(fd, &byte, 1, 0)  // returns when stop() shuts the socket down
+      close(fd)
+    case .garbage:
+      send(fd, "SSH-2.0-OpenSSH_9.2 garbage\r\n\u{1}\u{2}\u{3}\r\n\r\n")
+      close(fd)
+    case .closeWithoutResponse:
+      close(fd)
+    case .raw(let response):
+      send(fd, response)
+      shutdown(fd, Int32(SHUT_WR))
+      var byte: UInt8 = 0
+      _ = recv(fd, &byte, 1, 0)
+      close(fd)
+    }
+  }
+}
+
+/// Finds a free TCP port on 127.0.0.1.
+/// - Returns: a port nothing listens on now.
+public func freeLoopbackPort() -> Int {
+  guard let server = try? LoopbackServer(.closeWithoutResponse) else { return 0 }
+  let port = server.port
+  server.stop()
+  return port
+}

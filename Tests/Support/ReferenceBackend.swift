@@ -1,0 +1,114 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The project's reference backend (Backend/), started on a free loopback port for one test
+/// suite and stopped afterwards. State lives in a temporary directory of its own.
+public final class ReferenceBackend: Sendable {
+  /// The base URL.
+  public let url: URL
+  /// The port.
+  public let port: Int
+  private let process: Process
+  private let dataDirectory: URL
+
+  /// The repository's root, found from this file's path.
+  public static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+  /// Starts a backend and waits until `/health` answers (bounded).
+  /// - Parameters:
+  ///   - host: the address to bind (loopback by default; a namespace's address otherwise).
+  ///   - environment: extra environment (`COURIER_BACKEND_TOKEN_TTL`...).
+  ///   - launcher: a command prefix (`ip netns exec NAME`) to run it elsewhere.
+  /// - Throws: when it does not come up within 60 s.
+  public init(host: String = "127.0.0.1", environment: [String: String] = [:], launcher: [String] = [])
+    async throws
+  {
+    let port = freeLoopbackPort()
+    let data = FileManager.default.temporaryDirectory
+      .appendingPathComponent("courier-backend-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+    let process = Process()
+    let script = Self.repositoryRoot.appendingPathComponent("Backend/run.sh").path
+    let command = launcher + ["/bin/bash", script, "--host", host, "--port", String(port)]
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = command
+    var env = ProcessInfo.processInfo.environment
+    env["COURIER_BACKEND_DATA"] = data.path
+    for (key, value) in environment { env[key] = value }
+    process.environment = env
+    let log = FileHandle(forWritingAtPath: "/dev/null")
+    process.standardOutput = log
+    process.standardError = log
+    try process.run()
+    self.process = process
+    self.port = port
+    self.dataDirectory = data
+    self.url = URL(string: "http://\(host):\(port)") ?? URL(fileURLWithPath: "/")
+    let deadline = ContinuousClock.now + .seconds(60)
+    while ContinuousClock.now < deadline {
+      if !process.isRunning { break }
+      if await Self.isHealthy(url) { return }
+      try await Task.sleep(for: .milliseconds(100))
+    }
+    stop()
+    throw POSIXError(.ETIMEDOUT)
+  }
+
+  /// Sends a raw request to the backend (test hooks), outside the code under test.
+  /// - Parameters:
+  ///   - method: the method.
+  ///   - path: the path.
+  ///   - json: a JSON body.
+  ///   - headers: header fields.
+  /// - Returns: the status and body.
+  /// - Throws: when the request fails.
+  @discardableResult
+  public func call(_ method: String, _ path: String, json: String? = nil, headers: [String: String] = [:])
+    async throws -> (status: Int, body: Data)
+  {
+    var request = URLRequest(url: url.appendingPathComponent(path))
+    request.httpMethod = method
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    if let json {
+      request.httpBody = Data(json.utf8)
+      request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    }
+    let (data, response) = try await URLSession.shared.data(for: request)
+    return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+  }
+
+  /// The backend's request log (`GET /__log`).
+  /// - Returns: the entries.
+  /// - Throws: when it cannot be read.
+  public func log() async throws -> [[String: Any]] {
+    let (_, body) = try await call("GET", "/__log")
+    let json = try JSONSerialization.jsonObject(with: body)
+    if let list = json as? [[String: Any]] { return list }
+    if let object = json as? [String: Any], let list = object["log"] as? [[String: Any]] {
+      return list
+    }
+    return []
+  }
+
+  /// Stops the backend and removes its data.
+  public func stop() {
+    if process.isRunning {
+      process.terminate()
+      process.waitUntilExit()
+    }
+    try? FileManager.default.removeItem(at: dataDirectory)
+  }
+
+  deinit { stop() }
+
+  static func isHealthy(_ url: URL) async -> Bool {
+    var request = URLRequest(url: url.appendingPathComponent("health"))
+    request.timeoutInterval = 2
+    guard let (_, response) = try? await URLSession.shared.data(for: request) else { return false }
+    return (response as? HTTPURLResponse)?.statusCode == 200
+  }
+}
