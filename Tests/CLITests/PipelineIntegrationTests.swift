@@ -1,0 +1,170 @@
+import CourierCLI
+import CourierComposition
+import CourierTestSupport
+import Foundation
+import Testing
+
+/// The whole pipeline (CLI → config → retry → auth → URLSession) against the real reference
+/// backend, one backend per test so state never leaks between them.
+@Suite("Pipeline against the reference backend")
+struct PipelineIntegrationTests {
+  struct Run {
+    let code: Int32
+    let output: CapturedOutput
+  }
+
+  func run(
+    _ backend: ReferenceBackend, _ arguments: [String], dataDir: URL, input: String? = nil,
+    environment: [String: String] = [:]
+  ) async -> Run {
+    let output = CapturedOutput(input: input)
+    var env = ["HOME": dataDir.path, "XDG_CONFIG_HOME": dataDir.appendingPathComponent("cfg").path]
+    for (key, value) in environment { env[key] = value }
+    let runner = CommandRunner(environment: env, output: output)
+    let code = await runner.run(
+      ["--base-url", backend.url.absoluteString, "--data-dir", dataDir.path] + arguments)
+    return Run(code: code, output: output)
+  }
+
+  func temporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cli-\(UUID())")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+  }
+
+  @Test("login stores a 0600 session; get succeeds; logout forgets it")
+  func loginGetLogout() async throws {
+    let backend = try await ReferenceBackend()
+    defer { backend.stop() }
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+
+    let denied = await run(backend, ["get", "/articles", "--json"], dataDir: dir)
+    #expect(denied.code == 77)
+    #expect(denied.output.stdout.contains(#""kind":"unauthorized""#))
+
+    let login = await run(backend, ["login", "--username", "alice", "--password-stdin"], dataDir: dir, input: "secret\n")
+    #expect(login.code == 0, "\(login.output.stderr)")
+    let session = dir.appendingPathComponent("session.json").path
+    let mode = try FileManager.default.attributesOfItem(atPath: session)[.posixPermissions] as? NSNumber
+    #expect(mode?.intValue == 0o600)
+
+    let get = await run(backend, ["get", "/articles"], dataDir: dir)
+    #expect(get.code == 0, "\(get.output.stderr)")
+    #expect(get.output.stdout.hasPrefix("["))
+
+    let logout = await run(backend, ["logout"], dataDir: dir)
+    #expect(logout.code == 0)
+    #expect(!FileManager.default.fileExists(atPath: session))
+  }
+
+  @Test("wrong password → 77 with a person's message, no raw code")
+  func wrongPassword() async throws {
+    let backend = try await ReferenceBackend()
+    defer { backend.stop() }
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let result = await run(backend, ["login", "--username", "alice", "--password", "nope"], dataDir: dir)
+    #expect(result.code == 77)
+    #expect(result.output.stderr == "courier: Wrong username or password.\n")
+  }
+
+  @Test("503 twice with Retry-After, then success: 3 attempts, each decision reported")
+  func chaosRetry() async throws {
+    let backend = try await ReferenceBackend()
+    defer { backend.stop() }
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    try await backend.call("POST", "/__chaos", json: #"{"fail_next":2,"status":503,"retry_after":1}"#)
+    let start = ContinuousClock.now
+    let result = await run(backend, ["get", "/health", "--json", "--verbose"], dataDir: dir)
+    #expect(result.code == 0, "\(result.output.stderr)")
+    #expect(result.output.stdout.contains(#""attempts":3"#))
+    #expect(result.output.stderr.contains("server busy (503), retrying in 1.0 s, attempt 2 of 4"))
+    #expect(result.output.stderr.contains("attempt 3 of 4"))
+    // Retry-After: 1 was honoured twice.
+    #expect(start.duration(to: .now) >= .seconds(2))
+    let log = try await backend.log().filter { ($0["path"] as? String) == "/health" }
+    #expect(log.compactMap { $0["status"] as? Int } == [503, 503, 200])
+  }
+
+  @Test("transient failure outlasting the retries → 75 and the JSON failure object")
+  func exhausted() async throws {
+    let backend = try await ReferenceBackend()
+    defer { backend.stop() }
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    try await backend.call("POST", "/__chaos", json: #"{"fail_next":5,"status":502,"format":"html"}"#)
+    let result = await run(
+      backend, ["get", "/health", "--json", "--max-attempts", "2"], dataDir: dir,
+      environment: ["COURIER_RETRY_BASE_DELAY_MS": "10"])
+    #expect(result.code == 75)
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.output.stdout.utf8)) as? [String: Any])
+    #expect(object["status"] as? String == "failed")
+    #expect(object["kind"] as? String == "server")
+    #expect(object["attempts"] as? Int == 2)
+    #expect(!(object["message"] as? String ?? "<").contains("<"))
+  }
+
+  @Test("a slow server meets the caller's deadline → 75 timed out")
+  func deadline() async throws {
+    let backend = try await ReferenceBackend()
+    defer { backend.stop() }
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    try await backend.call("POST", "/__chaos", json: #"{"fail_next":0,"delay_ms":3000}"#)
+    let result = await run(
+      backend, ["get", "/health", "--json", "--timeout", "1", "--max-attempts", "1"], dataDir: dir)
+    #expect(result.code == 75)
+    #expect(result.output.stdout.contains(#""kind":"timedOut""#))
+  }
+
+  @Test("an expired token is refreshed once and the request replayed")
+  func refresh() async throws {
+    let backend = try await ReferenceBackend(environment: ["COURIER_BACKEND_TOKEN_TTL": "1"])
+    defer { backend.stop() }
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    #expect(await run(backend, ["login", "--username", "bob", "--password", "secret"], dataDir: dir).code == 0)
+    let before = try Data(contentsOf: dir.appendingPathComponent("session.json"))
+    // Wait for the 1 s token to expire on the server's clock (the server owns that time).
+    try await Task.sleep(for: .milliseconds(1500))
+    let result = await run(backend, ["get", "/articles"], dataDir: dir)
+    #expect(result.code == 0, "\(result.output.stderr)")
+    let after = try Data(contentsOf: dir.appendingPathComponent("session.json"))
+    #expect(before != after)
+    let paths = try await backend.log().compactMap { entry -> String? in
+      guard let path = entry["path"] as? String, let status = entry["status"] as? Int else { return nil }
+      return "\(path) \(status)"
+    }
+    #expect(Array(paths.suffix(3)) == ["/articles 401", "/auth/refresh 200", "/articles 200"])
+  }
+
+  @Test("connection refused → 69 and the offline/unreachable message")
+  func refused() async throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let output = CapturedOutput()
+    let runner = CommandRunner(environment: ["HOME": dir.path], output: output)
+    let code = await runner.run([
+      "--base-url", "http://127.0.0.1:\(freeLoopbackPort())", "get", "/health", "--max-attempts", "1",
+    ])
+    #expect(code == 69)
+    #expect(output.stderr.contains("can't be reached"))
+  }
+
+  @Test("usage errors exit 64; bad config exits 78 naming the file and key")
+  func usageAndConfig() async throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let output = CapturedOutput()
+    let runner = CommandRunner(environment: ["HOME": dir.path], output: output)
+    #expect(await runner.run(["frobnicate"]) == 64)
+    #expect(output.stderr.contains("unknown command"))
+    let config = dir.appendingPathComponent("c.json")
+    try Data(#"{"transport":"pigeon"}"#.utf8).write(to: config)
+    #expect(await runner.run(["--config", config.path, "get", "/x"]) == 78)
+    #expect(output.stderr.contains("\(config.path): \"transport\": unknown adapter"))
+  }
+}
