@@ -10,7 +10,7 @@ public enum MultipartEscaping {
   ///   - field: the field it belongs to, for the error.
   /// - Returns: the escaped text, to put between double quotes.
   /// - Throws: `CourierError` `invalidInput` with code `multipart_invalid_name` when `text` holds
-  ///   NUL or another control character (other than CR, LF and tab).
+  ///   NUL, another control character (other than CR, LF and tab) or a backslash.
   public static func quotedParameter(_ text: String, what: String, field: String) throws
     -> String
   {
@@ -22,6 +22,11 @@ public enum MultipartEscaping {
       case "\r": out += "%0D"
       case "\n": out += "%0A"
       case "\t": out.unicodeScalars.append(scalar)
+      case "\\":
+        // Browsers send it raw, but werkzeug drops it, and a trailing one swallows the closing
+        // quote in Go, python-multipart and werkzeug alike, escaped or not (Docs/decisions/0302).
+        throw invalid(
+          what: what, field: field, reason: "contains a backslash, which servers read differently")
       case "\0":
         throw invalid(what: what, field: field, reason: "contains a NUL character")
       case "\u{01}"..."\u{1F}", "\u{7F}":
