@@ -86,6 +86,11 @@ let package = Package(
       name: "courier-tui", dependencies: ["CourierTUI"], path: "Apps/courier-tui",
       swiftSettings: strict),
 
+    // Benchmarks (scripts run them; see Docs/benchmarks/upload.md).
+    .executableTarget(
+      name: "multipart-bench", dependencies: ["CourierDomain", "CourierCore"],
+      path: "Benchmarks/MultipartBench", swiftSettings: strict),
+
     .testTarget(
       name: "CourierDomainTests", dependencies: ["CourierDomain"], path: "Tests/DomainTests",
       swiftSettings: strict),
