@@ -48,7 +48,8 @@ func write(source: String, out: String, chunk: Int) throws {
   try? FileManager.default.removeItem(at: outURL)
   let time = try seconds { try writer.writeFileSynchronously(layout, to: outURL) }
   let after = memory()
-  let size = (try FileManager.default.attributesOfItem(atPath: out)[.size] as? NSNumber)?
+  let size =
+    (try FileManager.default.attributesOfItem(atPath: out)[.size] as? NSNumber)?
     .int64Value ?? -1
   let rate = Double(size) / time / 1_048_576
   print(
@@ -69,8 +70,9 @@ func threshold(url: URL, runs: Int) async throws {
   let memoryWriter = MultipartBodyWriter(directory: directory, inMemoryThreshold: .max)
   let fileWriter = MultipartBodyWriter(directory: directory, inMemoryThreshold: 0)
 
-  print("| body | encode: memory | encode: temp file | encode+upload: memory | encode+upload: file |"
-    + " file / memory (upload) |")
+  print(
+    "| body | encode: memory | encode: temp file | encode+upload: memory | encode+upload: file |"
+      + " file / memory (upload) |")
   print("|---:|---:|---:|---:|---:|---:|")
   for size in [1 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20] {
     let source = directory.appendingPathComponent("source-\(size).bin")
@@ -161,7 +163,8 @@ do {
   case "write" where arguments.count >= 4:
     try write(
       source: arguments[2], out: arguments[3],
-      chunk: arguments.count > 4 ? Int(arguments[4]) ?? MultipartBodyWriter.defaultChunkSize
+      chunk: arguments.count > 4
+        ? Int(arguments[4]) ?? MultipartBodyWriter.defaultChunkSize
         : MultipartBodyWriter.defaultChunkSize)
   case "threshold" where arguments.count >= 3:
     guard let url = URL(string: arguments[2]) else { throw URLError(.badURL) }
