@@ -88,6 +88,11 @@ let package = Package(
 
     // Test helpers shared by test targets: the reference backend launcher, misbehaving servers.
     .target(name: "CourierTestSupport", path: "Tests/Support", swiftSettings: strict),
+    // Benchmarks (scripts run them; see Docs/benchmarks/upload.md).
+    .executableTarget(
+      name: "multipart-bench", dependencies: ["CourierDomain", "CourierCore"],
+      path: "Benchmarks/MultipartBench", swiftSettings: strict),
+
     .testTarget(
       name: "CourierDomainTests", dependencies: ["CourierDomain"], path: "Tests/DomainTests",
       swiftSettings: strict),

@@ -1,0 +1,3 @@
+module courier/benchmarks/sink
+
+go 1.19

@@ -1,0 +1,3 @@
+module courier/crosscheck/goparse
+
+go 1.19
