@@ -121,7 +121,9 @@ public struct VipsImageCompressor: ImageCompressor {
     switch outcome {
     case .success(let info):
       let image = Self.imageInfo(info, byteCount: size)
-      guard Self.isCompressible(image.format) else { throw Self.unsupported(image.format, input: input) }
+      guard Self.isCompressible(image.format) else {
+        throw Self.unsupported(image.format, input: input)
+      }
       return image
     case .failure(let failure):
       throw failure.error(for: input)
@@ -248,7 +250,8 @@ struct VipsFailure: Error, Sendable {
 
   init(status: Int32, message: [CChar]) {
     self.status = status
-    self.detail = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) },
+    self.detail = String(
+      decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) },
       as: UTF8.self)
   }
 
