@@ -22,49 +22,60 @@ final class Scratch: Sendable {
 }
 
 enum Tool {
-  /// Runs a program and returns its standard output; fails the test on a non-zero exit.
+  /// Runs a program and returns its standard output; throws on a non-zero exit. Awaits the
+  /// exit without blocking a thread of the cooperative pool (tests run in parallel on it).
   @discardableResult
-  static func run(_ program: String, _ arguments: [String]) throws -> String {
+  static func run(_ program: String, _ arguments: [String]) async throws -> String {
+    let directory = FileManager.default.temporaryDirectory
+    let outURL = directory.appendingPathComponent("courier-tool-\(UUID().uuidString).out")
+    let errURL = directory.appendingPathComponent("courier-tool-\(UUID().uuidString).err")
+    _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+    defer {
+      try? FileManager.default.removeItem(at: outURL)
+      try? FileManager.default.removeItem(at: errURL)
+    }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: program)
     process.arguments = arguments
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let text = String(decoding: data, as: UTF8.self)
-    guard process.terminationStatus == 0 else {
+    process.standardOutput = try FileHandle(forWritingTo: outURL)
+    process.standardError = try FileHandle(forWritingTo: errURL)
+    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+      process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+      do { try process.run() } catch { continuation.resume(throwing: error) }
+    }
+    guard status == 0 else {
       throw ToolFailure(
         command: ([program] + arguments).joined(separator: " "),
-        stderr: String(decoding: errorData, as: UTF8.self))
+        stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
     }
-    return text
+    return (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
   }
 
   /// ImageMagick's real `convert` (a stand-in may shadow it earlier on PATH).
-  static func convert(_ arguments: String...) throws { try run("/usr/bin/convert", arguments) }
+  static func convert(_ arguments: String...) async throws {
+    try await run("/usr/bin/convert", arguments)
+  }
 
   /// The `vips` command line.
-  static func vips(_ arguments: String...) throws { try run("/usr/bin/vips", arguments) }
+  static func vips(_ arguments: String...) async throws {
+    try await run("/usr/bin/vips", arguments)
+  }
 
   /// Every metadata field libvips sees in a file (`vipsheader -a`).
-  static func header(_ file: URL) throws -> String {
-    try run("/usr/bin/vipsheader", ["-a", file.path])
+  static func header(_ file: URL) async throws -> String {
+    try await run("/usr/bin/vipsheader", ["-a", file.path])
   }
 
   /// One pixel's band values, as libvips decodes it.
-  static func pixel(_ file: URL, x: Int, y: Int) throws -> [Double] {
-    try run("/usr/bin/vips", ["getpoint", file.path, "\(x)", "\(y)"])
+  static func pixel(_ file: URL, x: Int, y: Int) async throws -> [Double] {
+    try await run("/usr/bin/vips", ["getpoint", file.path, "\(x)", "\(y)"])
       .split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
   }
 
   /// A field of `vipsheader -f`.
-  static func field(_ file: URL, _ name: String) throws -> String {
-    try run("/usr/bin/vipsheader", ["-f", name, file.path])
+  static func field(_ file: URL, _ name: String) async throws -> String {
+    try await run("/usr/bin/vipsheader", ["-f", name, file.path])
       .trimmingCharacters(in: .whitespacesAndNewlines)
   }
 }

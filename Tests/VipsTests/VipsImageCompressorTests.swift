@@ -18,11 +18,11 @@ struct VipsImageCompressorTests {
     let scratch = try Scratch()
     let input = scratch.file("rotated.jpg")
     // Stored landscape, blue, with a red square in the stored top-left corner.
-    try Tool.convert(
+    try await Tool.convert(
       "-size", "400x200", "xc:blue", "-fill", "red", "-draw", "rectangle 0,0 59,59",
       "-quality", "95", input.path)
     try EXIF.insert(into: input, orientation: 6)
-    #expect(try Tool.field(input, "orientation") == "6")
+    #expect(try await Tool.field(input, "orientation") == "6")
 
     let output = scratch.file("out.jpg")
     let result = try await compressor.compress(
@@ -31,11 +31,11 @@ struct VipsImageCompressorTests {
     #expect(result.orientationApplied)
     #expect(result.input.orientation == 6)
     #expect((result.width, result.height) == (200, 400))
-    #expect(try Tool.field(output, "width") == "200")
-    #expect(try Tool.field(output, "height") == "400")
+    #expect(try await Tool.field(output, "width") == "200")
+    #expect(try await Tool.field(output, "height") == "400")
     // Orientation 6 turns the picture 90° clockwise: the stored top-left is now top-right.
-    let topRight = try Tool.pixel(output, x: 190, y: 10)
-    let topLeft = try Tool.pixel(output, x: 10, y: 10)
+    let topRight = try await Tool.pixel(output, x: 190, y: 10)
+    let topLeft = try await Tool.pixel(output, x: 10, y: 10)
     #expect(topRight[0] > 200 && topRight[2] < 60, "top-right should be red: \(topRight)")
     #expect(topLeft[2] > 200 && topLeft[0] < 60, "top-left should be blue: \(topLeft)")
   }
@@ -43,7 +43,7 @@ struct VipsImageCompressorTests {
   @Test func shrinksALargeJPEGToTheMaximumLongEdge() async throws {
     let scratch = try Scratch()
     let input = scratch.file("large.jpg")
-    try Tool.vips("black", input.path, "6000", "4000", "--bands", "3")
+    try await Tool.vips("black", input.path, "6000", "4000", "--bands", "3")
     let output = scratch.file("out.jpg")
 
     let result = try await compressor.compress(
@@ -54,14 +54,14 @@ struct VipsImageCompressorTests {
     #expect(result.inputSize == Int64(try Data(contentsOf: input).count))
     #expect(result.outputSize == Int64(try Data(contentsOf: output).count))
     #expect(!result.orientationApplied)
-    #expect(try Tool.field(output, "width") == "2048")
+    #expect(try await Tool.field(output, "width") == "2048")
   }
 
   @Test(arguments: [(800, 600), (2048, 100), (30, 2000)])
   func neverUpscalesASmallImage(width: Int, height: Int) async throws {
     let scratch = try Scratch()
     let input = scratch.file("small.jpg")
-    try Tool.vips("black", input.path, "\(width)", "\(height)", "--bands", "3")
+    try await Tool.vips("black", input.path, "\(width)", "\(height)", "--bands", "3")
     let output = scratch.file("out.jpg")
 
     let result = try await compressor.compress(
@@ -73,7 +73,7 @@ struct VipsImageCompressorTests {
   @Test func flattensPNGAlphaOntoWhite() async throws {
     let scratch = try Scratch()
     let input = scratch.file("alpha.png")
-    try Tool.convert(
+    try await Tool.convert(
       "-size", "300x200", "xc:none", "-fill", "red", "-draw", "rectangle 100,50 199,149",
       input.path)
     let output = scratch.file("out.jpg")
@@ -84,20 +84,20 @@ struct VipsImageCompressorTests {
     #expect(result.input.format == .png)
     #expect(result.input.hasAlpha)
     #expect((result.width, result.height) == (300, 200))
-    #expect(try Tool.field(output, "bands") == "3")
-    let corner = try Tool.pixel(output, x: 5, y: 5)
+    #expect(try await Tool.field(output, "bands") == "3")
+    let corner = try await Tool.pixel(output, x: 5, y: 5)
     #expect(
       corner.count == 3 && corner.allSatisfy { $0 > 245 }, "corner should be white: \(corner)")
-    let centre = try Tool.pixel(output, x: 150, y: 100)
+    let centre = try await Tool.pixel(output, x: 150, y: 100)
     #expect(centre[0] > 200 && centre[1] < 60, "centre should be red: \(centre)")
   }
 
   @Test func compressesWebP() async throws {
     let scratch = try Scratch()
     let png = scratch.file("g.png")
-    try Tool.convert("-size", "3000x1500", "gradient:red-blue", png.path)
+    try await Tool.convert("-size", "3000x1500", "gradient:red-blue", png.path)
     let input = scratch.file("photo.webp")
-    try Tool.vips("copy", png.path, input.path)
+    try await Tool.vips("copy", png.path, input.path)
     let output = scratch.file("out.jpg")
 
     let result = try await compressor.compress(
@@ -105,7 +105,7 @@ struct VipsImageCompressorTests {
 
     #expect(result.input.format == .webp)
     #expect((result.width, result.height) == (2048, 1024))
-    #expect(try Tool.field(output, "vips-loader") == "jpegload")
+    #expect(try await Tool.field(output, "vips-loader") == "jpegload")
   }
 
   @Test func compressesHEICWhenLibvipsHasAHEIFDecoder() async throws {
@@ -114,13 +114,13 @@ struct VipsImageCompressorTests {
     let output = scratch.file("out.jpg")
     if VipsImageCompressor.supportedFormats.contains(.heif) {
       let png = scratch.file("g.png")
-      try Tool.convert("-size", "640x320", "gradient:green-yellow", png.path)
-      try Tool.vips("copy", png.path, input.path)
+      try await Tool.convert("-size", "640x320", "gradient:green-yellow", png.path)
+      try await Tool.vips("copy", png.path, input.path)
       let result = try await compressor.compress(
         input: input, output: output, options: CompressionOptions(maxLongEdge: 256))
       #expect(result.input.format == .heif)
       #expect((result.width, result.height) == (256, 128))
-      #expect(try Tool.field(output, "vips-loader") == "jpegload")
+      #expect(try await Tool.field(output, "vips-loader") == "jpegload")
     } else {
       // Only the ISO-BMFF brand: enough to be recognised as HEIC and refused clearly.
       var box = Data([0, 0, 0, 24])
@@ -137,16 +137,16 @@ struct VipsImageCompressorTests {
   @Test func stripsGPSAndAllEXIF() async throws {
     let scratch = try Scratch()
     let input = scratch.file("located.jpg")
-    try Tool.convert("-size", "640x480", "xc:orange", input.path)
+    try await Tool.convert("-size", "640x480", "xc:orange", input.path)
     try EXIF.insert(into: input, gps: true)
-    #expect(try Tool.header(input).contains("exif-ifd3-GPSLatitude"))
+    #expect(try await Tool.header(input).contains("exif-ifd3-GPSLatitude"))
     let before = try await compressor.inspect(input)
     #expect(before.hasLocation && before.hasMetadata)
 
     let output = scratch.file("out.jpg")
     _ = try await compressor.compress(input: input, output: output, options: CompressionOptions())
 
-    let header = try Tool.header(output)
+    let header = try await Tool.header(output)
     #expect(!header.contains("exif"), "output still has EXIF: \(header)")
     #expect(!header.contains("GPS"))
     #expect(!header.contains("xmp-data"))
@@ -158,7 +158,7 @@ struct VipsImageCompressorTests {
   @Test func keepsMetadataWhenAskedTo() async throws {
     let scratch = try Scratch()
     let input = scratch.file("located.jpg")
-    try Tool.convert("-size", "640x480", "xc:orange", input.path)
+    try await Tool.convert("-size", "640x480", "xc:orange", input.path)
     try EXIF.insert(into: input, gps: true)
     let output = scratch.file("out.jpg")
 
@@ -171,7 +171,7 @@ struct VipsImageCompressorTests {
   @Test func qualityChangesTheSize() async throws {
     let scratch = try Scratch()
     let input = scratch.file("noisy.jpg")
-    try Tool.convert(
+    try await Tool.convert(
       "-seed", "7", "-size", "800x600", "plasma:fractal", "-quality", "95", input.path)
     let low = try await compressor.compress(
       input: input, output: scratch.file("q30.jpg"), options: CompressionOptions(quality: 30))
@@ -186,7 +186,7 @@ struct VipsImageCompressorTests {
   @Test func truncatedJPEGIsAClearErrorAndLosesNothing() async throws {
     let scratch = try Scratch()
     let whole = scratch.file("whole.jpg")
-    try Tool.convert("-seed", "3", "-size", "600x450", "plasma:fractal", whole.path)
+    try await Tool.convert("-seed", "3", "-size", "600x450", "plasma:fractal", whole.path)
     let data = try Data(contentsOf: whole)
     let input = scratch.file("broken.jpg")
     try data.prefix(data.count * 2 / 5).write(to: input)
@@ -225,7 +225,7 @@ struct VipsImageCompressorTests {
   @Test func unsupportedImageFormatIsRefusedByName() async throws {
     let scratch = try Scratch()
     let input = scratch.file("drawing.gif")
-    try Tool.convert("-size", "40x40", "xc:green", input.path)
+    try await Tool.convert("-size", "40x40", "xc:green", input.path)
 
     let error = try await #require(throws: CourierError.self) {
       try await compressor.compress(
@@ -251,7 +251,7 @@ struct VipsImageCompressorTests {
   @Test func cancelledTaskWritesNothing() async throws {
     let scratch = try Scratch()
     let input = scratch.file("large.jpg")
-    try Tool.vips("black", input.path, "3000", "2000", "--bands", "3")
+    try await Tool.vips("black", input.path, "3000", "2000", "--bands", "3")
     let output = scratch.file("out.jpg")
     let compressor = self.compressor
 
@@ -266,10 +266,42 @@ struct VipsImageCompressorTests {
     #expect(try scratch.contents() == ["large.jpg"])
   }
 
+  @Test func cancellingDuringTheEncodeStopsLibvips() async throws {
+    let scratch = try Scratch()
+    let input = scratch.file("huge.jpg")
+    // No downsampling (long edge 8000): libvips decodes and encodes all 48 megapixels.
+    try await Tool.vips("black", input.path, "8000", "6000", "--bands", "3")
+    let output = scratch.file("out.jpg")
+    let compressor = self.compressor
+    let task = Task {
+      try await compressor.compress(
+        input: input, output: output, options: CompressionOptions(maxLongEdge: 8000))
+    }
+    // The hidden .partial file appears when libvips opens its output, i.e. once the encode
+    // has begun: cancel from then on. A dedicated thread watches, so that a busy cooperative
+    // pool cannot delay the cancel past the encode. Bounded; no fixed sleep.
+    let watcher = Thread {
+      let deadline = Date().addingTimeInterval(30)
+      while ((try? scratch.contents().count) ?? 0) < 2, Date() < deadline { sched_yield() }
+      task.cancel()
+    }
+    watcher.start()
+    let result = await task.result
+
+    if case .failure(let error as CourierError) = result {
+      #expect(error.kind == .cancelled)
+      // Stopped inside libvips (its kill flag), not merely discarded after a full encode.
+      #expect(error.underlying == "libvips stopped mid-work")
+    } else {
+      Issue.record("expected a cancellation, got \(result)")
+    }
+    #expect(try scratch.contents() == ["huge.jpg"])
+  }
+
   @Test func concurrentCallsAllSucceed() async throws {
     let scratch = try Scratch()
     let input = scratch.file("in.jpg")
-    try Tool.vips("black", input.path, "2500", "1000", "--bands", "3")
+    try await Tool.vips("black", input.path, "2500", "1000", "--bands", "3")
     let compressor = self.compressor
 
     let sizes = try await withThrowingTaskGroup(of: Int.self) { group in

@@ -15,23 +15,28 @@ import Synchronization
 /// worker threads (fixed by the first compressor created). Cancelling the calling task stops
 /// the encoder at its next batch of tiles.
 public struct VipsImageCompressor: ImageCompressor {
+  /// libvips' default worker threads per image: the processor count, at most 4.
+  public static let defaultConcurrency = min(4, ProcessInfo.processInfo.activeProcessorCount)
+
   /// Creates a compressor.
   /// - Parameter concurrency: libvips' worker threads per image; only the first value used
   ///   in a process counts. Defaults to the processor count, at most 4.
-  public init(concurrency: Int = min(4, ProcessInfo.processInfo.activeProcessorCount)) {
+  public init(concurrency: Int = VipsImageCompressor.defaultConcurrency) {
     _ = VipsRuntime.initialise(concurrency: concurrency)
   }
 
   /// The libvips version in use, e.g. "8.14.1".
   public static var libvipsVersion: String {
-    _ = VipsRuntime.initialise(concurrency: 1)
+    _ = VipsRuntime.initialise(concurrency: VipsImageCompressor.defaultConcurrency)
     return courier_vips_version().map { String(cString: $0) } ?? "unknown"
   }
 
   /// The input formats this build of libvips can decode among those Courier compresses.
   /// HEIF is present only when libvips was built with libheif (Debian 12's is).
   public static var supportedFormats: [ImageFormat] {
-    guard VipsRuntime.initialise(concurrency: 1) else { return [] }
+    guard VipsRuntime.initialise(concurrency: VipsImageCompressor.defaultConcurrency) else {
+      return []
+    }
     let candidates: [(ImageFormat, String)] = [
       (.jpeg, "jpegload"), (.png, "pngload"), (.webp, "webpload"), (.heif, "heifload"),
     ]
@@ -64,17 +69,20 @@ public struct VipsImageCompressor: ImageCompressor {
       ".\(output.lastPathComponent).\(UUID().uuidString).partial")
     let token = CancelToken()
     let job = Job(
-      input: input.path, output: temporary.path, maxEdge: Int32(options.maxLongEdge),
-      quality: Int32(options.quality), strip: options.stripMetadata)
+      input: input.path, output: temporary.path, maxEdge: Int32(clamping: options.maxLongEdge),
+      quality: Int32(clamping: options.quality), strip: options.stripMetadata)
     let outcome = await withTaskCancellationHandler {
       await VipsRuntime.run { job.run(token: token) }
     } onCancel: {
       token.cancel()
     }
-    guard case .success(let (inputInfo, outputInfo)) = outcome else {
+    let inputInfo: courier_vips_info
+    let outputInfo: courier_vips_info
+    switch outcome {
+    case .success(let infos): (inputInfo, outputInfo) = infos
+    case .failure(let failure):
       try? FileManager.default.removeItem(at: temporary)
-      if case .failure(let failure) = outcome { throw failure.error(for: input) }
-      throw CourierError(.invalidInput, context: "compress \(input.path)")
+      throw failure.error(for: input)
     }
     let format = Self.format(of: inputInfo)
     guard Self.isCompressible(format) else {
@@ -83,7 +91,9 @@ public struct VipsImageCompressor: ImageCompressor {
     }
     if Task.isCancelled {
       try? FileManager.default.removeItem(at: temporary)
-      throw CourierError(.cancelled, context: "compress \(input.path)")
+      throw CourierError(
+        .cancelled, underlying: "cancelled after libvips finished",
+        context: "compress \(input.path)")
     }
     guard rename(temporary.path, output.path) == 0 else {
       let reason = String(cString: strerror(errno))
@@ -181,7 +191,7 @@ public struct VipsImageCompressor: ImageCompressor {
 
 /// The process-wide libvips state: initialisation and the one queue all work runs on.
 enum VipsRuntime {
-  private static let queue = DispatchQueue(label: "courier.vips", qos: .utility)
+  private static let queue = DispatchQueue(label: "courier.vips", qos: .userInitiated)
   private static let initialised = Mutex<Int32?>(nil)
 
   /// Initialises libvips once (the C side uses `pthread_once`); returns whether it worked.
@@ -195,7 +205,7 @@ enum VipsRuntime {
   }
 
   static func requireInitialised(input: URL) throws {
-    guard initialise(concurrency: 1) else {
+    guard initialise(concurrency: VipsImageCompressor.defaultConcurrency) else {
       throw CourierError(
         .invalidInput, code: "codec_unavailable",
         serverMessage: "The image library (libvips) could not be started.",
@@ -245,6 +255,9 @@ struct Job: Sendable {
 
 /// A failure reported by the shim, turned into a `CourierError` naming the file.
 struct VipsFailure: Error, Sendable {
+  /// The `underlying` of a cancellation that libvips itself honoured mid-work.
+  static let stoppedByLibvips = "libvips stopped mid-work"
+
   let status: Int32
   let detail: String
 
@@ -266,7 +279,7 @@ struct VipsFailure: Error, Sendable {
         serverMessage: "Can't read \(path): \(detail.isEmpty ? "unreadable" : detail).",
         underlying: underlying, context: context)
     case Int32(COURIER_VIPS_CANCELLED):
-      return CourierError(.cancelled, underlying: underlying, context: context)
+      return CourierError(.cancelled, underlying: VipsFailure.stoppedByLibvips, context: context)
     case Int32(COURIER_VIPS_NOT_AN_IMAGE):
       if HEIFSniffer.looksLikeHEIF(input) && !VipsImageCompressor.supportedFormats.contains(.heif) {
         return CourierError(
