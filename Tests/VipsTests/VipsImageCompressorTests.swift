@@ -92,6 +92,47 @@ struct VipsImageCompressorTests {
     #expect(centre[0] > 200 && centre[1] < 60, "centre should be red: \(centre)")
   }
 
+  @Test func flattens16BitAlphaOntoWhiteToo() async throws {
+    let scratch = try Scratch()
+    let eightBit = scratch.file("a8.png")
+    try await Tool.convert(
+      "-size", "100x100", "xc:none", "-fill", "red", "-draw", "rectangle 20,20 79,79",
+      eightBit.path)
+    let input = scratch.file("a16.png")
+    try await Tool.vips("colourspace", eightBit.path, input.path, "rgb16")
+    #expect(try await Tool.field(input, "format").contains("USHORT"))
+    let output = scratch.file("out.jpg")
+
+    _ = try await compressor.compress(input: input, output: output, options: CompressionOptions())
+
+    let corner = try await Tool.pixel(output, x: 2, y: 2)
+    #expect(
+      corner.count == 3 && corner.allSatisfy { $0 > 245 }, "corner should be white: \(corner)")
+    let centre = try await Tool.pixel(output, x: 50, y: 50)
+    #expect(centre[0] > 240 && centre[1] < 20, "centre should be red: \(centre)")
+  }
+
+  @Test func convertsAnEmbeddedProfileToSRGBBeforeStrippingIt() async throws {
+    let scratch = try Scratch()
+    let srgb = scratch.file("red.png")
+    try await Tool.convert("-size", "64x64", "xc:rgb(200,40,40)", "-depth", "8", srgb.path)
+    let p3 = scratch.file("p3.v")
+    try await Tool.vips("icc_transform", srgb.path, p3.path, "p3", "--input-profile", "srgb")
+    let input = scratch.file("p3.jpg")
+    try await Tool.vips("jpegsave", p3.path, input.path, "--Q", "95")
+    #expect(try await Tool.header(input).contains("icc-profile-data"))
+    let stored = try await Tool.pixel(input, x: 5, y: 5)
+    #expect(abs(stored[0] - 200) > 10, "the P3 numbers differ from the sRGB ones: \(stored)")
+    let output = scratch.file("out.jpg")
+
+    _ = try await compressor.compress(input: input, output: output, options: CompressionOptions())
+
+    #expect(try await !Tool.header(output).contains("icc-profile-data"))
+    let shown = try await Tool.pixel(output, x: 5, y: 5)
+    let expected: [Double] = [200, 40, 40]
+    #expect(zip(shown, expected).allSatisfy { abs($0 - $1) <= 6 }, "\(shown)")
+  }
+
   @Test func compressesWebP() async throws {
     let scratch = try Scratch()
     let png = scratch.file("g.png")
