@@ -278,6 +278,21 @@ struct VipsImageCompressorTests {
     #expect(try scratch.contents() == ["drawing.gif"])
   }
 
+  @Test func refusesToOverwriteItsInput() async throws {
+    let scratch = try Scratch()
+    let input = scratch.file("photo.jpg")
+    try await Tool.vips("black", input.path, "3000", "2000", "--bands", "3")
+    let original = try Data(contentsOf: input)
+
+    let error = try await #require(throws: CourierError.self) {
+      try await compressor.compress(input: input, output: input, options: CompressionOptions())
+    }
+
+    #expect(error.kind == .invalidInput)
+    #expect(error.userMessage.contains("photo.jpg"))
+    #expect(try Data(contentsOf: input) == original)
+  }
+
   @Test func missingFileIsUnavailable() async throws {
     let scratch = try Scratch()
     let error = try await #require(throws: CourierError.self) {

@@ -58,6 +58,12 @@ public struct VipsImageCompressor: ImageCompressor {
     try Task.checkCancellation(input: input)
     try VipsRuntime.requireInitialised(input: input)
     let inputSize = try Self.fileSize(input)
+    guard input.standardizedFileURL.path != output.standardizedFileURL.path else {
+      throw CourierError(
+        .invalidInput, code: "output_is_input",
+        serverMessage: "The compressed copy of \(input.path) can't replace the original itself.",
+        context: "compress \(input.path)")
+    }
     let directory = output.deletingLastPathComponent()
     guard FileManager.default.isWritableFile(atPath: directory.path) else {
       throw CourierError(
