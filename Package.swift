@@ -42,14 +42,27 @@ let package = Package(
     .target(
       name: "CourierNetlink", dependencies: ["CourierDomain", "CourierPorts", "CNetlink"],
       path: "Modules/Adapters/NetlinkPathMonitor", swiftSettings: strict),
+    // No pkgConfig: pkg-config's "-pthread" makes SwiftPM warn. Only CVipsShim's C needs the
+    // GLib include paths (Debian 12 layout; see Docs/decisions/0350); Swift never sees GLib.
     .systemLibrary(
-      name: "CVips", path: "Modules/Adapters/CVips", pkgConfig: "vips",
-      providers: [.apt(["libvips-dev"])]),
+      name: "CVips", path: "Modules/Adapters/CVips", providers: [.apt(["libvips-dev"])]),
     .target(
       name: "CourierVips", dependencies: ["CourierDomain", "CourierPorts", "CVipsShim"],
       path: "Modules/Adapters/VipsImageCompressor", swiftSettings: strict),
     .target(
-      name: "CVipsShim", dependencies: ["CVips"], path: "Modules/Adapters/CVipsShim"),
+      name: "CVipsShim", dependencies: ["CVips"], path: "Modules/Adapters/CVipsShim",
+      cSettings: [
+        .unsafeFlags([
+          "-I/usr/include/glib-2.0", "-I/usr/lib/x86_64-linux-gnu/glib-2.0/include",
+          "-I/usr/lib/aarch64-linux-gnu/glib-2.0/include",
+        ])
+      ],
+      linkerSettings: [
+        .linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0"),
+      ]),
+    .executableTarget(
+      name: "courier-compress-bench", dependencies: ["CourierVips", "CourierPorts"],
+      path: "Benchmarks/compression/courier-compress-bench", swiftSettings: strict),
     .systemLibrary(
       name: "CSQLite", path: "Modules/Adapters/CSQLite", pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]),
@@ -107,7 +120,8 @@ let package = Package(
       name: "CourierNetlinkTests", dependencies: ["CourierNetlink", "CNetlink", "CourierCore"],
       path: "Tests/NetlinkTests", swiftSettings: strict),
     .testTarget(
-      name: "CourierVipsTests", dependencies: ["CourierVips"], path: "Tests/VipsTests",
+      name: "CourierVipsTests", dependencies: ["CourierVips", "CourierPorts", "CourierDomain"],
+      path: "Tests/VipsTests",
       swiftSettings: strict),
     .testTarget(
       name: "CourierStoreTests",

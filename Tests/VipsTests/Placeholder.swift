@@ -1,2 +1,0 @@
-import Testing
-@Test func placeholderVipsTests() { #expect(Bool(true)) }
