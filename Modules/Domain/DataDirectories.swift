@@ -25,9 +25,9 @@ public struct DataDirectories: Sendable, Equatable {
   /// - Returns: the directories.
   /// - Throws: `StoreError.invalidInput` when a default is needed and `HOME` is not an
   ///   absolute path.
-  public static func resolve(environment: [String: String], name: String = "courier") throws(
-    StoreError
-  ) -> DataDirectories {
+  public static func resolve(environment: [String: String], name: String = "courier")
+    throws(StoreError) -> DataDirectories
+  {
     func base(_ variable: String, fallback: String) throws(StoreError) -> String {
       if let value = environment[variable], value.hasPrefix("/") { return trimmed(value) }
       guard let home = environment["HOME"], home.hasPrefix("/") else {
@@ -36,7 +36,7 @@ public struct DataDirectories: Sendable, Equatable {
           "Neither \(variable) nor HOME is set to an absolute path, so Courier cannot tell "
             + "where to keep its files. Set \(variable) or HOME.")
       }
-      return trimmed(home) + "/" + fallback
+      return join(trimmed(home), fallback)
     }
     let data = try base("XDG_DATA_HOME", fallback: ".local/share")
     let cache = try base("XDG_CACHE_HOME", fallback: ".cache")

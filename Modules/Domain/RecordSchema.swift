@@ -31,7 +31,8 @@ public struct RecordSchema: Sendable, Equatable {
   /// - Throws: `CourierError` of kind `decoding`, naming the missing or mistyped member.
   public func serverRecord(from json: JSONValue) throws -> ServerRecord {
     guard case .object(var members) = json else {
-      throw CourierError(.decoding, code: "record_not_object", field: nil, underlying: "not an object")
+      throw CourierError(
+        .decoding, code: "record_not_object", field: nil, underlying: "not an object")
     }
     guard let id = members[idKey]?.stringValue, !id.isEmpty else {
       throw CourierError(.decoding, code: "record_missing_field", field: idKey)

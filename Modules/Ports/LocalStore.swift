@@ -309,7 +309,8 @@ extension LocalStoreBackend {
     try write { reader in
       let entry = try Self.existing(reader, id)
       if let serverRecord, serverRecord.id != entry.key.id {
-        throw StoreError(.invalidInput, "The server's record \(serverRecord.id) is not \(entry.key).")
+        throw StoreError(
+          .invalidInput, "The server's record \(serverRecord.id) is not \(entry.key).")
       }
       return LocalStorePlan.complete(
         entry, serverRecord: serverRecord, record: try reader.record(entry.key),
@@ -324,7 +325,8 @@ extension LocalStoreBackend {
   @discardableResult
   public func revert(_ key: RecordKey) throws -> LocalRecord? {
     try write { reader in
-      LocalStorePlan.revert(key, record: try reader.record(key), entries: try reader.entries(for: key))
+      LocalStorePlan.revert(
+        key, record: try reader.record(key), entries: try reader.entries(for: key))
     }
   }
 }

@@ -62,7 +62,9 @@ struct CrashTests {
     return (reported, "exit \(process.terminationStatus): \(stderr)")
   }
 
-  @Test("every reported enqueue survives kill -9, in order, without duplicates", arguments: ["sqlite", "file"])
+  @Test(
+    "every reported enqueue survives kill -9, in order, without duplicates",
+    arguments: ["sqlite", "file"])
   func killNine(adapter: String) throws {
     let probe = try #require(
       Self.probe, "build the probe first: swift build --product courier-store-crash-probe")
@@ -94,6 +96,8 @@ struct CrashTests {
       onDisk = count
     }
     #expect(onDisk > Self.rounds)
-    print("\(adapter): \(onDisk) operations over \(Self.rounds) kills, \(killedMidway) found past the last report")
+    print(
+      "\(adapter): \(onDisk) operations over \(Self.rounds) kills, \(killedMidway) found past the last report"
+    )
   }
 }

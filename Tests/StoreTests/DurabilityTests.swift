@@ -12,7 +12,10 @@ struct DurabilityTests {
   /// pending, attempted, rejected and conflicted; a collection state.
   static func populate(_ store: any LocalStore) throws -> [UUID] {
     try store.applyServerList(
-      [F.server("a", "A", version: 1), F.server("b", "B", version: 2), F.server("c", "C", version: 3)],
+      [
+        F.server("a", "A", version: 1), F.server("b", "B", version: 2),
+        F.server("c", "C", version: 3),
+      ],
       collection: F.collection, etag: "\"e1\"", refreshedAt: F.epoch)
     let ops = [
       F.operation("a", .update, "A'", base: 1, operationID: F.operationID(1)),
@@ -58,7 +61,9 @@ struct DurabilityTests {
     #expect(try Self.dump(reopened) == before)
   }
 
-  @Test("sequence numbers are never reused, even after the queue empties and a reopen", arguments: StoreAdapter.durableOnes)
+  @Test(
+    "sequence numbers are never reused, even after the queue empties and a reopen",
+    arguments: StoreAdapter.durableOnes)
   func sequenceSurvives(adapter: StoreAdapter) throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
@@ -76,7 +81,8 @@ struct DurabilityTests {
     #expect(next > last)
   }
 
-  @Test("the same history gives the same state in every adapter", arguments: StoreAdapter.durableOnes)
+  @Test(
+    "the same history gives the same state in every adapter", arguments: StoreAdapter.durableOnes)
   func sameAsInMemory(adapter: StoreAdapter) throws {
     let reference = try StoreAdapter.inMemory.open("")
     _ = try Self.populate(reference)

@@ -86,7 +86,9 @@ struct FileLocalStoreTests {
     let (directory, _) = try closedStore()
     defer { directory.remove() }
     let journal = directory.path + "/store/outbox.journal"
-    try append("{\"seq\":9,\"m\":[{\"deleteEntry\":{\"sequence\":77}}]}\n{\"seq\":10,\"m\":[]}\n", to: journal)
+    try append(
+      "{\"seq\":9,\"m\":[{\"deleteEntry\":{\"sequence\":77}}]}\n{\"seq\":10,\"m\":[]}\n",
+      to: journal)
     let error = try #require(throws: StoreError.self) {
       try FileLocalStore(directory: directory.path + "/store")
     }

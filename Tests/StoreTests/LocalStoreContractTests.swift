@@ -19,7 +19,9 @@ func withStore(
 struct LocalStoreContractTests {
   typealias F = Fixture
 
-  @Test("server list: records are stored, read back sorted, replaced and dropped", arguments: StoreAdapter.all)
+  @Test(
+    "server list: records are stored, read back sorted, replaced and dropped",
+    arguments: StoreAdapter.all)
   func serverListCRUD(adapter: StoreAdapter) throws {
     try withStore(adapter) { store, _ in
       #expect(try store.records(in: F.collection).isEmpty)
@@ -29,7 +31,9 @@ struct LocalStoreContractTests {
       let records = try store.records(in: F.collection)
       #expect(records.map(\.key.id) == ["a", "b"])
       #expect(records.allSatisfy { $0.state == .synced })
-      #expect(try store.record(F.key("a")) == .synced(F.server("a", "A", version: 3), collection: F.collection))
+      #expect(
+        try store.record(F.key("a"))
+          == .synced(F.server("a", "A", version: 3), collection: F.collection))
       #expect(try store.records(in: "other").isEmpty)
 
       try store.applyServerList(
@@ -42,12 +46,14 @@ struct LocalStoreContractTests {
     }
   }
 
-  @Test("ETag and last refresh per collection; a 304 moves the time only", arguments: StoreAdapter.all)
+  @Test(
+    "ETag and last refresh per collection; a 304 moves the time only", arguments: StoreAdapter.all)
   func etagAndRefresh(adapter: StoreAdapter) throws {
     try withStore(adapter) { store, _ in
       #expect(try store.collectionState(F.collection) == CollectionState(collection: F.collection))
       try store.applyServerList([], collection: F.collection, etag: "W/\"7\"", refreshedAt: F.epoch)
-      try store.markNotModified(collection: F.collection, refreshedAt: F.epoch.addingTimeInterval(5))
+      try store.markNotModified(
+        collection: F.collection, refreshedAt: F.epoch.addingTimeInterval(5))
       let state = try store.collectionState(F.collection)
       #expect(state.etag == "W/\"7\"")
       #expect(state.lastRefresh == F.epoch.addingTimeInterval(5))
@@ -70,7 +76,9 @@ struct LocalStoreContractTests {
     }
   }
 
-  @Test("a refresh keeps local edits and updates the server copy beside them", arguments: StoreAdapter.all)
+  @Test(
+    "a refresh keeps local edits and updates the server copy beside them",
+    arguments: StoreAdapter.all)
   func refreshKeepsLocalEdits(adapter: StoreAdapter) throws {
     try withStore(adapter) { store, _ in
       try store.applyServerList(
@@ -115,7 +123,9 @@ struct LocalStoreContractTests {
     }
   }
 
-  @Test("apply and enqueue writes the optimistic record and the entry together", arguments: StoreAdapter.all)
+  @Test(
+    "apply and enqueue writes the optimistic record and the entry together",
+    arguments: StoreAdapter.all)
   func applyAndEnqueue(adapter: StoreAdapter) throws {
     try withStore(adapter) { store, _ in
       try store.applyServerRecord(F.server("a", "A", version: 4), key: F.key("a"))
@@ -229,7 +239,9 @@ struct LocalStoreContractTests {
     }
   }
 
-  @Test("rejected and conflicted entries keep their reason and leave the pending list", arguments: StoreAdapter.all)
+  @Test(
+    "rejected and conflicted entries keep their reason and leave the pending list",
+    arguments: StoreAdapter.all)
   func rejectedAndConflicted(adapter: StoreAdapter) throws {
     try withStore(adapter) { store, _ in
       let a = F.operation("a", .update, "A", base: 1)
@@ -239,7 +251,9 @@ struct LocalStoreContractTests {
       try store.markRejected(a.id, message: "Title is too long.", code: "validation_failed")
       let current: JSONValue = .object(["id": .string("b"), "version": .number(5)])
       try store.markConflicted(b.id, serverRecord: current)
-      #expect(try store.entry(a.id)?.state == .rejected(message: "Title is too long.", code: "validation_failed"))
+      #expect(
+        try store.entry(a.id)?.state
+          == .rejected(message: "Title is too long.", code: "validation_failed"))
       #expect(try store.entry(b.id)?.state == .conflicted(serverRecord: current))
       #expect(try store.pending().map(\.id) == [c.id])
       #expect(try store.entries().map(\.id) == [a.id, b.id, c.id])
@@ -255,7 +269,8 @@ struct LocalStoreContractTests {
     }
   }
 
-  @Test("completing adopts the server's record and rebases later edits", arguments: StoreAdapter.all)
+  @Test(
+    "completing adopts the server's record and rebases later edits", arguments: StoreAdapter.all)
   func complete(adapter: StoreAdapter) throws {
     try withStore(adapter) { store, _ in
       try store.applyServerRecord(F.server("a", "A", version: 1), key: F.key("a"))
@@ -292,7 +307,8 @@ struct LocalStoreContractTests {
       let edit = F.operation("a", .update, "", base: 3)
       try store.applyAndEnqueue(.put(F.key("a"), payload: F.payload("")), edit)
       try store.recordAttempt(edit.id)
-      try store.markRejected(edit.id, message: "The title cannot be empty.", code: "validation_failed")
+      try store.markRejected(
+        edit.id, message: "The title cannot be empty.", code: "validation_failed")
       #expect(try store.record(F.key("a"))?.payload == F.payload(""))
 
       let restored = try store.revert(F.key("a"))
@@ -316,7 +332,8 @@ struct LocalStoreContractTests {
         "version": .number(2), "updated_at": .string("2026-11-30T10:15:00.123Z"),
       ])
       let server = try RecordSchema.standard.serverRecord(from: json)
-      try store.applyServerList([server], collection: Article.collection, etag: nil, refreshedAt: F.epoch)
+      try store.applyServerList(
+        [server], collection: Article.collection, etag: nil, refreshedAt: F.epoch)
       var article = try Article(record: try #require(try store.record(server.key)))
       #expect(article.title == "Hello" && article.version == 2)
       #expect(article.updatedAt == RFC3339.date(from: "2026-11-30T10:15:00.123Z"))
@@ -326,7 +343,8 @@ struct LocalStoreContractTests {
         OutboxOperation(
           key: article.key, kind: .update, payload: article.payload,
           baseVersion: article.version, enqueuedAt: F.epoch))
-      #expect(try Article(record: try #require(try store.record(article.key))).title == "Hello again")
+      #expect(
+        try Article(record: try #require(try store.record(article.key))).title == "Hello again")
     }
   }
 }

@@ -69,7 +69,9 @@ struct SQLiteLocalStoreTests {
     #expect(error.code == .io && error.message.contains(path))
   }
 
-  @Test("synchronous=NORMAL opens and stores the same", arguments: SQLiteLocalStore.Synchronous.allCases)
+  @Test(
+    "synchronous=NORMAL opens and stores the same", arguments: SQLiteLocalStore.Synchronous.allCases
+  )
   func synchronousModes(mode: SQLiteLocalStore.Synchronous) throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }

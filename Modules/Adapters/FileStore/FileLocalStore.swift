@@ -97,7 +97,8 @@ public final class FileLocalStore: LocalStoreBackend {
         directory: directory, snapshotPath: directory + "/records.json",
         journalPath: directory + "/outbox.journal")
       recovery = Recovery(droppedTornBytes: loaded.dropped)
-      let journal = try FileIO.open(directory + "/outbox.journal", O_WRONLY | O_APPEND, what: "opened")
+      let journal = try FileIO.open(
+        directory + "/outbox.journal", O_WRONLY | O_APPEND, what: "opened")
       let bytes = FileIO.size(journal)
       core = Mutex(
         Core(

@@ -87,7 +87,8 @@ public final class SQLiteLocalStore: LocalStoreBackend {
   }
 
   private static func prepare(_ connection: SQLiteConnection, options: Options) throws {
-    let milliseconds = options.busyTimeout.components.seconds * 1000
+    let milliseconds =
+      options.busyTimeout.components.seconds * 1000
       + options.busyTimeout.components.attoseconds / 1_000_000_000_000_000
     connection.setBusyTimeout(Int32(clamping: milliseconds))
     // Read-only first: a file that is not a database fails here, before anything is written.

@@ -192,7 +192,8 @@ enum SQLiteWriter {
         ])
     case .deleteRecord(let key):
       try connection.run(
-        "DELETE FROM records WHERE collection = ? AND id = ?", [.text(key.collection), .text(key.id)])
+        "DELETE FROM records WHERE collection = ? AND id = ?",
+        [.text(key.collection), .text(key.id)])
     case .putCollection(let state):
       try connection.run(
         "INSERT OR REPLACE INTO collections(name, etag, last_refresh) VALUES (?, ?, ?)",
