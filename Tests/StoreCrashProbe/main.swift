@@ -4,7 +4,8 @@
 //   courier-store-crash-probe enqueue <sqlite|file> <path> <start>
 //       applies and enqueues operation start, start+1, ... forever; after each call returns,
 //       prints its number on its own line and flushes stdout.
-//   courier-store-crash-probe bench <sqlite|sqlite-normal|file|memory|fdatasync> <dir> <count>
+//   courier-store-crash-probe bench <sqlite|sqlite-normal|file|fdatasync|fdatasync-overwrite>
+//       <dir> <count>
 //       times <count> durable enqueues (or raw 4 KiB write+fdatasync appends) and prints one
 //       JSON line: {"adapter","count","seconds","per_second","p50_us","p99_us"}.
 import CourierDomain
@@ -57,9 +58,11 @@ func report(_ adapter: String, _ latencies: [UInt64], _ total: UInt64) {
       + "\"p99_us\":\(percentile(0.99))}")
 }
 
-func rawSync(_ directory: String, _ count: Int) throws {
+/// Raw 4 KiB write + fdatasync: appended to a growing file (as the file journal does), or
+/// written over the same block (as SQLite's WAL does once it has grown).
+func rawSync(_ directory: String, _ count: Int, overwrite: Bool) throws {
   let path = directory + "/raw-fdatasync.bin"
-  let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o600)
+  let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | (overwrite ? 0 : O_APPEND), 0o600)
   guard fd >= 0 else { throw StoreError(.io, "cannot create \(path)") }
   defer { Glibc.close(fd) }
   let block = [UInt8](repeating: 0x5A, count: 4096)
@@ -67,13 +70,16 @@ func rawSync(_ directory: String, _ count: Int) throws {
   let start = now()
   for _ in 0..<count {
     let begin = now()
-    let written = block.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+    let written = block.withUnsafeBytes {
+      overwrite
+        ? pwrite(fd, $0.baseAddress, $0.count, 0) : Glibc.write(fd, $0.baseAddress, $0.count)
+    }
     guard written == block.count, fdatasync(fd) == 0 else {
       throw StoreError(.io, "write or fdatasync failed on \(path)")
     }
     latencies.append(now() - begin)
   }
-  report("fdatasync", latencies, now() - start)
+  report(overwrite ? "fdatasync-overwrite" : "fdatasync", latencies, now() - start)
 }
 
 func main() throws {
@@ -94,8 +100,8 @@ func main() throws {
       fflush(nil)
       n += 1
     }
-  case "bench" where adapter == "fdatasync":
-    try rawSync(path, number)
+  case "bench" where adapter == "fdatasync" || adapter == "fdatasync-overwrite":
+    try rawSync(path, number, overwrite: adapter == "fdatasync-overwrite")
   case "bench":
     let store = try open(adapter, path)
     var latencies: [UInt64] = []

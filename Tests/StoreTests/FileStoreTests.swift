@@ -117,6 +117,21 @@ struct FileLocalStoreTests {
     #expect(try bytes(snapshot) == data)
   }
 
+  @Test("a missing journal beside a snapshot is reported, not recreated empty")
+  func missingJournal() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.path + "/store"
+    let store = try FileLocalStore(directory: path)
+    _ = try DurabilityTests.populate(store)
+    try store.compact()
+    store.close()
+    try FileManager.default.removeItem(atPath: path + "/outbox.journal")
+    let error = try #require(throws: StoreError.self) { try FileLocalStore(directory: path) }
+    #expect(error.code == .corrupt && error.message.contains("missing"))
+    #expect(!FileManager.default.fileExists(atPath: path + "/outbox.journal"))
+  }
+
   @Test("a journal from a newer version is refused, not misread")
   func newerJournal() throws {
     let directory = try TemporaryDirectory()

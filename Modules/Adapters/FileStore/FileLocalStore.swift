@@ -269,6 +269,15 @@ public final class FileLocalStore: LocalStoreBackend {
         snapshot.records.map { .putRecord($0) } + snapshot.collections.map { .putCollection($0) })
     }
     if !FileIO.exists(journalPath) {
+      if snapshotSequence > 0 {
+        // The journal existed before any snapshot was written: its absence is a loss of the
+        // outbox, to report rather than start over.
+        throw StoreError(
+          .corrupt,
+          "The outbox journal \(journalPath) is missing beside \(snapshotPath); nothing was "
+            + "changed. Restore it from a backup, or move the directory aside to start afresh.",
+          path: journalPath)
+      }
       let header = try encode(JournalHeader(courierJournal: journalFormat)) + [0x0A]
       try FileIO.replace(journalPath, with: header, directory: directory)
     }
