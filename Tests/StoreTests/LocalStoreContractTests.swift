@@ -324,6 +324,35 @@ struct LocalStoreContractTests {
     }
   }
 
+  @Test("concurrent writers lose nothing and share one sequence", arguments: StoreAdapter.all)
+  func concurrentWriters(adapter: StoreAdapter) async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let store = try adapter.open(directory.path)
+    defer { adapter.close(store) }
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for writer in 0..<4 {
+        group.addTask {
+          for n in 0..<15 {
+            let id = "w\(writer)-\(n)"
+            try store.applyAndEnqueue(
+              .put(F.key(id), payload: F.payload(id)), F.operation(id, .create, id))
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    let entries = try store.entries()
+    #expect(entries.count == 60)
+    #expect(Set(entries.map(\.sequence)).count == 60)
+    #expect(try store.records(in: F.collection).count == 60)
+    // Each writer's own operations stay in the order it made them.
+    for writer in 0..<4 {
+      let mine = entries.map(\.key.id).filter { $0.hasPrefix("w\(writer)-") }
+      #expect(mine == (0..<15).map { "w\(writer)-\($0)" })
+    }
+  }
+
   @Test("the Article view reads and writes the backend's fields", arguments: StoreAdapter.all)
   func articleConvenience(adapter: StoreAdapter) throws {
     try withStore(adapter) { store, _ in
