@@ -123,6 +123,12 @@ let package = Package(
       name: "CourierVipsTests", dependencies: ["CourierVips", "CourierPorts", "CourierDomain"],
       path: "Tests/VipsTests",
       swiftSettings: strict),
+    // Drives a local store from another process: killed mid-write by the crash test, timed by
+    // Benchmarks/stores.
+    .executableTarget(
+      name: "courier-store-crash-probe",
+      dependencies: ["CourierDomain", "CourierPorts", "CourierSQLite", "CourierFileStore"],
+      path: "Tests/StoreCrashProbe", swiftSettings: strict),
     .testTarget(
       name: "CourierStoreTests",
       dependencies: ["CourierSQLite", "CourierFileStore", "CourierTestKit", "CourierCore"],

@@ -1,0 +1,380 @@
+import CourierDomain
+import CourierPorts
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A record store and outbox in plain files in one directory:
+/// - `records.json`, a snapshot of the records, replaced atomically (temporary file, fsync,
+///   rename, fsync of the directory) when a server refresh rewrites many records;
+/// - `outbox.journal`, an append-only journal: one JSON line per transaction, synced before
+///   the call returns. A local write and its outbox entry are one line, so they commit
+///   together. When the journal grows, it is compacted: rewritten atomically with the live
+///   entries only, after the records are folded into the snapshot.
+///
+/// On open, a torn last line (a crash mid-append) is dropped, as that call never returned; a
+/// damaged line before the last is reported with the file and line, and nothing is changed.
+/// A `lock` file held with `flock` keeps a second process out.
+public final class FileLocalStore: LocalStoreBackend {
+  /// Opening options.
+  public struct Options: Sendable, Equatable {
+    /// The journal size, in bytes, past which it is compacted (and at least twice its size
+    /// after the last compaction, so a large outbox is not rewritten at every append).
+    public var compactionThreshold: Int
+    /// Record-only transactions with more mutations than this (a server refresh) rewrite the
+    /// snapshot instead of adding a journal line.
+    public var snapshotThreshold: Int
+
+    /// Creates options.
+    /// - Parameters:
+    ///   - compactionThreshold: the journal size that triggers a compaction.
+    ///   - snapshotThreshold: the size of a record-only transaction that rewrites the snapshot.
+    public init(compactionThreshold: Int = 1 << 20, snapshotThreshold: Int = 64) {
+      self.compactionThreshold = compactionThreshold
+      self.snapshotThreshold = snapshotThreshold
+    }
+  }
+
+  /// What opening had to repair.
+  public struct Recovery: Sendable, Equatable {
+    /// Bytes of a torn last journal line that were dropped (0 when none).
+    public var droppedTornBytes: Int
+  }
+
+  /// The journal format this code writes.
+  public static let journalFormat = 1
+  /// The snapshot format this code writes.
+  public static let snapshotFormat = 1
+
+  /// The store's directory.
+  public let directory: String
+  /// The records snapshot.
+  public var snapshotPath: String { directory + "/records.json" }
+  /// The outbox journal.
+  public var journalPath: String { directory + "/outbox.journal" }
+  /// What opening repaired.
+  public let recovery: Recovery
+
+  private struct Core {
+    var state: LocalStoreState
+    var lastSequence: Int64
+    var journal: Int32
+    var lock: Int32
+    var journalBytes: Int
+    var compactedBytes: Int
+    var broken: StoreError?
+  }
+
+  private let core: Mutex<Core>
+  private let options: Options
+
+  /// Opens (or creates) a store in a directory, which is created if needed.
+  /// - Parameters:
+  ///   - directory: the directory.
+  ///   - options: opening options.
+  /// - Throws: `StoreError` naming the file: `corrupt` for a damaged snapshot or journal line
+  ///   (with its line number), `newerSchema`, `io` (including another process using it).
+  public init(directory: String, options: Options = Options()) throws {
+    self.directory = directory
+    self.options = options
+    try FileIO.makeDirectory(directory)
+    let lockPath = directory + "/lock"
+    let lock = try FileIO.open(lockPath, O_RDWR | O_CREAT, what: "opened")
+    if flock(lock, LOCK_EX | LOCK_NB) != 0 {
+      let code = errno
+      Glibc.close(lock)
+      throw StoreError(
+        .io, "The local store \(directory) is in use by another process.", path: lockPath,
+        underlying: String(cString: strerror(code)))
+    }
+    do {
+      let loaded = try Self.load(
+        directory: directory, snapshotPath: directory + "/records.json",
+        journalPath: directory + "/outbox.journal")
+      recovery = Recovery(droppedTornBytes: loaded.dropped)
+      let journal = try FileIO.open(
+        directory + "/outbox.journal", O_WRONLY | O_APPEND, what: "opened")
+      let bytes = FileIO.size(journal)
+      core = Mutex(
+        Core(
+          state: loaded.state, lastSequence: loaded.lastSequence, journal: journal, lock: lock,
+          journalBytes: bytes, compactedBytes: bytes, broken: nil))
+    } catch {
+      Glibc.close(lock)
+      throw error
+    }
+  }
+
+  deinit {
+    core.withLock { core in
+      if core.journal >= 0 { Glibc.close(core.journal) }
+      if core.lock >= 0 { Glibc.close(core.lock) }
+    }
+  }
+
+  /// Closes the files and releases the lock. Later calls throw `StoreError.unusable`.
+  public func close() {
+    core.withLock { core in
+      if core.journal >= 0 { Glibc.close(core.journal) }
+      if core.lock >= 0 { Glibc.close(core.lock) }
+      core.journal = -1
+      core.lock = -1
+      core.broken = StoreError(.unusable, "The local store \(directory) is closed.")
+    }
+  }
+
+  /// Runs a read against the store.
+  /// - Parameter body: the read.
+  /// - Returns: what `body` returns.
+  /// - Throws: what `body` throws, or `StoreError.unusable` once closed or broken.
+  public func read<T: Sendable>(_ body: (any LocalStoreReader) throws -> T) throws -> T {
+    let state = try core.withLock { core throws(StoreError) -> LocalStoreState in
+      if let broken = core.broken { throw broken }
+      return core.state
+    }
+    return try body(state)
+  }
+
+  /// Runs a write: one journal line (or a snapshot rewrite), synced before it returns.
+  /// - Parameter body: reads and plans.
+  /// - Returns: the plan's result.
+  /// - Throws: what `body` throws, a mutation's `StoreError`, or an I/O `StoreError` after
+  ///   which the store must be reopened (what reached the disk is then the truth).
+  public func write<T: Sendable>(_ body: (any LocalStoreReader) throws -> StorePlan<T>) throws
+    -> T
+  {
+    try core.withLock { core throws -> T in
+      if let broken = core.broken { throw broken }
+      let plan = try body(core.state)
+      if plan.mutations.isEmpty { return plan.result }
+      try core.state.apply(plan.mutations)
+      do {
+        let touchesOutbox = plan.mutations.contains { mutation in
+          switch mutation {
+          case .insertEntry, .replaceEntry, .deleteEntry: return true
+          case .putRecord, .deleteRecord, .putCollection: return false
+          }
+        }
+        if touchesOutbox || plan.mutations.count <= options.snapshotThreshold {
+          core.lastSequence += 1
+          try append(JournalLine(seq: core.lastSequence, next: nil, m: plan.mutations), &core)
+          if core.journalBytes > max(options.compactionThreshold, 2 * core.compactedBytes) {
+            try compact(&core)
+          }
+        } else {
+          try writeSnapshot(core)
+        }
+      } catch {
+        // Memory is now ahead of the disk (or a line is half written): refuse everything
+        // until the store is reopened from what the disk holds.
+        core.broken = StoreError(
+          .unusable,
+          "A write to the local store \(directory) failed; reopen it to continue.",
+          path: directory, underlying: "\(error)")
+        throw error
+      }
+      return plan.result
+    }
+  }
+
+  /// Compacts the journal now (normally done when it grows past the threshold).
+  /// - Throws: `StoreError` when the files cannot be written; the store must then be reopened.
+  public func compact() throws {
+    try core.withLock { core throws in
+      if let broken = core.broken { throw broken }
+      do {
+        try compact(&core)
+      } catch {
+        core.broken = StoreError(
+          .unusable, "Compacting the local store \(directory) failed; reopen it to continue.",
+          path: directory, underlying: "\(error)")
+        throw error
+      }
+    }
+  }
+
+  /// The journal's current size in bytes.
+  public var journalSize: Int { core.withLock { $0.journalBytes } }
+
+  private func append(_ line: JournalLine, _ core: inout Core) throws {
+    let bytes = try Self.encode(line) + [0x0A]
+    try FileIO.writeAll(core.journal, bytes, path: journalPath)
+    try FileIO.dataSync(core.journal, path: journalPath)
+    core.journalBytes += bytes.count
+  }
+
+  private func writeSnapshot(_ core: Core) throws {
+    let snapshot = Snapshot(
+      format: Self.snapshotFormat, journalSequence: core.lastSequence,
+      records: core.state.records.values.sorted { $0.key < $1.key },
+      collections: core.state.collections.values.sorted { $0.collection < $1.collection })
+    try FileIO.replace(snapshotPath, with: try Self.encode(snapshot), directory: directory)
+  }
+
+  /// Folds the records into the snapshot, then rewrites the journal with the live entries
+  /// only. In that order: a crash in between leaves a snapshot that already holds every
+  /// journalled record change (skipped on replay) and the full old journal.
+  private func compact(_ core: inout Core) throws {
+    try writeSnapshot(core)
+    let live = JournalLine(
+      seq: core.lastSequence, next: core.state.nextSequence,
+      m: core.state.orderedEntries().map { .insertEntry($0) })
+    let bytes =
+      try Self.encode(JournalHeader(courierJournal: Self.journalFormat)) + [0x0A]
+      + Self.encode(live) + [0x0A]
+    try FileIO.replace(journalPath, with: bytes, directory: directory)
+    Glibc.close(core.journal)
+    core.journal = -1
+    core.journal = try FileIO.open(journalPath, O_WRONLY | O_APPEND, what: "opened")
+    core.journalBytes = bytes.count
+    core.compactedBytes = bytes.count
+  }
+
+  private static func encode(_ value: some Encodable) throws -> [UInt8] {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return Array(try encoder.encode(value))
+  }
+
+  private static func load(directory: String, snapshotPath: String, journalPath: String) throws
+    -> (state: LocalStoreState, lastSequence: Int64, dropped: Int)
+  {
+    var state = LocalStoreState()
+    var snapshotSequence: Int64 = 0
+    if FileIO.exists(snapshotPath) {
+      let bytes = try FileIO.readAll(snapshotPath)
+      let snapshot: Snapshot
+      do {
+        snapshot = try JSONDecoder().decode(Snapshot.self, from: Data(bytes))
+      } catch {
+        if let format = try? JSONDecoder().decode(FormatProbe.self, from: Data(bytes)).format,
+          format > snapshotFormat
+        {
+          throw newer(snapshotPath, format)
+        }
+        throw StoreError(
+          .corrupt,
+          "The local store file \(snapshotPath) is damaged; it was left as it is. Move the "
+            + "directory aside to start afresh, or restore it from a backup.",
+          path: snapshotPath, underlying: "\(error)")
+      }
+      if snapshot.format > snapshotFormat { throw newer(snapshotPath, snapshot.format) }
+      snapshotSequence = snapshot.journalSequence
+      try state.apply(
+        snapshot.records.map { .putRecord($0) } + snapshot.collections.map { .putCollection($0) })
+    }
+    if !FileIO.exists(journalPath) {
+      if snapshotSequence > 0 {
+        // The journal existed before any snapshot was written: its absence is a loss of the
+        // outbox, to report rather than start over.
+        throw StoreError(
+          .corrupt,
+          "The outbox journal \(journalPath) is missing beside \(snapshotPath); nothing was "
+            + "changed. Restore it from a backup, or move the directory aside to start afresh.",
+          path: journalPath)
+      }
+      let header = try encode(JournalHeader(courierJournal: journalFormat)) + [0x0A]
+      try FileIO.replace(journalPath, with: header, directory: directory)
+    }
+    let bytes = try FileIO.readAll(journalPath)
+    let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
+    // The text after the last newline is a torn append (empty when the file ends cleanly).
+    var keptBytes = bytes.count - (lines.last?.count ?? 0)
+    let complete = Array(lines.dropLast())
+    var lastSequence = snapshotSequence
+    guard let first = complete.first else {
+      throw damaged(journalPath, line: 1, "it does not start with a Courier journal header")
+    }
+    let header: JournalHeader
+    do {
+      header = try JSONDecoder().decode(JournalHeader.self, from: Data(first))
+    } catch {
+      throw damaged(journalPath, line: 1, "it does not start with a Courier journal header")
+    }
+    if header.courierJournal > journalFormat { throw newer(journalPath, header.courierJournal) }
+    var parsed: [JournalLine] = []
+    for (index, text) in complete.enumerated().dropFirst() {
+      do {
+        parsed.append(try JSONDecoder().decode(JournalLine.self, from: Data(text)))
+      } catch {
+        if index == complete.count - 1, lines.last?.isEmpty == true {
+          // A last line that does not parse, with nothing after it, is a torn append whose
+          // newline reached the disk (a crash can tear one append only: each is synced before
+          // the next starts).
+          keptBytes -= text.count + 1
+          break
+        }
+        throw damaged(journalPath, line: index + 1, "the line is not valid")
+      }
+    }
+    for (offset, line) in parsed.enumerated() {
+      let isRecordChange: (StoreMutation) -> Bool = { mutation in
+        switch mutation {
+        case .putRecord, .deleteRecord, .putCollection: return true
+        case .insertEntry, .replaceEntry, .deleteEntry: return false
+        }
+      }
+      let replayed = line.m.filter { !isRecordChange($0) || line.seq > snapshotSequence }
+      do {
+        try state.apply(replayed)
+      } catch {
+        throw damaged(journalPath, line: offset + 2, "it does not follow from the lines before")
+      }
+      if let next = line.next { state.raiseNextSequence(to: next) }
+      lastSequence = max(lastSequence, line.seq)
+    }
+    let dropped = bytes.count - keptBytes
+    if dropped > 0 {
+      let fd = try FileIO.open(journalPath, O_WRONLY, what: "opened")
+      defer { Glibc.close(fd) }
+      if ftruncate(fd, off_t(keptBytes)) != 0 { throw FileIO.failure("repaired", journalPath) }
+      if fsync(fd) != 0 { throw FileIO.failure("flushed to disk", journalPath) }
+    }
+    return (state, lastSequence, dropped)
+  }
+
+  private static func damaged(_ path: String, line: Int, _ why: String) -> StoreError {
+    StoreError(
+      .corrupt,
+      "The outbox journal \(path) is damaged at line \(line) (\(why)); it was left as it is. "
+        + "Move the directory aside to start afresh, or restore it from a backup.",
+      path: path, line: line)
+  }
+
+  private static func newer(_ path: String, _ format: Int) -> StoreError {
+    StoreError(
+      .newerSchema,
+      "The local store file \(path) was written by a newer version of Courier (format "
+        + "\(format)); it was left as it is.", path: path)
+  }
+}
+
+/// The journal's first line.
+struct JournalHeader: Codable {
+  var courierJournal: Int
+}
+
+/// One committed transaction. `next` restores the outbox's sequence counter after a compaction.
+struct JournalLine: Codable {
+  var seq: Int64
+  var next: Int64?
+  var m: [StoreMutation]
+}
+
+/// The records snapshot; `journalSequence` is the last journal line already folded in.
+struct Snapshot: Codable {
+  var format: Int
+  var journalSequence: Int64
+  var records: [LocalRecord]
+  var collections: [CollectionState]
+}
+
+/// Reads only the format of a snapshot that does not decode, to tell "newer" from "damaged".
+struct FormatProbe: Codable {
+  var format: Int
+}

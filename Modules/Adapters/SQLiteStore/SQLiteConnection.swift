@@ -1,0 +1,159 @@
+import CSQLite
+import CourierDomain
+import Foundation
+
+/// A value bound to a statement parameter.
+enum SQLiteValue {
+  case null
+  case int(Int64)
+  case double(Double)
+  case text(String)
+}
+
+/// One result row, read by column index.
+struct SQLiteRow {
+  fileprivate let statement: OpaquePointer
+
+  func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+
+  func int(_ column: Int32) -> Int64? {
+    isNull(column) ? nil : sqlite3_column_int64(statement, column)
+  }
+
+  func double(_ column: Int32) -> Double? {
+    isNull(column) ? nil : sqlite3_column_double(statement, column)
+  }
+
+  func text(_ column: Int32) -> String? {
+    guard let bytes = sqlite3_column_text(statement, column) else { return nil }
+    return String(cString: bytes)
+  }
+}
+
+/// One SQLite connection with a cache of prepared statements. Not thread-safe: the store owns
+/// it behind a lock. Every error names the database file.
+final class SQLiteConnection {
+  let path: String
+  private var db: OpaquePointer?
+  private var statements: [String: OpaquePointer] = [:]
+  private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+  init(path: String) throws(StoreError) {
+    self.path = path
+    var handle: OpaquePointer?
+    let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+    let rc = sqlite3_open_v2(path, &handle, flags, nil)
+    db = handle
+    if rc != SQLITE_OK {
+      let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+      sqlite3_close_v2(handle)
+      db = nil
+      throw StoreError(
+        .io, "The local store \(path) could not be opened.", path: path, underlying: message)
+    }
+    sqlite3_extended_result_codes(handle, 1)
+  }
+
+  deinit { close() }
+
+  func close() {
+    for statement in statements.values { sqlite3_finalize(statement) }
+    statements = [:]
+    if let db { sqlite3_close_v2(db) }
+    db = nil
+  }
+
+  func setBusyTimeout(_ milliseconds: Int32) { sqlite3_busy_timeout(db, milliseconds) }
+
+  /// Builds the error for a failed call, naming the file.
+  func error(_ rc: Int32, doing what: String) -> StoreError {
+    let detail = db.map { String(cString: sqlite3_errmsg($0)) } ?? "closed"
+    switch rc & 0xff {
+    case SQLITE_NOTADB, SQLITE_CORRUPT:
+      return StoreError(
+        .corrupt,
+        "The local store \(path) is damaged or is not a Courier database; it was left as it "
+          + "is. Move it aside to start afresh, or restore it from a backup.",
+        path: path, underlying: "\(what): \(detail)")
+    case SQLITE_CONSTRAINT:
+      return StoreError(
+        .duplicate, "The local store \(path) refused a duplicate entry.", path: path,
+        underlying: "\(what): \(detail)")
+    default:
+      return StoreError(
+        .io, "The local store \(path) could not be read or written.", path: path,
+        underlying: "\(what): \(detail)")
+    }
+  }
+
+  /// Runs SQL without parameters or results (several statements allowed).
+  func exec(_ sql: String) throws(StoreError) {
+    guard let db else { throw closedError }
+    let rc = sqlite3_exec(db, sql, nil, nil, nil)
+    if rc != SQLITE_OK { throw error(rc, doing: sql) }
+  }
+
+  /// Runs one statement and returns its rows.
+  func query<T>(_ sql: String, _ values: [SQLiteValue] = [], row: (SQLiteRow) throws -> T) throws
+    -> [T]
+  {
+    let statement = try prepared(sql)
+    defer {
+      sqlite3_reset(statement)
+      sqlite3_clear_bindings(statement)
+    }
+    try bind(values, to: statement, sql: sql)
+    var rows: [T] = []
+    while true {
+      let rc = sqlite3_step(statement)
+      if rc == SQLITE_DONE { break }
+      guard rc == SQLITE_ROW else { throw error(rc, doing: sql) }
+      rows.append(try row(SQLiteRow(statement: statement)))
+    }
+    return rows
+  }
+
+  /// Runs one statement and returns how many rows it changed.
+  @discardableResult
+  func run(_ sql: String, _ values: [SQLiteValue] = []) throws(StoreError) -> Int {
+    let statement = try prepared(sql)
+    defer {
+      sqlite3_reset(statement)
+      sqlite3_clear_bindings(statement)
+    }
+    try bind(values, to: statement, sql: sql)
+    let rc = sqlite3_step(statement)
+    guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw error(rc, doing: sql) }
+    return Int(sqlite3_changes(db))
+  }
+
+  private var closedError: StoreError {
+    StoreError(.unusable, "The local store \(path) is closed.", path: path)
+  }
+
+  private func prepared(_ sql: String) throws(StoreError) -> OpaquePointer {
+    if let statement = statements[sql] { return statement }
+    guard let db else { throw closedError }
+    var statement: OpaquePointer?
+    let rc = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+    guard rc == SQLITE_OK, let statement else { throw error(rc, doing: sql) }
+    statements[sql] = statement
+    return statement
+  }
+
+  private func bind(_ values: [SQLiteValue], to statement: OpaquePointer, sql: String)
+    throws(StoreError)
+  {
+    for (offset, value) in values.enumerated() {
+      let index = Int32(offset + 1)
+      let rc: Int32
+      switch value {
+      case .null: rc = sqlite3_bind_null(statement, index)
+      case .int(let number): rc = sqlite3_bind_int64(statement, index, number)
+      case .double(let number): rc = sqlite3_bind_double(statement, index, number)
+      case .text(let text): rc = sqlite3_bind_text(statement, index, text, -1, Self.transient)
+      }
+      if rc != SQLITE_OK { throw error(rc, doing: sql) }
+    }
+  }
+}

@@ -1,0 +1,179 @@
+import CourierDomain
+import CourierPorts
+import Foundation
+import Synchronization
+
+/// A record store and outbox in one SQLite database, so a local write and its outbox entry
+/// commit in one transaction. WAL journal, `synchronous=FULL` by default (each commit is on
+/// disk when the call returns), schema versioned with `PRAGMA user_version`, prepared
+/// statements, a busy timeout for other processes. A damaged file is reported, naming it, and
+/// left untouched: the store never resets itself.
+public final class SQLiteLocalStore: LocalStoreBackend {
+  /// How hard each commit is pushed to disk.
+  public enum Synchronous: String, Sendable, CaseIterable {
+    /// The WAL is synced at every commit: a returned call survives a power loss.
+    case full = "FULL"
+    /// The WAL is synced at checkpoints only: consistent after a crash, but the last commits
+    /// may be lost on a power loss. For measurements and caches.
+    case normal = "NORMAL"
+  }
+
+  /// Opening options.
+  public struct Options: Sendable, Equatable {
+    /// The durability of each commit.
+    public var synchronous: Synchronous
+    /// How long to wait for another process holding the database.
+    public var busyTimeout: Duration
+    /// Whether to run `PRAGMA quick_check` on open (reads the whole file).
+    public var checkIntegrityOnOpen: Bool
+
+    /// Creates options.
+    /// - Parameters:
+    ///   - synchronous: the durability of each commit.
+    ///   - busyTimeout: the wait for another process.
+    ///   - checkIntegrityOnOpen: whether to check the whole file on open.
+    public init(
+      synchronous: Synchronous = .full, busyTimeout: Duration = .seconds(5),
+      checkIntegrityOnOpen: Bool = false
+    ) {
+      self.synchronous = synchronous
+      self.busyTimeout = busyTimeout
+      self.checkIntegrityOnOpen = checkIntegrityOnOpen
+    }
+  }
+
+  /// The schema version this code writes.
+  public static let schemaVersion = Int64(SQLiteSchema.migrations.count)
+
+  /// The database file.
+  public let path: String
+
+  // The connection is not thread-safe; every use goes through `mutex`, which makes this box
+  // safe to share (hence @unchecked).
+  private final class LockedConnection: @unchecked Sendable {
+    let mutex = Mutex(())
+    var connection: SQLiteConnection?
+
+    init(_ connection: SQLiteConnection) { self.connection = connection }
+
+    func with<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+      try mutex.withLock { _ throws -> T in
+        guard let connection else {
+          throw StoreError(.unusable, "The local store is closed.")
+        }
+        return try body(connection)
+      }
+    }
+  }
+
+  private let locked: LockedConnection
+
+  /// Opens (or creates) a store, migrating its schema if it is older.
+  /// - Parameters:
+  ///   - path: the database file; its directory must exist.
+  ///   - options: opening options.
+  /// - Throws: `StoreError` naming the file: `corrupt` when it is not a readable database
+  ///   (the file is left untouched), `newerSchema` when a newer Courier wrote it, `io`.
+  public init(path: String, options: Options = Options()) throws {
+    self.path = path
+    let connection = try SQLiteConnection(path: path)
+    do {
+      try Self.prepare(connection, options: options)
+    } catch {
+      connection.close()
+      throw error
+    }
+    locked = LockedConnection(connection)
+  }
+
+  private static func prepare(_ connection: SQLiteConnection, options: Options) throws {
+    let milliseconds =
+      options.busyTimeout.components.seconds * 1000
+      + options.busyTimeout.components.attoseconds / 1_000_000_000_000_000
+    connection.setBusyTimeout(Int32(clamping: milliseconds))
+    // Read-only first: a file that is not a database fails here, before anything is written.
+    let version = try connection.query("PRAGMA user_version") { $0.int(0) ?? 0 }.first ?? 0
+    if version > schemaVersion {
+      throw StoreError(
+        .newerSchema,
+        "The local store \(connection.path) was written by a newer version of Courier "
+          + "(schema \(version), this one knows \(schemaVersion)); it was left as it is.",
+        path: connection.path)
+    }
+    if options.checkIntegrityOnOpen {
+      let result = try connection.query("PRAGMA quick_check") { $0.text(0) ?? "" }
+      if result != ["ok"] {
+        throw StoreError(
+          .corrupt,
+          "The local store \(connection.path) is damaged; it was left as it is.",
+          path: connection.path, underlying: result.prefix(3).joined(separator: "; "))
+      }
+    }
+    let mode = try connection.query("PRAGMA journal_mode=WAL") { $0.text(0) ?? "" }.first
+    if mode?.lowercased() != "wal" {
+      throw StoreError(
+        .io, "The local store \(connection.path) cannot use write-ahead logging.",
+        path: connection.path, underlying: "journal_mode=\(mode ?? "?")")
+    }
+    try connection.exec("PRAGMA synchronous=\(options.synchronous.rawValue)")
+    for (index, migration) in SQLiteSchema.migrations.enumerated()
+    where Int64(index) >= version {
+      try connection.exec("BEGIN IMMEDIATE")
+      do {
+        try connection.exec(migration)
+        try connection.exec("PRAGMA user_version=\(index + 1)")
+        try connection.exec("COMMIT")
+      } catch {
+        try? connection.exec("ROLLBACK")
+        throw error
+      }
+    }
+  }
+
+  /// Closes the database. Later calls throw `StoreError.unusable`.
+  public func close() {
+    try? locked.with { connection in
+      connection.close()
+    }
+    locked.mutex.withLock { _ in locked.connection = nil }
+  }
+
+  /// Runs a read in a transaction, for a consistent view.
+  /// - Parameter body: the read.
+  /// - Returns: what `body` returns.
+  /// - Throws: what `body` throws, or `StoreError`.
+  public func read<T: Sendable>(_ body: (any LocalStoreReader) throws -> T) throws -> T {
+    try locked.with { connection in
+      try connection.exec("BEGIN")
+      do {
+        let result = try body(SQLiteReader(connection: connection))
+        try connection.exec("COMMIT")
+        return result
+      } catch {
+        try? connection.exec("ROLLBACK")
+        throw error
+      }
+    }
+  }
+
+  /// Runs a write transaction (`BEGIN IMMEDIATE`), committed durably or rolled back.
+  /// - Parameter body: reads and plans.
+  /// - Returns: the plan's result.
+  /// - Throws: what `body` throws, or `StoreError`; nothing changed then.
+  public func write<T: Sendable>(_ body: (any LocalStoreReader) throws -> StorePlan<T>) throws
+    -> T
+  {
+    try locked.with { connection in
+      try connection.exec("BEGIN IMMEDIATE")
+      do {
+        let plan = try body(SQLiteReader(connection: connection))
+        for mutation in plan.mutations { try SQLiteWriter.apply(mutation, on: connection) }
+        try connection.exec("COMMIT")
+        return plan.result
+      } catch {
+        try? connection.exec("ROLLBACK")
+        throw error
+      }
+    }
+  }
+}

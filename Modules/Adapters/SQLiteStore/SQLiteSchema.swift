@@ -1,0 +1,277 @@
+import CourierDomain
+import CourierPorts
+import Foundation
+
+/// The schema, as migrations: migration `n` takes `user_version` from `n` to `n + 1`. Only
+/// ever append; a released migration is never edited.
+enum SQLiteSchema {
+  static let migrations: [String] = [
+    """
+    CREATE TABLE records(
+      collection TEXT NOT NULL,
+      id TEXT NOT NULL,
+      payload TEXT,
+      state TEXT NOT NULL CHECK (state IN ('synced', 'created', 'modified', 'deleted')),
+      server_payload TEXT,
+      server_version INTEGER,
+      server_updated_at REAL,
+      PRIMARY KEY (collection, id)
+    ) WITHOUT ROWID;
+    CREATE TABLE collections(
+      name TEXT PRIMARY KEY NOT NULL,
+      etag TEXT,
+      last_refresh REAL
+    ) WITHOUT ROWID;
+    CREATE TABLE outbox(
+      sequence INTEGER PRIMARY KEY,
+      operation_id TEXT NOT NULL UNIQUE,
+      collection TEXT NOT NULL,
+      record_id TEXT NOT NULL,
+      kind TEXT NOT NULL CHECK (kind IN ('create', 'update', 'delete')),
+      payload TEXT,
+      base_version INTEGER,
+      enqueued_at REAL NOT NULL,
+      state TEXT NOT NULL CHECK (state IN ('pending', 'rejected', 'conflicted')),
+      reject_message TEXT,
+      reject_code TEXT,
+      conflict_record TEXT,
+      attempts INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX outbox_by_record ON outbox(collection, record_id, sequence);
+    CREATE TABLE counters(name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL) WITHOUT ROWID;
+    INSERT INTO counters(name, value) VALUES ('next_sequence', 1);
+    """
+  ]
+}
+
+/// Reads rows into domain values; a row that does not decode is reported as damage.
+struct SQLiteReader: LocalStoreReader {
+  let connection: SQLiteConnection
+
+  static let recordColumns =
+    "collection, id, payload, state, server_payload, server_version, server_updated_at"
+  static let entryColumns =
+    "sequence, operation_id, collection, record_id, kind, payload, base_version, enqueued_at, "
+    + "state, reject_message, reject_code, conflict_record, attempts"
+
+  func damaged(_ what: String) -> StoreError {
+    StoreError(
+      .corrupt,
+      "The local store \(connection.path) holds an unreadable row (\(what)); it was left as it is.",
+      path: connection.path)
+  }
+
+  func json(_ text: String?, _ what: String) throws -> JSONValue? {
+    guard let text else { return nil }
+    do {
+      return try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+    } catch {
+      throw damaged(what)
+    }
+  }
+
+  func decodeRecord(_ row: SQLiteRow) throws -> LocalRecord {
+    guard let collection = row.text(0), let id = row.text(1) else { throw damaged("records") }
+    let key = RecordKey(collection: collection, id: id)
+    guard let state = row.text(3).flatMap(LocalState.init(rawValue:)) else {
+      throw damaged("records \(key)")
+    }
+    var server: ServerRecord?
+    if let version = row.int(5) {
+      guard let payload = try json(row.text(4), "records \(key)") else {
+        throw damaged("records \(key)")
+      }
+      server = ServerRecord(
+        id: id, payload: payload, version: Int(version),
+        updatedAt: row.double(6).map(Date.init(timeIntervalSinceReferenceDate:)))
+    }
+    return LocalRecord(
+      key: key, payload: try json(row.text(2), "records \(key)"), state: state, server: server)
+  }
+
+  func decodeEntry(_ row: SQLiteRow) throws -> OutboxEntry {
+    let sequence = row.int(0) ?? 0
+    let what = "outbox \(sequence)"
+    guard let id = row.text(1).flatMap(UUID.init(uuidString:)), let collection = row.text(2),
+      let recordID = row.text(3), let kind = row.text(4).flatMap(OutboxKind.init(rawValue:)),
+      let enqueuedAt = row.double(7), let stateName = row.text(8), let attempts = row.int(12)
+    else { throw damaged(what) }
+    let state: OutboxEntryState
+    switch stateName {
+    case "pending": state = .pending
+    case "rejected": state = .rejected(message: row.text(9) ?? "", code: row.text(10))
+    case "conflicted":
+      guard let record = try json(row.text(11), what) else { throw damaged(what) }
+      state = .conflicted(serverRecord: record)
+    default: throw damaged(what)
+    }
+    let operation = OutboxOperation(
+      id: id, key: RecordKey(collection: collection, id: recordID), kind: kind,
+      payload: try json(row.text(5), what), baseVersion: row.int(6).map { Int($0) },
+      enqueuedAt: Date(timeIntervalSinceReferenceDate: enqueuedAt))
+    return OutboxEntry(
+      sequence: sequence, operation: operation, state: state, attempts: Int(attempts))
+  }
+
+  func record(_ key: RecordKey) throws -> LocalRecord? {
+    try connection.query(
+      "SELECT \(Self.recordColumns) FROM records WHERE collection = ? AND id = ?",
+      [.text(key.collection), .text(key.id)], row: decodeRecord
+    ).first
+  }
+
+  func records(in collection: String) throws -> [LocalRecord] {
+    try connection.query(
+      "SELECT \(Self.recordColumns) FROM records WHERE collection = ? ORDER BY id",
+      [.text(collection)], row: decodeRecord)
+  }
+
+  func collectionState(_ collection: String) throws -> CollectionState {
+    try connection.query(
+      "SELECT etag, last_refresh FROM collections WHERE name = ?", [.text(collection)]
+    ) { row in
+      CollectionState(
+        collection: collection, etag: row.text(0),
+        lastRefresh: row.double(1).map(Date.init(timeIntervalSinceReferenceDate:)))
+    }.first ?? CollectionState(collection: collection)
+  }
+
+  func entry(_ id: UUID) throws -> OutboxEntry? {
+    try connection.query(
+      "SELECT \(Self.entryColumns) FROM outbox WHERE operation_id = ?", [.text(id.uuidString)],
+      row: decodeEntry
+    ).first
+  }
+
+  func entries(for key: RecordKey) throws -> [OutboxEntry] {
+    try connection.query(
+      "SELECT \(Self.entryColumns) FROM outbox WHERE collection = ? AND record_id = ? "
+        + "ORDER BY sequence", [.text(key.collection), .text(key.id)], row: decodeEntry)
+  }
+
+  func entries(pendingOnly: Bool) throws -> [OutboxEntry] {
+    let filter = pendingOnly ? "WHERE state = 'pending' " : ""
+    return try connection.query(
+      "SELECT \(Self.entryColumns) FROM outbox \(filter)ORDER BY sequence", row: decodeEntry)
+  }
+
+  func counts() throws -> OutboxCounts {
+    var counts = OutboxCounts()
+    _ = try connection.query("SELECT state, count(*) FROM outbox GROUP BY state") { row in
+      let count = Int(row.int(1) ?? 0)
+      switch row.text(0) {
+      case "pending": counts.pending = count
+      case "rejected": counts.rejected = count
+      case "conflicted": counts.conflicted = count
+      default: break
+      }
+    }
+    return counts
+  }
+
+  func nextSequence() throws -> Int64 {
+    try connection.query(
+      "SELECT max((SELECT value FROM counters WHERE name = 'next_sequence'), "
+        + "(SELECT coalesce(max(sequence), 0) + 1 FROM outbox))"
+    ) { $0.int(0) ?? 1 }.first ?? 1
+  }
+}
+
+/// Writes one mutation.
+enum SQLiteWriter {
+  static func apply(_ mutation: StoreMutation, on connection: SQLiteConnection) throws {
+    switch mutation {
+    case .putRecord(let record):
+      try connection.run(
+        "INSERT OR REPLACE INTO records(\(SQLiteReader.recordColumns)) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [
+          .text(record.key.collection), .text(record.key.id), text(record.payload),
+          .text(record.state.rawValue), text(record.server?.payload),
+          record.server.map { .int(Int64($0.version)) } ?? .null,
+          date(record.server?.updatedAt),
+        ])
+    case .deleteRecord(let key):
+      try connection.run(
+        "DELETE FROM records WHERE collection = ? AND id = ?",
+        [.text(key.collection), .text(key.id)])
+    case .putCollection(let state):
+      try connection.run(
+        "INSERT OR REPLACE INTO collections(name, etag, last_refresh) VALUES (?, ?, ?)",
+        [.text(state.collection), state.etag.map { .text($0) } ?? .null, date(state.lastRefresh)])
+    case .insertEntry(let entry):
+      try naming(entry, connection) { () throws(StoreError) in
+        try connection.run(
+          "INSERT INTO outbox(\(SQLiteReader.entryColumns)) "
+            + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values(entry))
+      }
+      try connection.run(
+        "UPDATE counters SET value = max(value, ?) WHERE name = 'next_sequence'",
+        [.int(entry.sequence + 1)])
+    case .replaceEntry(let entry):
+      let changed = try naming(entry, connection) { () throws(StoreError) in
+        try connection.run(
+          "UPDATE outbox SET operation_id = ?2, collection = ?3, record_id = ?4, kind = ?5, "
+            + "payload = ?6, base_version = ?7, enqueued_at = ?8, state = ?9, "
+            + "reject_message = ?10, reject_code = ?11, conflict_record = ?12, attempts = ?13 "
+            + "WHERE sequence = ?1", values(entry))
+      }
+      if changed == 0 {
+        throw StoreError(.notFound, "No outbox entry has sequence number \(entry.sequence).")
+      }
+    case .deleteEntry(let sequence):
+      let changed = try connection.run(
+        "DELETE FROM outbox WHERE sequence = ?", [.int(sequence)])
+      if changed == 0 {
+        throw StoreError(.notFound, "No outbox entry has sequence number \(sequence).")
+      }
+    }
+  }
+
+  /// Turns SQLite's constraint message into one naming the operation.
+  @discardableResult
+  private static func naming<T>(
+    _ entry: OutboxEntry, _ connection: SQLiteConnection, _ body: () throws(StoreError) -> T
+  ) throws(StoreError) -> T {
+    do {
+      return try body()
+    } catch {
+      guard error.code == .duplicate else { throw error }
+      throw StoreError(
+        .duplicate, "Operation \(entry.id) is already in the outbox.", path: connection.path,
+        underlying: error.underlying)
+    }
+  }
+
+  private static func text(_ json: JSONValue?) -> SQLiteValue {
+    json.map { .text($0.jsonText) } ?? .null
+  }
+
+  private static func date(_ date: Date?) -> SQLiteValue {
+    date.map { .double($0.timeIntervalSinceReferenceDate) } ?? .null
+  }
+
+  private static func values(_ entry: OutboxEntry) -> [SQLiteValue] {
+    let operation = entry.operation
+    var message: SQLiteValue = .null
+    var code: SQLiteValue = .null
+    var conflict: SQLiteValue = .null
+    let state: String
+    switch entry.state {
+    case .pending: state = "pending"
+    case .rejected(let text, let rejectCode):
+      state = "rejected"
+      message = .text(text)
+      code = rejectCode.map { .text($0) } ?? .null
+    case .conflicted(let record):
+      state = "conflicted"
+      conflict = .text(record.jsonText)
+    }
+    return [
+      .int(entry.sequence), .text(operation.id.uuidString), .text(operation.key.collection),
+      .text(operation.key.id), .text(operation.kind.rawValue), text(operation.payload),
+      operation.baseVersion.map { .int(Int64($0)) } ?? .null,
+      .double(operation.enqueuedAt.timeIntervalSinceReferenceDate), .text(state), message, code,
+      conflict, .int(Int64(entry.attempts)),
+    ]
+  }
+}

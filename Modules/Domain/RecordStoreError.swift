@@ -1,0 +1,58 @@
+/// A failure of a local store (record store or outbox): what went wrong, on which file and line,
+/// in words a person can act on. A store never resets itself silently: a damaged file is reported
+/// with this error and left as it was.
+public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// What kind of failure this is.
+  public enum Code: String, Sendable, Codable, CaseIterable {
+    /// The file exists but is not a store, or its content is damaged.
+    case corrupt
+    /// The file could not be opened, read or written (permissions, disk full, I/O error).
+    case io
+    /// The file was written by a newer version of Courier, with a schema this one does not know.
+    case newerSchema
+    /// No outbox entry has this operation id.
+    case notFound
+    /// An outbox entry with this operation id (or sequence number) already exists.
+    case duplicate
+    /// The caller asked for something inconsistent (a change and an operation on two records).
+    case invalidInput
+    /// The store was closed, or an earlier write failed and it must be reopened.
+    case unusable
+  }
+
+  /// The kind of failure.
+  public var code: Code
+  /// A sentence for a person, naming the file when there is one.
+  public var message: String
+  /// The file concerned, when there is one.
+  public var path: String?
+  /// The line of the file concerned (1-based), for line-oriented files.
+  public var line: Int?
+  /// The underlying error or library message, for logs.
+  public var underlying: String?
+
+  /// Creates an error.
+  /// - Parameters:
+  ///   - code: the kind of failure.
+  ///   - message: a sentence for a person.
+  ///   - path: the file concerned.
+  ///   - line: the line concerned.
+  ///   - underlying: the underlying error, for logs.
+  public init(
+    _ code: Code, _ message: String, path: String? = nil, line: Int? = nil,
+    underlying: String? = nil
+  ) {
+    self.code = code
+    self.message = message
+    self.path = path
+    self.line = line
+    self.underlying = underlying
+  }
+
+  /// The message, with the underlying cause when known.
+  public var description: String {
+    var text = "\(code.rawValue): \(message)"
+    if let underlying { text += " (\(underlying))" }
+    return text
+  }
+}

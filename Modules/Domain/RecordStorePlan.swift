@@ -1,0 +1,259 @@
+import Foundation
+
+/// Mutations to commit together and the value to return once they are.
+public struct StorePlan<Result: Sendable>: Sendable {
+  /// The mutations, applied in order, all or nothing.
+  public var mutations: [StoreMutation]
+  /// What the operation returns after the commit.
+  public var result: Result
+
+  /// Creates a plan.
+  /// - Parameters:
+  ///   - mutations: the mutations.
+  ///   - result: the result.
+  public init(_ mutations: [StoreMutation], result: Result) {
+    self.mutations = mutations
+    self.result = result
+  }
+}
+
+/// The local store's rules as pure functions: given the rows an operation touches, the
+/// mutations it makes. Every adapter commits these plans, so they all behave the same.
+public enum LocalStorePlan {
+  /// The record as it stands after an optimistic local write. The server's copy is kept
+  /// untouched alongside, so the write can be rolled back.
+  /// - Parameters:
+  ///   - change: the write.
+  ///   - record: the record before, if any.
+  /// - Returns: the record after.
+  public static func applying(_ change: RecordChange, to record: LocalRecord?) -> LocalRecord {
+    let server = record?.server
+    switch change {
+    case .put(let key, let payload):
+      return LocalRecord(
+        key: key, payload: payload, state: .pending(payload: payload, server: server),
+        server: server)
+    case .delete(let key):
+      return LocalRecord(key: key, payload: nil, state: .deleted, server: server)
+    }
+  }
+
+  /// What a record shows once no local change is left: the server's copy, or nothing.
+  /// - Parameter record: the record.
+  /// - Returns: the restored record, or nil when the server never had it.
+  public static func restored(_ record: LocalRecord?) -> LocalRecord? {
+    guard let record, let server = record.server else { return nil }
+    return .synced(server, collection: record.key.collection)
+  }
+
+  /// Applies an optimistic write (optional) and enqueues its operation, coalescing with the
+  /// record's last unsent entry (see `OutboxCoalescing`).
+  /// - Parameters:
+  ///   - change: the local write, or nil to enqueue only.
+  ///   - operation: the operation to send.
+  ///   - record: the record before.
+  ///   - entries: the record's outbox entries, in queue order.
+  ///   - nextSequence: the sequence number a new entry gets.
+  /// - Returns: record mutations first, then outbox mutations; the enqueue result.
+  /// - Throws: `StoreError.invalidInput` when the change and the operation name two records.
+  public static func applyAndEnqueue(
+    change: RecordChange?, operation: OutboxOperation, record: LocalRecord?,
+    entries: [OutboxEntry], nextSequence: Int64
+  ) throws(StoreError) -> StorePlan<EnqueueResult> {
+    if let change, change.key != operation.key {
+      throw StoreError(
+        .invalidInput,
+        "The local change is on \(change.key) but the operation is on \(operation.key).")
+    }
+    var after: LocalRecord? = change.map { applying($0, to: record) }
+    var outbox: [StoreMutation] = []
+    let result: EnqueueResult
+    let decision =
+      entries.last.map { OutboxCoalescing.decide(earlier: $0, later: operation) } ?? .append
+    switch (decision, entries.last) {
+    case (.merge(let merged), let last?):
+      let entry = OutboxEntry(sequence: last.sequence, operation: merged)
+      outbox.append(.replaceEntry(entry))
+      result = .coalesced(entry)
+    case (.dropBoth, let last?):
+      outbox.append(.deleteEntry(sequence: last.sequence))
+      result = .cancelled(removed: last)
+      if change != nil, entries.count == 1 { after = restored(record) }
+    default:
+      let entry = OutboxEntry(sequence: nextSequence, operation: operation)
+      outbox.append(.insertEntry(entry))
+      result = .appended(entry)
+    }
+    var mutations: [StoreMutation] = []
+    if change != nil {
+      if let after {
+        mutations.append(.putRecord(after))
+      } else if record != nil {
+        mutations.append(.deleteRecord(operation.key))
+      }
+    }
+    return StorePlan(mutations + outbox, result: result)
+  }
+
+  /// Counts a send attempt, before the request leaves: from then on the entry is never
+  /// coalesced, since the server may have seen its `Idempotency-Key`.
+  /// - Parameter entry: the entry.
+  /// - Returns: the plan, returning the updated entry.
+  public static func recordAttempt(_ entry: OutboxEntry) -> StorePlan<OutboxEntry> {
+    var updated = entry
+    updated.attempts += 1
+    return StorePlan([.replaceEntry(updated)], result: updated)
+  }
+
+  /// Changes an entry's state (rejected, conflicted, or back to pending).
+  /// - Parameters:
+  ///   - entry: the entry.
+  ///   - state: the new state.
+  /// - Returns: the plan, returning the updated entry.
+  public static func setState(_ entry: OutboxEntry, _ state: OutboxEntryState)
+    -> StorePlan<OutboxEntry>
+  {
+    var updated = entry
+    updated.state = state
+    return StorePlan([.replaceEntry(updated)], result: updated)
+  }
+
+  /// Removes an entry the server applied and adopts the server's record: the record becomes
+  /// synced when no other entry waits for it; later pending entries of the record that were
+  /// based on the same version are rebased on the new one (they were made on top of this
+  /// change, which the server now holds).
+  /// - Parameters:
+  ///   - entry: the entry done.
+  ///   - serverRecord: the server's record after it (nil for a delete, or when not returned).
+  ///   - record: the local record.
+  ///   - entries: the record's entries, in queue order, `entry` included.
+  /// - Returns: the plan, returning the record after.
+  public static func complete(
+    _ entry: OutboxEntry, serverRecord: ServerRecord?, record: LocalRecord?,
+    entries: [OutboxEntry]
+  ) -> StorePlan<LocalRecord?> {
+    var mutations: [StoreMutation] = [.deleteEntry(sequence: entry.sequence)]
+    let remaining = entries.filter { $0.sequence != entry.sequence }
+    let isDelete = entry.operation.kind == .delete
+    var server = record?.server
+    if isDelete {
+      server = nil
+    } else if let serverRecord {
+      server = serverRecord
+    }
+    if !isDelete, let newVersion = serverRecord?.version {
+      for other in remaining
+      where other.state.isPending && other.operation.baseVersion == entry.operation.baseVersion {
+        var rebased = other
+        rebased.operation.baseVersion = newVersion
+        mutations.append(.replaceEntry(rebased))
+      }
+    }
+    let key = entry.key
+    var after: LocalRecord?
+    if remaining.isEmpty {
+      if let server {
+        after = .synced(server, collection: key.collection)
+        if serverRecord == nil, let payload = record?.payload {
+          after?.payload = payload
+        }
+      }
+    } else if var kept = record {
+      kept.server = server
+      if kept.hasLocalChanges { kept.state = .pending(payload: kept.payload, server: server) }
+      after = kept
+    }
+    if let after {
+      mutations.append(.putRecord(after))
+    } else if record != nil {
+      mutations.append(.deleteRecord(key))
+    }
+    return StorePlan(mutations, result: after)
+  }
+
+  /// Drops every local change to a record: removes all its outbox entries (whatever their
+  /// state) and restores the server's copy (or removes the record when the server never had
+  /// it). The rollback of a refused optimistic write.
+  /// - Parameters:
+  ///   - key: the record.
+  ///   - record: the local record.
+  ///   - entries: its entries.
+  /// - Returns: the plan, returning the record after.
+  public static func revert(_ key: RecordKey, record: LocalRecord?, entries: [OutboxEntry])
+    -> StorePlan<LocalRecord?>
+  {
+    var mutations = entries.map { StoreMutation.deleteEntry(sequence: $0.sequence) }
+    let after = restored(record)
+    if let after {
+      mutations.append(.putRecord(after))
+    } else if record != nil {
+      mutations.append(.deleteRecord(key))
+    }
+    return StorePlan(mutations, result: after)
+  }
+
+  /// A record after news from the server: a record without local changes follows the server
+  /// (and disappears with it); a record with local changes keeps them and only updates the
+  /// server's copy kept alongside.
+  /// - Parameters:
+  ///   - server: the server's record, or nil when the server no longer has it.
+  ///   - record: the local record.
+  ///   - key: the record's key.
+  /// - Returns: the record after, or nil when it is gone.
+  public static func merging(server: ServerRecord?, into record: LocalRecord?, key: RecordKey)
+    -> LocalRecord?
+  {
+    guard var record, record.hasLocalChanges else {
+      return server.map { .synced($0, collection: key.collection) }
+    }
+    record.server = server
+    record.state = .pending(payload: record.payload, server: server)
+    return record
+  }
+
+  /// Applies news about one record from the server.
+  /// - Parameters:
+  ///   - server: the record, or nil when the server answered that it does not exist.
+  ///   - key: the record's key.
+  ///   - record: the local record.
+  /// - Returns: the plan, returning the record after.
+  public static func applyServer(_ server: ServerRecord?, key: RecordKey, record: LocalRecord?)
+    -> StorePlan<LocalRecord?>
+  {
+    let after = merging(server: server, into: record, key: key)
+    if after == record { return StorePlan([], result: after) }
+    if let after { return StorePlan([.putRecord(after)], result: after) }
+    return StorePlan([.deleteRecord(key)], result: nil)
+  }
+
+  /// Applies a full list of a collection from the server: records follow it (see `merging`),
+  /// records it no longer lists are dropped unless they hold local changes, and the list's
+  /// `ETag` and refresh time are saved.
+  /// - Parameters:
+  ///   - list: the server's records.
+  ///   - collection: the collection.
+  ///   - etag: the list's `ETag`.
+  ///   - refreshedAt: when it was received.
+  ///   - existing: the collection's local records.
+  /// - Returns: the plan.
+  public static func refresh(
+    _ list: [ServerRecord], collection: String, etag: String?, refreshedAt: Date,
+    existing: [LocalRecord]
+  ) -> StorePlan<Void> {
+    var local: [String: LocalRecord] = [:]
+    for record in existing { local[record.key.id] = record }
+    var mutations: [StoreMutation] = []
+    var seen = Set<String>()
+    for server in list where seen.insert(server.id).inserted {
+      let key = RecordKey(collection: collection, id: server.id)
+      mutations += applyServer(server, key: key, record: local[server.id]).mutations
+    }
+    for record in existing where !seen.contains(record.key.id) {
+      mutations += applyServer(nil, key: record.key, record: record).mutations
+    }
+    mutations.append(
+      .putCollection(
+        CollectionState(collection: collection, etag: etag, lastRefresh: refreshedAt)))
+    return StorePlan(mutations, result: ())
+  }
+}

@@ -1,0 +1,127 @@
+// courier-store-crash-probe: drives a local store from a separate process, for the crash test
+// (killed with SIGKILL at a random point) and for the durability benchmark.
+//
+//   courier-store-crash-probe enqueue <sqlite|file> <path> <start>
+//       applies and enqueues operation start, start+1, ... forever; after each call returns,
+//       prints its number on its own line and flushes stdout.
+//   courier-store-crash-probe bench <sqlite|sqlite-normal|file|fdatasync|fdatasync-overwrite>
+//       <dir> <count>
+//       times <count> durable enqueues (or raw 4 KiB write+fdatasync appends) and prints one
+//       JSON line: {"adapter","count","seconds","per_second","p50_us","p99_us"}.
+import CourierDomain
+import CourierFileStore
+import CourierPorts
+import CourierSQLite
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The deterministic operation id of operation `n`, shared with the crash test.
+func operationID(_ n: Int) -> UUID {
+  UUID(uuidString: String(format: "00000000-0000-4000-8000-%012x", n)) ?? UUID()
+}
+
+func open(_ adapter: String, _ path: String) throws -> any LocalStore {
+  switch adapter {
+  case "sqlite": return try SQLiteLocalStore(path: path + "/store.sqlite")
+  case "sqlite-normal":
+    return try SQLiteLocalStore(
+      path: path + "/store.sqlite", options: .init(synchronous: .normal))
+  case "file": return try FileLocalStore(directory: path + "/store")
+  default: throw StoreError(.invalidInput, "unknown adapter \(adapter)")
+  }
+}
+
+func write(_ store: any LocalStore, _ n: Int) throws {
+  let key = RecordKey(collection: "articles", id: "r\(n)")
+  let payload: JSONValue = .object(["title": .string("title \(n)"), "body": .string("body")])
+  try store.applyAndEnqueue(
+    .put(key, payload: payload),
+    OutboxOperation(
+      id: operationID(n), key: key, kind: .create, payload: payload, baseVersion: nil,
+      enqueuedAt: Date()))
+}
+
+func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+func report(_ adapter: String, _ latencies: [UInt64], _ total: UInt64) {
+  let sorted = latencies.sorted()
+  let seconds = Double(total) / 1e9
+  func percentile(_ p: Double) -> Double {
+    sorted.isEmpty ? 0 : Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) / 1e3
+  }
+  print(
+    "{\"adapter\":\"\(adapter)\",\"count\":\(latencies.count),\"seconds\":\(seconds),"
+      + "\"per_second\":\(Double(latencies.count) / seconds),\"p50_us\":\(percentile(0.5)),"
+      + "\"p99_us\":\(percentile(0.99))}")
+}
+
+/// Raw 4 KiB write + fdatasync: appended to a growing file (as the file journal does), or
+/// written over the same block (as SQLite's WAL does once it has grown).
+func rawSync(_ directory: String, _ count: Int, overwrite: Bool) throws {
+  let path = directory + "/raw-fdatasync.bin"
+  let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | (overwrite ? 0 : O_APPEND), 0o600)
+  guard fd >= 0 else { throw StoreError(.io, "cannot create \(path)") }
+  defer { Glibc.close(fd) }
+  let block = [UInt8](repeating: 0x5A, count: 4096)
+  var latencies: [UInt64] = []
+  let start = now()
+  for _ in 0..<count {
+    let begin = now()
+    let written = block.withUnsafeBytes {
+      overwrite
+        ? pwrite(fd, $0.baseAddress, $0.count, 0) : Glibc.write(fd, $0.baseAddress, $0.count)
+    }
+    guard written == block.count, fdatasync(fd) == 0 else {
+      throw StoreError(.io, "write or fdatasync failed on \(path)")
+    }
+    latencies.append(now() - begin)
+  }
+  report(overwrite ? "fdatasync-overwrite" : "fdatasync", latencies, now() - start)
+}
+
+func main() throws {
+  let arguments = CommandLine.arguments
+  guard arguments.count == 5, let number = Int(arguments[4]) else {
+    FileHandle.standardError.write(
+      Data("usage: courier-store-crash-probe enqueue|bench <adapter> <path> <n>\n".utf8))
+    exit(64)
+  }
+  let (mode, adapter, path) = (arguments[1], arguments[2], arguments[3])
+  switch mode {
+  case "enqueue":
+    let store = try open(adapter, path)
+    var n = number
+    while true {
+      try write(store, n)
+      print(n)
+      fflush(nil)
+      n += 1
+    }
+  case "bench" where adapter == "fdatasync" || adapter == "fdatasync-overwrite":
+    try rawSync(path, number, overwrite: adapter == "fdatasync-overwrite")
+  case "bench":
+    let store = try open(adapter, path)
+    var latencies: [UInt64] = []
+    latencies.reserveCapacity(number)
+    let start = now()
+    for n in 0..<number {
+      let begin = now()
+      try write(store, n)
+      latencies.append(now() - begin)
+    }
+    report(adapter, latencies, now() - start)
+  default:
+    FileHandle.standardError.write(Data("unknown mode \(mode)\n".utf8))
+    exit(64)
+  }
+}
+
+do {
+  try main()
+} catch {
+  FileHandle.standardError.write(Data("courier-store-crash-probe: \(error)\n".utf8))
+  exit(1)
+}

@@ -1,0 +1,96 @@
+import CourierDomain
+import CourierPorts
+import Foundation
+import Testing
+
+/// What a durable adapter keeps across a close and a reopen of the same files.
+@Suite("LocalStore durability")
+struct DurabilityTests {
+  typealias F = Fixture
+
+  /// Writes a bit of everything: records synced, edited, created and deleted; entries
+  /// pending, attempted, rejected and conflicted; a collection state.
+  static func populate(_ store: any LocalStore) throws -> [UUID] {
+    try store.applyServerList(
+      [
+        F.server("a", "A", version: 1), F.server("b", "B", version: 2),
+        F.server("c", "C", version: 3),
+      ],
+      collection: F.collection, etag: "\"e1\"", refreshedAt: F.epoch)
+    let ops = [
+      F.operation("a", .update, "A'", base: 1, operationID: F.operationID(1)),
+      F.operation("b", .delete, base: 2, operationID: F.operationID(2)),
+      F.operation("n", .create, "N", operationID: F.operationID(3)),
+      F.operation("c", .update, "C'", base: 3, operationID: F.operationID(4)),
+    ]
+    try store.applyAndEnqueue(.put(F.key("a"), payload: F.payload("A'")), ops[0])
+    try store.applyAndEnqueue(.delete(F.key("b")), ops[1])
+    try store.applyAndEnqueue(.put(F.key("n"), payload: F.payload("N")), ops[2])
+    try store.applyAndEnqueue(.put(F.key("c"), payload: F.payload("C'")), ops[3])
+    try store.recordAttempt(ops[2].id)
+    try store.markRejected(ops[0].id, message: "Nope — «unicode» kept.", code: "validation_failed")
+    try store.markConflicted(ops[3].id, serverRecord: .object(["version": .number(9)]))
+    return ops.map(\.id)
+  }
+
+  struct Dump: Equatable {
+    var records: [LocalRecord]
+    var entries: [OutboxEntry]
+    var collection: CollectionState
+    var counts: OutboxCounts
+  }
+
+  static func dump(_ store: any LocalStore) throws -> Dump {
+    Dump(
+      records: try store.records(in: F.collection), entries: try store.entries(),
+      collection: try store.collectionState(F.collection), counts: try store.counts())
+  }
+
+  @Test("reopening the same files finds everything, in order", arguments: StoreAdapter.durableOnes)
+  func reopenKeepsEverything(adapter: StoreAdapter) throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let store = try adapter.open(directory.path)
+    _ = try Self.populate(store)
+    let before = try Self.dump(store)
+    adapter.close(store)
+    #expect(before.records.count == 4 && before.entries.count == 4)
+
+    let reopened = try adapter.open(directory.path)
+    defer { adapter.close(reopened) }
+    #expect(try Self.dump(reopened) == before)
+  }
+
+  @Test(
+    "sequence numbers are never reused, even after the queue empties and a reopen",
+    arguments: StoreAdapter.durableOnes)
+  func sequenceSurvives(adapter: StoreAdapter) throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let store = try adapter.open(directory.path)
+    var last: Int64 = 0
+    for n in 0..<5 {
+      let entry = try store.enqueue(F.operation("x\(n)", .delete, base: 1)).entry
+      last = entry?.sequence ?? 0
+      try store.remove(try #require(entry).id)
+    }
+    adapter.close(store)
+    let reopened = try adapter.open(directory.path)
+    defer { adapter.close(reopened) }
+    let next = try reopened.enqueue(F.operation("y", .delete, base: 1)).entry?.sequence ?? 0
+    #expect(next > last)
+  }
+
+  @Test(
+    "the same history gives the same state in every adapter", arguments: StoreAdapter.durableOnes)
+  func sameAsInMemory(adapter: StoreAdapter) throws {
+    let reference = try StoreAdapter.inMemory.open("")
+    _ = try Self.populate(reference)
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let store = try adapter.open(directory.path)
+    defer { adapter.close(store) }
+    _ = try Self.populate(store)
+    #expect(try Self.dump(store) == Self.dump(reference))
+  }
+}

@@ -1,2 +1,0 @@
-import Testing
-@Test func placeholderStoreTests() { #expect(Bool(true)) }

@@ -1,0 +1,112 @@
+import CourierDomain
+import CourierPorts
+import CourierSQLite
+import Foundation
+import Testing
+
+/// The SQLite adapter's own guarantees: damaged and foreign files, schema versions.
+@Suite("SQLiteLocalStore")
+struct SQLiteLocalStoreTests {
+  typealias F = Fixture
+
+  func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+
+  @Test(
+    "a file that is not a readable database is an error naming it, and is left untouched",
+    arguments: ["random", "text", "truncated"])
+  func corruptFile(kind: String) throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.path + "/store.sqlite"
+    var data: Data
+    switch kind {
+    case "random":
+      var generator = SystemRandomNumberGenerator()
+      data = Data((0..<8_192).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    case "text":
+      data = Data("{\"this\": \"is JSON, not SQLite\"}\n".utf8)
+    default:
+      // A real store whose header survived but whose pages did not.
+      let store = try SQLiteLocalStore(path: path)
+      for n in 0..<200 {
+        try store.enqueue(F.operation("r\(n)", .create, String(repeating: "x", count: 200)))
+      }
+      store.close()
+      data = try bytes(path)
+      data = data.prefix(4_096) + Data(repeating: 0xEE, count: data.count - 4_096)
+    }
+    try data.write(to: URL(fileURLWithPath: path))
+
+    let error = try #require(throws: StoreError.self) {
+      let store = try SQLiteLocalStore(path: path, options: .init(checkIntegrityOnOpen: true))
+      _ = try store.pending()
+    }
+    #expect(error.code == .corrupt)
+    #expect(error.path == path)
+    #expect(error.message.contains(path))
+    #expect(try bytes(path) == data)
+  }
+
+  @Test("a database written by a newer schema is refused and left untouched")
+  func newerSchema() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.path + "/store.sqlite"
+    try SQLiteLocalStore(path: path).close()
+    var data = try bytes(path)
+    // user_version is the big-endian 32-bit integer at offset 60 of the header.
+    data.replaceSubrange(60..<64, with: [0, 0, 0, 99])
+    try data.write(to: URL(fileURLWithPath: path))
+    let error = try #require(throws: StoreError.self) { try SQLiteLocalStore(path: path) }
+    #expect(error.code == .newerSchema && error.message.contains(path))
+    #expect(try bytes(path) == data)
+  }
+
+  @Test("a missing directory is an I/O error naming the file")
+  func unopenable() throws {
+    let path = "/nonexistent-\(getpid())/store.sqlite"
+    let error = try #require(throws: StoreError.self) { try SQLiteLocalStore(path: path) }
+    #expect(error.code == .io && error.message.contains(path))
+  }
+
+  @Test(
+    "synchronous=NORMAL opens and stores the same", arguments: SQLiteLocalStore.Synchronous.allCases
+  )
+  func synchronousModes(mode: SQLiteLocalStore.Synchronous) throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.path + "/store.sqlite"
+    let store = try SQLiteLocalStore(path: path, options: .init(synchronous: mode))
+    try store.enqueue(F.operation("a", .create, "A"))
+    store.close()
+    let reopened = try SQLiteLocalStore(path: path)
+    defer { reopened.close() }
+    #expect(try reopened.counts().pending == 1)
+  }
+
+  @Test("two connections to one file see each other's commits")
+  func twoConnections() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.path + "/store.sqlite"
+    let first = try SQLiteLocalStore(path: path)
+    let second = try SQLiteLocalStore(path: path)
+    defer {
+      first.close()
+      second.close()
+    }
+    try first.enqueue(F.operation("a", .create, "A"))
+    try second.enqueue(F.operation("b", .create, "B"))
+    #expect(try first.pending().map(\.key.id) == ["a", "b"])
+  }
+
+  @Test("after close, calls fail clearly")
+  func closed() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let store = try SQLiteLocalStore(path: directory.path + "/store.sqlite")
+    store.close()
+    let error = try #require(throws: StoreError.self) { try store.pending() }
+    #expect(error.code == .unusable)
+  }
+}
