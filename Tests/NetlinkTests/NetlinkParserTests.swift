@@ -3,7 +3,8 @@ import Testing
 @testable import CourierNetlink
 
 private typealias B = NetlinkBytes
-private let validLink: [UInt8] = NetlinkBytes.link(index: 2, name: "eth0", flags: NetlinkBytes.upRunning)
+private let validLink: [UInt8] = NetlinkBytes.link(
+  index: 2, name: "eth0", flags: NetlinkBytes.upRunning)
 
 /// One malformed datagram and the error it must produce.
 struct Malformed: Sendable, CustomTestStringConvertible {
@@ -50,7 +51,8 @@ private let malformedCases: [Malformed] = [
     bytes: B.message(type: RT.newAddress, body: [2, 24, 0, 0, 1, 0, 0, 0] + B.u16(2) + B.u16(1)),
     expected: .badAttribute(offset: 0, type: RT.newAddress)),
   Malformed(
-    name: "nested attribute that lies", bytes: B.message(type: RT.newLink, body: zeros16 + nestedLie),
+    name: "nested attribute that lies",
+    bytes: B.message(type: RT.newLink, body: zeros16 + nestedLie),
     expected: .badAttribute(offset: 0, type: RT.newLink)),
   Malformed(
     name: "next hop that lies", bytes: B.message(type: RT.newRoute, body: rtmsgHeader + lyingHop),
@@ -92,7 +94,8 @@ struct NetlinkParserTests {
   @Test("the 32-bit IFA_FLAGS wins over the 8-bit header field")
   func wideFlags() throws {
     // IFA_F_NOPREFIXROUTE (0x200) does not fit the header byte.
-    let messages = try NetlinkParser.parse(B.address(index: 3, [10, 0, 0, 3], prefix: 8, flags: 0x240))
+    let messages = try NetlinkParser.parse(
+      B.address(index: 3, [10, 0, 0, 3], prefix: 8, flags: 0x240))
     guard case .newAddress(let address) = messages.first?.payload else {
       Issue.record("no address")
       return
@@ -133,7 +136,8 @@ struct NetlinkParserTests {
   func exhaustive() {
     let datagram =
       B.link(index: 2, name: "eth0", flags: B.upRunning, kind: "wireguard")
-      + B.address(index: 2, [0x20, 1, 0xd, 0xb8] + [UInt8](repeating: 0, count: 11) + [2], prefix: 64)
+      + B.address(
+        index: 2, [0x20, 1, 0xd, 0xb8] + [UInt8](repeating: 0, count: 11) + [2], prefix: 64)
       + B.defaultRoute(interface: 0, multipath: [(2, 0), (3, 0)])
     var outcomes = (parsed: 0, rejected: 0)
     for length in 0...datagram.count {

@@ -121,4 +121,13 @@ int courier_setns_net(const char *path) {
   return result == 0 ? 0 : -error;
 }
 
+int courier_nl_send_to_groups(int fd, uint32_t groups, const void *bytes, size_t length) {
+  struct sockaddr_nl to;
+  memset(&to, 0, sizeof to);
+  to.nl_family = AF_NETLINK;
+  to.nl_groups = groups;
+  if (sendto(fd, bytes, length, 0, (struct sockaddr *)&to, sizeof to) < 0) return -errno;
+  return 0;
+}
+
 void courier_close(int fd) { close(fd); }

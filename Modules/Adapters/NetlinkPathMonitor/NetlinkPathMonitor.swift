@@ -257,7 +257,8 @@ public final class NetlinkPathMonitor: PathMonitor {
     /// One dump; returns whether the kernel flagged it interrupted (NLM_F_DUMP_INTR).
     private mutating func dump(_ type: UInt16, into tables: inout NetlinkTables) throws -> Bool {
       sequence &+= 1
-      let context = "dump \(type == RT.getLink ? "links" : type == RT.getAddress ? "addresses" : "routes")"
+      let context =
+        "dump \(type == RT.getLink ? "links" : type == RT.getAddress ? "addresses" : "routes")"
       try requests.requestDump(type: type, sequence: sequence)
       var interrupted = false
       while true {

@@ -113,7 +113,8 @@ package struct NetlinkTables: Sendable, Hashable {
     var best: (priority: UInt32, expensive: Bool)?
     for link in links.values.sorted(by: { $0.index < $1.index }) {
       if link.flags & RT.iffLoopback != 0 || link.type == RT.arpLoopback { continue }
-      let usable = link.flags & (RT.iffUp | RT.iffRunning | RT.iffLowerUp)
+      let usable =
+        link.flags & (RT.iffUp | RT.iffRunning | RT.iffLowerUp)
         == (RT.iffUp | RT.iffRunning | RT.iffLowerUp)
       let usableAddresses = addresses.values
         .filter { $0.index == link.index && Self.isUsable($0) }

@@ -39,6 +39,10 @@ int courier_wait(int fd, int wake_fd, int timeout_ms);
 // Returns 0 or -errno.
 int courier_setns_net(const char *path);
 
+// Sends raw bytes to the multicast `groups` from `fd` (needs CAP_NET_ADMIN). Tests use it to
+// check that messages from a process, not the kernel, are ignored. Returns 0 or -errno.
+int courier_nl_send_to_groups(int fd, uint32_t groups, const void *bytes, size_t length);
+
 // Closes a descriptor.
 void courier_close(int fd);
 
