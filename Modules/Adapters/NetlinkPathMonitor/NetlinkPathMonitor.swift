@@ -108,6 +108,30 @@ public final class NetlinkPathMonitor: PathMonitor {
     }
   }
 
+  /// Times full resynchronisations (dump links, addresses and routes, then evaluate) in the
+  /// calling thread's network namespace, for the benchmark.
+  /// - Parameter repeats: how many snapshots to take.
+  /// - Returns: each snapshot's duration, and the last path.
+  /// - Throws: `NetlinkMonitorError` when a socket or a dump fails.
+  package static func timeSnapshots(
+    repeats: Int
+  ) throws -> (durations: [Duration], path: NetworkPath) {
+    let wake = try WakeSignal()
+    defer { wake.close() }
+    let stats = Mutex(Statistics())
+    var session = Session(
+      requests: try NetlinkSocket(groups: 0, receiveBuffer: nil), wake: wake, timeout: .seconds(5))
+    let clock = ContinuousClock()
+    var durations: [Duration] = []
+    var path = NetworkPath.unknown
+    for _ in 0..<repeats {
+      let start = clock.now
+      path = try session.fullDump(stats).evaluate(generation: 1)
+      durations.append(clock.now - start)
+    }
+    return (durations, path)
+  }
+
   // MARK: - The monitor's thread
 
   private struct Stopped: Error {}
