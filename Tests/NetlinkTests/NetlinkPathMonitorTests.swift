@@ -181,6 +181,44 @@ struct NetlinkPathMonitorTests {
     #expect(generations == generations.sorted(), "generations only grow: \(generations)")
   }
 
+  @Test("a second run() supersedes the first: its pending events are dropped and it stops")
+  func supersededRun() async throws {
+    let pair = try VethPair()
+    defer { pair.remove() }
+    try pair.connect()
+    let monitor = NetlinkPathMonitor(options: .init(namespacePath: pair.path))
+    let first = Task { try await monitor.run() }
+    defer { first.cancel() }
+    let old = try await awaitPath(monitor, "first run satisfied") { $0.status == .satisfied }
+    let seen = Mutex<[NetworkPath]>([])
+    let observer = Task {
+      for await path in monitor.updates() { seen.withLock { $0.append(path) } }
+    }
+    defer { observer.cancel() }
+    // Not cancelled: the first run's thread is still reading when the second one starts.
+    let second = Task { try await monitor.run() }
+    defer { second.cancel() }
+    let fresh = try await awaitPath(monitor, "second run's snapshot") {
+      $0.generation > old.generation && $0.status == .satisfied
+    }
+    // Both threads receive this change; only the current generation may publish it, and the
+    // superseded run returns on its own when it sees it.
+    try pair.here("route", "del", "default")
+    let after = try await awaitPath(monitor, "unsatisfied") { $0.status == .unsatisfied }
+    #expect(after.generation == fresh.generation)
+    try await first.value
+    #expect(
+      seen.withLock {
+        $0.allSatisfy { $0.generation <= old.generation || $0.generation >= fresh.generation }
+      })
+    #expect(
+      seen.withLock {
+        $0.filter { $0.status == .unsatisfied }.allSatisfy { $0.generation == fresh.generation }
+      })
+    second.cancel()
+    try await second.value
+  }
+
   /// Every open descriptor as "number -> target" (socket:[inode], anon_inode:[eventfd]...).
   static func descriptors() throws -> Set<String> {
     let names = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")

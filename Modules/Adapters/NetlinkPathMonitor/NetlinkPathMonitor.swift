@@ -84,7 +84,8 @@ public final class NetlinkPathMonitor: PathMonitor {
 
   /// Watches until the calling task is cancelled, then closes its sockets and returns. Calling
   /// it again restarts the monitor: a new generation, whose first value is a fresh snapshot,
-  /// and nothing from the previous run gets through afterwards.
+  /// and nothing from the previous run gets through afterwards (a previous run still going
+  /// stops at its next event).
   /// - Throws: `NetlinkMonitorError` when the namespace, a socket or a dump fails.
   public func run() async throws {
     let generation = broadcaster.restart()
