@@ -95,6 +95,10 @@ let package = Package(
       path: "Modules/TUI", swiftSettings: strict),
     .executableTarget(
       name: "courier", dependencies: ["CourierCLI"], path: "Apps/courier", swiftSettings: strict),
+    // Benchmark probe for the netlink path monitor (Benchmarks/netlink/run.sh).
+    .executableTarget(
+      name: "courier-netlink-probe", dependencies: ["CourierNetlink", "CourierDomain"],
+      path: "Benchmarks/netlink/Probe", swiftSettings: strict),
     .executableTarget(
       name: "courier-tui", dependencies: ["CourierTUI"], path: "Apps/courier-tui",
       swiftSettings: strict),

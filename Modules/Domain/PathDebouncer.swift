@@ -1,0 +1,98 @@
+/// How long a new path must hold before it is published (see decision record 0201).
+public struct PathDebounceDelays: Sendable, Hashable {
+  /// The wait before publishing a satisfied path: short, so replays start quickly, but long
+  /// enough to skip a link that comes up and falls again at once.
+  public var online: Duration
+  /// The wait before publishing anything else (unsatisfied, unknown, requiresConnection):
+  /// longer, because a roaming or DHCP renewal removes the default route for a moment, and
+  /// reporting "offline" late costs nothing since requests are never blocked.
+  public var offline: Duration
+
+  /// Creates delays.
+  /// - Parameters:
+  ///   - online: the wait before publishing a satisfied path.
+  ///   - offline: the wait before publishing any other path.
+  public init(online: Duration, offline: Duration) {
+    self.online = online
+    self.offline = offline
+  }
+
+  /// 300 ms online, 2 s offline.
+  public static let standard = PathDebounceDelays(
+    online: .milliseconds(300), offline: .seconds(2))
+}
+
+/// What the debouncer's driver must do.
+public enum PathDebounceAction: Sendable, Hashable {
+  /// Nothing.
+  case none
+  /// Publish this path now.
+  case publish(NetworkPath)
+  /// Start (or restart) the one timer: call `fire(token)` after the duration.
+  case startTimer(token: UInt64, after: Duration)
+  /// Cancel the timer: the flap settled back on the published path.
+  case cancelTimer
+}
+
+/// Debounces a flapping path. Pure: the driver owns the clock and the timer.
+///
+/// The first path, and any path after an `unknown` one, is published at once. Afterwards a change is held for `online` (when the
+/// new path is satisfied) or `offline` (otherwise); a return to the published path within
+/// that time cancels it; a change of the same kind while one is pending replaces the pending
+/// path without restarting the timer, so a flood of changes cannot postpone it for ever.
+public struct PathDebouncer: Sendable, Hashable {
+  /// The delays.
+  public let delays: PathDebounceDelays
+  /// The latest published path; nil before the first.
+  public private(set) var published: NetworkPath?
+  /// The path waiting for its timer.
+  public private(set) var pending: NetworkPath?
+  private var pendingToken: UInt64 = 0
+  private var pendingIsOnline = false
+
+  /// Creates a debouncer.
+  /// - Parameter delays: the delays.
+  public init(delays: PathDebounceDelays = .standard) { self.delays = delays }
+
+  /// Takes a new path from the monitor.
+  /// - Parameter path: the path.
+  /// - Returns: what the driver must do.
+  public mutating func receive(_ path: NetworkPath) -> PathDebounceAction {
+    guard let current = published, current.status != .unknown else {
+      // Nothing was known: there is no flap to hide.
+      pending = nil
+      published = path
+      return .publish(path)
+    }
+    if Self.sameExceptGeneration(path, current) {
+      guard pending != nil else { return .none }
+      pending = nil
+      return .cancelTimer
+    }
+    let online = path.status == .satisfied
+    if pending != nil && pendingIsOnline == online {
+      pending = path
+      return .none
+    }
+    pending = path
+    pendingIsOnline = online
+    pendingToken &+= 1
+    return .startTimer(token: pendingToken, after: online ? delays.online : delays.offline)
+  }
+
+  /// Called when a timer started by `startTimer` ends.
+  /// - Parameter token: the timer's token.
+  /// - Returns: the path to publish, or nil when that timer was superseded or cancelled.
+  public mutating func fire(_ token: UInt64) -> NetworkPath? {
+    guard token == pendingToken, let path = pending else { return nil }
+    pending = nil
+    published = path
+    return path
+  }
+
+  private static func sameExceptGeneration(_ lhs: NetworkPath, _ rhs: NetworkPath) -> Bool {
+    var copy = lhs
+    copy.generation = rhs.generation
+    return copy == rhs
+  }
+}

@@ -1,0 +1,138 @@
+import Foundation
+
+/// Text for people and JSON for scripts describing a `NetworkPath` and why it is what it is,
+/// for `courier status` and `courier watch`. Pure: the time is an input.
+public enum PathReport {
+  /// One line: the status and the reason.
+  /// - Parameter path: the path.
+  /// - Returns: e.g. `satisfied via eth0 (10.0.0.2/24), expensive`.
+  public static func summary(_ path: NetworkPath) -> String {
+    var flags = ""
+    if path.isExpensive { flags += ", expensive" }
+    if path.isConstrained { flags += ", constrained" }
+    switch path.status {
+    case .unknown:
+      return "unknown: nothing heard from the path monitor yet" + flags
+    case .satisfied:
+      let through = path.interfaces.filter(isCarrying)
+      let names = through.map { "\($0.name) (\($0.addresses.joined(separator: ", ")))" }
+      let via = names.isEmpty ? "" : " via " + names.joined(separator: "; ")
+      return "satisfied" + via + flags
+    case .requiresConnection, .unsatisfied:
+      let reasons = path.interfaces.map { "\($0.name) \(reason($0))" }
+      let why = reasons.isEmpty ? "no network interface" : reasons.joined(separator: "; ")
+      return "\(path.status.rawValue): " + why + flags
+    }
+  }
+
+  /// Several lines: the status, the flags, then one line per interface considered.
+  /// - Parameter path: the path.
+  /// - Returns: the text, lines separated by `\n`, no trailing newline.
+  public static func details(_ path: NetworkPath) -> String {
+    var lines = [
+      "status: \(path.status.rawValue) (generation \(path.generation))",
+      "expensive: \(path.isExpensive ? "yes" : "no"), constrained: "
+        + "\(path.isConstrained ? "yes" : "no (Linux cannot tell)")",
+    ]
+    if path.interfaces.isEmpty {
+      lines.append(path.status == .unknown ? "no interface seen yet" : "no network interface")
+    }
+    for interface in path.interfaces {
+      let addresses =
+        interface.addresses.isEmpty ? "none" : interface.addresses.joined(separator: ", ")
+      lines.append(
+        "\(interface.name) (\(interface.kind)\(interface.isExpensive ? ", expensive" : "")): "
+          + "\(interface.isUsable ? "up" : "down"), addresses \(addresses), "
+          + "\(interface.hasDefaultRoute ? "default route" : "no default route")"
+          + (isCarrying(interface) ? "" : ": \(reason(interface))"))
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  /// The JSON object `courier watch --json` prints, one per line, keys in a fixed order.
+  /// - Parameters:
+  ///   - path: the path.
+  ///   - date: when it was observed.
+  /// - Returns: `{"at":…,"generation":…,"status":…,"expensive":…,"constrained":…,
+  ///   "interfaces":[…]}` on one line.
+  public static func json(_ path: NetworkPath, at date: Date) -> String {
+    let interfaces = path.interfaces.map { interface in
+      "{\"name\":\(quote(interface.name)),\"kind\":\(quote(interface.kind)),"
+        + "\"usable\":\(interface.isUsable),"
+        + "\"addresses\":[\(interface.addresses.map(quote).joined(separator: ","))],"
+        + "\"default_route\":\(interface.hasDefaultRoute),\"expensive\":\(interface.isExpensive)}"
+    }
+    return "{\"at\":\(quote(rfc3339(date))),\"generation\":\(path.generation),"
+      + "\"status\":\(quote(path.status.rawValue)),\"expensive\":\(path.isExpensive),"
+      + "\"constrained\":\(path.isConstrained),"
+      + "\"interfaces\":[\(interfaces.joined(separator: ","))]}"
+  }
+
+  /// RFC 3339 in UTC with milliseconds (rounded to the nearest), as the backend contract
+  /// writes timestamps.
+  /// - Parameter date: the time.
+  /// - Returns: e.g. `2026-11-30T10:15:00.123Z`.
+  public static func rfc3339(_ date: Date) -> String {
+    let millis = Int64((date.timeIntervalSince1970 * 1000).rounded())
+    let (days, msOfDay) = floorDivide(millis, 86_400_000)
+    let (year, month, day) = civil(fromDays: days)
+    let hour = msOfDay / 3_600_000
+    let minute = msOfDay / 60_000 % 60
+    let second = msOfDay / 1000 % 60
+    let ms = msOfDay % 1000
+    return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):"
+      + "\(pad(second, 2)).\(pad(ms, 3))Z"
+  }
+
+  private static func isCarrying(_ interface: NetworkInterface) -> Bool {
+    interface.isUsable && interface.hasDefaultRoute && !interface.addresses.isEmpty
+  }
+
+  private static func reason(_ interface: NetworkInterface) -> String {
+    if !interface.isUsable { return "is down or has no carrier" }
+    if interface.addresses.isEmpty { return "has no usable address" }
+    if !interface.hasDefaultRoute { return "has no default route" }
+    return "is usable"
+  }
+
+  private static func quote(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"": out += "\\\""
+      case "\\": out += "\\\\"
+      case "\n": out += "\\n"
+      case "\r": out += "\\r"
+      case "\t": out += "\\t"
+      case _ where scalar.value < 0x20:
+        let hex = String(scalar.value, radix: 16)
+        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+      default: out.unicodeScalars.append(scalar)
+      }
+    }
+    return out + "\""
+  }
+
+  private static func pad(_ value: Int64, _ width: Int) -> String {
+    let text = String(value)
+    return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+  }
+
+  private static func floorDivide(_ value: Int64, _ divisor: Int64) -> (Int64, Int64) {
+    let quotient = value >= 0 ? value / divisor : (value - divisor + 1) / divisor
+    return (quotient, value - quotient * divisor)
+  }
+
+  // Howard Hinnant's days-to-civil algorithm (proleptic Gregorian calendar).
+  private static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
+    let shifted = days + 719_468
+    let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+    let dayOfEra = shifted - era * 146_097
+    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+    let monthIndex = (5 * dayOfYear + 2) / 153
+    let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+    let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+    return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+  }
+}
