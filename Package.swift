@@ -114,7 +114,9 @@ let package = Package(
       path: "Tests/URLSessionTests", swiftSettings: strict),
     .testTarget(
       name: "CourierCurlTests",
-      dependencies: ["CourierCurl", "CourierCore", "CourierTestKit", "CourierTestSupport"],
+      dependencies: [
+        "CourierCurl", "CCurl", "CourierCore", "CourierTestKit", "CourierTestSupport",
+      ],
       path: "Tests/CurlTests", swiftSettings: strict),
     .testTarget(
       name: "CourierNetlinkTests", dependencies: ["CourierNetlink", "CNetlink", "CourierCore"],
