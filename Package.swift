@@ -115,7 +115,8 @@ let package = Package(
     .testTarget(
       name: "CourierCurlTests",
       dependencies: [
-        "CourierCurl", "CCurl", "CourierCore", "CourierTestKit", "CourierTestSupport",
+        "CourierCurl", "CCurl", "CourierCore", "CourierComposition", "CourierTestKit",
+        "CourierTestSupport",
       ],
       path: "Tests/CurlTests", swiftSettings: strict),
     .testTarget(
