@@ -68,6 +68,7 @@ for mib in "${SIZES[@]}"; do
     printf -- '\r\n--%s--\r\n' "$BOUNDARY"
   } >"$body"
   prep="$(echo "$(date +%s.%N) - $prep_start" | bc -l)"
+  sync  # no writeback of the new files competing with the runs
   bytes="$(stat -c %s "$body")"
   declare -A secs=() rsss=()
   for tool in curl-F curl-segments curl-file urlsession-file; do

@@ -27,7 +27,7 @@ struct CurlCompositionTests {
         flags: ["transport": "carrier-pigeon"], environment: ["HOME": "/nonexistent"],
         readFile: { _ in nil })
     } catch {
-      #expect(error.description.contains("curl"))
+      #expect(String(describing: error).contains("curl"))
     }
   }
 }
