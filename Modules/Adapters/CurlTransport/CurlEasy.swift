@@ -264,6 +264,8 @@ final class CurlEasy {
       defer { body = Data() }
       return .success(HTTPResponse(status: status, headers: headers, body: body))
     }
+    // The partial file goes before the caller hears of the failure, so none is ever seen.
+    discardOutput()
     if let failure = localFailure ?? reader?.failure { return .failure(failure) }
     var requestBytes = 0
     _ = courier_curl_getinfo_long(handle, CURLINFO_REQUEST_SIZE, &requestBytes)
@@ -288,11 +290,14 @@ final class CurlEasy {
     errorBuffer.deallocate()
     reader?.closeFile()
     reader = nil
-    if let output {
-      Glibc.close(output.fd)
-      unlink(output.temporary.path)
-      self.output = nil
-    }
+    discardOutput()
+  }
+
+  private func discardOutput() {
+    guard let output else { return }
+    Glibc.close(output.fd)
+    unlink(output.temporary.path)
+    self.output = nil
   }
 
   // MARK: options
