@@ -39,7 +39,14 @@ public enum TransportErrorTable {
     case -1005: return Outcome(.connectionLost, mayHaveReachedServer: true)
     case -1011: return Outcome(.connectionLost, mayHaveReachedServer: true)
     case -1017, -1103: return Outcome(.invalidResponse, mayHaveReachedServer: true)
-    case -1002, -1000: return Outcome(.invalidInput)
+    case -1002, -1000:
+      // libcurl's "Received HTTP/0.9 when not allowed" (a reply that is not HTTP) arrives as
+      // −1002 on Linux; a real unsupported URL never reaches a server.
+      let text = message.lowercased()
+      if text.contains("http/0.9") || text.contains("weird server reply") {
+        return Outcome(.invalidResponse, mayHaveReachedServer: true)
+      }
+      return Outcome(.invalidInput)
     case -1200, -1201, -1202, -1203, -1204, -1205, -1206: return Outcome(.tls)
     case -1: return classifyUnknown(message: message, offline: offline)
     default: return Outcome(offline ? .offline : .connectionLost, mayHaveReachedServer: !offline)

@@ -114,6 +114,8 @@ struct TransportErrorTableTests {
     Row(code: -1005, message: "The network connection was lost.", path: .satisfied, kind: .connectionLost),
     Row(code: -1011, message: "", path: .satisfied, kind: .connectionLost),
     Row(code: -1017, message: "", path: .satisfied, kind: .invalidResponse),
+    Row(code: -1002, message: "Received HTTP/0.9 when not allowed", path: .satisfied, kind: .invalidResponse),
+    Row(code: -1002, message: "unsupported URL", path: .satisfied, kind: .invalidInput),
     Row(code: -999, message: "cancelled", path: .satisfied, kind: .cancelled),
     Row(code: -1202, message: "", path: .satisfied, kind: .tls),
   ]

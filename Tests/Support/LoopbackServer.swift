@@ -79,8 +79,9 @@ public final class LoopbackServer: Sendable {
     guard !already else { return }
     shutdown(listener, Int32(SHUT_RDWR))
     close(listener)
-    for fd in connections.withLock({ $0 }) {
-      shutdown(fd, Int32(SHUT_RDWR))
+    // Under the lock, so a descriptor closed and reused elsewhere is never shut down here.
+    connections.withLock { fds in
+      for fd in fds { shutdown(fd, Int32(SHUT_RDWR)) }
     }
   }
 
@@ -124,30 +125,31 @@ public final class LoopbackServer: Sendable {
   }
 
   private func handle(_ fd: Int32) {
+    defer {
+      connections.withLock { fds in
+        fds.removeAll { $0 == fd }
+        close(fd)
+      }
+    }
     readRequest(fd)
     switch behaviour {
     case .reset:
       var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
       setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
-      close(fd)
     case .closeMidBody:
       send(fd, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n0123456789")
-      close(fd)
     case .hang:
       var byte: UInt8 = 0
       _ = recv(fd, &byte, 1, 0)  // returns when stop() shuts the socket down
-      close(fd)
     case .garbage:
       send(fd, "SSH-2.0-OpenSSH_9.2 garbage\r\n\u{1}\u{2}\u{3}\r\n\r\n")
-      close(fd)
     case .closeWithoutResponse:
-      close(fd)
+      break
     case .raw(let response):
       send(fd, response)
       shutdown(fd, Int32(SHUT_WR))
       var byte: UInt8 = 0
       _ = recv(fd, &byte, 1, 0)
-      close(fd)
     }
   }
 }
