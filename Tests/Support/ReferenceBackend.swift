@@ -100,7 +100,7 @@ public final class ReferenceBackend: Sendable {
       process.terminate()
       // A backend started from a thread that blocks signals (a Swift concurrency or dispatch
       // worker) inherits that mask and ignores SIGTERM: give it a moment, then SIGKILL.
-      let grace = ContinuousClock.now + .seconds(3)
+      let grace = ContinuousClock.now + .seconds(1)
       while process.isRunning && ContinuousClock.now < grace { usleep(20_000) }
       if process.isRunning { kill(process.processIdentifier, SIGKILL) }
       process.waitUntilExit()

@@ -37,11 +37,22 @@ public struct ContractBackends: SuiteTrait, TestScoping {
     async let backend = ReferenceBackend()
     async let limited = ReferenceBackend(environment: ["COURIER_BACKEND_MAX_BODY": "1048576"])
     let environment = try await ContractEnvironment(backend: backend, limited: limited)
-    defer {
-      environment.backend.stop()
-      environment.limited.stop()
+    var failure: (any Error)?
+    do {
+      try await ContractEnvironment.$current.withValue(environment) { try await function() }
+    } catch {
+      failure = error
     }
-    try await ContractEnvironment.$current.withValue(environment) { try await function() }
+    // Stopping waits for the processes: do it off the cooperative pool (two threads on this
+    // machine), which other suites' tests are using meanwhile.
+    await withCheckedContinuation { continuation in
+      DispatchQueue.global().async {
+        environment.backend.stop()
+        environment.limited.stop()
+        continuation.resume()
+      }
+    }
+    if let failure { throw failure }
   }
 }
 
