@@ -15,6 +15,7 @@ let package = Package(
       targets: ["CourierDomain", "CourierPorts", "CourierCore", "CourierComposition"]),
     .library(name: "CourierTestKit", targets: ["CourierTestKit"]),
     .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
+    .library(name: "CourierCurl", targets: ["CourierCurl"]),
     .library(name: "CourierNetlink", targets: ["CourierNetlink"]),
     .library(name: "CourierVips", targets: ["CourierVips"]),
     .library(name: "CourierSQLite", targets: ["CourierSQLite"]),
@@ -38,6 +39,13 @@ let package = Package(
     .target(
       name: "CourierURLSession", dependencies: ["CourierDomain", "CourierPorts"],
       path: "Modules/Adapters/URLSessionTransport", swiftSettings: strict),
+    .systemLibrary(
+      name: "CCurl", path: "Modules/Adapters/CCurl", pkgConfig: "libcurl",
+      providers: [.apt(["libcurl4-openssl-dev"])]),
+    .target(name: "CCurlShim", dependencies: ["CCurl"], path: "Modules/Adapters/CCurlShim"),
+    .target(
+      name: "CourierCurl", dependencies: ["CourierDomain", "CourierPorts", "CCurl", "CCurlShim"],
+      path: "Modules/Adapters/CurlTransport", swiftSettings: strict),
     .target(name: "CNetlink", path: "Modules/Adapters/CNetlink"),
     .target(
       name: "CourierNetlink", dependencies: ["CourierDomain", "CourierPorts", "CNetlink"],
@@ -81,8 +89,8 @@ let package = Package(
     .target(
       name: "CourierComposition",
       dependencies: [
-        "CourierDomain", "CourierPorts", "CourierCore", "CourierURLSession", "CourierNetlink",
-        "CourierVips", "CourierSQLite", "CourierFileStore", "CourierTestKit",
+        "CourierDomain", "CourierPorts", "CourierCore", "CourierURLSession", "CourierCurl",
+        "CourierNetlink", "CourierVips", "CourierSQLite", "CourierFileStore", "CourierTestKit",
       ],
       path: "Modules/Composition", swiftSettings: strict),
     .target(
@@ -100,16 +108,22 @@ let package = Package(
       name: "courier-netlink-probe", dependencies: ["CourierNetlink", "CourierDomain"],
       path: "Benchmarks/netlink/Probe", swiftSettings: strict),
     .executableTarget(
+      name: "courier-transport-bench",
+      dependencies: ["CourierCurl", "CourierURLSession", "CourierDomain", "CourierPorts"],
+      path: "Benchmarks/transport/Sources", swiftSettings: strict),
+    .executableTarget(
       name: "courier-tui", dependencies: ["CourierTUI"], path: "Apps/courier-tui",
       swiftSettings: strict),
 
     // Test helpers shared by test targets: the reference backend launcher, misbehaving servers.
-    .target(name: "CourierTestSupport", path: "Tests/Support", swiftSettings: strict),
     // Benchmarks (scripts run them; see Docs/benchmarks/upload.md).
     .executableTarget(
       name: "multipart-bench", dependencies: ["CourierDomain", "CourierCore"],
       path: "Benchmarks/MultipartBench", swiftSettings: strict),
 
+    .target(
+      name: "CourierTestSupport", dependencies: ["CourierDomain", "CourierPorts"],
+      path: "Tests/Support", swiftSettings: strict),
     .testTarget(
       name: "CourierDomainTests", dependencies: ["CourierDomain"], path: "Tests/DomainTests",
       swiftSettings: strict),
@@ -120,6 +134,13 @@ let package = Package(
       name: "CourierURLSessionTests",
       dependencies: ["CourierURLSession", "CourierCore", "CourierTestKit", "CourierTestSupport"],
       path: "Tests/URLSessionTests", swiftSettings: strict),
+    .testTarget(
+      name: "CourierCurlTests",
+      dependencies: [
+        "CourierCurl", "CCurl", "CourierCore", "CourierComposition", "CourierTestKit",
+        "CourierTestSupport",
+      ],
+      path: "Tests/CurlTests", swiftSettings: strict),
     .testTarget(
       name: "CourierNetlinkTests", dependencies: ["CourierNetlink", "CNetlink", "CourierCore"],
       path: "Tests/NetlinkTests", swiftSettings: strict),

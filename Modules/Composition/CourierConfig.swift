@@ -38,7 +38,7 @@ public struct CourierConfig: Sendable, Equatable {
 
   /// The adapter names the composition root knows, by role.
   public static let knownAdapters: [String: [String]] = [
-    "transport": ["urlsession", "memory"],
+    "transport": ["urlsession", "curl", "memory"],
     "path_monitor": ["netlink", "manual", "none"],
     "store": ["sqlite", "file", "memory"],
   ]

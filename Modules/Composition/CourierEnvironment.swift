@@ -1,4 +1,5 @@
 import CourierCore
+import CourierCurl
 import CourierDomain
 import CourierFileStore
 import CourierPorts
@@ -53,6 +54,7 @@ public struct CourierEnvironment: Sendable {
     } else {
       switch config.transport {
       case "urlsession": base = URLSessionTransport()
+      case "curl": base = CurlTransport()
       case "memory": base = InMemoryTransport()
       default:
         throw ConfigError(

@@ -98,6 +98,11 @@ public final class ReferenceBackend: Sendable {
   public func stop() {
     if process.isRunning {
       process.terminate()
+      // A backend started from a thread that blocks signals (a Swift concurrency or dispatch
+      // worker) inherits that mask and ignores SIGTERM: give it a moment, then SIGKILL.
+      let grace = ContinuousClock.now + .seconds(1)
+      while process.isRunning && ContinuousClock.now < grace { usleep(20_000) }
+      if process.isRunning { kill(process.processIdentifier, SIGKILL) }
       process.waitUntilExit()
     }
     try? FileManager.default.removeItem(at: dataDirectory)

@@ -1,0 +1,2 @@
+// The system's libcurl (Debian: libcurl4-openssl-dev), imported as is.
+#include <curl/curl.h>

@@ -1,0 +1,333 @@
+import CCurl
+import CCurlShim
+import CourierDomain
+import CourierPorts
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// One easy handle and everything its callbacks touch: the body's reader, the response's
+/// headers and body, the file it may be written to. Confined to the transport's thread; libcurl
+/// gets an unretained pointer to it, kept alive by the loop's table until `cleanup()`.
+final class CurlEasy {
+  let transfer: Transfer
+  let handle: UnsafeMutableRawPointer
+  private let maxResponseBytes: Int
+  private let errorBuffer: UnsafeMutablePointer<CChar>
+  private var headerList: UnsafeMutablePointer<curl_slist>?
+  private var reader: BodyReader?
+  private var headers = HTTPHeaders()
+  private var body = Data()
+  private var output: (fd: Int32, temporary: URL, destination: URL)?
+  private var localFailure: CourierError?
+  private var reported: Int64 = -1
+
+  /// Creates and configures a handle for a transfer.
+  /// - Throws: `CourierError` when libcurl refuses an option or the output file can't be made.
+  init(_ transfer: Transfer, configuration: CurlTransport.Configuration) throws(CourierError) {
+    guard let handle = curl_easy_init() else {
+      throw CourierError(
+        .connectionLost, underlying: "curl_easy_init failed", context: transfer.context)
+    }
+    self.transfer = transfer
+    self.handle = handle
+    self.maxResponseBytes = configuration.maxResponseBytes
+    self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+    errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+    do {
+      try configure(configuration)
+    } catch {
+      cleanup()
+      throw error
+    }
+  }
+
+  private func configure(_ configuration: CurlTransport.Configuration) throws(CourierError) {
+    let me = Unmanaged.passUnretained(self).toOpaque()
+    try set(CURLOPT_URL, string: transfer.url)
+    try set(CURLOPT_NOSIGNAL, 1)
+    try set(CURLOPT_PROTOCOLS_STR, string: "http,https")
+    try set(CURLOPT_FOLLOWLOCATION, 0)
+    try set(CURLOPT_ERRORBUFFER, pointer: errorBuffer)
+    try set(
+      CURLOPT_HTTP_VERSION,
+      Int(configuration.allowsHTTP2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1))
+    if configuration.allowsHTTP2 { try set(CURLOPT_PIPEWAIT, 1) }
+    try set(CURLOPT_SSL_VERIFYPEER, 1)
+    try set(CURLOPT_SSL_VERIFYHOST, 2)
+    if let bundle = configuration.caBundle { try set(CURLOPT_CAINFO, string: bundle.path) }
+    try set(CURLOPT_TCP_KEEPALIVE, 1)
+    try set(CURLOPT_EXPECT_100_TIMEOUT_MS, 1000)
+    try set(CURLOPT_UPLOAD_BUFFERSIZE, configuration.uploadBufferSize)
+    try set(CURLOPT_BUFFERSIZE, 256 << 10)
+    if let timeout = transfer.timeout {
+      try set(CURLOPT_TIMEOUT_MS, max(1, Int((timeout.seconds * 1000).rounded(.up))))
+    }
+
+    try set(CURLOPT_HEADERDATA, pointer: me)
+    try check(
+      courier_curl_setopt_header(handle) { buffer, size, count, data in
+        guard let buffer, let data else { return 0 }
+        return Unmanaged<CurlEasy>.fromOpaque(data).takeUnretainedValue()
+          .header(UnsafeRawPointer(buffer), size * count)
+      }, "HEADERFUNCTION")
+    try set(CURLOPT_WRITEDATA, pointer: me)
+    try check(
+      courier_curl_setopt_write(handle) { buffer, size, count, data in
+        guard let buffer, let data else { return 0 }
+        return Unmanaged<CurlEasy>.fromOpaque(data).takeUnretainedValue()
+          .receive(UnsafeRawPointer(buffer), size * count)
+      }, "WRITEFUNCTION")
+    if transfer.progress != nil {
+      try set(CURLOPT_NOPROGRESS, 0)
+      try set(CURLOPT_XFERINFODATA, pointer: me)
+      try check(
+        courier_curl_setopt_xferinfo(handle) { data, downTotal, downNow, _, upNow in
+          guard let data else { return 1 }
+          return Unmanaged<CurlEasy>.fromOpaque(data).takeUnretainedValue()
+            .progressed(downTotal: Int64(downTotal), downNow: Int64(downNow), upNow: Int64(upNow))
+        }, "XFERINFOFUNCTION")
+    }
+
+    try configureMethodAndBody(configuration, me: me)
+    try configureHeaders(configuration)
+    if case .file(let destination) = transfer.sink { try openOutput(destination) }
+  }
+
+  private func configureMethodAndBody(
+    _ configuration: CurlTransport.Configuration, me: UnsafeMutableRawPointer
+  ) throws(CourierError) {
+    let method = transfer.method.rawValue
+    let framed = ["POST", "PUT", "PATCH"].contains(method)
+    switch method {
+    case "GET" where transfer.body == nil:
+      try set(CURLOPT_HTTPGET, 1)
+      return
+    case "HEAD":
+      try set(CURLOPT_NOBODY, 1)
+      return
+    default:
+      break
+    }
+    if transfer.body != nil || framed {
+      // An upload with a known size: libcurl sends Content-Length and pulls the bytes from the
+      // read callback; the method is set apart since UPLOAD alone means PUT.
+      reader = BodyReader(transfer.body ?? [], context: transfer.context)
+      try set(CURLOPT_UPLOAD, 1)
+      try check(
+        courier_curl_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(transfer.bodyLength)),
+        "INFILESIZE_LARGE")
+      try set(CURLOPT_READDATA, pointer: me)
+      try check(
+        courier_curl_setopt_read(handle) { buffer, size, count, data in
+          guard let buffer, let data else { return courier_curl_readfunc_abort }
+          return Unmanaged<CurlEasy>.fromOpaque(data).takeUnretainedValue()
+            .send(UnsafeMutableRawPointer(buffer), size * count)
+        }, "READFUNCTION")
+      try set(CURLOPT_SEEKDATA, pointer: me)
+      try check(
+        courier_curl_setopt_seek(handle) { data, offset, origin in
+          guard let data, origin == SEEK_SET else { return courier_curl_seekfunc_cantseek }
+          return Unmanaged<CurlEasy>.fromOpaque(data).takeUnretainedValue().rewind(
+            to: Int64(offset))
+        }, "SEEKFUNCTION")
+    }
+    if method != "PUT" || transfer.body == nil && !framed {
+      try set(CURLOPT_CUSTOMREQUEST, string: method)
+    }
+  }
+
+  private func configureHeaders(_ configuration: CurlTransport.Configuration) throws(CourierError) {
+    var lines = transfer.headerLines
+    if reader != nil && !transfer.hasExpectHeader {
+      // Ask first for large bodies, so a 413 or 401 comes before the body rather than after;
+      // never for small ones, where the round trip costs more than resending.
+      lines.append(
+        transfer.bodyLength >= configuration.expectContinueThreshold
+          ? "Expect: 100-continue" : "Expect:")
+    }
+    for line in lines {
+      guard let appended = curl_slist_append(headerList, line) else {
+        throw CourierError(
+          .invalidInput, underlying: "curl_slist_append failed", context: transfer.context)
+      }
+      headerList = appended
+    }
+    if let headerList { try set(CURLOPT_HTTPHEADER, pointer: headerList) }
+  }
+
+  private func openOutput(_ destination: URL) throws(CourierError) {
+    let temporary = destination.deletingLastPathComponent().appendingPathComponent(
+      ".\(destination.lastPathComponent).courier-partial-\(getpid())")
+    let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard fd >= 0 else {
+      throw CourierError(
+        .fileUnavailable,
+        serverMessage:
+          "The file \(destination.path) can't be written (\(String(cString: strerror(errno)))).",
+        context: transfer.context)
+    }
+    output = (fd, temporary, destination)
+  }
+
+  // MARK: callbacks, on the transport's thread
+
+  private func send(_ buffer: UnsafeMutableRawPointer, _ capacity: Int) -> Int {
+    guard let reader, let count = reader.read(into: buffer, capacity: capacity) else {
+      return courier_curl_readfunc_abort
+    }
+    return count
+  }
+
+  private func rewind(to offset: Int64) -> Int32 {
+    guard let reader, reader.seek(to: offset) else { return 1 }  // CURL_SEEKFUNC_FAIL
+    return 0  // CURL_SEEKFUNC_OK
+  }
+
+  private func header(_ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    // "\r\n" is one Character: trim by scalars.
+    let line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: count), as: UTF8.self)
+      .trimmingCharacters(in: .newlines)
+    if line.hasPrefix("HTTP/") {
+      // A new status line (after a 100 Continue): only the final response's fields count.
+      headers = HTTPHeaders()
+    } else if let colon = line.firstIndex(of: ":") {
+      headers.add(
+        name: line[..<colon].trimmingCharacters(in: .whitespaces),
+        value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+    }
+    return count
+  }
+
+  private func receive(_ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    if let output {
+      var written = 0
+      while written < count {
+        let result = write(output.fd, buffer + written, count - written)
+        if result < 0 && errno == EINTR { continue }
+        guard result > 0 else {
+          localFailure = CourierError(
+            .fileUnavailable,
+            serverMessage:
+              "The file \(output.destination.path) can't be written "
+              + "(\(String(cString: strerror(errno)))).",
+            mayHaveReachedServer: true, context: transfer.context)
+          return 0
+        }
+        written += result
+      }
+      return count
+    }
+    guard body.count + count <= maxResponseBytes else {
+      localFailure = CourierError(
+        .invalidResponse, mayHaveReachedServer: true,
+        underlying: "response body over \(maxResponseBytes) bytes", context: transfer.context)
+      return 0
+    }
+    body.append(buffer.assumingMemoryBound(to: UInt8.self), count: count)
+    return count
+  }
+
+  private func progressed(downTotal: Int64, downNow: Int64, upNow: Int64) -> Int32 {
+    if transfer.isFinished { return 1 }  // answered already (cancelled, deadline): stop now
+    let (now, total) = output != nil ? (downNow, downTotal) : (upNow, transfer.bodyLength)
+    if now != reported {
+      reported = now
+      transfer.progress?(TransferProgress(sent: now, total: total))
+    }
+    return 0
+  }
+
+  // MARK: the end
+
+  /// The caller's answer for libcurl's result code.
+  /// - Parameter code: the `CURLcode` (0 for success).
+  /// - Returns: the response, or the error classified by `CurlErrorTable`.
+  func result(code: Int) -> Result<HTTPResponse, CourierError> {
+    if code == 0 {
+      var status = 0
+      _ = courier_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+      if let output {
+        self.output = nil
+        Glibc.close(output.fd)
+        guard rename(output.temporary.path, output.destination.path) == 0 else {
+          unlink(output.temporary.path)
+          return .failure(
+            CourierError(
+              .fileUnavailable,
+              serverMessage: "The file \(output.destination.path) can't be written.",
+              mayHaveReachedServer: true, context: transfer.context))
+        }
+      }
+      defer { body = Data() }
+      return .success(HTTPResponse(status: status, headers: headers, body: body))
+    }
+    // The partial file goes before the caller hears of the failure, so none is ever seen.
+    discardOutput()
+    if let failure = localFailure ?? reader?.failure { return .failure(failure) }
+    var requestBytes = 0
+    _ = courier_curl_getinfo_long(handle, CURLINFO_REQUEST_SIZE, &requestBytes)
+    let outcome = CurlErrorTable.classify(
+      curlCode: code, path: transfer.pathStatus(), requestSent: requestBytes > 0)
+    var detail = String(cString: errorBuffer)
+    if detail.isEmpty { detail = String(cString: curl_easy_strerror(CURLcode(UInt32(code)))) }
+    if code == CurlErrorTable.Code.operationTimedOut, let timeout = transfer.timeout {
+      detail += " (overall deadline of \(timeout))"
+    }
+    return .failure(
+      CourierError(
+        outcome.kind, mayHaveReachedServer: outcome.mayHaveReachedServer,
+        underlying: "CURLcode \(code): \(detail)", context: transfer.context))
+  }
+
+  /// Frees the handle and what it used; the loop has removed it from the multi handle first.
+  func cleanup() {
+    curl_easy_cleanup(handle)
+    curl_slist_free_all(headerList)
+    headerList = nil
+    errorBuffer.deallocate()
+    reader?.closeFile()
+    reader = nil
+    discardOutput()
+  }
+
+  private func discardOutput() {
+    guard let output else { return }
+    Glibc.close(output.fd)
+    unlink(output.temporary.path)
+    self.output = nil
+  }
+
+  // MARK: options
+
+  private func set(_ option: CURLoption, _ value: Int) throws(CourierError) {
+    try check(courier_curl_setopt_long(handle, option, value), "option \(option.rawValue)")
+  }
+
+  private func set(_ option: CURLoption, string: String) throws(CourierError) {
+    let code = string.withCString { courier_curl_setopt_ptr(handle, option, $0) }
+    try check(code, "option \(option.rawValue)")
+  }
+
+  private func set(_ option: CURLoption, pointer: UnsafeMutableRawPointer) throws(CourierError) {
+    try check(courier_curl_setopt_ptr(handle, option, pointer), "option \(option.rawValue)")
+  }
+
+  private func set<T>(_ option: CURLoption, pointer: UnsafeMutablePointer<T>) throws(CourierError) {
+    try set(option, pointer: UnsafeMutableRawPointer(pointer))
+  }
+
+  private func check(_ code: CURLcode, _ what: String) throws(CourierError) {
+    guard code != CURLE_OK else { return }
+    let outcome = CurlErrorTable.classify(
+      curlCode: Int(code.rawValue), path: .unknown, requestSent: false)
+    throw CourierError(
+      outcome.kind == .invalidInput ? .invalidInput : .connectionLost,
+      serverMessage: outcome.kind == .invalidInput
+        ? "libcurl refused the request (\(String(cString: curl_easy_strerror(code))))." : nil,
+      underlying: "curl_easy_setopt \(what): \(String(cString: curl_easy_strerror(code)))",
+      context: transfer.context)
+  }
+}

@@ -1,0 +1,172 @@
+import CourierDomain
+import CourierPorts
+import Foundation
+
+/// The `Transport` port over libcurl directly, without URLSession in between.
+///
+/// One dedicated thread drives a curl multi handle (`curl_multi_poll`, woken by
+/// `curl_multi_wakeup`), so connections are reused across requests, HTTP/2 is negotiated over
+/// TLS, and cancelling only posts a message that the thread acts on at once (see
+/// Docs/decisions/0500). Bodies are streamed by a read callback straight from their sources
+/// (memory, files, file ranges): a multipart upload needs no temporary file. Failures are told
+/// apart by `CURLcode` through `CurlErrorTable`. It never logs anything, headers included.
+public final class CurlTransport: SegmentedBodyTransport {
+  /// How the transport behaves; every field has a safe default.
+  public struct Configuration: Sendable {
+    /// The path monitor's current status, to tell "offline" from "host unreachable".
+    public var pathStatus: @Sendable () -> PathStatus
+    /// The largest response body held in memory; a longer one fails as `invalidResponse`.
+    public var maxResponseBytes: Int
+    /// A PEM bundle of the certificate authorities to trust instead of the system's.
+    /// Verification itself is always on.
+    public var caBundle: URL?
+    /// Whether to offer HTTP/2 (over TLS, by ALPN); plain `http://` always uses HTTP/1.1.
+    public var allowsHTTP2: Bool
+    /// Bodies of at least this many bytes ask `Expect: 100-continue` first, so a server that
+    /// refuses (413, 401) does so before the body is sent.
+    public var expectContinueThreshold: Int64
+    /// The most connections kept open at once to one host (more transfers wait their turn).
+    public var maxConnectionsPerHost: Int
+    /// The size of the buffer libcurl fills from the read callback for each send.
+    public var uploadBufferSize: Int
+
+    /// Creates a configuration.
+    /// - Parameters:
+    ///   - pathStatus: the path monitor's current status.
+    ///   - maxResponseBytes: the largest response body held in memory.
+    ///   - caBundle: a PEM bundle of trusted authorities; nil for the system's.
+    ///   - allowsHTTP2: whether to offer HTTP/2 over TLS.
+    ///   - expectContinueThreshold: the body size from which `Expect: 100-continue` is sent.
+    ///   - maxConnectionsPerHost: the most connections to one host.
+    ///   - uploadBufferSize: libcurl's upload buffer, in bytes (16 KiB to 2 MiB).
+    public init(
+      pathStatus: @escaping @Sendable () -> PathStatus = { .unknown },
+      maxResponseBytes: Int = 64 << 20, caBundle: URL? = nil, allowsHTTP2: Bool = true,
+      expectContinueThreshold: Int64 = 64 << 10, maxConnectionsPerHost: Int = 6,
+      uploadBufferSize: Int = 512 << 10
+    ) {
+      self.pathStatus = pathStatus
+      self.maxResponseBytes = maxResponseBytes
+      self.caBundle = caBundle
+      self.allowsHTTP2 = allowsHTTP2
+      self.expectContinueThreshold = expectContinueThreshold
+      self.maxConnectionsPerHost = maxConnectionsPerHost
+      self.uploadBufferSize = min(2 << 20, max(16 << 10, uploadBufferSize))
+    }
+  }
+
+  private let engine: CurlEngine
+  private let configuration: Configuration
+
+  /// Creates a transport. Its thread starts with the first request.
+  /// - Parameter configuration: the behaviour.
+  public init(configuration: Configuration = Configuration()) {
+    self.configuration = configuration
+    self.engine = CurlEngine(configuration: configuration)
+  }
+
+  /// Creates a transport with default settings and a path status source.
+  /// - Parameter pathStatus: the path monitor's current status.
+  public convenience init(pathStatus: @escaping @Sendable () -> PathStatus) {
+    self.init(configuration: Configuration(pathStatus: pathStatus))
+  }
+
+  deinit { engine.stop() }
+
+  /// Sends a request with an in-memory body (or none).
+  /// - Parameters:
+  ///   - request: the request.
+  ///   - options: the per-attempt deadline.
+  /// - Returns: the response, of any status.
+  /// - Throws: `CourierError` when no response was received.
+  public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
+    let segments = request.body.map { [BodySegment.bytes($0)] }
+    return try await perform(
+      request, body: segments, sink: .memory, options: options, progress: nil)
+  }
+
+  /// Sends a request whose body is a whole file, streamed from disk.
+  /// - Parameters:
+  ///   - request: the request; its `body` is ignored.
+  ///   - file: the body file.
+  ///   - options: the per-attempt deadline.
+  ///   - progress: bytes sent.
+  /// - Returns: the response, of any status.
+  /// - Throws: `CourierError` (`fileUnavailable` naming the file) when the file is unreadable,
+  ///   or when no response was received.
+  public func upload(
+    _ request: HTTPRequest, bodyFile file: URL, options: TransportOptions,
+    progress: @escaping @Sendable (TransferProgress) -> Void
+  ) async throws -> HTTPResponse {
+    let size = try BodyReader.fileSize(file, context: request.summary)
+    return try await perform(
+      request, body: [.file(file, offset: 0, length: size)], sink: .memory, options: options,
+      progress: progress)
+  }
+
+  /// Sends a request whose body is the concatenation of segments, each read from its source
+  /// while sending; memory stays flat whatever the files' sizes.
+  /// - Parameters:
+  ///   - request: the request; its `body` is ignored.
+  ///   - segments: the body's pieces, in order.
+  ///   - options: the per-attempt deadline.
+  ///   - progress: bytes sent.
+  /// - Returns: the response, of any status.
+  /// - Throws: `CourierError`: `fileUnavailable` naming the file when a range is missing or
+  ///   shorter than announced, `invalidInput` for a negative range, or when no response was
+  ///   received.
+  public func upload(
+    _ request: HTTPRequest, segments: [BodySegment], options: TransportOptions,
+    progress: @escaping @Sendable (TransferProgress) -> Void
+  ) async throws -> HTTPResponse {
+    try BodyReader.validate(segments, context: request.summary)
+    return try await perform(
+      request, body: segments, sink: .memory, options: options, progress: progress)
+  }
+
+  /// Sends a request and streams the response body into a file instead of memory (created or
+  /// truncated), whatever its size or status.
+  /// - Parameters:
+  ///   - request: the request, with its in-memory body if any.
+  ///   - file: where the response body goes.
+  ///   - options: the per-attempt deadline.
+  ///   - progress: bytes received so far, and the total when the server announced it.
+  /// - Returns: the response with an empty `body`.
+  /// - Throws: `CourierError`: `fileUnavailable` when the file cannot be written, or when no
+  ///   response was received.
+  public func download(
+    _ request: HTTPRequest, to file: URL, options: TransportOptions,
+    progress: (@Sendable (TransferProgress) -> Void)? = nil
+  ) async throws -> HTTPResponse {
+    let segments = request.body.map { [BodySegment.bytes($0)] }
+    return try await perform(
+      request, body: segments, sink: .file(file), options: options, progress: progress)
+  }
+
+  /// How many transfers are in flight or waiting for the transport's thread: zero once every
+  /// call has returned and the thread has caught up, whatever was cancelled.
+  public var activeTransfers: Int { engine.activeTransfers }
+
+  /// Stops the transport's thread: transfers still running fail as `cancelled`, every
+  /// connection is closed, and this returns once all of it is done. Later requests start a
+  /// new thread.
+  public func shutdown() async { await engine.shutdown() }
+
+  private func perform(
+    _ request: HTTPRequest, body: [BodySegment]?, sink: ResponseSink, options: TransportOptions,
+    progress: (@Sendable (TransferProgress) -> Void)?
+  ) async throws -> HTTPResponse {
+    let transfer = try Transfer(
+      request: request, body: body, sink: sink, deadline: options.deadline,
+      progress: progress, pathStatus: configuration.pathStatus)
+    if Task.isCancelled { throw CourierError(.cancelled, context: request.summary) }
+    let engine = self.engine
+    return try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        if transfer.start(continuation) { engine.submit(transfer) }
+      }
+    } onCancel: {
+      if transfer.cancel() { engine.abandon(transfer) }
+    }
+  }
+}

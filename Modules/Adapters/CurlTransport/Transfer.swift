@@ -1,0 +1,149 @@
+import CourierDomain
+import CourierPorts
+import Foundation
+import Synchronization
+
+/// Where a response body goes.
+enum ResponseSink: Sendable {
+  /// Into memory, up to the configured bound.
+  case memory
+  /// Into a file, replaced atomically when the response is complete.
+  case file(URL)
+}
+
+/// One request as the caller sees it: what to send, and a continuation resumed exactly once,
+/// by whichever comes first of completion (on the transport's thread), deadline or cancellation
+/// (on the caller's side). The easy handle doing the work lives on the transport's thread only.
+final class Transfer: Sendable {
+  private struct State {
+    var continuation: CheckedContinuation<HTTPResponse, any Error>?
+    var finished = false
+    var cancelled = false
+    var deadline: ContinuousClock.Instant?
+  }
+
+  let method: HTTPMethod
+  let url: String
+  let headerLines: [String]
+  let hasExpectHeader: Bool
+  let body: [BodySegment]?
+  let bodyLength: Int64
+  let sink: ResponseSink
+  let timeout: Duration?
+  let progress: (@Sendable (TransferProgress) -> Void)?
+  let pathStatus: @Sendable () -> PathStatus
+  let context: String
+  private let state = Mutex(State())
+
+  /// Checks what libcurl would otherwise be told blindly: the scheme, and header fields that
+  /// could smuggle a second header line.
+  init(
+    request: HTTPRequest, body: [BodySegment]?, sink: ResponseSink, deadline: Duration?,
+    progress: (@Sendable (TransferProgress) -> Void)?,
+    pathStatus: @escaping @Sendable () -> PathStatus
+  ) throws {
+    let context = request.summary
+    guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+      request.url.host != nil
+    else {
+      throw CourierError(
+        .invalidInput,
+        serverMessage: "Only http and https URLs can be requested, not “\(request.url)”.",
+        context: context)
+    }
+    var lines: [String] = []
+    var expect = false
+    for field in request.headers {
+      let name = field.name
+      guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenByte) else {
+        throw CourierError(
+          .invalidInput, serverMessage: "The header name “\(name)” isn't a valid token.",
+          context: context)
+      }
+      guard !field.value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) else {
+        throw CourierError(
+          .invalidInput,
+          serverMessage: "The value of header “\(name)” contains a line break.",
+          context: context)
+      }
+      let lower = name.lowercased()
+      // The transport owns the framing of the body.
+      if lower == "content-length" || lower == "transfer-encoding" { continue }
+      if lower == "expect" { expect = true }
+      let value = field.value.trimmingCharacters(in: .whitespaces)
+      lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
+    }
+    self.method = request.method
+    self.url = request.url.absoluteString
+    self.headerLines = lines
+    self.hasExpectHeader = expect
+    self.body = body
+    self.bodyLength = body?.totalLength ?? 0
+    self.sink = sink
+    self.timeout = deadline
+    self.progress = progress
+    self.pathStatus = pathStatus
+    self.context = context
+  }
+
+  private static func isTokenByte(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+      UInt8(ascii: "0")...UInt8(ascii: "9"):
+      return true
+    default:
+      return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+    }
+  }
+
+  /// The instant the deadline passes, fixed when the transfer starts.
+  var deadline: ContinuousClock.Instant? { state.withLock { $0.deadline } }
+
+  /// Whether the caller has been answered.
+  var isFinished: Bool { state.withLock { $0.finished } }
+
+  /// Installs the continuation and starts the deadline's count.
+  /// - Returns: false when a cancellation came first (the caller was answered already).
+  func start(_ continuation: CheckedContinuation<HTTPResponse, any Error>) -> Bool {
+    let cancelled = state.withLock { state -> Bool in
+      state.deadline = timeout.map { ContinuousClock.now + $0 }
+      if state.cancelled {
+        state.finished = true
+        return true
+      }
+      state.continuation = continuation
+      return false
+    }
+    if cancelled {
+      continuation.resume(throwing: CourierError(.cancelled, context: context))
+      return false
+    }
+    return true
+  }
+
+  /// Answers the caller as cancelled now, without waiting for libcurl.
+  /// - Returns: whether the transfer was running and the transport's thread must drop it.
+  func cancel() -> Bool {
+    let continuation = state.withLock { state -> CheckedContinuation<HTTPResponse, any Error>? in
+      state.cancelled = true
+      guard !state.finished, let continuation = state.continuation else { return nil }
+      state.finished = true
+      state.continuation = nil
+      return continuation
+    }
+    continuation?.resume(throwing: CourierError(.cancelled, context: context))
+    return continuation != nil
+  }
+
+  /// Answers the caller, unless it was answered already.
+  /// - Parameter result: the response or the error.
+  func finish(_ result: Result<HTTPResponse, CourierError>) {
+    let continuation = state.withLock { state -> CheckedContinuation<HTTPResponse, any Error>? in
+      guard !state.finished else { return nil }
+      state.finished = true
+      defer { state.continuation = nil }
+      return state.continuation
+    }
+    continuation?.resume(with: result.mapError { $0 as any Error })
+  }
+}

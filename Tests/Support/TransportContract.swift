@@ -1,0 +1,470 @@
+import CourierDomain
+import CourierPorts
+import Foundation
+import Synchronization
+import Testing
+
+/// Makes the transport under test, told the path status it should assume.
+public typealias TransportFactory = @Sendable (PathStatus) -> any Transport
+
+/// The backends the contract runs against, started once for a suite by `ContractBackends`.
+public struct ContractEnvironment: Sendable {
+  /// The reference backend with default settings.
+  public let backend: ReferenceBackend
+  /// The reference backend with `COURIER_BACKEND_MAX_BODY` = 1 MiB: a larger `Content-Length`
+  /// gets 413 before the body is read, as a proxy does.
+  public let limited: ReferenceBackend
+
+  /// The environment of the running suite.
+  @TaskLocal public static var current: ContractEnvironment?
+}
+
+/// A suite trait that starts the contract's backends once around the whole suite and stops them
+/// after, so no backend outlives the test process.
+public struct ContractBackends: SuiteTrait, TestScoping {
+  /// Creates the trait.
+  public init() {}
+
+  /// Starts both backends, runs the suite with them, stops them.
+  /// - Parameters:
+  ///   - test: the suite.
+  ///   - testCase: unused.
+  ///   - function: the suite's tests.
+  /// - Throws: when a backend does not start, or what the tests throw.
+  public func provideScope(
+    for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+  ) async throws {
+    async let backend = ReferenceBackend()
+    async let limited = ReferenceBackend(environment: ["COURIER_BACKEND_MAX_BODY": "1048576"])
+    let environment = try await ContractEnvironment(backend: backend, limited: limited)
+    var failure: (any Error)?
+    do {
+      try await ContractEnvironment.$current.withValue(environment) { try await function() }
+    } catch {
+      failure = error
+    }
+    // Stopping waits for the processes: do it off the cooperative pool (two threads on this
+    // machine), which other suites' tests are using meanwhile.
+    await withCheckedContinuation { continuation in
+      DispatchQueue.global().async {
+        environment.backend.stop()
+        environment.limited.stop()
+        continuation.resume()
+      }
+    }
+    if let failure { throw failure }
+  }
+}
+
+extension Trait where Self == ContractBackends {
+  /// Starts the contract's backends around the suite.
+  public static var contractBackends: ContractBackends { ContractBackends() }
+}
+
+/// The behaviour every adapter of the `Transport` port must show, as a list of checks
+/// parameterised by a factory: an adapter's test target runs each check with its own factory.
+public struct TransportContract: Sendable, CustomStringConvertible {
+  /// The check's name, shown in test results.
+  public let name: String
+  let body: @Sendable (TransportFactory, ContractEnvironment?) async throws -> Void
+
+  /// The check's name.
+  public var description: String { name }
+
+  /// Runs the check.
+  /// - Parameter factory: makes the transport under test.
+  /// - Throws: what the check throws (expectations are recorded as issues).
+  public func run(_ factory: @escaping TransportFactory) async throws {
+    try await body(factory, ContractEnvironment.current)
+  }
+
+  /// Every check.
+  public static let all: [TransportContract] = [
+    articlesRoundTrip, idempotencyHeaders, inMemoryMultipart, uploadFromFile, earlyRefusal,
+    refused, reset, closedMidBody, closedWithoutResponse, garbage, hangsPastDeadline,
+    cancellation, htmlErrorPage, unknownHost,
+  ]
+
+  // MARK: against the reference backend
+
+  static let articlesRoundTrip = TransportContract(name: "PUT, GET, 304, DELETE on /articles") {
+    make, environment in
+    let backend = try #require(environment?.backend)
+    let transport = make(.satisfied)
+    let token = try await login(transport, backend)
+    let id = UUID().uuidString
+    let url = backend.url.appendingPathComponent("articles/\(id)")
+    var auth: HTTPHeaders = ["Authorization": "Bearer \(token)"]
+    auth["Content-Type"] = "application/json"
+    let created = try await transport.send(
+      HTTPRequest(
+        method: .put, url: url, headers: auth,
+        body: Data(#"{"title":"Crème brûlée","body":"Ünïcode ✓"}"#.utf8)))
+    #expect(created.status == 201)
+    let fetched = try await transport.send(HTTPRequest(method: .get, url: url, headers: auth))
+    #expect(fetched.status == 200)
+    let etag = try #require(fetched.headers["ETag"])
+    #expect(etag == "\"v1\"")
+    let object = try JSONSerialization.jsonObject(with: fetched.body) as? [String: Any]
+    #expect(object?["title"] as? String == "Crème brûlée")
+    #expect(object?["body"] as? String == "Ünïcode ✓")
+    var conditional = auth
+    conditional["If-None-Match"] = etag
+    let notModified = try await transport.send(
+      HTTPRequest(method: .get, url: url, headers: conditional))
+    #expect(notModified.status == 304)
+    #expect(notModified.body.isEmpty)
+    var replace = auth
+    replace["If-Match"] = etag
+    let updated = try await transport.send(
+      HTTPRequest(
+        method: .put, url: url, headers: replace, body: Data(#"{"title":"t2","body":"b2"}"#.utf8)))
+    #expect(updated.status == 200)
+    #expect(updated.headers["etag"] == "\"v2\"")
+    let deleted = try await transport.send(HTTPRequest(method: .delete, url: url, headers: auth))
+    #expect(deleted.status == 204)
+    let gone = try await transport.send(HTTPRequest(method: .get, url: url, headers: auth))
+    #expect(gone.status == 404)
+    #expect(ResponseClassifier.classify(gone)?.kind == .business)
+  }
+
+  static let idempotencyHeaders = TransportContract(
+    name: "POST with a custom header; the replay's response header comes back"
+  ) { make, environment in
+    let backend = try #require(environment?.backend)
+    let transport = make(.satisfied)
+    let token = try await login(transport, backend)
+    let id = UUID().uuidString
+    let request = HTTPRequest(
+      method: .post, url: backend.url.appendingPathComponent("articles"),
+      headers: [
+        "Authorization": "Bearer \(token)", "Content-Type": "application/json",
+        "Idempotency-Key": "contract-\(id)",
+      ],
+      body: Data(#"{"id":"\#(id)","title":"once","body":"x"}"#.utf8))
+    let first = try await transport.send(request)
+    let second = try await transport.send(request)
+    #expect(first.status == 201)
+    #expect(second.status == 201)
+    #expect(first.headers["Idempotent-Replayed"] == nil)
+    #expect(second.headers["idempotent-replayed"] == "true")
+    #expect(second.body == first.body)
+  }
+
+  static let inMemoryMultipart = TransportContract(
+    name: "POST an in-memory multipart body to the /upload echo"
+  ) { make, environment in
+    let backend = try #require(environment?.backend)
+    let value = String(repeating: "0123456789abcdef", count: 8192) + "é"
+    let boundary = "contract-\(UUID().uuidString)"
+    let body = Multipart.field("note", value, boundary: boundary) + Multipart.close(boundary)
+    let response = try await make(.satisfied).send(
+      HTTPRequest(
+        method: .post, url: backend.url.appendingPathComponent("upload"),
+        headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"], body: body))
+    #expect(response.status == 200)
+    let parts = try JSONSerialization.jsonObject(with: response.body) as? [[String: Any]]
+    #expect(parts?.count == 1)
+    #expect(parts?.first?["field"] as? String == "note")
+    #expect(parts?.first?["value"] as? String == value)
+  }
+
+  static let uploadFromFile = TransportContract(
+    name: "upload a multipart body from a file, with progress"
+  ) { make, environment in
+    let backend = try #require(environment?.backend)
+    let boundary = "contract-\(UUID().uuidString)"
+    let payloadSize = 3 << 20
+    let file = try Multipart.writeBodyFile(boundary: boundary, payloadSize: payloadSize)
+    defer { try? FileManager.default.removeItem(at: file) }
+    let fileSize = try #require(
+      FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int)
+    let seen = ProgressLog()
+    let response = try await make(.satisfied).upload(
+      HTTPRequest(
+        method: .post, url: backend.url.appendingPathComponent("upload"),
+        headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"]),
+      bodyFile: file, options: TransportOptions(deadline: .seconds(60)),
+      progress: { seen.append($0) })
+    #expect(response.status == 200)
+    let parts = try JSONSerialization.jsonObject(with: response.body) as? [[String: Any]]
+    #expect(parts?.count == 2)
+    #expect(parts?.first?["value"] as? String == "a title")
+    #expect(parts?.last?["size"] as? Int == payloadSize)
+    #expect(parts?.last?["sha256"] as? String == Multipart.payloadSHA256(payloadSize))
+    let reports = seen.values
+    #expect(!reports.isEmpty)
+    #expect(reports.last?.sent == Int64(fileSize))
+    #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.sent <= $1.sent })
+  }
+
+  static let earlyRefusal = TransportContract(
+    name: "a 413 sent before the body comes back promptly, not as a hang"
+  ) { make, environment in
+    let limited = try #require(environment?.limited)
+    let boundary = "contract-\(UUID().uuidString)"
+    let file = try Multipart.writeBodyFile(boundary: boundary, payloadSize: 8 << 20)
+    defer { try? FileManager.default.removeItem(at: file) }
+    let start = ContinuousClock.now
+    do {
+      let response = try await make(.satisfied).upload(
+        HTTPRequest(
+          method: .post, url: limited.url.appendingPathComponent("upload"),
+          headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"]),
+        bodyFile: file, options: TransportOptions(deadline: .seconds(20)), progress: { _ in })
+      #expect(response.status == 413)
+      #expect(ResponseClassifier.classify(response)?.kind == .business)
+    } catch let error as CourierError {
+      // A server that closes while the body is still coming may reset instead: acceptable only
+      // as a prompt, retryable loss, never as a timeout.
+      Issue.record("expected the 413 itself, got \(error.kind): \(error.underlying ?? "")")
+    }
+    #expect(start.duration(to: .now) < .seconds(5))
+  }
+
+  // MARK: against misbehaving servers
+
+  static let refused = TransportContract(
+    name: "connection refused → cannot reach host, or offline when the path is down"
+  ) { make, _ in
+    let port = freeLoopbackPort()
+    let url = try #require(URL(string: "http://127.0.0.1:\(port)/"))
+    for (path, kind) in [
+      (PathStatus.satisfied, CourierError.Kind.cannotReachHost), (.unsatisfied, .offline),
+      (.unknown, .cannotReachHost),
+    ] {
+      let error = try await failure(of: make(path), HTTPRequest(method: .get, url: url))
+      #expect(error.kind == kind, "path \(path)")
+      #expect(error.mayHaveReachedServer == false)
+    }
+  }
+
+  static let reset = TransportContract(
+    name: "reset → connection lost, may have reached the server"
+  ) { make, _ in
+    let error = try await failure(of: make(.satisfied), against: .reset)
+    #expect(error.kind == .connectionLost)
+    #expect(error.mayHaveReachedServer)
+  }
+
+  static let closedMidBody = TransportContract(name: "closed mid-body → connection lost") {
+    make, _ in
+    let error = try await failure(of: make(.satisfied), against: .closeMidBody)
+    #expect(error.kind == .connectionLost)
+    #expect(error.mayHaveReachedServer)
+  }
+
+  static let closedWithoutResponse = TransportContract(
+    name: "closed with no response → connection lost"
+  ) { make, _ in
+    let error = try await failure(of: make(.satisfied), against: .closeWithoutResponse)
+    #expect(error.kind == .connectionLost)
+  }
+
+  /// The name of the check that a server answering garbage fails cleanly.
+  public static let garbageName =
+    "garbage instead of HTTP → invalid response or connection lost, never a success"
+
+  static let garbage = TransportContract(name: garbageName) { make, _ in
+    let error = try await failure(of: make(.satisfied), against: .garbage)
+    #expect([CourierError.Kind.invalidResponse, .connectionLost].contains(error.kind))
+    #expect(!error.userMessage.contains("SSH"))
+  }
+
+  /// The name of the check that a hanging server times out at the caller's deadline.
+  public static let hangsName = "a server that hangs → timed out at the caller's deadline"
+
+  static let hangsPastDeadline = TransportContract(name: hangsName) { make, _ in
+    let start = ContinuousClock.now
+    let error = try await failure(
+      of: make(.satisfied), against: .hang, deadline: .milliseconds(500))
+    let elapsed = start.duration(to: .now)
+    #expect(error.kind == .timedOut)
+    #expect(elapsed >= .milliseconds(450))
+    #expect(elapsed < .seconds(5))
+  }
+
+  static let cancellation = TransportContract(
+    name: "cancelling a request to a hanging server returns promptly as cancelled"
+  ) { make, _ in
+    let server = try LoopbackServer(.hang)
+    defer { server.stop() }
+    let transport = make(.satisfied)
+    let task = Task {
+      try await transport.send(
+        HTTPRequest(method: .get, url: server.url), options: TransportOptions(deadline: nil))
+    }
+    let accepted = ContinuousClock.now + .seconds(10)
+    while server.acceptedCount == 0 && ContinuousClock.now < accepted { await Task.yield() }
+    #expect(server.acceptedCount == 1)
+    let start = ContinuousClock.now
+    task.cancel()
+    do {
+      _ = try await task.value
+      Issue.record("expected cancellation")
+    } catch let error as CourierError {
+      #expect(error.kind == .cancelled)
+    }
+    #expect(start.duration(to: .now) < .seconds(2))
+  }
+
+  static let htmlErrorPage = TransportContract(
+    name: "a 502 HTML page is a response, classified later without showing HTML"
+  ) { make, _ in
+    let html = "<html><body><h1>502 Bad Gateway</h1></body></html>"
+    let server = try LoopbackServer(
+      .raw(
+        "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html\r\n"
+          + "Content-Length: \(html.utf8.count)\r\nConnection: close\r\n\r\n\(html)"))
+    defer { server.stop() }
+    let response = try await make(.satisfied).send(HTTPRequest(method: .get, url: server.url))
+    #expect(response.status == 502)
+    #expect(response.headers["content-type"] == "text/html")
+    #expect(String(decoding: response.body, as: UTF8.self) == html)
+    let error = try #require(ResponseClassifier.classify(response))
+    #expect(error.kind == .server)
+    #expect(!error.userMessage.contains("<"))
+  }
+
+  static let unknownHost = TransportContract(name: "a name that cannot resolve → DNS") {
+    make, _ in
+    // A 64-character label is refused by the resolver itself: no query leaves the machine.
+    let host = String(repeating: "a", count: 64) + ".invalid"
+    let url = try #require(URL(string: "http://\(host)/"))
+    let error = try await failure(of: make(.satisfied), HTTPRequest(method: .get, url: url))
+    #expect(error.kind == .dns)
+    #expect(error.mayHaveReachedServer == false)
+  }
+
+  // MARK: helpers
+
+  static func login(_ transport: any Transport, _ backend: ReferenceBackend) async throws
+    -> String
+  {
+    let response = try await transport.send(
+      HTTPRequest(
+        method: .post, url: backend.url.appendingPathComponent("auth/token"),
+        headers: ["Content-Type": "application/json"],
+        body: Data(#"{"username":"alice","password":"secret"}"#.utf8)))
+    #expect(response.status == 200)
+    let object = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+    return try #require(object?["access_token"] as? String)
+  }
+
+  static func failure(
+    of transport: any Transport, against behaviour: LoopbackServer.Behaviour,
+    deadline: Duration = .seconds(10)
+  ) async throws -> CourierError {
+    let server = try LoopbackServer(behaviour)
+    defer { server.stop() }
+    return try await failure(
+      of: transport, HTTPRequest(method: .get, url: server.url.appendingPathComponent("x")),
+      deadline: deadline)
+  }
+
+  static func failure(
+    of transport: any Transport, _ request: HTTPRequest, deadline: Duration = .seconds(10)
+  ) async throws -> CourierError {
+    do {
+      let response = try await transport.send(
+        request, options: TransportOptions(deadline: deadline))
+      Issue.record("expected a failure, got status \(response.status)")
+      return CourierError(.invalidInput)
+    } catch let error as CourierError {
+      return error
+    }
+  }
+}
+
+/// Progress reports, collected from any thread.
+final class ProgressLog: Sendable {
+  private let reports = Mutex<[TransferProgress]>([])
+  func append(_ progress: TransferProgress) { reports.withLock { $0.append(progress) } }
+  var values: [TransferProgress] { reports.withLock { $0 } }
+}
+
+/// Small multipart bodies for the contract, written by hand so the check depends on no encoder.
+public enum Multipart {
+  /// A text field part.
+  /// - Parameters:
+  ///   - name: the field name.
+  ///   - value: the value.
+  ///   - boundary: the boundary.
+  /// - Returns: the part's bytes.
+  public static func field(_ name: String, _ value: String, boundary: String) -> Data {
+    Data(
+      "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
+  }
+
+  /// The head of a file part, up to its content.
+  /// - Parameters:
+  ///   - name: the field name.
+  ///   - filename: the file name.
+  ///   - boundary: the boundary.
+  /// - Returns: the bytes before the file's content.
+  public static func fileHead(_ name: String, filename: String, boundary: String) -> Data {
+    Data(
+      ("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"; "
+        + "filename=\"\(filename)\"\r\nContent-Type: application/octet-stream\r\n\r\n").utf8)
+  }
+
+  /// The closing delimiter.
+  /// - Parameters:
+  ///   - boundary: the boundary.
+  ///   - afterFile: whether to end a file part's content with its CRLF first.
+  /// - Returns: the bytes.
+  public static func close(_ boundary: String, afterFile: Bool = false) -> Data {
+    Data("\(afterFile ? "\r\n" : "")--\(boundary)--\r\n".utf8)
+  }
+
+  /// A deterministic payload byte at an offset (not all one value, so a shifted byte shows).
+  /// - Parameter offset: the offset.
+  /// - Returns: the byte.
+  public static func payloadByte(_ offset: Int) -> UInt8 {
+    UInt8(truncatingIfNeeded: offset &* 31 &+ 7)
+  }
+
+  /// The deterministic payload.
+  /// - Parameter size: its length.
+  /// - Returns: the bytes.
+  public static func payload(_ size: Int) -> Data {
+    Data((0..<size).map(payloadByte))
+  }
+
+  /// The payload's SHA-256, hex, computed with the system's `sha256sum`.
+  /// - Parameter size: the payload's length.
+  /// - Returns: the hex digest, or nil when it could not be computed.
+  public static func payloadSHA256(_ size: Int) -> String? {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "courier-payload-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: file) }
+    guard (try? payload(size).write(to: file)) != nil else { return nil }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+    process.arguments = [file.path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    guard (try? process.run()) != nil else { return nil }
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: output, as: UTF8.self).split(separator: " ").first.map(String.init)
+  }
+
+  /// Writes a whole multipart body (a `title` field, then a `file` part holding the payload)
+  /// to a temporary file.
+  /// - Parameters:
+  ///   - boundary: the boundary.
+  ///   - payloadSize: the file part's length.
+  /// - Returns: the file; the caller removes it.
+  /// - Throws: when it cannot be written.
+  public static func writeBodyFile(boundary: String, payloadSize: Int) throws -> URL {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "courier-contract-\(UUID().uuidString).multipart")
+    var body = field("title", "a title", boundary: boundary)
+    body += fileHead("file", filename: "payload.bin", boundary: boundary)
+    body += payload(payloadSize)
+    body += close(boundary, afterFile: true)
+    try body.write(to: file)
+    return file
+  }
+}
