@@ -307,7 +307,7 @@ public enum Renderer {
   private static func formLines(_ form: EditForm, width: Int)
     -> (lines: [StyledLine], cursor: RenderedScreen.Cursor)
   {
-    let label = 8
+    let label = 10
     let fieldWidth = width - label - 2
     let titleWindow = form.title.window(width: fieldWidth)
     let bodyWindow = form.body.window(width: fieldWidth)
