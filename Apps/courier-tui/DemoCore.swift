@@ -16,7 +16,8 @@ actor DemoCore: TUIActions {
     ArticleItem(
       id: "a2", title: "Offline-first: the local store is the source of truth",
       body: "The list shows the cache at once, then refreshes from the network."),
-    ArticleItem(id: "a3", title: "東京の天気 — 週末は晴れ ☀️", body: "CJK and emoji titles are cut by display width."),
+    ArticleItem(
+      id: "a3", title: "東京の天気 — 週末は晴れ ☀️", body: "CJK and emoji titles are cut by display width."),
     ArticleItem(
       id: "a4", title: "Conflict example", body: "This one was changed on another device.",
       isConflicted: true),
@@ -143,7 +144,8 @@ actor DemoCore: TUIActions {
     let path = (typed as NSString).expandingTildeInPath
     let name = (path as NSString).lastPathComponent
     guard FileManager.default.fileExists(atPath: path) else {
-      send(.upload(UploadState(fileName: name, phase: .failed(message: "The file couldn't be read."))))
+      send(
+        .upload(UploadState(fileName: name, phase: .failed(message: "The file couldn't be read."))))
       return
     }
     let total: Int64 = 2_400_000

@@ -148,7 +148,8 @@ public enum DisplayWidth {
       return true
     case .format:
       // Soft hyphen and the prepended concatenation marks are printed (glibc gives them 1).
-      return !(value == 0xAD || (0x600...0x605).contains(value) || value == 0x6DD
+      return
+        !(value == 0xAD || (0x600...0x605).contains(value) || value == 0x6DD
         || value == 0x70F || value == 0x890 || value == 0x891 || value == 0x8E2
         || value == 0x110BD || value == 0x110CD)
     default:

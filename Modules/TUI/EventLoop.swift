@@ -1,10 +1,11 @@
+import CourierDomain
+import Foundation
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
-import CourierDomain
-import Foundation
 
 /// What the interface needs from the core. The wiring implements it with the real sync engine,
 /// uploader and stores, and reports the consequences through the `TUIUpdate` stream; a thrown

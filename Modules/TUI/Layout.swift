@@ -34,7 +34,9 @@ struct Layout {
   var footerRow: Int { size.rows - 1 }
 
   /// Whether the terminal is large enough to lay anything out.
-  var fits: Bool { size.rows >= TerminalSize.minimum.rows && size.columns >= TerminalSize.minimum.columns }
+  var fits: Bool {
+    size.rows >= TerminalSize.minimum.rows && size.columns >= TerminalSize.minimum.columns
+  }
 
   /// The lines of an article's detail view, before scrolling.
   func detailLines(for article: ArticleItem, in state: TUIState) -> [String] {

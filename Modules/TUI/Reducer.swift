@@ -200,7 +200,8 @@ public enum Reducer {
         state.statusMessage = "No article to edit."
         return []
       }
-      state.screen = .editForm(EditForm(articleID: article.id, title: article.title, body: article.body))
+      state.screen = .editForm(
+        EditForm(articleID: article.id, title: article.title, body: article.body))
     case .character("d"):
       guard let article else {
         state.statusMessage = "No article to delete."

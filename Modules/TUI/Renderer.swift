@@ -146,11 +146,13 @@ public enum Renderer {
     case .editForm(let form):
       let drawn = formLines(form, width: width)
       body = drawn.lines
-      cursor = RenderedScreen.Cursor(row: layout.bodyTop + drawn.cursor.row, column: drawn.cursor.column)
+      cursor = RenderedScreen.Cursor(
+        row: layout.bodyTop + drawn.cursor.row, column: drawn.cursor.column)
     case .prompt(let prompt):
       let drawn = promptLines(prompt, width: width)
       body = drawn.lines
-      cursor = RenderedScreen.Cursor(row: layout.bodyTop + drawn.cursor.row, column: drawn.cursor.column)
+      cursor = RenderedScreen.Cursor(
+        row: layout.bodyTop + drawn.cursor.row, column: drawn.cursor.column)
     }
     for (offset, line) in body.prefix(layout.listHeight).enumerated() {
       lines[layout.bodyTop + offset] = line
@@ -160,7 +162,8 @@ public enum Renderer {
     }
     lines[layout.statusRow] = statusLine(state)
     lines[layout.footerRow] = StyledLine(footer(for: state.screen), .dim)
-    return RenderedScreen(lines: lines.map { $0.render(width: width, colour: colour) }, cursor: cursor)
+    return RenderedScreen(
+      lines: lines.map { $0.render(width: width, colour: colour) }, cursor: cursor)
   }
 
   // MARK: - Parts
@@ -268,7 +271,8 @@ public enum Renderer {
     let titleCount = DisplayWidth.wrap(article.title, to: layout.size.columns - 2).count
     return all.enumerated().dropFirst(scroll).map { index, text in
       let style: Style =
-        index < titleCount ? .bold : text.hasPrefix("!") ? .warning : text.hasPrefix("*") ? .dim : .plain
+        index < titleCount
+        ? .bold : text.hasPrefix("!") ? .warning : text.hasPrefix("*") ? .dim : .plain
       return StyledLine(" " + text, style)
     }
   }
@@ -313,7 +317,8 @@ public enum Renderer {
     let bodyWindow = form.body.window(width: fieldWidth)
     var lines = [StyledLine(form.articleID == nil ? " New article" : " Edit article", .bold)]
     lines.append(StyledLine())
-    var title = StyledLine(DisplayWidth.fit(form.focus == .title ? " > Title" : "   Title", to: label))
+    var title = StyledLine(
+      DisplayWidth.fit(form.focus == .title ? " > Title" : "   Title", to: label))
     title.append(titleWindow.text, form.focus == .title ? .bold : .plain)
     var body = StyledLine(DisplayWidth.fit(form.focus == .body ? " > Body" : "   Body", to: label))
     body.append(bodyWindow.text, form.focus == .body ? .bold : .plain)

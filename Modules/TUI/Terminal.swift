@@ -1,9 +1,10 @@
+import Synchronization
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
-import Synchronization
 
 /// Why the terminal could not be prepared.
 public struct TerminalError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -190,7 +191,9 @@ public final class TerminalSession: Sendable {
   private let savedActionsAddress: UInt
   private let isActive = Atomic<Bool>(true)
 
-  private var saved: UnsafeMutablePointer<termios>? { UnsafeMutablePointer(bitPattern: savedAddress) }
+  private var saved: UnsafeMutablePointer<termios>? {
+    UnsafeMutablePointer(bitPattern: savedAddress)
+  }
   private var savedActions: UnsafeMutablePointer<sigaction>? {
     UnsafeMutablePointer(bitPattern: savedActionsAddress)
   }

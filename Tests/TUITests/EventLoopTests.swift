@@ -55,7 +55,11 @@ final class FakeTerminal: Sendable {
 
   /// Closes the typing end, once (a second close could hit another test's descriptor).
   func closeInput() {
-    if inputOpen.withLock({ open in defer { open = false }; return open }) { close(inputWrite) }
+    if inputOpen.withLock({ open in
+      defer { open = false }; return open
+    }) {
+      close(inputWrite)
+    }
   }
 
   var io: TerminalIO {
@@ -81,7 +85,11 @@ final class FakeTerminal: Sendable {
   func resize(to size: TerminalSize) { currentSize.withLock { $0 = size } }
 
   /// Takes what was drawn so far.
-  func take() -> String { output.withLock { text in defer { text = "" }; return text } }
+  func take() -> String {
+    output.withLock { text in
+      defer { text = "" }; return text
+    }
+  }
 }
 
 /// Waits, without sleeping, until the drawn output contains `text`.
@@ -125,7 +133,9 @@ struct EventLoopTests {
     #expect(await callIterator.next() == "add:Été 🎉|corps")
     terminal.type("s")
     #expect(await callIterator.next() == "sync")
-    #expect(await waitForOutput("Couldn't send the pending changes: Nope, not now.", on: terminal, &notes))
+    #expect(
+      await waitForOutput("Couldn't send the pending changes: Nope, not now.", on: terminal, &notes)
+    )
     terminal.type("u/tmp/plage.jpg\r")
     #expect(await callIterator.next() == "upload:/tmp/plage.jpg")
     #expect(await waitForOutput("Couldn't upload the photo: You're offline.", on: terminal, &notes))

@@ -132,7 +132,10 @@ struct ReducerTests {
 
   @Test("e edits the selected article, pre-filled; Tab switches field")
   func editArticle() {
-    let keys: [Key] = [.down, .character("e"), .backspace] + Self.type("!") + [.tab, .end] + Self.type("+") + [.enter]
+    let keys: [Key] =
+      [.down, .character("e"), .backspace] + Self.type("!") + [.tab, .end] + Self.type("+") + [
+        .enter
+      ]
     let (_, actions) = Self.press(keys, TUIState(articles: Self.articles(3)))
     #expect(actions == [.editArticle(id: "id1", title: "Title !", body: "Body 1+")])
   }

@@ -40,18 +40,25 @@ struct RendererTests {
 
   static let states: [(String, TUIState)] = [
     ("idle", TUIState(path: .satisfied, articles: articles, source: .network)),
-    ("offline", TUIState(path: .unsatisfied, articles: articles, source: .cache(age: .seconds(300)))),
+    (
+      "offline",
+      TUIState(path: .unsatisfied, articles: articles, source: .cache(age: .seconds(300)))
+    ),
     ("syncing", TUIState(path: .satisfied, pendingCount: 2, isSyncing: true, articles: articles)),
     (
       "rejected",
       TUIState(
-        rejected: [SyncIssue(articleID: "2", title: "Create “Written offline”", message: "Title too long.")],
+        rejected: [
+          SyncIssue(articleID: "2", title: "Create “Written offline”", message: "Title too long.")
+        ],
         articles: articles)
     ),
     (
       "conflict",
       TUIState(
-        conflicts: [SyncIssue(articleID: "3", title: "Edit “Edited twice”", message: "Changed elsewhere.")],
+        conflicts: [
+          SyncIssue(articleID: "3", title: "Edit “Edited twice”", message: "Changed elsewhere.")
+        ],
         articles: articles)
     ),
     (
@@ -62,9 +69,15 @@ struct RendererTests {
     ),
     ("help", TUIState(articles: articles, screen: .help)),
     ("detail", TUIState(articles: articles, screen: .detail(id: "3", scroll: 0))),
-    ("form", TUIState(articles: articles, screen: .editForm(EditForm(articleID: "1", title: "Lunch")))),
+    (
+      "form",
+      TUIState(articles: articles, screen: .editForm(EditForm(articleID: "1", title: "Lunch")))
+    ),
     ("prompt", TUIState(screen: .prompt(Prompt(purpose: .uploadPath, text: "~/a.jpg")))),
-    ("confirm", TUIState(articles: articles, screen: .confirmDelete(id: "1", title: "Lunch in Lyon"))),
+    (
+      "confirm",
+      TUIState(articles: articles, screen: .confirmDelete(id: "1", title: "Lunch in Lyon"))
+    ),
     ("too small", TUIState(articles: articles)),
   ]
 
@@ -120,8 +133,12 @@ struct RendererTests {
   @Test("refused operations and conflicts show with their messages; flags mark the rows")
   func issues() {
     let state = TUIState(
-      rejected: [SyncIssue(articleID: "2", title: "Create “Written offline”", message: "Title too long.")],
-      conflicts: [SyncIssue(articleID: "3", title: "Edit “Edited twice”", message: "Changed elsewhere.")],
+      rejected: [
+        SyncIssue(articleID: "2", title: "Create “Written offline”", message: "Title too long.")
+      ],
+      conflicts: [
+        SyncIssue(articleID: "3", title: "Edit “Edited twice”", message: "Changed elsewhere.")
+      ],
       articles: Self.articles)
     let lines = Self.lines(state)
     #expect(lines[2].hasPrefix(" ! Refused: Create “Written offline”: Title too long."))
@@ -143,7 +160,8 @@ struct RendererTests {
   func uploading() {
     let state = TUIState(
       articles: Self.articles,
-      upload: UploadState(fileName: "plage.jpg", sent: 420_000, total: 1_000_000, phase: .uploading))
+      upload: UploadState(fileName: "plage.jpg", sent: 420_000, total: 1_000_000, phase: .uploading)
+    )
     let line = Self.lines(state)[21]
     #expect(
       Self.trimmed(line) == " Photo plage.jpg  [########............] 42%  420.0 KB of 1.0 MB")
@@ -155,7 +173,10 @@ struct RendererTests {
       (UploadPhase.compressing, "making it smaller…"),
       (.retrying(attempt: 2, delay: .seconds(3)), "attempt 2 failed, trying again in 3 seconds…"),
       (.succeeded, "uploaded."),
-      (.failed(message: "This file is too large for the server."), "not uploaded: This file is too large for the server."),
+      (
+        .failed(message: "This file is too large for the server."),
+        "not uploaded: This file is too large for the server."
+      ),
     ])
   func uploadPhases(phase: UploadPhase, text: String) {
     let line = Self.lines(TUIState(upload: UploadState(fileName: "a.jpg", phase: phase)))[21]

@@ -22,7 +22,8 @@ struct ScreenWriterTests {
   func diff() {
     var writer = ScreenWriter()
     _ = writer.frame(for: RenderedScreen(lines: ["aaaaa", "bbbbb", "ccccc"]), size: Self.size)
-    let next = writer.frame(for: RenderedScreen(lines: ["aaaaa", "BBBBB", "ccccc"]), size: Self.size)
+    let next = writer.frame(
+      for: RenderedScreen(lines: ["aaaaa", "BBBBB", "ccccc"]), size: Self.size)
     #expect(next.contains("\u{1B}[2;1HBBBBB"))
     #expect(!next.contains("aaaaa") && !next.contains("ccccc"))
     #expect(!next.contains("\u{1B}[2J"))
@@ -45,7 +46,8 @@ struct ScreenWriterTests {
     let typing = RenderedScreen(
       lines: ["aaaaa", "bbbbb", "ccccc"], cursor: RenderedScreen.Cursor(row: 1, column: 2))
     #expect(writer.frame(for: typing, size: Self.size).hasSuffix("\u{1B}[2;3H\u{1B}[?25h"))
-    let moved = RenderedScreen(lines: typing.lines, cursor: RenderedScreen.Cursor(row: 1, column: 3))
+    let moved = RenderedScreen(
+      lines: typing.lines, cursor: RenderedScreen.Cursor(row: 1, column: 3))
     #expect(writer.frame(for: moved, size: Self.size).hasSuffix("\u{1B}[2;4H\u{1B}[?25h"))
     let hidden = RenderedScreen(lines: typing.lines)
     #expect(writer.frame(for: hidden, size: Self.size).hasSuffix("\u{1B}[?25l"))
