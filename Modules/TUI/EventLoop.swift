@@ -116,12 +116,12 @@ public final class TUIEventLoop: Sendable {
     let forwarder = Task { [updates] in
       for await update in updates { continuation.yield(.update(update)) }
     }
-    var running: [Int: Task<Void, Never>] = [:]
+    var running: [Int: (action: TUIAction, task: Task<Void, Never>)] = [:]
     var nextTask = 0
     defer {
       reader.stop()
       forwarder.cancel()
-      for task in running.values { task.cancel() }
+      for entry in running.values { entry.task.cancel() }
       continuation.finish()
     }
 
@@ -136,11 +136,11 @@ public final class TUIEventLoop: Sendable {
       switch event {
       case .bytes(let bytes):
         for input in decoder.feed(bytes) {
-          actionsToRun += Reducer.reduce(&state, input, size: size)
+          actionsToRun += handle(input, &state, &size, &writer)
         }
       case .inputIdle:
         for input in decoder.flush() {
-          actionsToRun += Reducer.reduce(&state, input, size: size)
+          actionsToRun += handle(input, &state, &size, &writer)
         }
       case .resize:
         size = io.size()
@@ -153,21 +153,40 @@ public final class TUIEventLoop: Sendable {
       case .update(let update):
         Reducer.apply(update, to: &state, size: size)
       case .finished(let id, let message):
-        running[id] = nil
-        if let message { state.statusMessage = message }
+        let action = running.removeValue(forKey: id)?.action
+        if let message {
+          state.statusMessage = message
+        } else if let action, let progress = Reducer.progressMessage(for: action),
+          state.statusMessage == progress
+        {
+          state.statusMessage = nil
+        }
       }
       for action in actionsToRun {
         if action == .quit { return .quit }
         let id = nextTask
         nextTask += 1
-        running[id] = Task { [actions] in
+        let task = Task { [actions] in
           let message = await Self.perform(action, on: actions)
           continuation.yield(.finished(id: id, message: message))
         }
+        running[id] = (action, task)
       }
       draw(state, size: size, writer: &writer)
     }
     return .inputClosed
+  }
+
+  /// A decoded input event; an in-band resize report also changes the size.
+  private func handle(
+    _ input: InputEvent, _ state: inout TUIState, _ size: inout TerminalSize,
+    _ writer: inout ScreenWriter
+  ) -> [TUIAction] {
+    if case .resize(let reported) = input {
+      size = reported
+      writer.invalidate()
+    }
+    return Reducer.reduce(&state, input, size: size)
   }
 
   private func draw(_ state: TUIState, size: TerminalSize, writer: inout ScreenWriter) {

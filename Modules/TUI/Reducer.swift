@@ -89,6 +89,21 @@ public enum Reducer {
     }
   }
 
+  /// The status line shown while an action runs; the event loop clears it when the action
+  /// ends without an error, unless something else was said meanwhile.
+  /// - Parameter action: the action.
+  /// - Returns: the message, or nil when none is shown.
+  public static func progressMessage(for action: TUIAction) -> String? {
+    switch action {
+    case .refresh: return "Refreshing…"
+    case .syncNow: return "Sending pending changes…"
+    case .addArticle: return "Adding…"
+    case .editArticle: return "Saving…"
+    case .deleteArticle: return "Deleting…"
+    case .upload, .quit: return nil
+    }
+  }
+
   /// Applies a change reported by the core.
   /// - Parameters:
   ///   - update: the change.
@@ -187,11 +202,12 @@ public enum Reducer {
     switch key {
     case .character("q"): return [.quit]
     case .character("r"):
-      state.statusMessage = "Refreshing…"
+      state.statusMessage = progressMessage(for: .refresh)
       return [.refresh]
     case .character("s"):
       state.statusMessage =
-        state.pendingCount == 0 ? "Nothing waiting to be sent." : "Sending pending changes…"
+        state.pendingCount == 0
+        ? "Nothing waiting to be sent." : progressMessage(for: .syncNow)
       return [.syncNow]
     case .character("a"):
       state.screen = .editForm(EditForm(articleID: nil))
@@ -243,11 +259,13 @@ public enum Reducer {
       } else {
         state.screen = .list
         if let id = form.articleID {
-          state.statusMessage = "Saving…"
-          return [.editArticle(id: id, title: title, body: form.body.text)]
+          let action = TUIAction.editArticle(id: id, title: title, body: form.body.text)
+          state.statusMessage = progressMessage(for: action)
+          return [action]
         }
-        state.statusMessage = "Adding…"
-        return [.addArticle(title: title, body: form.body.text)]
+        let action = TUIAction.addArticle(title: title, body: form.body.text)
+        state.statusMessage = progressMessage(for: action)
+        return [action]
       }
     default:
       switch form.focus {
@@ -290,7 +308,7 @@ public enum Reducer {
     switch key {
     case .character("y"), .character("Y"):
       state.screen = .list
-      state.statusMessage = "Deleting…"
+      state.statusMessage = progressMessage(for: .deleteArticle(id: id))
       return [.deleteArticle(id: id)]
     case .character("n"), .character("N"), .escape, .character("q"):
       state.screen = .list

@@ -127,6 +127,9 @@ struct EventLoopTests {
 
     terminal.type("r")
     #expect(await callIterator.next() == "refresh")
+    // "Refreshing…" goes away once the refresh ends without an error: the status row is blank.
+    let blankStatusRow = "\u{1B}[23;1H" + String(repeating: " ", count: 80)
+    #expect(await waitForOutput(blankStatusRow, on: terminal, &notes))
     terminal.type("a")
     terminal.type("Été 🎉\r")
     terminal.type("corps\r")
