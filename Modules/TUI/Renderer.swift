@@ -313,8 +313,12 @@ public enum Renderer {
   {
     let label = 10
     let fieldWidth = width - label - 2
-    let titleWindow = form.title.window(width: fieldWidth)
-    let bodyWindow = form.body.window(width: fieldWidth)
+    // The field without the cursor shows its beginning.
+    let titleWindow =
+      (form.focus == .title ? form.title : LineEditor(text: form.title.text, cursor: 0))
+      .window(width: fieldWidth)
+    let bodyWindow = (form.focus == .body ? form.body : LineEditor(text: form.body.text, cursor: 0))
+      .window(width: fieldWidth)
     var lines = [StyledLine(form.articleID == nil ? " New article" : " Edit article", .bold)]
     lines.append(StyledLine())
     var title = StyledLine(
