@@ -1,4 +1,4 @@
-// Generated from glibc 2.36's wcwidth() in the C.UTF-8 locale (Unicode 15): every code point
+// Generated from glibc 2.36's wcwidth() in the C.UTF-8 locale (its Unicode 14 tables): every code point
 // for which it returns 2, as inclusive ranges. Regenerate with the C program in
 // Docs/decisions/0601-display-width-follows-wcwidth.md if the terminals of interest move on.
 
