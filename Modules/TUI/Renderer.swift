@@ -290,21 +290,17 @@ public enum Renderer {
       ("Esc", "go back, cancel, dismiss a finished upload"),
       ("?", "this help"),
       ("q, Ctrl-C", "quit"),
-      ("", ""),
-      ("Editing", "← → Home End Backspace Delete; Ctrl-A/E/K/U/W; Tab switches field"),
-      ("", ""),
-      ("Header", "Offline: no network, changes are kept and sent later"),
-      ("", "Syncing N pending: N changes still to send"),
+      ("Editing", "← → Home End Backspace Delete, Ctrl-A/E/K/U/W, Tab: other field"),
+      ("Header", "Offline: changes are kept · Syncing N pending: N still to send"),
       ("List", "* waiting to be sent   ! in conflict"),
     ]
-    var lines = [StyledLine(" Keys", .bold)]
+    // 15 lines: fits the smallest body (80×24 with three issue lines and an upload).
+    var lines = [StyledLine(" Keys (any key closes this help)", .bold)]
     for (key, text) in keys {
       var line = StyledLine("   " + DisplayWidth.fit(key, to: 12), .bold)
       line.append(text)
       lines.append(line)
     }
-    lines.append(StyledLine())
-    lines.append(StyledLine(" Press any key to close this help.", .dim))
     return lines
   }
 

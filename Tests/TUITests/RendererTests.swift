@@ -277,4 +277,14 @@ struct RendererTests {
     #expect(lines.contains { $0.hasPrefix(" ! Edit: Changed elsewhere.") })
     #expect(lines.filter { $0.hasPrefix(" word word") }.count >= 2)
   }
+
+  @Test("the whole help fits at 80×24, even with three issue lines and an upload")
+  func helpFits() {
+    let state = TUIState(
+      rejected: (1...4).map { SyncIssue(title: "Op \($0)", message: "No.") },
+      upload: UploadState(fileName: "a.jpg", phase: .compressing), screen: .help)
+    let lines = Self.lines(state)
+    #expect(lines.contains { $0.hasPrefix("   List        * waiting to be sent") })
+    #expect(lines.contains { $0.hasPrefix(" Keys (any key closes this help)") })
+  }
 }
