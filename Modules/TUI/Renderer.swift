@@ -1,0 +1,410 @@
+import CourierDomain
+
+/// A drawn screen: one string per terminal row, each exactly as wide as the terminal, and where
+/// the cursor goes (only when text is being typed).
+public struct RenderedScreen: Sendable, Hashable {
+  /// A cursor position, zero-based.
+  public struct Cursor: Sendable, Hashable {
+    /// The row.
+    public var row: Int
+    /// The column.
+    public var column: Int
+
+    /// Creates a position.
+    /// - Parameters:
+    ///   - row: the row.
+    ///   - column: the column.
+    public init(row: Int, column: Int) {
+      self.row = row
+      self.column = column
+    }
+  }
+
+  /// The rows, with SGR escape sequences only when colour is on.
+  public var lines: [String]
+  /// The cursor, or nil to hide it.
+  public var cursor: Cursor?
+
+  /// Creates a screen.
+  /// - Parameters:
+  ///   - lines: the rows.
+  ///   - cursor: the cursor.
+  public init(lines: [String], cursor: Cursor? = nil) {
+    self.lines = lines
+    self.cursor = cursor
+  }
+}
+
+/// A text attribute. Mapped to SGR sequences only when colour is on.
+enum Style: Sendable {
+  case plain, bold, dim, selected, header, offline, syncing, error, warning, success
+
+  var sgr: String {
+    switch self {
+    case .plain: return ""
+    case .bold: return "\u{1B}[1m"
+    case .dim: return "\u{1B}[2m"
+    case .selected: return "\u{1B}[7m"
+    case .header: return "\u{1B}[1;7m"
+    case .offline: return "\u{1B}[1;30;43m"
+    case .syncing: return "\u{1B}[1;30;46m"
+    case .error: return "\u{1B}[31m"
+    case .warning: return "\u{1B}[33m"
+    case .success: return "\u{1B}[32m"
+    }
+  }
+}
+
+/// One row built from styled pieces, cut and padded to the terminal's width by display columns.
+struct StyledLine {
+  var segments: [(text: String, style: Style)] = []
+  /// The style of the padding after the last piece (a header is coloured across the row).
+  var fill: Style = .plain
+
+  init(_ text: String = "", _ style: Style = .plain, fill: Style = .plain) {
+    if !text.isEmpty { segments.append((text, style)) }
+    self.fill = fill
+  }
+
+  mutating func append(_ text: String, _ style: Style = .plain) {
+    segments.append((text, style))
+  }
+
+  func render(width: Int, colour: Bool) -> String {
+    var out = ""
+    var used = 0
+    for (text, style) in segments {
+      let remaining = width - used
+      if remaining <= 0 { break }
+      let cut = DisplayWidth.truncate(DisplayWidth.sanitize(text), to: remaining)
+      used += DisplayWidth.of(cut)
+      out += paint(cut, style, colour)
+    }
+    if used < width { out += paint(String(repeating: " ", count: width - used), fill, colour) }
+    return out
+  }
+
+  private func paint(_ text: String, _ style: Style, _ colour: Bool) -> String {
+    guard colour, style.sgr != "", !text.isEmpty else { return text }
+    return style.sgr + text + "\u{1B}[0m"
+  }
+}
+
+/// Draws the interface: a pure function from a state and a terminal size to the screen's rows.
+public enum Renderer {
+  /// The header's badge, following the seed's rule: "Offline" when there is no path, "Syncing N
+  /// pending" while the outbox is not empty, nothing when online with nothing pending.
+  /// - Parameter state: the state.
+  /// - Returns: the badge text, or nil for none.
+  public static func badge(for state: TUIState) -> String? {
+    switch state.path {
+    case .unsatisfied, .requiresConnection:
+      return state.pendingCount > 0 ? "Offline · \(state.pendingCount) pending" : "Offline"
+    case .satisfied, .unknown:
+      if state.pendingCount > 0 { return "Syncing \(state.pendingCount) pending" }
+      return state.isSyncing ? "Syncing" : nil
+    }
+  }
+
+  /// Draws a state.
+  /// - Parameters:
+  ///   - state: the state.
+  ///   - size: the terminal's size.
+  ///   - colour: whether SGR colour and attributes may be used.
+  /// - Returns: exactly `size.rows` rows, each exactly `size.columns` columns wide.
+  public static func render(_ state: TUIState, size: TerminalSize, colour: Bool) -> RenderedScreen {
+    let rows = max(0, size.rows)
+    let width = max(0, size.columns)
+    let layout = Layout(state: state, size: size)
+    guard layout.fits else {
+      var lines = Array(repeating: StyledLine(), count: rows)
+      let message = [
+        "courier-tui needs a terminal of at least \(TerminalSize.minimum).",
+        "This one is \(size). Make it larger, or press q to quit.",
+      ]
+      for (offset, text) in message.enumerated() where offset < rows {
+        lines[min(rows - 1, rows / 2 - 1 + offset)] = StyledLine(text, .warning)
+      }
+      return RenderedScreen(lines: lines.map { $0.render(width: width, colour: colour) })
+    }
+
+    var lines = Array(repeating: StyledLine(), count: rows)
+    lines[0] = header(state, width: width)
+    lines[1] = info(state)
+    for (offset, line) in issueLines(state).enumerated() { lines[2 + offset] = line }
+    lines[layout.bodyTop - 1] = rule(state, layout: layout)
+
+    var cursor: RenderedScreen.Cursor?
+    let body: [StyledLine]
+    switch state.screen {
+    case .list, .confirmDelete:
+      body = listLines(state, layout: layout)
+    case .detail(let id, let scroll):
+      body = detailLines(state, id: id, scroll: scroll, layout: layout)
+    case .help:
+      body = helpLines()
+    case .editForm(let form):
+      let drawn = formLines(form, width: width)
+      body = drawn.lines
+      cursor = RenderedScreen.Cursor(
+        row: layout.bodyTop + drawn.cursor.row, column: drawn.cursor.column)
+    case .prompt(let prompt):
+      let drawn = promptLines(prompt, width: width)
+      body = drawn.lines
+      cursor = RenderedScreen.Cursor(
+        row: layout.bodyTop + drawn.cursor.row, column: drawn.cursor.column)
+    }
+    for (offset, line) in body.prefix(layout.listHeight).enumerated() {
+      lines[layout.bodyTop + offset] = line
+    }
+    if let upload = state.upload, layout.showsUpload {
+      lines[layout.uploadRow] = uploadLine(upload, width: width)
+    }
+    lines[layout.statusRow] = statusLine(state)
+    lines[layout.footerRow] = StyledLine(footer(for: state.screen), .dim)
+    return RenderedScreen(
+      lines: lines.map { $0.render(width: width, colour: colour) }, cursor: cursor)
+  }
+
+  // MARK: - Parts
+
+  private static func header(_ state: TUIState, width: Int) -> StyledLine {
+    var line = StyledLine(" Courier · Articles", .header, fill: .header)
+    guard let badge = badge(for: state) else { return line }
+    let isOffline = state.path == .unsatisfied || state.path == .requiresConnection
+    let text = " \(badge) "
+    let gap = width - DisplayWidth.of(" Courier · Articles") - DisplayWidth.of(text) - 1
+    line.append(String(repeating: " ", count: max(1, gap)), .header)
+    line.append(text, isOffline ? .offline : .syncing)
+    return line
+  }
+
+  private static func info(_ state: TUIState) -> StyledLine {
+    var line = StyledLine()
+    switch state.source {
+    case .none: line.append(" Loading articles…", .dim)
+    case .cache(let age): line.append(" Saved copy from \(describe(age: age))", .dim)
+    case .network: line.append(" Up to date", .dim)
+    }
+    if let error = state.refreshError {
+      line.append(" · ", .dim)
+      line.append("Couldn't refresh: \(error)", .warning)
+    }
+    return line
+  }
+
+  /// "just now", "5 minutes ago", "3 hours ago", "2 days ago".
+  static func describe(age: Duration) -> String {
+    let seconds = max(0, age.components.seconds)
+    switch seconds {
+    case ..<60: return "just now"
+    case ..<120: return "1 minute ago"
+    case ..<3600: return "\(seconds / 60) minutes ago"
+    case ..<7200: return "1 hour ago"
+    case ..<86_400: return "\(seconds / 3600) hours ago"
+    case ..<172_800: return "1 day ago"
+    default: return "\(seconds / 86_400) days ago"
+    }
+  }
+
+  private static func issueLines(_ state: TUIState) -> [StyledLine] {
+    let all =
+      state.rejected.map { ("Refused", $0, Style.error) }
+      + state.conflicts.map { ("Conflict", $0, Style.warning) }
+    let limit = Layout.maximumIssueRows
+    let shown = all.count > limit ? Array(all.prefix(limit - 1)) : all
+    var lines = shown.map { kind, issue, style in
+      StyledLine(" ! \(kind): \(issue.title): \(issue.message)", style)
+    }
+    if all.count > limit {
+      lines.append(
+        StyledLine(" … and \(all.count - shown.count) more: open an article for its message", .dim))
+    }
+    return lines
+  }
+
+  /// A rule under the header; for a list longer than the screen, it says where the selection is.
+  private static func rule(_ state: TUIState, layout: Layout) -> StyledLine {
+    let width = layout.size.columns
+    guard state.articles.count > layout.listHeight, state.screen == .list else {
+      return StyledLine(String(repeating: "─", count: width), .dim)
+    }
+    let position = " \(state.selection + 1)/\(state.articles.count) "
+    return StyledLine(
+      String(repeating: "─", count: max(0, width - DisplayWidth.of(position) - 2)) + position
+        + "──", .dim)
+  }
+
+  private static func listLines(_ state: TUIState, layout: Layout) -> [StyledLine] {
+    guard !state.articles.isEmpty else {
+      let text =
+        state.source == .none ? " Loading…" : " No articles yet. Press a to add one, r to refresh."
+      return [StyledLine(), StyledLine(text, .dim)]
+    }
+    let width = layout.size.columns
+    // Wide terminals get a column with the start of the body.
+    let titleWidth = width >= 100 ? max(30, width * 45 / 100) : width - 5
+    let end = min(state.articles.count, state.scrollOffset + layout.listHeight)
+    var lines: [StyledLine] = []
+    for index in state.scrollOffset..<end {
+      let article = state.articles[index]
+      let isSelected = index == state.selection
+      let style: Style = isSelected ? .selected : .plain
+      var line = StyledLine(isSelected ? ">" : " ", style, fill: style)
+      let flag = article.isConflicted ? "!" : article.isPending ? "*" : " "
+      line.append(" \(flag) ", isSelected ? .selected : article.isConflicted ? .warning : .dim)
+      let title = DisplayWidth.fit(DisplayWidth.sanitize(article.title), to: titleWidth)
+      line.append(title, isSelected ? .selected : .bold)
+      if width >= 100 {
+        line.append("  " + DisplayWidth.sanitize(article.body), isSelected ? .selected : .dim)
+      }
+      lines.append(line)
+    }
+    return lines
+  }
+
+  private static func detailLines(_ state: TUIState, id: String, scroll: Int, layout: Layout)
+    -> [StyledLine]
+  {
+    guard let article = state.articles.first(where: { $0.id == id }) else { return [] }
+    let all = layout.detailLines(for: article, in: state)
+    let titleCount = DisplayWidth.wrap(article.title, to: layout.size.columns - 2).count
+    return all.enumerated().dropFirst(scroll).map { index, text in
+      let style: Style =
+        index < titleCount
+        ? .bold : text.hasPrefix("!") ? .warning : text.hasPrefix("*") ? .dim : .plain
+      return StyledLine(" " + text, style)
+    }
+  }
+
+  private static func helpLines() -> [StyledLine] {
+    let keys: [(String, String)] = [
+      ("↑ ↓ / j k", "move in the list (PgUp PgDn Home End too)"),
+      ("Enter", "open the article"),
+      ("r", "refresh from the server (the saved copy stays if it fails)"),
+      ("a", "add an article"),
+      ("e", "edit the selected article"),
+      ("d", "delete the selected article (asks first)"),
+      ("s", "send pending changes now"),
+      ("u", "upload a photo (asks for its path)"),
+      ("Esc", "go back, cancel, dismiss a finished upload"),
+      ("?", "this help"),
+      ("q, Ctrl-C", "quit"),
+      ("Editing", "← → Home End Backspace Delete, Ctrl-A/E/K/U/W, Tab: other field"),
+      ("Header", "Offline: changes are kept · Syncing N pending: N still to send"),
+      ("List", "* waiting to be sent   ! in conflict"),
+    ]
+    // 15 lines: fits the smallest body (80×24 with three issue lines and an upload).
+    var lines = [StyledLine(" Keys (any key closes this help)", .bold)]
+    for (key, text) in keys {
+      var line = StyledLine("   " + DisplayWidth.fit(key, to: 12), .bold)
+      line.append(text)
+      lines.append(line)
+    }
+    return lines
+  }
+
+  private static func formLines(_ form: EditForm, width: Int)
+    -> (lines: [StyledLine], cursor: RenderedScreen.Cursor)
+  {
+    let label = 10
+    let fieldWidth = width - label - 2
+    // The field without the cursor shows its beginning.
+    let titleWindow =
+      (form.focus == .title ? form.title : LineEditor(text: form.title.text, cursor: 0))
+      .window(width: fieldWidth)
+    let bodyWindow = (form.focus == .body ? form.body : LineEditor(text: form.body.text, cursor: 0))
+      .window(width: fieldWidth)
+    var lines = [StyledLine(form.articleID == nil ? " New article" : " Edit article", .bold)]
+    lines.append(StyledLine())
+    var title = StyledLine(
+      DisplayWidth.fit(form.focus == .title ? " > Title" : "   Title", to: label))
+    title.append(titleWindow.text, form.focus == .title ? .bold : .plain)
+    var body = StyledLine(DisplayWidth.fit(form.focus == .body ? " > Body" : "   Body", to: label))
+    body.append(bodyWindow.text, form.focus == .body ? .bold : .plain)
+    lines += [title, StyledLine(), body]
+    let count = form.title.text.count
+    if count > Reducer.maximumTitleLength {
+      lines.append(StyledLine())
+      lines.append(
+        StyledLine(
+          " The title has \(count) characters; at most \(Reducer.maximumTitleLength) are accepted.",
+          .warning))
+    }
+    let cursor =
+      form.focus == .title
+      ? RenderedScreen.Cursor(row: 2, column: label + titleWindow.cursorColumn)
+      : RenderedScreen.Cursor(row: 4, column: label + bodyWindow.cursorColumn)
+    return (lines, cursor)
+  }
+
+  private static func promptLines(_ prompt: Prompt, width: Int)
+    -> (lines: [StyledLine], cursor: RenderedScreen.Cursor)
+  {
+    let question: String
+    switch prompt.purpose {
+    case .uploadPath: question = " Path of the photo to upload:"
+    }
+    let window = prompt.editor.window(width: width - 4)
+    let lines = [StyledLine(question, .bold), StyledLine(), StyledLine(" > " + window.text)]
+    return (lines, RenderedScreen.Cursor(row: 2, column: 3 + window.cursorColumn))
+  }
+
+  private static func uploadLine(_ upload: UploadState, width: Int) -> StyledLine {
+    var line = StyledLine(" Photo \(upload.fileName)  ", .bold)
+    switch upload.phase {
+    case .compressing:
+      line.append("making it smaller…", .dim)
+    case .uploading:
+      let percent = Int((upload.fraction * 100).rounded(.down))
+      let barWidth = max(10, min(40, width / 4))
+      let filled = Int((upload.fraction * Double(barWidth)).rounded(.down))
+      line.append("[" + String(repeating: "#", count: filled), .success)
+      line.append(String(repeating: ".", count: barWidth - filled) + "]", .dim)
+      line.append(" \(percent)%  \(formatBytes(upload.sent)) of \(formatBytes(upload.total))")
+    case .retrying(let attempt, let delay):
+      line.append(
+        "attempt \(attempt) failed, trying again in \(UserMessages.formatWait(delay))…", .warning)
+    case .succeeded:
+      line.append("uploaded.", .success)
+    case .failed(let message):
+      line.append("not uploaded: \(message)", .error)
+    }
+    return line
+  }
+
+  /// "512 B", "42.0 KB", "1.5 MB" (powers of 1,000, one decimal).
+  static func formatBytes(_ bytes: Int64) -> String {
+    if bytes < 1000 { return "\(bytes) B" }
+    let units = ["KB", "MB", "GB", "TB"]
+    var value = Double(bytes) / 1000
+    var unit = 0
+    while value >= 1000, unit < units.count - 1 {
+      value /= 1000
+      unit += 1
+    }
+    let tenths = Int((value * 10).rounded())
+    return "\(tenths / 10).\(tenths % 10) \(units[unit])"
+  }
+
+  private static func statusLine(_ state: TUIState) -> StyledLine {
+    if case .confirmDelete(_, let title) = state.screen {
+      var line = StyledLine(" Delete “", .warning)
+      line.append(DisplayWidth.truncate(DisplayWidth.sanitize(title), to: 40), .bold)
+      line.append("”? y: delete, n: keep", .warning)
+      return line
+    }
+    return StyledLine(" " + (state.statusMessage ?? ""))
+  }
+
+  private static func footer(for screen: Screen) -> String {
+    switch screen {
+    case .list: return " r refresh  a add  e edit  d delete  s sync  u upload  ? help  q quit"
+    case .detail: return " ↑↓ scroll  Esc back  e edit  d delete  r refresh  ? help  q quit"
+    case .help: return " Any key: back"
+    case .editForm: return " Tab: other field  Enter: next / save  Esc: cancel"
+    case .prompt: return " Enter: upload  Esc: cancel"
+    case .confirmDelete: return " y: delete  n or Esc: keep"
+    }
+  }
+}
