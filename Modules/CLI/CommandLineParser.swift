@@ -8,7 +8,9 @@ public enum CommandLineParser {
   static let globalSwitches = ["--json", "--verbose", "-v"]
 
   /// The commands, in the order `--help` lists them.
-  public static let commands = ["login", "logout", "get", "help"]
+  public static let commands = [
+    "login", "logout", "get", "upload", "status", "watch", "articles", "outbox", "sync", "help",
+  ]
 
   /// Parses arguments (without the program name).
   /// - Parameter arguments: the arguments.
@@ -76,6 +78,17 @@ public enum CommandLineParser {
         throw UsageError("get takes exactly one PATH.", command: name)
       }
       command = .get(path: path)
+    case "upload":
+      command = .upload(try parseUpload(arguments))
+    case "status", "watch", "outbox":
+      try expectNothing(arguments, command: name)
+      command = name == "status" ? .status : name == "watch" ? .watch : .outbox
+    case "sync":
+      let options = try OptionReader(arguments, values: [], switches: ["--watch"], command: name)
+      try expectNothing(options.positionals, command: name)
+      command = .sync(watch: options.switches.contains("--watch"))
+    case "articles":
+      command = .articles(try parseArticles(arguments))
     default:
       throw UsageError("unknown command “\(name)”.")
     }
@@ -149,5 +162,88 @@ public enum CommandLineParser {
       return .login(username: username, password: .standardInput)
     }
     return .login(username: username, password: .environment)
+  }
+
+  static func parseUpload(_ arguments: [String]) throws -> UploadOptions {
+    let options = try OptionReader(
+      arguments, values: ["--title", "--field", "--to", "--max-pixels", "--quality"],
+      switches: ["--no-compress"], command: "upload")
+    guard options.positionals.count == 1, let file = options.positionals.first else {
+      throw UsageError("upload takes exactly one FILE.", command: "upload")
+    }
+    var upload = UploadOptions(file: file)
+    upload.title = options.last("--title")
+    upload.target = options.last("--to")
+    upload.noCompress = options.switches.contains("--no-compress")
+    for field in options.values["--field"] ?? [] {
+      guard let equals = field.firstIndex(of: "="), equals != field.startIndex else {
+        throw UsageError("--field takes NAME=VALUE, not “\(field)”.", command: "upload")
+      }
+      upload.fields.append(
+        UploadOptions.Field(
+          name: String(field[..<equals]), value: String(field[field.index(after: equals)...])))
+    }
+    if let pixels = options.last("--max-pixels") {
+      guard let value = Int(pixels), (16...65_536).contains(value) else {
+        throw UsageError("--max-pixels takes a whole number from 16 to 65536.", command: "upload")
+      }
+      upload.maxPixels = value
+    }
+    if let quality = options.last("--quality") {
+      // Accept both the seed's 0.7 and libjpeg's 70.
+      if let value = Double(quality), value > 0, value <= 1, quality.contains(".") {
+        upload.quality = Int((value * 100).rounded())
+      } else if let value = Int(quality), (1...100).contains(value) {
+        upload.quality = value
+      } else {
+        throw UsageError("--quality takes 1 to 100 (or 0.01 to 1.0).", command: "upload")
+      }
+    }
+    if upload.noCompress && (upload.maxPixels != nil || upload.quality != nil) {
+      throw UsageError(
+        "--no-compress cannot be combined with --max-pixels or --quality.", command: "upload")
+    }
+    return upload
+  }
+
+  static func parseArticles(_ arguments: [String]) throws -> ArticlesCommand {
+    guard let sub = arguments.first else {
+      throw UsageError("articles needs a subcommand: list, add, edit or delete.", command: "articles")
+    }
+    let rest = Array(arguments.dropFirst())
+    switch sub {
+    case "list":
+      let options = try OptionReader(rest, values: [], switches: ["--offline"], command: "articles")
+      try expectNothing(options.positionals, command: "articles")
+      return .list(offline: options.switches.contains("--offline"))
+    case "add":
+      let options = try OptionReader(
+        rest, values: ["--title", "--body"], switches: [], command: "articles")
+      try expectNothing(options.positionals, command: "articles")
+      guard let title = options.last("--title") else {
+        throw UsageError("articles add needs --title.", command: "articles")
+      }
+      return .add(title: title, body: options.last("--body") ?? "")
+    case "edit":
+      let options = try OptionReader(
+        rest, values: ["--title", "--body"], switches: [], command: "articles")
+      guard options.positionals.count == 1, let id = options.positionals.first else {
+        throw UsageError("articles edit takes exactly one ID.", command: "articles")
+      }
+      let title = options.last("--title")
+      let body = options.last("--body")
+      guard title != nil || body != nil else {
+        throw UsageError("articles edit needs --title or --body.", command: "articles")
+      }
+      return .edit(id: id, title: title, body: body)
+    case "delete":
+      let options = try OptionReader(rest, values: [], switches: [], command: "articles")
+      guard options.positionals.count == 1, let id = options.positionals.first else {
+        throw UsageError("articles delete takes exactly one ID.", command: "articles")
+      }
+      return .delete(id: id)
+    default:
+      throw UsageError("unknown articles subcommand “\(sub)”.", command: "articles")
+    }
   }
 }

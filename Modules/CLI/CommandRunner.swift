@@ -82,6 +82,18 @@ public struct CommandRunner: Sendable {
         return try SessionCommands.logout(context: context)
       case .get(let path):
         return try await GetCommand.run(path: path, context: context)
+      case .upload(let options):
+        return try await UploadCommand.run(options, context: context)
+      case .status:
+        return try await PathCommands.status(context: context)
+      case .watch:
+        return try await PathCommands.watch(context: context)
+      case .articles(let command):
+        return try await ArticleCommands.run(command, context: context)
+      case .outbox:
+        return try await ArticleCommands.outbox(context: context)
+      case .sync(let watch):
+        return try await ArticleCommands.sync(watch: watch, context: context)
       case .help, .version:
         return .success
       }

@@ -9,6 +9,12 @@ public enum HelpText {
     case "login": return login
     case "logout": return logout
     case "get": return get
+    case "upload": return upload
+    case "status": return status
+    case "watch": return watch
+    case "articles": return articles
+    case "outbox": return outbox
+    case "sync": return sync
     case "help": return "USAGE: courier help [COMMAND]\n\nShows the help of a command.\n"
     default: return nil
     }
@@ -19,7 +25,7 @@ public enum HelpText {
       --base-url URL        the server (default http://127.0.0.1:8080; env COURIER_BASE_URL)
       --config FILE         a JSON config file (default $XDG_CONFIG_HOME/courier/config.json)
       --data-dir DIR        where the session and outbox live (env COURIER_DATA_DIR)
-      --transport NAME      urlsession or memory (env COURIER_TRANSPORT)
+      --transport NAME      curl, urlsession or memory (env COURIER_TRANSPORT)
       --timeout SECONDS     deadline of one attempt (default 30)
       --max-attempts N      attempts in all for a transient failure (default 4)
       --json                print one JSON object per line, for scripts
@@ -36,6 +42,12 @@ public enum HelpText {
       login      log in and keep the session in the data directory
       logout     forget the session
       get        send a GET through the whole pipeline and print the body
+      upload     compress a photo and send it as multipart/form-data, with progress
+      status     print the network path now, and why
+      watch      print every change of the network path until interrupted
+      articles   list, add, edit or delete articles (offline first)
+      outbox     show writes waiting to be sent, refused, or in conflict
+      sync       send waiting writes now (or whenever the network returns, with --watch)
       help       show the help of a command
 
     \(globalOptions)
@@ -68,6 +80,77 @@ public enum HelpText {
 
     Sends GET PATH (relative to the base URL) through the whole pipeline (auth, retries with
     backoff, error classification) and prints the body, or the reason it failed.
+
+    \(globalOptions)
+    """ + "\n"
+
+  static let upload = """
+    USAGE: courier upload FILE [--title T] [--field NAME=VALUE]... [--to URL]
+                          [--max-pixels N] [--quality Q] [--no-compress]
+
+    Downsamples and compresses an image (JPEG, quality 70, long edge 2048 px, EXIF orientation
+    applied, metadata and GPS removed), then sends it as multipart/form-data to BASE_URL/photos
+    (or --to URL), streamed from disk, with retries that never create a second photo. A file
+    that is not an image is sent as is. On a terminal: a progress bar and a line per retry.
+    With --json: one JSON object per event, then the result.
+
+    OPTIONS:
+      --title T             the photo's title (default: the file's name)
+      --field NAME=VALUE    an extra text field (repeatable)
+      --to URL              the target (default BASE_URL/photos)
+      --max-pixels N        the longest edge after downsampling (default 2048)
+      --quality Q           JPEG quality, 1-100 or 0.01-1.0 (default 70)
+      --no-compress         send the file as is
+
+    \(globalOptions)
+    """ + "\n"
+
+  static let status = """
+    USAGE: courier status [--json]
+
+    Prints the network path once (satisfied, unsatisfied, requiresConnection or unknown) and
+    why: each interface, its addresses and whether a default route goes through it.
+
+    \(globalOptions)
+    """ + "\n"
+
+  static let watch = """
+    USAGE: courier watch [--json]
+
+    Prints every change of the network path, one line each with a timestamp and the monitor's
+    generation, until interrupted (SIGINT or SIGTERM end it cleanly).
+
+    \(globalOptions)
+    """ + "\n"
+
+  static let articles = """
+    USAGE: courier articles list [--offline]
+           courier articles add --title T [--body B]
+           courier articles edit ID [--title T] [--body B]
+           courier articles delete ID
+
+    The local store is the source of truth. `list` prints the cached articles at once (marked
+    with their age), then refreshes them (unless --offline); a failed refresh keeps the cache.
+    `add`, `edit` and `delete` apply the change locally, queue it in the outbox, try to send it,
+    and print what is still pending.
+
+    \(globalOptions)
+    """ + "\n"
+
+  static let outbox = """
+    USAGE: courier outbox [--json]
+
+    Lists the writes waiting to be sent, those the server refused (with its message), and
+    those in conflict with the server's version.
+
+    \(globalOptions)
+    """ + "\n"
+
+  static let sync = """
+    USAGE: courier sync [--watch] [--json]
+
+    Sends the waiting writes now, in order, and reports what was sent, refused, in conflict or
+    still pending. With --watch it stays running and replays whenever the network returns.
 
     \(globalOptions)
     """ + "\n"

@@ -57,6 +57,69 @@ public enum Command: Sendable, Equatable {
   case logout
   /// `courier get PATH`.
   case get(path: String)
+  /// `courier upload FILE ...`.
+  case upload(UploadOptions)
+  /// `courier status`: the network path once, and why.
+  case status
+  /// `courier watch`: every change of the network path until interrupted.
+  case watch
+  /// `courier articles ...`.
+  case articles(ArticlesCommand)
+  /// `courier outbox`: pending, rejected and conflicted writes.
+  case outbox
+  /// `courier sync [--watch]`.
+  case sync(watch: Bool)
+}
+
+/// The options of `courier upload`.
+public struct UploadOptions: Sendable, Equatable {
+  /// The file to send.
+  public var file: String
+  /// `--title`.
+  public var title: String?
+  /// `--field NAME=VALUE`, in order.
+  public var fields: [Field] = []
+  /// `--to URL` (default: BASE_URL/photos).
+  public var target: String?
+  /// `--max-pixels N`: the longest edge after downsampling.
+  public var maxPixels: Int?
+  /// `--quality Q`: JPEG quality, 1...100 or 0.01...1.0.
+  public var quality: Int?
+  /// `--no-compress`.
+  public var noCompress = false
+
+  /// One extra text field.
+  public struct Field: Sendable, Equatable {
+    /// The name.
+    public var name: String
+    /// The value.
+    public var value: String
+
+    /// Creates a field.
+    /// - Parameters:
+    ///   - name: the name.
+    ///   - value: the value.
+    public init(name: String, value: String) {
+      self.name = name
+      self.value = value
+    }
+  }
+
+  /// Creates options for a file.
+  /// - Parameter file: the file.
+  public init(file: String) { self.file = file }
+}
+
+/// The `courier articles` subcommands.
+public enum ArticlesCommand: Sendable, Equatable {
+  /// `list [--offline]`.
+  case list(offline: Bool)
+  /// `add --title T [--body B]`.
+  case add(title: String, body: String)
+  /// `edit ID [--title T] [--body B]`.
+  case edit(id: String, title: String?, body: String?)
+  /// `delete ID`.
+  case delete(id: String)
 }
 
 /// A whole command line, parsed.
