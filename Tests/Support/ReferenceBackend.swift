@@ -96,16 +96,25 @@ public final class ReferenceBackend: Sendable {
 
   /// Stops the backend and removes its data.
   public func stop() {
-    if process.isRunning {
-      process.terminate()
+    // Never blocks the caller: tests call this from Swift concurrency's small thread pool, and
+    // blocking it there starves every other test. A plain thread does the waiting.
+    let process = self.process
+    let dataDirectory = self.dataDirectory
+    guard process.isRunning else {
+      try? FileManager.default.removeItem(at: dataDirectory)
+      return
+    }
+    process.terminate()
+    let reaper = Thread {
       // A backend started from a thread that blocks signals (a Swift concurrency or dispatch
       // worker) inherits that mask and ignores SIGTERM: give it a moment, then SIGKILL.
       let grace = ContinuousClock.now + .seconds(1)
       while process.isRunning && ContinuousClock.now < grace { usleep(20_000) }
       if process.isRunning { kill(process.processIdentifier, SIGKILL) }
       process.waitUntilExit()
+      try? FileManager.default.removeItem(at: dataDirectory)
     }
-    try? FileManager.default.removeItem(at: dataDirectory)
+    reaper.start()
   }
 
   deinit { stop() }
