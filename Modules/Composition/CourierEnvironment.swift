@@ -4,7 +4,10 @@ import CourierDomain
 import CourierFileStore
 import CourierPorts
 import CourierTestKit
+import CourierNetlink
+import CourierSQLite
 import CourierURLSession
+import CourierVips
 import Foundation
 import Synchronization
 
@@ -14,14 +17,30 @@ public struct AdapterOverrides: Sendable {
   public var transport: (any Transport)?
   /// The credential store.
   public var credentials: (any CredentialStore)?
+  /// The path monitor.
+  public var pathMonitor: (any PathMonitor)?
+  /// The local store (records and outbox).
+  public var localStore: (any LocalStore)?
+  /// The image compressor.
+  public var compressor: (any ImageCompressor)?
 
   /// Creates overrides.
   /// - Parameters:
   ///   - transport: the base transport.
   ///   - credentials: the credential store.
-  public init(transport: (any Transport)? = nil, credentials: (any CredentialStore)? = nil) {
+  ///   - pathMonitor: the path monitor.
+  ///   - localStore: the local store.
+  ///   - compressor: the image compressor.
+  public init(
+    transport: (any Transport)? = nil, credentials: (any CredentialStore)? = nil,
+    pathMonitor: (any PathMonitor)? = nil, localStore: (any LocalStore)? = nil,
+    compressor: (any ImageCompressor)? = nil
+  ) {
     self.transport = transport
     self.credentials = credentials
+    self.pathMonitor = pathMonitor
+    self.localStore = localStore
+    self.compressor = compressor
   }
 }
 
@@ -36,6 +55,12 @@ public struct CourierEnvironment: Sendable {
   public let credentials: any CredentialStore
   /// The base transport, with no decorators (for logins and probes).
   public let baseTransport: any Transport
+  /// The path monitor: a hint for the interface and for replays, never a gate. Nobody runs it
+  /// until a command needs it (`run()` in a task of the caller's).
+  public let pathMonitor: any PathMonitor
+  /// The image compressor.
+  public let compressor: any ImageCompressor
+  private let overrides: AdapterOverrides
 
   /// Builds the environment.
   /// - Parameters:
@@ -48,13 +73,25 @@ public struct CourierEnvironment: Sendable {
     log: (@Sendable (String) -> Void)? = nil
   ) throws {
     self.config = config
+    self.overrides = overrides
+    let monitor: any PathMonitor
+    if let overridden = overrides.pathMonitor {
+      monitor = overridden
+    } else {
+      switch config.pathMonitor {
+      case "netlink": monitor = NetlinkPathMonitor()
+      default: monitor = ManualPathMonitor()
+      }
+    }
+    pathMonitor = monitor
+    compressor = overrides.compressor ?? VipsImageCompressor()
     let base: any Transport
     if let transport = overrides.transport {
       base = transport
     } else {
       switch config.transport {
-      case "urlsession": base = URLSessionTransport()
-      case "curl": base = CurlTransport()
+      case "urlsession": base = URLSessionTransport(pathStatus: { monitor.currentPath.status })
+      case "curl": base = CurlTransport(configuration: .init(pathStatus: { monitor.currentPath.status }))
       case "memory": base = InMemoryTransport()
       default:
         throw ConfigError(
@@ -111,5 +148,27 @@ extension String {
     var copy = self
     while copy.last == suffix { copy.removeLast() }
     return copy
+  }
+}
+
+extension CourierEnvironment {
+  /// Opens the local store named in the configuration, in the data directory (user data: the
+  /// outbox and local edits live there and are never purged). Each call opens it anew: the
+  /// caller owns the returned store.
+  /// - Returns: the store.
+  /// - Throws: `StoreError` naming the file when it exists but cannot be used; nothing is reset.
+  public func openLocalStore() throws -> any LocalStore {
+    if let store = overrides.localStore { return store }
+    let directory = config.dataDirectory
+    try FileManager.default.createDirectory(
+      at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    switch config.store {
+    case "file":
+      return try FileLocalStore(directory: directory.appendingPathComponent("store").path)
+    case "memory":
+      return InMemoryLocalStore()
+    default:
+      return try SQLiteLocalStore(path: directory.appendingPathComponent("courier.sqlite").path)
+    }
   }
 }
