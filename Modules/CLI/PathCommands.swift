@@ -1,10 +1,78 @@
+import CourierDomain
+import CourierPorts
+import Foundation
+
 /// `courier status` and `courier watch`.
 enum PathCommands {
+  /// How long `status` waits for the monitor's first answer.
+  static let firstAnswerTimeout: Duration = .seconds(3)
+
   static func status(context: CommandContext) async throws -> ExitCode {
-    throw UsageError("status is not available in this build yet.", command: "status")
+    let monitor = context.environment.pathMonitor
+    let runner = Task { try await monitor.run() }
+    defer { runner.cancel() }
+    let path = try await firstKnownPath(of: monitor, runner: runner)
+    if context.global.json {
+      context.output.out(PathReport.json(path, at: Date()) + "\n")
+    } else {
+      context.output.out(PathReport.details(path))
+      if !PathReport.details(path).hasSuffix("\n") { context.output.out("\n") }
+    }
+    return .success
+  }
+
+  /// The first path that is not `unknown`, or `unknown` after the timeout (never a failure:
+  /// the path is a hint).
+  static func firstKnownPath(of monitor: any PathMonitor, runner: Task<Void, any Error>)
+    async throws -> NetworkPath
+  {
+    let first = Task { () -> NetworkPath in
+      for await path in monitor.updates() where path.status != .unknown { return path }
+      return monitor.currentPath
+    }
+    let timer = Task {
+      try await Task.sleep(for: firstAnswerTimeout)
+      first.cancel()
+    }
+    defer { timer.cancel() }
+    let path = await first.value
+    if path.status == .unknown, runner.isCancelled == false {
+      // The monitor may have failed to start (no netlink here): say why.
+      runner.cancel()
+      if case .failure(let error) = await runner.result, !(error is CancellationError) {
+        throw CourierError(
+          .invalidInput,
+          serverMessage: "The network path can't be watched here: \(error.localizedDescription)",
+          underlying: String(describing: error))
+      }
+    }
+    return path
   }
 
   static func watch(context: CommandContext) async throws -> ExitCode {
-    throw UsageError("watch is not available in this build yet.", command: "watch")
+    let monitor = context.environment.pathMonitor
+    let output = context.output
+    let json = context.global.json
+    let (_, _) = try await Interruptible.run {
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await monitor.run() }
+        group.addTask {
+          for await path in monitor.updates() {
+            let now = Date()
+            if json {
+              output.out(PathReport.json(path, at: now) + "\n")
+            } else {
+              output.out(
+                "\(PathReport.rfc3339(now))  generation \(path.generation)  "
+                  + PathReport.summary(path) + "\n")
+            }
+          }
+        }
+        // The monitor ends only by failing or by cancellation; either ends the watch.
+        try await group.next()
+        group.cancelAll()
+      }
+    }
+    return .success
   }
 }
