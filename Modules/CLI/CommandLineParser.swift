@@ -114,7 +114,10 @@ public enum CommandLineParser {
     var switches: Set<String> = []
     var positionals: [String] = []
 
-    init(_ arguments: [String], values names: Set<String>, switches switchNames: Set<String>, command: String)
+    init(
+      _ arguments: [String], values names: Set<String>, switches switchNames: Set<String>,
+      command: String
+    )
       throws
     {
       var index = 0
@@ -208,7 +211,8 @@ public enum CommandLineParser {
 
   static func parseArticles(_ arguments: [String]) throws -> ArticlesCommand {
     guard let sub = arguments.first else {
-      throw UsageError("articles needs a subcommand: list, add, edit or delete.", command: "articles")
+      throw UsageError(
+        "articles needs a subcommand: list, add, edit or delete.", command: "articles")
     }
     let rest = Array(arguments.dropFirst())
     switch sub {

@@ -115,7 +115,8 @@ public struct CommandRunner: Sendable {
     }
     let environment = try CourierEnvironment(config: config, overrides: overrides, log: log)
     return CommandContext(
-      global: global, environment: environment, output: output, processEnvironment: self.environment)
+      global: global, environment: environment, output: output, processEnvironment: self.environment
+    )
   }
 
   static func readIfPresent(_ path: String) throws -> Data? {

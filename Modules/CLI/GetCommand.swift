@@ -12,7 +12,9 @@ enum GetCommand {
       var object: [String: Any] = [
         "status": "ok", "http_status": response.status, "attempts": response.attempts,
       ]
-      if let json = try? JSONSerialization.jsonObject(with: response.body, options: [.fragmentsAllowed]) {
+      if let json = try? JSONSerialization.jsonObject(
+        with: response.body, options: [.fragmentsAllowed])
+      {
         object["body"] = json
       } else {
         object["body"] = String(decoding: response.body, as: UTF8.self)

@@ -30,7 +30,8 @@ enum SessionCommands {
     // The login goes through the base transport under the retry policy, never through the
     // auth decorator: there is no session to refresh yet.
     let loginClient = CourierClient(
-      baseURL: client.baseURL, transport: context.environment.baseTransport, options: client.options)
+      baseURL: client.baseURL, transport: context.environment.baseTransport, options: client.options
+    )
     let response = try await loginClient.send(request)
     let credentials = try TokenResponse.credentials(from: response.body, now: Date())
     do {

@@ -1,6 +1,6 @@
 import Dispatch
-import Synchronization
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc

@@ -11,13 +11,8 @@ public struct CourierConfig: Sendable, Equatable {
   public var dataDirectory: URL
   /// Where the refreshable cache lives.
   public var cacheDirectory: URL
-  /// The transport adapter's name: libcurl on Linux, where URLSession uploads at a tenth of
-  /// line rate (Docs/decisions/0501).
-  #if os(Linux)
-    public var transport: String = "curl"
-  #else
-    public var transport: String = "urlsession"
-  #endif
+  /// The transport adapter's name.
+  public var transport: String = CourierConfig.defaultTransport
   /// The path monitor adapter's name.
   public var pathMonitor: String = "netlink"
   /// The store adapter's name.
@@ -39,6 +34,16 @@ public struct CourierConfig: Sendable, Equatable {
     }
     dataDirectory = xdg("XDG_DATA_HOME", "/.local/share")
     cacheDirectory = xdg("XDG_CACHE_HOME", "/.cache")
+  }
+
+  /// libcurl on Linux, where URLSession uploads at a tenth of line rate
+  /// (Docs/decisions/0501); URLSession elsewhere.
+  public static var defaultTransport: String {
+    #if os(Linux)
+      return "curl"
+    #else
+      return "urlsession"
+    #endif
   }
 
   /// The adapter names the composition root knows, by role.
@@ -107,7 +112,8 @@ public enum ConfigLoader {
       explicit
       ?? {
         let home = environment["HOME"] ?? NSHomeDirectory()
-        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        let base =
+          environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
           ?? home + "/.config"
         return base + "/courier/config.json"
       }()

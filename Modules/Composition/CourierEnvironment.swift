@@ -2,10 +2,10 @@ import CourierCore
 import CourierCurl
 import CourierDomain
 import CourierFileStore
-import CourierPorts
-import CourierTestKit
 import CourierNetlink
+import CourierPorts
 import CourierSQLite
+import CourierTestKit
 import CourierURLSession
 import CourierVips
 import Foundation
@@ -91,11 +91,13 @@ public struct CourierEnvironment: Sendable {
     } else {
       switch config.transport {
       case "urlsession": base = URLSessionTransport(pathStatus: { monitor.currentPath.status })
-      case "curl": base = CurlTransport(configuration: .init(pathStatus: { monitor.currentPath.status }))
+      case "curl":
+        base = CurlTransport(configuration: .init(pathStatus: { monitor.currentPath.status }))
       case "memory": base = InMemoryTransport()
       default:
         throw ConfigError(
-          source: "configuration", key: "transport", message: "unknown adapter “\(config.transport)”.")
+          source: "configuration", key: "transport",
+          message: "unknown adapter “\(config.transport)”.")
       }
     }
     baseTransport = base
@@ -119,7 +121,8 @@ public struct CourierEnvironment: Sendable {
       log?(event.humanDescription)
     }
     client = CourierClient(
-      baseURL: config.baseURL, transport: stack, options: TransportOptions(deadline: config.timeout))
+      baseURL: config.baseURL, transport: stack, options: TransportOptions(deadline: config.timeout)
+    )
   }
 }
 
@@ -137,7 +140,9 @@ public final class StaticCredentialStore: CredentialStore {
 
   /// Replaces them in memory.
   /// - Parameter credentials: the credentials.
-  public func save(_ credentials: Credentials) throws { self.credentials.withLock { $0 = credentials } }
+  public func save(_ credentials: Credentials) throws {
+    self.credentials.withLock { $0 = credentials }
+  }
 
   /// Forgets them.
   public func clear() throws { credentials.withLock { $0 = nil } }

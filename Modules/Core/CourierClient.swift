@@ -18,8 +18,9 @@ public struct CourierClient: Sendable {
   ///   - baseURL: the base URL.
   ///   - transport: the composed transport.
   ///   - options: per-attempt options.
-  public init(baseURL: URL, transport: any Transport, options: TransportOptions = TransportOptions())
-  {
+  public init(
+    baseURL: URL, transport: any Transport, options: TransportOptions = TransportOptions()
+  ) {
     self.baseURL = baseURL
     self.transport = transport
     self.options = options

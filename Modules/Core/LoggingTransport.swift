@@ -22,7 +22,8 @@ public struct LoggingTransport: Transport {
   /// - Returns: the line, headers redacted.
   public static func line(for request: HTTPRequest) -> String {
     let headers = request.headers.redacted.map { "\($0.name): \($0.value)" }.joined(separator: "; ")
-    return "→ \(request.method) \(request.url.absoluteString)" + (headers.isEmpty ? "" : " [\(headers)]")
+    return "→ \(request.method) \(request.url.absoluteString)"
+      + (headers.isEmpty ? "" : " [\(headers)]")
   }
 
   /// Sends and logs.

@@ -65,7 +65,9 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
   /// - Parameters:
   ///   - name: the field name.
   ///   - value: the field value.
-  public mutating func add(name: String, value: String) { fields.append((name: name, value: value)) }
+  public mutating func add(name: String, value: String) {
+    fields.append((name: name, value: value))
+  }
 
   /// Iterates the fields in order.
   /// - Returns: an iterator over name and value pairs.

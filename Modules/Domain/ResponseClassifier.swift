@@ -37,12 +37,14 @@ public struct ServerProblem: Sendable, Equatable {
       let json = try? JSONDecoder().decode(JSONValue.self, from: body),
       case .object = json
     else { return ServerProblem() }
-    let isProblem = contentType?.lowercased().contains("problem+json") == true
+    let isProblem =
+      contentType?.lowercased().contains("problem+json") == true
       || json["type"] != nil || json["detail"] != nil
     var problem = ServerProblem()
     problem.code = json["code"]?.stringValue.flatMap(sanitizeCode)
     let candidates: [JSONValue?] =
-      isProblem ? [json["detail"], json["message"], json["title"]] : [json["message"], json["detail"]]
+      isProblem
+      ? [json["detail"], json["message"], json["title"]] : [json["message"], json["detail"]]
     problem.message = candidates.lazy.compactMap { $0?.stringValue.flatMap(plainText) }.first
     problem.field = json["field"]?.stringValue.flatMap(plainText)
     problem.current = json["current"]

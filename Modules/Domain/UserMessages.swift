@@ -63,8 +63,9 @@ public enum UserMessages {
   /// - Parameter wait: the duration.
   /// - Returns: the text.
   public static func formatWait(_ wait: Duration) -> String {
-    let seconds = Int((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
-      .rounded(.up))
+    let seconds = Int(
+      (Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
+        .rounded(.up))
     if seconds < 90 { return seconds == 1 ? "1 second" : "\(seconds) seconds" }
     let minutes = (seconds + 59) / 60
     return "\(minutes) minutes"

@@ -28,7 +28,8 @@ struct ConfigLoaderTests {
 
   @Test("layers: defaults < file < environment < flags")
   func layers() throws {
-    let file = #"{"base_url":"http://file:1","max_attempts":2,"transport":"memory","timeout_seconds":9}"#
+    let file =
+      #"{"base_url":"http://file:1","max_attempts":2,"transport":"memory","timeout_seconds":9}"#
     let fileOnly = try load(files: ["/home/u/.config/courier/config.json": file])
     #expect(fileOnly.baseURL.absoluteString == "http://file:1")
     #expect(fileOnly.retry.maxAttempts == 2)
@@ -63,14 +64,20 @@ struct ConfigLoaderTests {
       message { try load(flags: ["config": "/x.json"], files: ["/x.json": "{nope"]) }
         == "/x.json: is not valid JSON.")
     #expect(
-      message { try load(flags: ["config": "/x.json"], files: ["/x.json": #"{"transprt":"curl"}"#]) }
-        .hasPrefix("/x.json: \"transprt\": unknown key"))
+      message {
+        try load(flags: ["config": "/x.json"], files: ["/x.json": #"{"transprt":"curl"}"#])
+      }
+      .hasPrefix("/x.json: \"transprt\": unknown key"))
     #expect(
-      message { try load(flags: ["config": "/x.json"], files: ["/x.json": #"{"transport":"carrier-pigeon"}"#]) }
-        .hasPrefix("/x.json: \"transport\": unknown adapter “carrier-pigeon”"))
+      message {
+        try load(
+          flags: ["config": "/x.json"], files: ["/x.json": #"{"transport":"carrier-pigeon"}"#])
+      }
+      .hasPrefix("/x.json: \"transport\": unknown adapter “carrier-pigeon”"))
     #expect(
       message { try load(environment: ["COURIER_MAX_ATTEMPTS": "zero"]) }
-        .hasPrefix("environment variable COURIER_MAX_ATTEMPTS: \"max_attempts\": must be a positive"))
+        .hasPrefix(
+          "environment variable COURIER_MAX_ATTEMPTS: \"max_attempts\": must be a positive"))
     #expect(
       message { try load(flags: ["base_url": "ftp://x"]) }
         .hasPrefix("command line: \"base_url\": must be an http or https URL"))

@@ -73,7 +73,9 @@ struct PathCommandsTests {
     defer { namespace.destroy() }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["ip", "netns", "exec", namespace.name, Self.courier.path, "watch", "--json"]
+    process.arguments = [
+      "ip", "netns", "exec", namespace.name, Self.courier.path, "watch", "--json",
+    ]
     let pipe = Pipe()
     process.standardOutput = pipe
     try process.run()

@@ -43,10 +43,13 @@ struct PipelineIntegrationTests {
     #expect(denied.code == 77)
     #expect(denied.output.stdout.contains(#""kind":"unauthorized""#))
 
-    let login = await run(backend, ["login", "--username", "alice", "--password-stdin"], dataDir: dir, input: "secret\n")
+    let login = await run(
+      backend, ["login", "--username", "alice", "--password-stdin"], dataDir: dir, input: "secret\n"
+    )
     #expect(login.code == 0, "\(login.output.stderr)")
     let session = dir.appendingPathComponent("session.json").path
-    let mode = try FileManager.default.attributesOfItem(atPath: session)[.posixPermissions] as? NSNumber
+    let mode =
+      try FileManager.default.attributesOfItem(atPath: session)[.posixPermissions] as? NSNumber
     #expect(mode?.intValue == 0o600)
 
     let get = await run(backend, ["get", "/articles"], dataDir: dir)
@@ -64,7 +67,8 @@ struct PipelineIntegrationTests {
     defer { backend.stop() }
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
-    let result = await run(backend, ["login", "--username", "alice", "--password", "nope"], dataDir: dir)
+    let result = await run(
+      backend, ["login", "--username", "alice", "--password", "nope"], dataDir: dir)
     #expect(result.code == 77)
     #expect(result.output.stderr == "courier: Wrong username or password.\n")
   }
@@ -75,7 +79,8 @@ struct PipelineIntegrationTests {
     defer { backend.stop() }
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
-    try await backend.call("POST", "/__chaos", json: #"{"fail_next":2,"status":503,"retry_after":1}"#)
+    try await backend.call(
+      "POST", "/__chaos", json: #"{"fail_next":2,"status":503,"retry_after":1}"#)
     let start = ContinuousClock.now
     let result = await run(backend, ["get", "/health", "--json", "--verbose"], dataDir: dir)
     #expect(result.code == 0, "\(result.output.stderr)")
@@ -95,7 +100,8 @@ struct PipelineIntegrationTests {
     defer { backend.stop() }
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
-    try await backend.call("POST", "/__chaos", json: #"{"fail_next":5,"status":502,"format":"html"}"#)
+    try await backend.call(
+      "POST", "/__chaos", json: #"{"fail_next":5,"status":502,"format":"html"}"#)
     let result = await run(
       backend, ["get", "/health", "--json", "--max-attempts", "2"], dataDir: dir,
       environment: ["COURIER_RETRY_BASE_DELAY_MS": "10"])
@@ -127,7 +133,9 @@ struct PipelineIntegrationTests {
     defer { backend.stop() }
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
-    #expect(await run(backend, ["login", "--username", "bob", "--password", "secret"], dataDir: dir).code == 0)
+    #expect(
+      await run(backend, ["login", "--username", "bob", "--password", "secret"], dataDir: dir).code
+        == 0)
     let before = try Data(contentsOf: dir.appendingPathComponent("session.json"))
     // Wait for the 1 s token to expire on the server's clock (the server owns that time).
     try await Task.sleep(for: .milliseconds(1500))
@@ -136,7 +144,9 @@ struct PipelineIntegrationTests {
     let after = try Data(contentsOf: dir.appendingPathComponent("session.json"))
     #expect(before != after)
     let paths = try await backend.log().compactMap { entry -> String? in
-      guard let path = entry["path"] as? String, let status = entry["status"] as? Int else { return nil }
+      guard let path = entry["path"] as? String, let status = entry["status"] as? Int else {
+        return nil
+      }
       return "\(path) \(status)"
     }
     #expect(Array(paths.suffix(3)) == ["/articles 401", "/auth/refresh 200", "/articles 200"])
@@ -149,7 +159,8 @@ struct PipelineIntegrationTests {
     let output = CapturedOutput()
     let runner = CommandRunner(environment: ["HOME": dir.path], output: output)
     let code = await runner.run([
-      "--base-url", "http://127.0.0.1:\(freeLoopbackPort())", "get", "/health", "--max-attempts", "1",
+      "--base-url", "http://127.0.0.1:\(freeLoopbackPort())", "get", "/health", "--max-attempts",
+      "1",
     ])
     #expect(code == 69)
     #expect(output.stderr.contains("can't be reached"))

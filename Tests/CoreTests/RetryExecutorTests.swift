@@ -11,13 +11,15 @@ final class EventLog: Sendable {
   func append(_ event: RetryEvent) { events.withLock { $0.append(event) } }
   var all: [RetryEvent] { events.withLock { $0 } }
   var delays: [Duration] {
-    all.compactMap { if case .retrying(_, _, let delay, _) = $0 { return delay } else { return nil } }
+    all.compactMap {
+      if case .retrying(_, _, let delay, _) = $0 { return delay } else { return nil }
+    }
   }
 }
 
 @Suite("RetryExecutor")
 struct RetryExecutorTests {
-  let url = URL(string: "http://127.0.0.1:9/photos")!
+  let url = URL(fileURLWithPath: "/").testURL("http://127.0.0.1:9/photos")
 
   func makeStack(_ transport: InMemoryTransport, clock: ManualClock, log: EventLog)
     -> RetryingTransport<ManualClock>
@@ -91,7 +93,8 @@ struct RetryExecutorTests {
   @Test("a transport error that outlasts the retries is thrown with its attempts")
   func thrownAfterRetries() async throws {
     let transport = InMemoryTransport()
-    transport.enqueue(.failure(CourierError(.cannotReachHost)), .failure(CourierError(.cannotReachHost)))
+    transport.enqueue(
+      .failure(CourierError(.cannotReachHost)), .failure(CourierError(.cannotReachHost)))
     let clock = ManualClock()
     let executor = RetryExecutor(
       policy: RetryPolicy(maxAttempts: 2), clock: clock, random: FixedRandomSource(0))
@@ -158,8 +161,8 @@ struct RetryExecutorTests {
 
 @Suite("AuthTransport")
 struct AuthTransportTests {
-  let refreshURL = URL(string: "http://127.0.0.1:9/auth/refresh")!
-  let url = URL(string: "http://127.0.0.1:9/photos")!
+  let refreshURL = URL(fileURLWithPath: "/").testURL("http://127.0.0.1:9/auth/refresh")
+  let url = URL(fileURLWithPath: "/").testURL("http://127.0.0.1:9/photos")
 
   @Test("401 → one refresh → one replay with the new token")
   func refreshAndReplay() async throws {
@@ -251,4 +254,9 @@ actor AsyncGate {
     waiters.forEach { $0.resume() }
     waiters.removeAll()
   }
+}
+
+extension URL {
+  /// A fixed test URL (never nil for these literals).
+  func testURL(_ string: String) -> URL { URL(string: string) ?? self }
 }

@@ -4,7 +4,9 @@ import Testing
 
 @Suite("ResponseClassifier")
 struct ResponseClassifierTests {
-  static func response(_ status: Int, _ body: String, type: String = "application/json", headers: HTTPHeaders = [:])
+  static func response(
+    _ status: Int, _ body: String, type: String = "application/json", headers: HTTPHeaders = [:]
+  )
     -> HTTPResponse
   {
     var all = headers
@@ -22,21 +24,51 @@ struct ResponseClassifierTests {
   }
 
   static let rows: [Row] = [
-    Row(status: 400, body: #"{"code":"bad_request","message":"Malformed JSON"}"#, kind: .business, code: "bad_request", transient: false),
-    Row(status: 400, body: #"{"code":"bad_multipart","message":"Bad body"}"#, kind: .business, code: "bad_multipart", transient: false),
-    Row(status: 401, body: #"{"code":"unauthorized","message":"Token expired"}"#, kind: .unauthorized, code: "unauthorized", transient: false),
-    Row(status: 404, body: #"{"code":"not_found","message":"No such article"}"#, kind: .business, code: "not_found", transient: false),
-    Row(status: 409, body: #"{"code":"version_conflict","message":"Stale","current":{"id":"a","version":3}}"#, kind: .conflict, code: "version_conflict", transient: false),
-    Row(status: 409, body: #"{"code":"idempotency_in_flight","message":"busy"}"#, kind: .overloaded, code: "idempotency_in_flight", transient: true),
-    Row(status: 409, body: #"{"code":"already_exists","message":"Exists"}"#, kind: .business, code: "already_exists", transient: false),
-    Row(status: 413, body: "<html><body>413 Request Entity Too Large</body></html>", kind: .business, code: nil, transient: false),
-    Row(status: 422, body: #"{"code":"image_too_large","message":"The image is over 10 MiB."}"#, kind: .business, code: "image_too_large", transient: false),
-    Row(status: 422, body: #"{"code":"validation_failed","message":"Title is empty","field":"title"}"#, kind: .business, code: "validation_failed", transient: false),
-    Row(status: 428, body: #"{"code":"precondition_required","message":"Need If-Match"}"#, kind: .business, code: "precondition_required", transient: false),
-    Row(status: 429, body: #"{"code":"rate_limited","message":"slow down"}"#, kind: .overloaded, code: "rate_limited", transient: true),
+    Row(
+      status: 400, body: #"{"code":"bad_request","message":"Malformed JSON"}"#, kind: .business,
+      code: "bad_request", transient: false),
+    Row(
+      status: 400, body: #"{"code":"bad_multipart","message":"Bad body"}"#, kind: .business,
+      code: "bad_multipart", transient: false),
+    Row(
+      status: 401, body: #"{"code":"unauthorized","message":"Token expired"}"#, kind: .unauthorized,
+      code: "unauthorized", transient: false),
+    Row(
+      status: 404, body: #"{"code":"not_found","message":"No such article"}"#, kind: .business,
+      code: "not_found", transient: false),
+    Row(
+      status: 409,
+      body: #"{"code":"version_conflict","message":"Stale","current":{"id":"a","version":3}}"#,
+      kind: .conflict, code: "version_conflict", transient: false),
+    Row(
+      status: 409, body: #"{"code":"idempotency_in_flight","message":"busy"}"#, kind: .overloaded,
+      code: "idempotency_in_flight", transient: true),
+    Row(
+      status: 409, body: #"{"code":"already_exists","message":"Exists"}"#, kind: .business,
+      code: "already_exists", transient: false),
+    Row(
+      status: 413, body: "<html><body>413 Request Entity Too Large</body></html>", kind: .business,
+      code: nil, transient: false),
+    Row(
+      status: 422, body: #"{"code":"image_too_large","message":"The image is over 10 MiB."}"#,
+      kind: .business, code: "image_too_large", transient: false),
+    Row(
+      status: 422,
+      body: #"{"code":"validation_failed","message":"Title is empty","field":"title"}"#,
+      kind: .business, code: "validation_failed", transient: false),
+    Row(
+      status: 428, body: #"{"code":"precondition_required","message":"Need If-Match"}"#,
+      kind: .business, code: "precondition_required", transient: false),
+    Row(
+      status: 429, body: #"{"code":"rate_limited","message":"slow down"}"#, kind: .overloaded,
+      code: "rate_limited", transient: true),
     Row(status: 503, body: "", kind: .overloaded, code: nil, transient: true),
-    Row(status: 500, body: #"{"code":"internal","message":"Traceback (most recent call last)"}"#, kind: .server, code: "internal", transient: true),
-    Row(status: 502, body: "<!DOCTYPE html><html><h1>502 Bad Gateway</h1></html>", kind: .server, code: nil, transient: true),
+    Row(
+      status: 500, body: #"{"code":"internal","message":"Traceback (most recent call last)"}"#,
+      kind: .server, code: "internal", transient: true),
+    Row(
+      status: 502, body: "<!DOCTYPE html><html><h1>502 Bad Gateway</h1></html>", kind: .server,
+      code: nil, transient: true),
     Row(status: 504, body: "garbage \u{0}\u{1}", kind: .server, code: nil, transient: true),
   ]
 
@@ -68,7 +100,8 @@ struct ResponseClassifierTests {
 
   @Test("RFC 9457 problem+json gives code and detail")
   func problemJSON() throws {
-    let body = #"{"type":"https://example.com/probs/out-of-credit","title":"Out of credit","status":403,"detail":"Your balance is 30, but that costs 50.","code":"no_credit"}"#
+    let body =
+      #"{"type":"https://example.com/probs/out-of-credit","title":"Out of credit","status":403,"detail":"Your balance is 30, but that costs 50.","code":"no_credit"}"#
     let error = try #require(
       ResponseClassifier.classify(Self.response(403, body, type: "application/problem+json")))
     #expect(error.kind == .business)
@@ -80,7 +113,8 @@ struct ResponseClassifierTests {
   func conflictCurrent() throws {
     let error = try #require(
       ResponseClassifier.classify(
-        Self.response(409, #"{"code":"version_conflict","message":"Stale","current":{"id":"a","version":3}}"#)))
+        Self.response(
+          409, #"{"code":"version_conflict","message":"Stale","current":{"id":"a","version":3}}"#)))
     #expect(error.current?["version"]?.intValue == 3)
   }
 
@@ -96,10 +130,12 @@ struct ResponseClassifierTests {
   @Test("401 invalid_credentials and expired session read differently")
   func unauthorizedMessages() throws {
     let wrong = try #require(
-      ResponseClassifier.classify(Self.response(401, #"{"code":"invalid_credentials","message":"Bad"}"#)))
+      ResponseClassifier.classify(
+        Self.response(401, #"{"code":"invalid_credentials","message":"Bad"}"#)))
     #expect(wrong.userMessage == "Wrong username or password.")
     let expired = try #require(
-      ResponseClassifier.classify(Self.response(401, #"{"code":"unauthorized","message":"token expired"}"#)))
+      ResponseClassifier.classify(
+        Self.response(401, #"{"code":"unauthorized","message":"token expired"}"#)))
     #expect(expired.userMessage == "Your session has expired. Please log in again.")
   }
 

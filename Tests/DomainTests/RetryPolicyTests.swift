@@ -28,21 +28,65 @@ struct RetryPolicyTests {
   }
 
   static let rows: [Row] = [
-    Row(name: "503 first attempt, jitter 0.5 → 0.25 s", error: CourierError(.overloaded, status: 503), attempt: 1, elapsed: .zero, safe: false, jitter: 0.5, budget: true, expected: .retry(after: .milliseconds(250))),
-    Row(name: "full jitter 0 → no wait", error: CourierError(.server, status: 502, mayHaveReachedServer: true), attempt: 2, elapsed: .zero, safe: true, jitter: 0, budget: true, expected: .retry(after: .zero)),
-    Row(name: "jitter near 1 on attempt 3 → just under 2 s", error: CourierError(.offline), attempt: 3, elapsed: .zero, safe: false, jitter: 0.75, budget: true, expected: .retry(after: .milliseconds(1500))),
-    Row(name: "422 never", error: CourierError(.business, status: 422, code: "image_too_large"), attempt: 1, elapsed: .zero, safe: true, jitter: 0.5, budget: true, expected: .giveUp(.notTransient)),
-    Row(name: "401 never", error: CourierError(.unauthorized, status: 401), attempt: 1, elapsed: .zero, safe: true, jitter: 0.5, budget: true, expected: .giveUp(.notTransient)),
-    Row(name: "409 conflict never", error: CourierError(.conflict, status: 409), attempt: 1, elapsed: .zero, safe: true, jitter: 0.5, budget: true, expected: .giveUp(.notTransient)),
-    Row(name: "timeout on unkeyed POST never", error: CourierError(.timedOut, mayHaveReachedServer: true), attempt: 1, elapsed: .zero, safe: false, jitter: 0.5, budget: true, expected: .giveUp(.notSafeToRepeat)),
-    Row(name: "timeout on keyed POST retried", error: CourierError(.timedOut, mayHaveReachedServer: true), attempt: 1, elapsed: .zero, safe: true, jitter: 1, budget: true, expected: .retry(after: .milliseconds(500))),
-    Row(name: "refused connection on POST is safe", error: CourierError(.cannotReachHost), attempt: 1, elapsed: .zero, safe: false, jitter: 1, budget: true, expected: .retry(after: .milliseconds(500))),
-    Row(name: "4 attempts in all", error: CourierError(.overloaded, status: 503), attempt: 4, elapsed: .zero, safe: true, jitter: 0.5, budget: true, expected: .giveUp(.attemptsExhausted)),
-    Row(name: "Retry-After beats a shorter backoff", error: CourierError(.overloaded, status: 503, retryAfter: .seconds(3)), attempt: 1, elapsed: .zero, safe: true, jitter: 0.5, budget: true, expected: .retry(after: .seconds(3))),
-    Row(name: "Retry-After over the cap gives up", error: CourierError(.overloaded, status: 429, retryAfter: .seconds(3600)), attempt: 1, elapsed: .zero, safe: true, jitter: 0.5, budget: true, expected: .giveUp(.retryAfterTooLong)),
-    Row(name: "wait past the deadline gives up", error: CourierError(.overloaded, status: 503, retryAfter: .seconds(30)), attempt: 1, elapsed: .seconds(40), safe: true, jitter: 0.5, budget: true, expected: .giveUp(.deadlineExceeded)),
-    Row(name: "budget spent gives up", error: CourierError(.server, status: 500, mayHaveReachedServer: true), attempt: 1, elapsed: .zero, safe: true, jitter: 0.5, budget: false, expected: .giveUp(.budgetExhausted)),
-    Row(name: "idempotency_in_flight is transient", error: CourierError(.overloaded, status: 409, code: "idempotency_in_flight"), attempt: 1, elapsed: .zero, safe: true, jitter: 1, budget: true, expected: .retry(after: .milliseconds(500))),
+    Row(
+      name: "503 first attempt, jitter 0.5 → 0.25 s", error: CourierError(.overloaded, status: 503),
+      attempt: 1, elapsed: .zero, safe: false, jitter: 0.5, budget: true,
+      expected: .retry(after: .milliseconds(250))),
+    Row(
+      name: "full jitter 0 → no wait",
+      error: CourierError(.server, status: 502, mayHaveReachedServer: true), attempt: 2,
+      elapsed: .zero, safe: true, jitter: 0, budget: true, expected: .retry(after: .zero)),
+    Row(
+      name: "jitter near 1 on attempt 3 → just under 2 s", error: CourierError(.offline),
+      attempt: 3, elapsed: .zero, safe: false, jitter: 0.75, budget: true,
+      expected: .retry(after: .milliseconds(1500))),
+    Row(
+      name: "422 never", error: CourierError(.business, status: 422, code: "image_too_large"),
+      attempt: 1, elapsed: .zero, safe: true, jitter: 0.5, budget: true,
+      expected: .giveUp(.notTransient)),
+    Row(
+      name: "401 never", error: CourierError(.unauthorized, status: 401), attempt: 1,
+      elapsed: .zero, safe: true, jitter: 0.5, budget: true, expected: .giveUp(.notTransient)),
+    Row(
+      name: "409 conflict never", error: CourierError(.conflict, status: 409), attempt: 1,
+      elapsed: .zero, safe: true, jitter: 0.5, budget: true, expected: .giveUp(.notTransient)),
+    Row(
+      name: "timeout on unkeyed POST never",
+      error: CourierError(.timedOut, mayHaveReachedServer: true), attempt: 1, elapsed: .zero,
+      safe: false, jitter: 0.5, budget: true, expected: .giveUp(.notSafeToRepeat)),
+    Row(
+      name: "timeout on keyed POST retried",
+      error: CourierError(.timedOut, mayHaveReachedServer: true), attempt: 1, elapsed: .zero,
+      safe: true, jitter: 1, budget: true, expected: .retry(after: .milliseconds(500))),
+    Row(
+      name: "refused connection on POST is safe", error: CourierError(.cannotReachHost), attempt: 1,
+      elapsed: .zero, safe: false, jitter: 1, budget: true,
+      expected: .retry(after: .milliseconds(500))),
+    Row(
+      name: "4 attempts in all", error: CourierError(.overloaded, status: 503), attempt: 4,
+      elapsed: .zero, safe: true, jitter: 0.5, budget: true, expected: .giveUp(.attemptsExhausted)),
+    Row(
+      name: "Retry-After beats a shorter backoff",
+      error: CourierError(.overloaded, status: 503, retryAfter: .seconds(3)), attempt: 1,
+      elapsed: .zero, safe: true, jitter: 0.5, budget: true, expected: .retry(after: .seconds(3))),
+    Row(
+      name: "Retry-After over the cap gives up",
+      error: CourierError(.overloaded, status: 429, retryAfter: .seconds(3600)), attempt: 1,
+      elapsed: .zero, safe: true, jitter: 0.5, budget: true, expected: .giveUp(.retryAfterTooLong)),
+    Row(
+      name: "wait past the deadline gives up",
+      error: CourierError(.overloaded, status: 503, retryAfter: .seconds(30)), attempt: 1,
+      elapsed: .seconds(40), safe: true, jitter: 0.5, budget: true,
+      expected: .giveUp(.deadlineExceeded)),
+    Row(
+      name: "budget spent gives up",
+      error: CourierError(.server, status: 500, mayHaveReachedServer: true), attempt: 1,
+      elapsed: .zero, safe: true, jitter: 0.5, budget: false, expected: .giveUp(.budgetExhausted)),
+    Row(
+      name: "idempotency_in_flight is transient",
+      error: CourierError(.overloaded, status: 409, code: "idempotency_in_flight"), attempt: 1,
+      elapsed: .zero, safe: true, jitter: 1, budget: true,
+      expected: .retry(after: .milliseconds(500))),
   ]
 
   @Test("decisions", arguments: rows)
@@ -100,21 +144,34 @@ struct TransportErrorTableTests {
   }
 
   static let rows: [Row] = [
-    Row(code: -1004, message: "Could not connect to the server.", path: .satisfied, kind: .cannotReachHost),
-    Row(code: -1004, message: "Could not connect to the server.", path: .unsatisfied, kind: .offline),
+    Row(
+      code: -1004, message: "Could not connect to the server.", path: .satisfied,
+      kind: .cannotReachHost),
+    Row(
+      code: -1004, message: "Could not connect to the server.", path: .unsatisfied, kind: .offline),
     Row(code: -1004, message: "", path: .unknown, kind: .cannotReachHost),
     Row(code: -1, message: "Couldn't connect to server", path: .satisfied, kind: .cannotReachHost),
     Row(code: -1, message: "Couldn't connect to server", path: .unsatisfied, kind: .offline),
-    Row(code: -1, message: "transfer closed with 990 bytes remaining to read", path: .satisfied, kind: .connectionLost),
-    Row(code: -1, message: "SSL certificate problem: self signed certificate", path: .satisfied, kind: .tls),
+    Row(
+      code: -1, message: "transfer closed with 990 bytes remaining to read", path: .satisfied,
+      kind: .connectionLost),
+    Row(
+      code: -1, message: "SSL certificate problem: self signed certificate", path: .satisfied,
+      kind: .tls),
     Row(code: -1001, message: "The request timed out.", path: .satisfied, kind: .timedOut),
-    Row(code: -1003, message: "A server with the specified hostname could not be found.", path: .satisfied, kind: .dns),
+    Row(
+      code: -1003, message: "A server with the specified hostname could not be found.",
+      path: .satisfied, kind: .dns),
     Row(code: -1003, message: "", path: .unsatisfied, kind: .offline),
     Row(code: -1009, message: "", path: .unknown, kind: .offline),
-    Row(code: -1005, message: "The network connection was lost.", path: .satisfied, kind: .connectionLost),
+    Row(
+      code: -1005, message: "The network connection was lost.", path: .satisfied,
+      kind: .connectionLost),
     Row(code: -1011, message: "", path: .satisfied, kind: .connectionLost),
     Row(code: -1017, message: "", path: .satisfied, kind: .invalidResponse),
-    Row(code: -1002, message: "Received HTTP/0.9 when not allowed", path: .satisfied, kind: .invalidResponse),
+    Row(
+      code: -1002, message: "Received HTTP/0.9 when not allowed", path: .satisfied,
+      kind: .invalidResponse),
     Row(code: -1002, message: "unsupported URL", path: .satisfied, kind: .invalidInput),
     Row(code: -999, message: "cancelled", path: .satisfied, kind: .cancelled),
     Row(code: -1202, message: "", path: .satisfied, kind: .tls),
@@ -123,7 +180,8 @@ struct TransportErrorTableTests {
   @Test("URLError codes on Linux", arguments: rows)
   func maps(_ row: Row) {
     #expect(
-      TransportErrorTable.classify(urlErrorCode: row.code, message: row.message, path: row.path).kind
+      TransportErrorTable.classify(urlErrorCode: row.code, message: row.message, path: row.path)
+        .kind
         == row.kind)
   }
 }

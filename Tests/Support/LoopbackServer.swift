@@ -107,10 +107,13 @@ public final class LoopbackServer: Sendable {
       received += buffer[0..<count]
       if let text = String(bytes: received, encoding: .utf8), let end = text.range(of: "\r\n\r\n") {
         let head = text[..<end.lowerBound].lowercased()
-        if let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
-          let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+        if let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }
+        ),
+          let length = Int(
+            line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
         {
-          let bodySoFar = received.count - text.utf8.distance(from: text.startIndex, to: end.upperBound)
+          let bodySoFar =
+            received.count - text.utf8.distance(from: text.startIndex, to: end.upperBound)
           if bodySoFar >= length { return }
         } else {
           return
@@ -121,7 +124,9 @@ public final class LoopbackServer: Sendable {
 
   private func send(_ fd: Int32, _ text: String) {
     let bytes = Array(text.utf8)
-    _ = bytes.withUnsafeBufferPointer { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    _ = bytes.withUnsafeBufferPointer {
+      Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+    }
   }
 
   private func handle(_ fd: Int32) {
@@ -137,7 +142,8 @@ public final class LoopbackServer: Sendable {
       var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
       setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
     case .closeMidBody:
-      send(fd, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n0123456789")
+      send(
+        fd, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n0123456789")
     case .hang:
       var byte: UInt8 = 0
       _ = recv(fd, &byte, 1, 0)  // returns when stop() shuts the socket down

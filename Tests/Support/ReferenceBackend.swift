@@ -24,7 +24,9 @@ public final class ReferenceBackend: Sendable {
   ///   - environment: extra environment (`COURIER_BACKEND_TOKEN_TTL`...).
   ///   - launcher: a command prefix (`ip netns exec NAME`) to run it elsewhere.
   /// - Throws: when it does not come up within 60 s.
-  public init(host: String = "127.0.0.1", environment: [String: String] = [:], launcher: [String] = [])
+  public init(
+    host: String = "127.0.0.1", environment: [String: String] = [:], launcher: [String] = []
+  )
     async throws
   {
     let port = freeLoopbackPort()
@@ -67,7 +69,9 @@ public final class ReferenceBackend: Sendable {
   /// - Returns: the status and body.
   /// - Throws: when the request fails.
   @discardableResult
-  public func call(_ method: String, _ path: String, json: String? = nil, headers: [String: String] = [:])
+  public func call(
+    _ method: String, _ path: String, json: String? = nil, headers: [String: String] = [:]
+  )
     async throws -> (status: Int, body: Data)
   {
     var request = URLRequest(url: url.appendingPathComponent(path))

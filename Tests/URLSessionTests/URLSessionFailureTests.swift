@@ -29,11 +29,15 @@ struct URLSessionFailureTests {
   @Test("connection refused → cannot reach host, or offline when the path is down")
   func refused() async throws {
     let port = freeLoopbackPort()
-    for (path, kind) in [(PathStatus.satisfied, CourierError.Kind.cannotReachHost), (.unsatisfied, .offline), (.unknown, .cannotReachHost)] {
+    for (path, kind) in [
+      (PathStatus.satisfied, CourierError.Kind.cannotReachHost), (.unsatisfied, .offline),
+      (.unknown, .cannotReachHost),
+    ] {
       let transport = URLSessionTransport(pathStatus: { path })
       await #expect(throws: CourierError.self) {
         do {
-          _ = try await transport.send(HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:\(port)/")!))
+          _ = try await transport.send(
+            HTTPRequest(method: .get, url: URL(string: "http://127.0.0.1:\(port)/")!))
         } catch let error as CourierError {
           #expect(error.kind == kind, "path \(path)")
           #expect(error.mayHaveReachedServer == false)

@@ -41,7 +41,9 @@ public struct FileCredentialStore: CredentialStore {
     let temporary = directory.appendingPathComponent(".\(file.lastPathComponent).\(getpid()).tmp")
     // Created with 0600 from the start: the token is never readable by others, even briefly.
     let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path]) }
+    guard fd >= 0 else {
+      throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path])
+    }
     let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     let synced = fsync(fd)
     close(fd)

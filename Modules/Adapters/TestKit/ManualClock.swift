@@ -69,8 +69,10 @@ public final class ManualClock: Clock, Sendable {
       return state.nextID
     }
     try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-        let (resumeNow, waiters) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+      try await withCheckedThrowingContinuation {
+        (continuation: CheckedContinuation<Void, any Error>) in
+        let (resumeNow, waiters) = state.withLock {
+          state -> (Bool, [CheckedContinuation<Void, Never>]) in
           if deadline <= state.now { return (true, []) }
           state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
           return (false, Self.takeSatisfiedWaiters(&state))
@@ -114,7 +116,9 @@ public final class ManualClock: Clock, Sendable {
     }
   }
 
-  private static func takeSatisfiedWaiters(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
+  private static func takeSatisfiedWaiters(_ state: inout State) -> [CheckedContinuation<
+    Void, Never
+  >] {
     let count = state.sleepers.count
     let ready = state.sleeperWaiters.filter { $0.count <= count }.map(\.continuation)
     state.sleeperWaiters.removeAll { $0.count <= count }

@@ -88,7 +88,9 @@ public final class URLSessionTransport: Transport {
     var urlRequest = URLRequest(url: request.url)
     urlRequest.httpMethod = request.method.rawValue
     urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
-    for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
+    for field in request.headers {
+      urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
+    }
     if includeBody { urlRequest.httpBody = request.body }
     return urlRequest
   }
@@ -278,7 +280,8 @@ private final class TaskRouter: NSObject, URLSessionDataDelegate, Sendable {
   }
 
   func urlSession(
-    _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+    _ session: URLSession, task: URLSessionTask,
+    willPerformHTTPRedirection response: HTTPURLResponse,
     newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
   ) {
     // Redirects are followed only to the same host, so a token never leaks elsewhere.
@@ -286,8 +289,9 @@ private final class TaskRouter: NSObject, URLSessionDataDelegate, Sendable {
     completionHandler(sameHost ? request : nil)
   }
 
-  func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?)
-  {
+  func urlSession(
+    _ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?
+  ) {
     let exchange = exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier) }
     exchange?.completed(error)
   }
