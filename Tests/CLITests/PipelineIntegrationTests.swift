@@ -73,8 +73,10 @@ struct PipelineIntegrationTests {
     #expect(result.output.stderr == "courier: Wrong username or password.\n")
   }
 
-  @Test("503 twice with Retry-After, then success: 3 attempts, each decision reported")
-  func chaosRetry() async throws {
+  @Test(
+    "503 twice with Retry-After, then success: 3 attempts, each decision reported",
+    arguments: ["curl", "urlsession"])
+  func chaosRetry(transport: String) async throws {
     let backend = try await ReferenceBackend()
     defer { backend.stop() }
     let dir = try temporaryDirectory()
@@ -82,7 +84,8 @@ struct PipelineIntegrationTests {
     try await backend.call(
       "POST", "/__chaos", json: #"{"fail_next":2,"status":503,"retry_after":1}"#)
     let start = ContinuousClock.now
-    let result = await run(backend, ["get", "/health", "--json", "--verbose"], dataDir: dir)
+    let result = await run(
+      backend, ["get", "/health", "--json", "--verbose", "--transport", transport], dataDir: dir)
     #expect(result.code == 0, "\(result.output.stderr)")
     #expect(result.output.stdout.contains(#""attempts":3"#))
     #expect(result.output.stderr.contains("server busy (503), retrying in 1.0 s, attempt 2 of 4"))
@@ -114,15 +117,21 @@ struct PipelineIntegrationTests {
     #expect(!(object["message"] as? String ?? "<").contains("<"))
   }
 
-  @Test("a slow server meets the caller's deadline → 75 timed out")
-  func deadline() async throws {
+  @Test(
+    "a slow server meets the caller's deadline → 75 timed out", arguments: ["curl", "urlsession"])
+  func deadline(transport: String) async throws {
     let backend = try await ReferenceBackend()
     defer { backend.stop() }
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     try await backend.call("POST", "/__chaos", json: #"{"fail_next":0,"delay_ms":3000}"#)
     let result = await run(
-      backend, ["get", "/health", "--json", "--timeout", "1", "--max-attempts", "1"], dataDir: dir)
+      backend,
+      [
+        "get", "/health", "--json", "--timeout", "1", "--max-attempts", "1", "--transport",
+        transport,
+      ],
+      dataDir: dir)
     #expect(result.code == 75)
     #expect(result.output.stdout.contains(#""kind":"timedOut""#))
   }
