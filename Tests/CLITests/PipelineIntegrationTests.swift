@@ -4,9 +4,9 @@ import CourierTestSupport
 import Foundation
 import Testing
 
-/// The whole pipeline (CLI → config → retry → auth → URLSession) against the real reference
-/// backend, one backend per test so state never leaks between them.
-@Suite("Pipeline against the reference backend")
+/// The whole pipeline (CLI → config → retry → auth → transport) against the real reference
+/// backend: one backend for the suite, reset before each test so state never leaks.
+@Suite("Pipeline against the reference backend", .serialized, .sharedBackend)
 struct PipelineIntegrationTests {
   struct Run {
     let code: Int32
@@ -34,8 +34,7 @@ struct PipelineIntegrationTests {
 
   @Test("login stores a 0600 session; get succeeds; logout forgets it")
   func loginGetLogout() async throws {
-    let backend = try await ReferenceBackend()
-    defer { backend.stop() }
+    let backend = try await SharedBackend.fresh()
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
 
@@ -63,8 +62,7 @@ struct PipelineIntegrationTests {
 
   @Test("wrong password → 77 with a person's message, no raw code")
   func wrongPassword() async throws {
-    let backend = try await ReferenceBackend()
-    defer { backend.stop() }
+    let backend = try await SharedBackend.fresh()
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     let result = await run(
@@ -77,8 +75,7 @@ struct PipelineIntegrationTests {
     "503 twice with Retry-After, then success: 3 attempts, each decision reported",
     arguments: ["curl", "urlsession"])
   func chaosRetry(transport: String) async throws {
-    let backend = try await ReferenceBackend()
-    defer { backend.stop() }
+    let backend = try await SharedBackend.fresh()
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     try await backend.call(
@@ -99,8 +96,7 @@ struct PipelineIntegrationTests {
 
   @Test("transient failure outlasting the retries → 75 and the JSON failure object")
   func exhausted() async throws {
-    let backend = try await ReferenceBackend()
-    defer { backend.stop() }
+    let backend = try await SharedBackend.fresh()
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     try await backend.call(
@@ -120,8 +116,7 @@ struct PipelineIntegrationTests {
   @Test(
     "a slow server meets the caller's deadline → 75 timed out", arguments: ["curl", "urlsession"])
   func deadline(transport: String) async throws {
-    let backend = try await ReferenceBackend()
-    defer { backend.stop() }
+    let backend = try await SharedBackend.fresh()
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     try await backend.call("POST", "/__chaos", json: #"{"fail_next":0,"delay_ms":3000}"#)
@@ -138,8 +133,8 @@ struct PipelineIntegrationTests {
 
   @Test("an expired token is refreshed once and the request replayed")
   func refresh() async throws {
-    let backend = try await ReferenceBackend(environment: ["COURIER_BACKEND_TOKEN_TTL": "1"])
-    defer { backend.stop() }
+    let backend = try await SharedBackend.fresh()
+    try await backend.call("POST", "/__config", json: #"{"token_ttl":1}"#)
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     #expect(

@@ -23,7 +23,7 @@ public final class ReferenceBackend: Sendable {
   ///   - host: the address to bind (loopback by default; a namespace's address otherwise).
   ///   - environment: extra environment (`COURIER_BACKEND_TOKEN_TTL`...).
   ///   - launcher: a command prefix (`ip netns exec NAME`) to run it elsewhere.
-  /// - Throws: when it does not come up within 60 s.
+  /// - Throws: when it does not come up within 120 s.
   public init(
     host: String = "127.0.0.1", environment: [String: String] = [:], launcher: [String] = []
   )
@@ -50,7 +50,7 @@ public final class ReferenceBackend: Sendable {
     self.port = port
     self.dataDirectory = data
     self.url = URL(string: "http://\(host):\(port)") ?? URL(fileURLWithPath: "/")
-    let deadline = ContinuousClock.now + .seconds(60)
+    let deadline = ContinuousClock.now + .seconds(120)
     while ContinuousClock.now < deadline {
       if !process.isRunning { break }
       if await Self.isHealthy(url) { return }
