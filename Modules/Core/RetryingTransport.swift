@@ -78,7 +78,7 @@ public struct RetryingTransport<C: Clock>: Transport where C.Duration == Duratio
         safeToRepeat: request.isSafeToRepeat,
         onEvent: { event in
           onEvent(request, event)
-          RetryObservation.observer?(event)
+          RetryObservation.notify(request, event)
         }
       ) { number in
         let response = try await attempt()

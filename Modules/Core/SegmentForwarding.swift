@@ -1,6 +1,7 @@
 import CourierDomain
 import CourierPorts
 import Foundation
+import Synchronization
 
 /// A decorator that conforms to `SegmentedBodyTransport` but can stream segments only when the
 /// transport it wraps can. Callers ask `SegmentStreaming.streamer(for:)` rather than casting,
@@ -33,9 +34,33 @@ public enum SegmentStreaming {
   }
 }
 
-/// Retry observation for callers that did not build the pipeline: a task-local observer that
-/// `RetryingTransport` tells of each decision made for requests sent in that task.
+/// Retry observation for callers that did not build the pipeline: an observer registered for
+/// one `Idempotency-Key`, told of each decision `RetryingTransport` makes for requests carrying
+/// that key. (A task-local observer was tried first: reading it crashed release builds of
+/// Swift 6.3.1 inside `swift_task_localValuePush`; see Docs/decisions/0310.)
 public enum RetryObservation {
-  /// The observer for the current task, if any.
-  @TaskLocal public static var observer: (@Sendable (RetryEvent) -> Void)?
+  private static let observers = Mutex<[String: @Sendable (RetryEvent) -> Void]>([:])
+
+  /// Runs `operation` with `observer` registered for requests carrying `key`.
+  /// - Parameters:
+  ///   - key: the `Idempotency-Key` of the requests to observe (unique to the caller).
+  ///   - observer: receives each retry decision.
+  ///   - operation: the work that sends the requests.
+  /// - Returns: what `operation` returned.
+  /// - Throws: what `operation` threw.
+  public static func observing<T: Sendable>(
+    key: String, _ observer: @escaping @Sendable (RetryEvent) -> Void,
+    during operation: () async throws -> T
+  ) async throws -> T {
+    observers.withLock { $0[key] = observer }
+    defer { _ = observers.withLock { $0.removeValue(forKey: key) } }
+    return try await operation()
+  }
+
+  /// Tells the observer registered for the request's key, if any.
+  static func notify(_ request: HTTPRequest, _ event: RetryEvent) {
+    guard let key = request.headers["Idempotency-Key"] else { return }
+    let observer = observers.withLock { $0[key] }
+    observer?(event)
+  }
 }

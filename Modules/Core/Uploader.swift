@@ -282,7 +282,8 @@ public struct Uploader: Sendable {
       onState(.retrying(attempt: attempt, maxAttempts: maxAttempts, delay: delay, reason: error))
     }
     onState(.uploading(sent: 0, total: total))
-    return try await RetryObservation.$observer.withValue(observer) {
+    let key = request.headers["Idempotency-Key"] ?? UUID().uuidString
+    return try await RetryObservation.observing(key: key, observer) {
       if allowSegments, let streamer = SegmentStreaming.streamer(for: transport) {
         let segments = try Self.bodySegments(layout)
         return try await streamer.upload(

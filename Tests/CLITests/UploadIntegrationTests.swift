@@ -105,6 +105,30 @@ struct UploadIntegrationTests {
     #expect(keys.count == 1)
   }
 
+  @Test("on a terminal: a progress bar redrawn with \\r on standard error, and a retry line")
+  func terminalProgress() async throws {
+    let backend = try await ReferenceBackend()
+    defer { backend.stop() }
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    try await login(backend, dataDir: dir)
+    let photo = try await makeJPEG(in: dir, width: 800, height: 600, gps: false)
+    try await backend.call(
+      "POST", "/__chaos", json: #"{"fail_next":1,"status":503,"path":"/photos"}"#)
+    let output = TerminalOutput()
+    let runner = CommandRunner(
+      environment: ["HOME": dir.path, "COURIER_RETRY_BASE_DELAY_MS": "10"], output: output)
+    let code = await runner.run([
+      "--base-url", backend.url.absoluteString, "--data-dir", dir.path, "upload", photo.path,
+    ])
+    #expect(code == 0, "\(output.stderr)")
+    #expect(output.stderr.contains("\r[########################] 100%"))
+    // The bar is ended with a newline before the retry line, so it starts a line of its own.
+    #expect(output.stderr.contains("\ncourier: server busy (503), retrying in"))
+    #expect(output.stdout.hasPrefix("{"))
+    #expect(!output.stdout.contains("\r"))
+  }
+
   @Test("--json: one object per event, then the result", arguments: transports)
   func jsonEvents(_ transport: String) async throws {
     let backend = try await ReferenceBackend()
@@ -274,6 +298,18 @@ struct UploadIntegrationTests {
     #expect(
       echo.contains { $0["field"] as? String == "title" && $0["value"] as? String == "notes.txt" })
   }
+}
+
+/// Output captured as if both streams were a terminal.
+final class TerminalOutput: CommandOutput {
+  private let captured = CapturedOutput()
+  func out(_ text: String) { captured.out(text) }
+  func err(_ text: String) { captured.err(text) }
+  var isTerminal: Bool { true }
+  var useColor: Bool { false }
+  func readStandardInput() -> String? { nil }
+  var stdout: String { captured.stdout }
+  var stderr: String { captured.stderr }
 }
 
 /// Runs a tool and returns its standard output.
