@@ -49,30 +49,33 @@ measure() {
   # m:ss.cc or h:mm:ss → seconds
   local secs
   secs="$(echo "$wall" | awk -F: '{ if (NF==3) print $1*3600+$2*60+$3; else print $1*60+$2 }')"
-  echo "$secs $kib $code"
+  # What the sink says it received (body bytes), to check the whole body went through.
+  local got
+  got="$(grep -o '"received": *[0-9]*' "$WORK/stdout.txt" | grep -o '[0-9]*$' || echo 0)"
+  echo "$secs $kib $code ${got:-0}"
 }
 
-printf '| file | tool | seconds | MiB/s | peak RSS MiB | time ÷ curl | RSS ÷ curl | exit |\n'
-printf '|---:|---|---:|---:|---:|---:|---:|---:|\n'
+printf '| file | tool | seconds | MiB/s | peak RSS MiB | time ÷ curl | RSS ÷ curl | exit | bytes received |\n'
+printf '|---:|---|---:|---:|---:|---:|---:|---:|---:|\n'
 for size in "${SIZES[@]}"; do
   FILE="$WORK/payload-$size.bin"
   head -c "$((size * 1024 * 1024))" /dev/urandom >"$FILE"
   cat "$FILE" >/dev/null
   for round in $(seq 1 "$ROUNDS"); do
-    read -r c_s c_k c_x < <(measure curl -sS -o /dev/null -F "title=bench" -F "file=@$FILE" "$URL")
-    rows=("curl -F|$c_s|$c_k|$c_x")
+    read -r c_s c_k c_x c_r < <(measure curl -sS -F "title=bench" -F "file=@$FILE" "$URL")
+    rows=("curl -F|$c_s|$c_k|$c_x|$c_r")
     for transport in curl urlsession; do
-      read -r s k x < <(measure env HOME="$WORK" COURIER_DATA_DIR="$WORK/data-$transport" \
+      read -r s k x r < <(measure env HOME="$WORK" COURIER_DATA_DIR="$WORK/data-$transport" \
         "$COURIER" --transport "$transport" --timeout 600 upload "$FILE" --no-compress --to "$URL")
-      rows+=("courier --transport $transport|$s|$k|$x")
+      rows+=("courier --transport $transport|$s|$k|$x|$r")
     done
     for row in "${rows[@]}"; do
-      IFS='|' read -r name s k x <<<"$row"
+      IFS='|' read -r name s k x r <<<"$row"
       awk -v size="$size" -v name="$name" -v s="$s" -v k="$k" -v x="$x" -v cs="$c_s" -v ck="$c_k" \
-        -v r="$round" 'BEGIN {
+        -v r="$round" -v got="$r" 'BEGIN {
           rate = (s > 0) ? size / s : 0
-          printf "| %d MiB | %s (round %d) | %.2f | %.0f | %.1f | %.2f | %.2f | %d |\n",
-            size, name, r, s, rate, k / 1024, (cs > 0 ? s / cs : 0), k / ck, x
+          printf "| %d MiB | %s (round %d) | %.2f | %.0f | %.1f | %.2f | %.2f | %d | %s |\n",
+            size, name, r, s, rate, k / 1024, (cs > 0 ? s / cs : 0), k / ck, x, got
         }'
     done
   done
