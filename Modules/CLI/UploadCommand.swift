@@ -1,5 +1,6 @@
 import CourierCore
 import CourierDomain
+import Dispatch
 import Foundation
 import Synchronization
 
@@ -21,20 +22,20 @@ enum UploadCommand {
       transport: client.transport, compressor: context.environment.compressor,
       options: client.options)
     let view = UploadView(context: context)
-    for await state in uploader.states(for: request) {
-      switch state {
-      case .succeeded(let result):
-        view.finishProgress()
-        view.succeeded(result)
-        return .success
-      case .failed(let error):
-        view.finishProgress()
-        return context.report(error)
-      default:
-        view.show(state)
-      }
+    // The upload runs in a task of its own so SIGINT or SIGTERM can cancel it, and the command
+    // waits for it to finish unwinding: its temporary files are gone when the process exits.
+    let upload = Task { try await uploader.perform(request) { view.show($0) } }
+    let interrupts = InterruptSources { upload.cancel() }
+    defer { interrupts.stop() }
+    let outcome = await upload.result
+    view.finishProgress()
+    switch outcome {
+    case .success(let result):
+      view.succeeded(result)
+      return .success
+    case .failure(let error):
+      return context.report(CourierError.wrapping(error))
     }
-    return context.report(CourierError(.cancelled, context: "upload \(file.lastPathComponent)"))
   }
 
   /// Why the file can't be sent, found before any request: missing, a folder, unreadable.
@@ -54,6 +55,29 @@ enum UploadCommand {
     return CourierError(
       .fileUnavailable, code: "file_unavailable", serverMessage: "The file \(name) \(why).",
       field: "file", context: file.path)
+  }
+}
+
+/// Turns SIGINT and SIGTERM into a call of `onSignal` while it lives; `stop()` puts the default
+/// actions back.
+final class InterruptSources {
+  private static let signals = [SIGINT, SIGTERM]
+  private let sources: [any DispatchSourceSignal]
+
+  init(_ onSignal: @escaping @Sendable () -> Void) {
+    sources = Self.signals.map { number in
+      // Ignored at the process level so only the dispatch source sees it.
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+      source.setEventHandler(handler: onSignal)
+      source.resume()
+      return source
+    }
+  }
+
+  func stop() {
+    for source in sources { source.cancel() }
+    for number in Self.signals { signal(number, SIG_DFL) }
   }
 }
 
