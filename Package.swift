@@ -112,7 +112,7 @@ let package = Package(
       dependencies: ["CourierCurl", "CourierURLSession", "CourierDomain", "CourierPorts"],
       path: "Benchmarks/transport/Sources", swiftSettings: strict),
     .executableTarget(
-      name: "courier-tui", dependencies: ["CourierTUI"], path: "Apps/courier-tui",
+      name: "courier-tui", dependencies: ["CourierTUI", "CourierComposition"], path: "Apps/courier-tui",
       swiftSettings: strict),
 
     // Test helpers shared by test targets: the reference backend launcher, misbehaving servers.
