@@ -58,7 +58,7 @@ if demo {
   }
   actions = bridge
   updates = hub.stream
-  initialState = bridge.initialState()
+  initialState = await bridge.initialState()
   background = Task {
     do {
       try await bridge.run()

@@ -3,6 +3,7 @@ import CourierCore
 import CourierDomain
 import CourierPorts
 import Foundation
+import Synchronization
 
 /// The real core behind the interface: implements `TUIActions` over a `CourierEnvironment` and
 /// feeds one `UpdateHub` from the core's state streams (the debounced path, the sync engine's
@@ -12,13 +13,16 @@ public final class CoreBridge: TUIActions {
   /// How long a path must hold before the header shows it: short enough that a change shows
   /// within a second without a key (decision record 0650), long enough to skip a blip.
   public static let pathDelays = PathDebounceDelays(
-    online: .milliseconds(300), offline: .milliseconds(600))
+    online: .milliseconds(300), offline: .milliseconds(500))
 
   private let environment: CourierEnvironment
   private let hub: UpdateHub
   private let connectivity: ConnectivityModel
+  private let engine: SyncEngine<Article>
+  /// Where the articles on screen came from last: a refresh's answer, or the cache.
+  private let source = Mutex<ArticlesSource>(.none)
 
-  /// Creates the bridge.
+  /// Creates the bridge and opens the local store.
   /// - Parameters:
   ///   - environment: the composition root's adapters.
   ///   - hub: where the updates go.
@@ -31,15 +35,33 @@ public final class CoreBridge: TUIActions {
   ) throws {
     self.environment = environment
     self.hub = hub
-    self.connectivity = ConnectivityModel(
+    let connectivity = ConnectivityModel(
       monitor: environment.pathMonitor, clock: clock, delays: pathDelays)
+    self.connectivity = connectivity
+    self.engine = SyncEngine<Article>(
+      client: environment.client, store: try environment.openLocalStore(),
+      pathMonitor: connectivity)
   }
 
   /// The state for the first frame: the cached articles, so they show before any network.
   /// - Returns: the state.
-  public func initialState() -> TUIState { TUIState() }
+  public func initialState() async -> TUIState {
+    var state = TUIState()
+    let sync = engine.state
+    state.pendingCount = sync.pendingCount
+    state.isSyncing = sync.isSyncing
+    (state.rejected, state.conflicts) = Self.issues(sync)
+    if let snapshot = try? await engine.cached() {
+      let source = Self.source(of: snapshot)
+      self.source.withLock { $0 = source }
+      state.articles = Self.items(snapshot, conflicted: Self.conflictedIDs(sync))
+      state.source = source
+    }
+    return state
+  }
 
-  /// Runs the path monitor and forwards every source to the hub until cancelled.
+  /// Runs the path monitor, the sync engine's replays on reconnection and a first refresh,
+  /// and forwards every change to the hub until cancelled.
   /// - Throws: what stops a source from starting (the path monitor's socket).
   public func run() async throws {
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -47,45 +69,155 @@ public final class CoreBridge: TUIActions {
       group.addTask {
         for await path in self.connectivity.updates() { self.hub.send(.path(path.status)) }
       }
+      group.addTask { await self.engine.watch() }
+      group.addTask {
+        var last: SyncState?
+        for await state in self.engine.states() {
+          defer { last = state }
+          self.hub.send(.outbox(pending: state.pendingCount, isSyncing: state.isSyncing))
+          guard
+            state.pendingCount != last?.pendingCount || state.rejected != last?.rejected
+              || state.conflicted != last?.conflicted
+          else { continue }
+          let (rejected, conflicts) = Self.issues(state)
+          self.hub.send(.issues(rejected: rejected, conflicts: conflicts))
+          // The outbox moved: the rows' pending flags did too.
+          await self.publishStored()
+        }
+      }
+      group.addTask { try? await self.refresh() }
       defer { group.cancelAll() }
       while try await group.next() != nil {}
     }
   }
 
-  /// Fetches the articles again.
-  /// - Throws: `TUIActionError` until the sync engine is wired.
-  public func refresh() async throws { throw Self.notWired }
+  /// Fetches the articles again; a failure keeps the stored ones on screen, marked as cached.
+  /// - Throws: nothing today (the reason of a failure shows under the header).
+  public func refresh() async throws {
+    let snapshot = await engine.refresh()
+    if let error = snapshot.error {
+      hub.send(.refreshFailed(message: UserMessages.message(for: error)))
+    } else {
+      hub.send(.refreshFailed(message: nil))
+    }
+    let source = Self.source(of: snapshot)
+    self.source.withLock { $0 = source }
+    hub.send(
+      .articles(Self.items(snapshot, conflicted: Self.conflictedIDs(engine.state)), source: source)
+    )
+  }
 
   /// Sends the outbox now.
-  /// - Throws: `TUIActionError` until the sync engine is wired.
-  public func syncNow() async throws { throw Self.notWired }
+  /// - Throws: `TUIActionError` when offline or when a transient failure stopped it.
+  public func syncNow() async throws {
+    guard engine.state.isOnline else {
+      throw TUIActionError(
+        message: "You're offline. Your changes are kept and will be sent later.")
+    }
+    let report = await engine.replay()
+    if let error = report.stoppedBy { throw error }
+  }
 
-  /// Creates an article.
+  /// Creates an article (shown at once, pending; sent when the path allows).
   /// - Parameters:
   ///   - title: the title.
   ///   - body: the body.
-  /// - Throws: `TUIActionError` until the sync engine is wired.
-  public func addArticle(title: String, body: String) async throws { throw Self.notWired }
+  /// - Throws: what stopped the store from writing it.
+  public func addArticle(title: String, body: String) async throws {
+    try await engine.create(Article(id: UUID().uuidString.lowercased(), title: title, body: body))
+    await publishStored()
+  }
 
   /// Changes an article.
   /// - Parameters:
   ///   - id: the article.
-  ///   - title: the title.
-  ///   - body: the body.
-  /// - Throws: `TUIActionError` until the sync engine is wired.
+  ///   - title: the new title.
+  ///   - body: the new body.
+  /// - Throws: what stopped the store from writing it.
   public func editArticle(id: String, title: String, body: String) async throws {
-    throw Self.notWired
+    try await engine.update(Article(id: id, title: title, body: body))
+    await publishStored()
   }
 
   /// Deletes an article.
   /// - Parameter id: the article.
-  /// - Throws: `TUIActionError` until the sync engine is wired.
-  public func deleteArticle(id: String) async throws { throw Self.notWired }
+  /// - Throws: what stopped the store from writing it.
+  public func deleteArticle(id: String) async throws {
+    try await engine.delete(id: id)
+    await publishStored()
+  }
 
   /// Uploads a photo.
   /// - Parameter path: the path as typed.
   /// - Throws: `TUIActionError` until the uploader is wired.
-  public func upload(path: String) async throws { throw Self.notWired }
+  public func upload(path: String) async throws {
+    throw TUIActionError(message: "uploads are not available in this build yet.")
+  }
 
-  private static let notWired = TUIActionError(message: "not available in this build yet.")
+  /// Sends the stored articles again (after a local write or a replay), keeping the source.
+  private func publishStored() async {
+    guard let snapshot = try? await engine.cached() else { return }
+    let source = self.source.withLock { current -> ArticlesSource in
+      if case .network = current { return .network }
+      current = Self.source(of: snapshot)
+      return current
+    }
+    hub.send(
+      .articles(Self.items(snapshot, conflicted: Self.conflictedIDs(engine.state)), source: source)
+    )
+  }
+
+  static func source(of snapshot: SyncSnapshot<Article>) -> ArticlesSource {
+    if snapshot.source == .network, snapshot.error == nil { return .network }
+    guard let age = snapshot.age else { return .none }
+    return .cache(age: .milliseconds(Int64(age * 1000)))
+  }
+
+  static func conflictedIDs(_ state: SyncState) -> Set<String> {
+    Set(state.conflicted.map(\.key.id))
+  }
+
+  /// The rows, newest first; local creations (no server time yet) on top.
+  static func items(_ snapshot: SyncSnapshot<Article>, conflicted: Set<String>) -> [ArticleItem] {
+    snapshot.items
+      .sorted {
+        let left = $0.value.updatedAt ?? .distantFuture
+        let right = $1.value.updatedAt ?? .distantFuture
+        return left != right ? left > right : $0.value.id < $1.value.id
+      }
+      .map {
+        ArticleItem(
+          id: $0.value.id, title: $0.value.title, body: $0.value.body,
+          isPending: $0.state != .synced, isConflicted: conflicted.contains($0.value.id))
+      }
+  }
+
+  static func issues(_ state: SyncState) -> (rejected: [SyncIssue], conflicts: [SyncIssue]) {
+    let rejected = state.rejected.compactMap { entry -> SyncIssue? in
+      guard case .rejected(let message, _) = entry.state else { return nil }
+      return SyncIssue(articleID: entry.key.id, title: title(of: entry), message: message)
+    }
+    let conflicts = state.conflicted.map {
+      SyncIssue(
+        articleID: $0.key.id, title: title(of: $0),
+        message: "This item was changed elsewhere since you last saw it.")
+    }
+    return (rejected, conflicts)
+  }
+
+  /// "Create “Lunch”", from the operation.
+  static func title(of entry: OutboxEntry) -> String {
+    let verb: String
+    switch entry.operation.kind {
+    case .create: verb = "Create"
+    case .update: verb = "Edit"
+    case .delete: verb = "Delete"
+    }
+    if case .object(let members) = entry.operation.payload,
+      case .string(let title) = members["title"]
+    {
+      return "\(verb) “\(title)”"
+    }
+    return "\(verb) an article"
+  }
 }
