@@ -163,7 +163,7 @@ let package = Package(
       dependencies: ["CourierCLI", "CourierComposition", "CourierTestKit", "CourierTestSupport"],
       path: "Tests/CLITests", swiftSettings: strict),
     .testTarget(
-      name: "CourierTUITests", dependencies: ["CourierTUI", "CourierTestKit"],
+      name: "CourierTUITests", dependencies: ["CourierTUI", "CourierComposition", "CourierTestKit"],
       path: "Tests/TUITests", swiftSettings: strict),
   ]
 )

@@ -192,7 +192,10 @@ public final class CoreBridge: TUIActions {
       }
   }
 
-  static func issues(_ state: SyncState) -> (rejected: [SyncIssue], conflicts: [SyncIssue]) {
+  /// The refused operations and the conflicts of a sync state, as the interface lists them.
+  /// - Parameter state: the sync engine's state.
+  /// - Returns: the refused operations (with the server's message) and the conflicts.
+  public static func issues(_ state: SyncState) -> (rejected: [SyncIssue], conflicts: [SyncIssue]) {
     let rejected = state.rejected.compactMap { entry -> SyncIssue? in
       guard case .rejected(let message, _) = entry.state else { return nil }
       return SyncIssue(articleID: entry.key.id, title: title(of: entry), message: message)

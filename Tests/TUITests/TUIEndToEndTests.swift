@@ -42,7 +42,7 @@ struct TUIEndToEndTests {
     process.arguments = [script] + arguments
     let output = FileManager.default.temporaryDirectory
       .appendingPathComponent("courier-tui-e2e-\(UUID().uuidString).log")
-    FileManager.default.createFile(atPath: output.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: output.path, contents: nil)
     let handle = try FileHandle(forWritingTo: output)
     process.standardOutput = handle
     process.standardError = handle

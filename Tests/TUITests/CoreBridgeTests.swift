@@ -1,0 +1,106 @@
+import CourierComposition
+import CourierDomain
+import CourierTUI
+import CourierTestKit
+import Foundation
+import Testing
+
+/// The bridge over fakes: a manual path monitor and clock, an in-memory store and transport.
+/// The end-to-end test (`TUIEndToEndTests`) does the same with every real part.
+@Suite("CoreBridge", .timeLimit(.minutes(1)))
+struct CoreBridgeTests {
+  struct Fixture {
+    let monitor = ManualPathMonitor()
+    let clock = ManualClock()
+    let transport = InMemoryTransport()
+    let hub = UpdateHub()
+    let bridge: CoreBridge
+
+    init() throws {
+      var config = CourierConfig(environment: ["HOME": "/nonexistent"])
+      config.token = "token"
+      config.retry.maxAttempts = 1
+      let environment = try CourierEnvironment(
+        config: config,
+        overrides: AdapterOverrides(
+          transport: transport, pathMonitor: monitor, localStore: InMemoryLocalStore()))
+      bridge = try CoreBridge(environment: environment, hub: hub, clock: clock)
+    }
+  }
+
+  /// Reads updates until one satisfies `predicate`; returns it.
+  static func next(
+    _ iterator: inout AsyncStream<TUIUpdate>.Iterator, where predicate: (TUIUpdate) -> Bool
+  ) async -> TUIUpdate? {
+    while let update = await iterator.next() {
+      if predicate(update) { return update }
+    }
+    return nil
+  }
+
+  @Test("a path change reaches the header with no key, after the interface's short delay")
+  func pathChanges() async throws {
+    let fixture = try Fixture()
+    fixture.transport.enqueue(status: 200, json: "[]")
+    var updates = fixture.hub.stream.makeAsyncIterator()
+    let running = Task { try await fixture.bridge.run() }
+    defer { running.cancel() }
+    while !fixture.monitor.send(.satisfied) { await Task.yield() }
+    let seen1 = await Self.next(&updates) { $0 == .path(.satisfied) }
+    #expect(seen1 != nil)
+    fixture.monitor.send(.unsatisfied)
+    await fixture.clock.waitForSleepers(1)
+    fixture.clock.advance(by: CoreBridge.pathDelays.offline)
+    let seen2 = await Self.next(&updates) { $0 == .path(.unsatisfied) }
+    #expect(seen2 != nil)
+    #expect(CoreBridge.pathDelays.offline < .seconds(1))
+  }
+
+  @Test("an article added offline shows at once, flagged pending, and the outbox counts it")
+  func addOffline() async throws {
+    let fixture = try Fixture()
+    fixture.transport.enqueue(status: 200, json: "[]")
+    var updates = fixture.hub.stream.makeAsyncIterator()
+    let running = Task { try await fixture.bridge.run() }
+    defer { running.cancel() }
+    while !fixture.monitor.send(.unsatisfied) { await Task.yield() }
+    let seen3 = await Self.next(&updates) { $0 == .path(.unsatisfied) }
+    #expect(seen3 != nil)
+    try await fixture.bridge.addArticle(title: "Lunch", body: "at noon")
+    let shown = await Self.next(&updates) {
+      if case .articles(let items, _) = $0 { return items.contains { $0.title == "Lunch" } }
+      return false
+    }
+    guard case .articles(let items, _) = shown else {
+      Issue.record("no articles update with the new article")
+      return
+    }
+    #expect(items.first { $0.title == "Lunch" }?.isPending == true)
+    let seen4 = await Self.next(&updates) { $0 == .outbox(pending: 1, isSyncing: false) }
+    #expect(seen4 != nil)
+  }
+
+  @Test(
+    "refusals and conflicts are titled by the operation, with their messages",
+    arguments: [
+      (OutboxKind.create, true, "Create “Lunch”"), (.update, true, "Edit “Lunch”"),
+      (.delete, false, "Delete an article"),
+    ])
+  func issues(kind: OutboxKind, hasTitle: Bool, title: String) {
+    let operation = OutboxOperation(
+      key: RecordKey(collection: "articles", id: "a"), kind: kind,
+      payload: hasTitle ? .object(["title": .string("Lunch")]) : nil, baseVersion: nil,
+      enqueuedAt: Date())
+    let state = SyncState(
+      rejected: [
+        OutboxEntry(sequence: 1, operation: operation, state: .rejected(message: "No.", code: nil))
+      ],
+      conflicted: [
+        OutboxEntry(sequence: 2, operation: operation, state: .conflicted(serverRecord: .null))
+      ])
+    let (rejected, conflicts) = CoreBridge.issues(state)
+    #expect(rejected == [SyncIssue(articleID: "a", title: title, message: "No.")])
+    #expect(conflicts.map(\.title) == [title])
+    #expect(conflicts.first?.message.contains("changed elsewhere") == true)
+  }
+}
