@@ -122,6 +122,33 @@ public final class AuthTransport: Transport {
   }
 }
 
+extension AuthTransport: SegmentForwarding {
+  /// Whether the wrapped transport streams segments.
+  public var forwardsSegments: Bool { SegmentStreaming.streamer(for: base) != nil }
+
+  /// Uploads a segmented body with the session's token, refreshing once on a 401 (the
+  /// segments are read again for the replay).
+  /// - Parameters:
+  ///   - request: the request.
+  ///   - segments: the body's pieces.
+  ///   - options: per-call options.
+  ///   - progress: bytes sent.
+  /// - Returns: the response.
+  /// - Throws: a transport error, a failure of the refresh itself, or `invalidInput` when the
+  ///   wrapped transport cannot stream segments.
+  public func upload(
+    _ request: HTTPRequest, segments: [BodySegment], options: TransportOptions,
+    progress: @escaping @Sendable (TransferProgress) -> Void
+  ) async throws -> HTTPResponse {
+    guard let streamer = SegmentStreaming.streamer(for: base) else {
+      throw SegmentStreaming.unsupported(request)
+    }
+    return try await authorized(request) {
+      try await streamer.upload($0, segments: segments, options: options, progress: progress)
+    }
+  }
+}
+
 /// The body of `POST /auth/token` and `POST /auth/refresh`.
 public struct TokenResponse: Decodable, Sendable {
   /// The bearer token.

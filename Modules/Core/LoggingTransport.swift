@@ -71,3 +71,29 @@ public struct LoggingTransport: Transport {
     String(format: "%.0f ms", duration.seconds * 1000)
   }
 }
+
+extension LoggingTransport: SegmentForwarding {
+  /// Whether the wrapped transport streams segments.
+  public var forwardsSegments: Bool { SegmentStreaming.streamer(for: base) != nil }
+
+  /// Uploads a segmented body and logs.
+  /// - Parameters:
+  ///   - request: the request.
+  ///   - segments: the body's pieces.
+  ///   - options: per-call options.
+  ///   - progress: bytes sent.
+  /// - Returns: the response.
+  /// - Throws: what the wrapped transport throws; `invalidInput` when it cannot stream
+  ///   segments.
+  public func upload(
+    _ request: HTTPRequest, segments: [BodySegment], options: TransportOptions,
+    progress: @escaping @Sendable (TransferProgress) -> Void
+  ) async throws -> HTTPResponse {
+    guard let streamer = SegmentStreaming.streamer(for: base) else {
+      throw SegmentStreaming.unsupported(request)
+    }
+    return try await logged(request) {
+      try await streamer.upload(request, segments: segments, options: options, progress: progress)
+    }
+  }
+}

@@ -75,7 +75,11 @@ public struct RetryingTransport<C: Clock>: Transport where C.Duration == Duratio
     let context = request.summary
     do {
       return try await executor.run(
-        safeToRepeat: request.isSafeToRepeat, onEvent: { onEvent(request, $0) }
+        safeToRepeat: request.isSafeToRepeat,
+        onEvent: { event in
+          onEvent(request, event)
+          RetryObservation.observer?(event)
+        }
       ) { number in
         let response = try await attempt()
         if let failure = ResponseClassifier.classify(response, context: context),
@@ -91,6 +95,33 @@ public struct RetryingTransport<C: Clock>: Transport where C.Duration == Duratio
       var response = failure.response
       response.attempts = failure.courierError.attempts
       return response
+    }
+  }
+}
+
+extension RetryingTransport: SegmentForwarding {
+  /// Whether the wrapped transport streams segments.
+  public var forwardsSegments: Bool { SegmentStreaming.streamer(for: base) != nil }
+
+  /// Uploads a segmented body with retries; the segments are read again on each attempt.
+  /// - Parameters:
+  ///   - request: the request.
+  ///   - segments: the body's pieces.
+  ///   - options: per-attempt options.
+  ///   - progress: bytes sent in the current attempt.
+  /// - Returns: the first successful or non-retryable response, or the last one.
+  /// - Throws: the last transport error, with `attempts` set; `invalidInput` when the wrapped
+  ///   transport cannot stream segments.
+  public func upload(
+    _ request: HTTPRequest, segments: [BodySegment], options: TransportOptions,
+    progress: @escaping @Sendable (TransferProgress) -> Void
+  ) async throws -> HTTPResponse {
+    guard let streamer = SegmentStreaming.streamer(for: base) else {
+      throw SegmentStreaming.unsupported(request)
+    }
+    let keyed = Self.withIdempotencyKey(request)
+    return try await retrying(keyed) {
+      try await streamer.upload(keyed, segments: segments, options: options, progress: progress)
     }
   }
 }

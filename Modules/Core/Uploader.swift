@@ -1,0 +1,359 @@
+import CourierDomain
+import CourierPorts
+import Foundation
+import Synchronization
+
+/// What to upload and how.
+public struct UploadRequest: Sendable, Equatable {
+  /// The file to send.
+  public var file: URL
+  /// The `title` field (the file's name when nil).
+  public var title: String?
+  /// Extra text fields, in order, after the title.
+  public var fields: [MultipartPart]
+  /// Where the multipart body is posted.
+  public var target: URL
+  /// Whether an image is compressed first (`--no-compress` turns it off).
+  public var compress: Bool
+  /// How an image is compressed.
+  public var compression: CompressionOptions
+  /// The `Idempotency-Key` sent on every attempt; one is generated when nil.
+  public var idempotencyKey: String?
+
+  /// Creates a request.
+  /// - Parameters:
+  ///   - file: the file.
+  ///   - target: the URL to post to.
+  ///   - title: the title (the file's name when nil).
+  ///   - fields: extra text fields.
+  ///   - compress: whether images are compressed.
+  ///   - compression: the compression options.
+  ///   - idempotencyKey: the key for every attempt; generated when nil.
+  public init(
+    file: URL, target: URL, title: String? = nil, fields: [MultipartPart] = [],
+    compress: Bool = true, compression: CompressionOptions = CompressionOptions(),
+    idempotencyKey: String? = nil
+  ) {
+    self.file = file
+    self.target = target
+    self.title = title
+    self.fields = fields
+    self.compress = compress
+    self.compression = compression
+    self.idempotencyKey = idempotencyKey
+  }
+}
+
+/// What a finished upload produced.
+public struct UploadResult: Sendable, Equatable {
+  /// The server's response (2xx).
+  public var response: HTTPResponse
+  /// Which file was sent and why.
+  public var verdict: CompressionDecision.Verdict
+  /// The body's length in bytes.
+  public var bodyLength: Int64
+  /// The `Idempotency-Key` every attempt carried.
+  public var idempotencyKey: String
+
+  /// Creates a result.
+  /// - Parameters:
+  ///   - response: the response.
+  ///   - verdict: the compression verdict.
+  ///   - bodyLength: the body's length.
+  ///   - idempotencyKey: the key.
+  public init(
+    response: HTTPResponse, verdict: CompressionDecision.Verdict, bodyLength: Int64,
+    idempotencyKey: String
+  ) {
+    self.response = response
+    self.verdict = verdict
+    self.bodyLength = bodyLength
+    self.idempotencyKey = idempotencyKey
+  }
+}
+
+/// The state of an upload, as published while it runs.
+public enum UploadState: Sendable, Equatable {
+  /// The image is being compressed.
+  case compressing
+  /// The file to send is chosen; the verdict says which and why ("sent the original because…").
+  case prepared(CompressionDecision.Verdict)
+  /// `sent` of `total` body bytes are sent in the current attempt.
+  case uploading(sent: Int64, total: Int64)
+  /// Attempt `attempt` failed for `reason`; attempt `attempt + 1` of `maxAttempts` starts after
+  /// `delay`.
+  case retrying(attempt: Int, maxAttempts: Int, delay: Duration, reason: CourierError)
+  /// The server accepted the upload.
+  case succeeded(UploadResult)
+  /// The upload failed (or was cancelled).
+  case failed(CourierError)
+
+  /// Whether this state ends the upload.
+  public var isFinal: Bool {
+    switch self {
+    case .succeeded, .failed: return true
+    default: return false
+    }
+  }
+}
+
+/// The upload use case: compress (or not, and say why), encode `multipart/form-data` (a
+/// `title` field, extra fields, the `file` part), send it under the composed transport's retry
+/// policy with one `Idempotency-Key` and the same bytes on every attempt, and classify the
+/// answer. The body is streamed in segments when the transport can, otherwise written once to a
+/// temporary file. Every temporary file is removed on success, failure and cancellation.
+public struct Uploader: Sendable {
+  /// The composed transport (retry, auth, logging around an adapter).
+  public let transport: any Transport
+  /// The image compressor.
+  public let compressor: any ImageCompressor
+  /// Per-attempt options.
+  public let options: TransportOptions
+  /// Where the compressed image and any body file are written.
+  public let temporaryDirectory: URL
+  /// Whether the body may be streamed in segments when the transport can (true by default).
+  public let allowSegments: Bool
+  /// The least change in bytes sent that is published as a new `uploading` state.
+  public let progressGranularity: Int64
+
+  /// Creates an uploader.
+  /// - Parameters:
+  ///   - transport: the composed transport.
+  ///   - compressor: the image compressor.
+  ///   - options: per-attempt options.
+  ///   - temporaryDirectory: where temporary files go.
+  ///   - allowSegments: whether to stream in segments when the transport can.
+  ///   - progressGranularity: the least progress change published (0: every report).
+  public init(
+    transport: any Transport, compressor: any ImageCompressor,
+    options: TransportOptions = TransportOptions(),
+    temporaryDirectory: URL = FileManager.default.temporaryDirectory, allowSegments: Bool = true,
+    progressGranularity: Int64 = 64 * 1024
+  ) {
+    self.transport = transport
+    self.compressor = compressor
+    self.options = options
+    self.temporaryDirectory = temporaryDirectory
+    self.allowSegments = allowSegments
+    self.progressGranularity = max(0, progressGranularity)
+  }
+
+  /// Starts an upload and publishes its states. The stream ends after `succeeded` or `failed`;
+  /// ending the iteration early (or cancelling the consuming task) cancels the upload.
+  /// - Parameter request: what to upload.
+  /// - Returns: the states, in order; none is dropped.
+  public func states(for request: UploadRequest) -> AsyncStream<UploadState> {
+    AsyncStream { continuation in
+      let task = Task {
+        do {
+          let result = try await perform(request) { continuation.yield($0) }
+          continuation.yield(.succeeded(result))
+        } catch {
+          continuation.yield(.failed(CourierError.wrapping(error)))
+        }
+        continuation.finish()
+      }
+      continuation.onTermination = { _ in task.cancel() }
+    }
+  }
+
+  /// Runs an upload in the caller's task, reporting each state but the final one.
+  /// - Parameters:
+  ///   - request: what to upload.
+  ///   - onState: receives `compressing`, `prepared`, `uploading` and `retrying` states.
+  /// - Returns: the result.
+  /// - Throws: `CourierError`: `fileUnavailable` naming a missing or unreadable file (before any
+  ///   request is sent), `invalidInput` when the original must not be sent, the classified
+  ///   failure of the upload with its attempts, `cancelled` on cancellation.
+  public func perform(
+    _ request: UploadRequest, onState: @escaping @Sendable (UploadState) -> Void
+  ) async throws -> UploadResult {
+    let temporary = TemporaryFiles()
+    defer { temporary.removeAll() }
+    do {
+      let original = try MultipartPart.file("file", at: request.file)
+      let (filePart, verdict) = try await choose(
+        request, original: original, temporary: temporary, onState: onState)
+      onState(.prepared(verdict))
+      if verdict.send == .nothing {
+        throw CourierError(
+          .invalidInput, code: CompressionDecision.Reason.originalHasLocation.rawValue,
+          serverMessage: verdict.message, field: "file", context: request.file.path)
+      }
+      let title = request.title ?? request.file.lastPathComponent
+      let form = MultipartForm([.text("title", title)] + request.fields + [filePart])
+      let layout = try form.layout()
+      let key = request.idempotencyKey ?? UUID().uuidString.lowercased()
+      var http = HTTPRequest(method: .post, url: request.target)
+      http.headers["Accept"] = "application/json"
+      http.headers["Idempotency-Key"] = key
+      http.headers["Content-Type"] = layout.contentType
+      let response = try await send(http, layout: layout, temporary: temporary, onState: onState)
+      if let failure = ResponseClassifier.classify(response, context: http.summary) {
+        throw failure
+      }
+      return UploadResult(
+        response: response, verdict: verdict, bodyLength: layout.contentLength,
+        idempotencyKey: key)
+    } catch {
+      var failure = CourierError.wrapping(
+        error, context: "upload \(request.file.lastPathComponent)")
+      if Task.isCancelled { failure.kind = .cancelled }
+      throw failure
+    }
+  }
+
+  /// Compresses when asked and worth it, and decides which file part goes out.
+  private func choose(
+    _ request: UploadRequest, original: MultipartPart, temporary: TemporaryFiles,
+    onState: @Sendable (UploadState) -> Void
+  ) async throws -> (MultipartPart, CompressionDecision.Verdict) {
+    let name = request.file.lastPathComponent
+    guard case .file(_, let originalSize) = original.content else { return (original, noVerdict) }
+    let sniffedImage = original.contentType?.hasPrefix("image/") ?? false
+    var info: ImageInfo?
+    var isImage = sniffedImage
+    if sniffedImage {
+      do {
+        info = try await compressor.inspect(request.file)
+      } catch let error as CourierError where error.code == CourierError.notAnImageCode {
+        isImage = false
+      } catch let error as CourierError where error.kind == .cancelled {
+        throw error
+      } catch {
+        info = nil
+      }
+    }
+    var outcome = CompressionDecision.Outcome.notAttempted
+    var compressedURL: URL?
+    if isImage && request.compress {
+      onState(.compressing)
+      let output = temporary.make(extension: "jpg", in: temporaryDirectory)
+      do {
+        let result = try await compressor.compress(
+          input: request.file, output: output, options: request.compression)
+        outcome = .compressed(size: result.outputSize)
+        compressedURL = output
+      } catch {
+        let failure = CourierError.wrapping(error, context: request.file.path)
+        if failure.kind == .cancelled || Task.isCancelled { throw failure }
+        outcome = .failed(failure)
+      }
+    }
+    let verdict = CompressionDecision.decide(
+      .init(
+        fileName: name, originalSize: originalSize, isImage: isImage,
+        originalAcceptable: info.map {
+          CompressionDecision.isAcceptableAsIs($0, options: request.compression)
+        } ?? false,
+        originalHasLocation: info?.hasLocation ?? isImage, noCompress: !request.compress,
+        options: request.compression, outcome: outcome))
+    guard verdict.send == .compressed, let compressedURL, case .compressed(let size) = outcome
+    else { return (original, verdict) }
+    let base = (name as NSString).deletingPathExtension
+    let part = MultipartPart.file(
+      "file", filename: (base.isEmpty ? "photo" : base) + ".jpg", contentType: "image/jpeg",
+      url: compressedURL, size: size)
+    return (part, verdict)
+  }
+
+  private var noVerdict: CompressionDecision.Verdict {
+    CompressionDecision.Verdict(send: .original, reason: .notAnImage, message: "")
+  }
+
+  /// Sends the laid-out body: streamed in segments when the transport can, otherwise from a
+  /// temporary file (or memory, when small) written once and sent again on each attempt.
+  private func send(
+    _ request: HTTPRequest, layout: MultipartBodyLayout, temporary: TemporaryFiles,
+    onState: @escaping @Sendable (UploadState) -> Void
+  ) async throws -> HTTPResponse {
+    let total = layout.contentLength
+    let throttle = ProgressThrottle(granularity: progressGranularity)
+    let progress: @Sendable (TransferProgress) -> Void = { value in
+      if throttle.shouldPublish(value.sent, total: total) {
+        onState(.uploading(sent: value.sent, total: total))
+      }
+    }
+    let observer: @Sendable (RetryEvent) -> Void = { event in
+      guard case .retrying(let attempt, let maxAttempts, let delay, let error) = event else {
+        return
+      }
+      throttle.reset()
+      onState(.retrying(attempt: attempt, maxAttempts: maxAttempts, delay: delay, reason: error))
+    }
+    onState(.uploading(sent: 0, total: total))
+    return try await RetryObservation.$observer.withValue(observer) {
+      if allowSegments, let streamer = SegmentStreaming.streamer(for: transport) {
+        let segments = try Self.bodySegments(layout)
+        return try await streamer.upload(
+          request, segments: segments, options: options, progress: progress)
+      }
+      let writer = MultipartBodyWriter(directory: temporaryDirectory)
+      let body = try await writer.makeBody(layout)
+      if let url = body.fileURL { temporary.adopt(url) }
+      return try await body.send(
+        request, through: transport, options: options, progress: progress)
+    }
+  }
+
+  /// The layout's segments as the transport port describes them, after checking that every
+  /// file still has the size it had when the layout was made.
+  static func bodySegments(_ layout: MultipartBodyLayout) throws -> [BodySegment] {
+    try layout.segments.map { segment in
+      switch segment {
+      case .bytes(let data):
+        return .bytes(data)
+      case .file(let url, let offset, let length, let fileSize):
+        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+        let size = (attributes?[.size] as? NSNumber)?.int64Value
+        guard size == fileSize else {
+          throw CourierError(
+            .fileUnavailable, code: "file_changed",
+            serverMessage: "The file \(url.lastPathComponent) changed while it was being "
+              + "prepared for upload. Please try again.",
+            context: url.path)
+        }
+        return .file(url, offset: offset, length: length)
+      }
+    }
+  }
+}
+
+/// The temporary files one upload made, removed together at its end.
+private final class TemporaryFiles: Sendable {
+  private let urls = Mutex<[URL]>([])
+
+  func make(extension ext: String, in directory: URL) -> URL {
+    let url = directory.appendingPathComponent("courier-upload-\(UUID().uuidString).\(ext)")
+    adopt(url)
+    return url
+  }
+
+  func adopt(_ url: URL) { urls.withLock { $0.append(url) } }
+
+  func removeAll() {
+    for url in urls.withLock({ $0 }) { try? FileManager.default.removeItem(at: url) }
+  }
+}
+
+/// Publishes progress only when it moved by `granularity` bytes, or reached the end, so a slow
+/// consumer of the state stream is not flooded.
+private final class ProgressThrottle: Sendable {
+  private let granularity: Int64
+  private let last = Mutex<Int64>(-1)
+
+  init(granularity: Int64) { self.granularity = granularity }
+
+  func shouldPublish(_ sent: Int64, total: Int64) -> Bool {
+    last.withLock { last in
+      guard sent != last else { return false }
+      guard sent >= total || sent < last || sent - max(last, 0) >= granularity else {
+        return false
+      }
+      last = sent
+      return true
+    }
+  }
+
+  func reset() { last.withLock { $0 = -1 } }
+}
