@@ -147,11 +147,57 @@ public final class CoreBridge: TUIActions {
     await publishStored()
   }
 
-  /// Uploads a photo.
-  /// - Parameter path: the path as typed.
-  /// - Throws: `TUIActionError` until the uploader is wired.
+  /// Uploads a photo to `/photos` through the `Uploader` (compressed first when it helps),
+  /// reporting its states through `TUIUpdate.upload`, progress at most ten times a second.
+  /// - Parameter path: the path as typed (`~` is expanded).
+  /// - Throws: nothing: a failure shows on the upload line with its message.
   public func upload(path: String) async throws {
-    throw TUIActionError(message: "uploads are not available in this build yet.")
+    let file = URL(fileURLWithPath: NSString(string: path).expandingTildeInPath)
+    let name = file.lastPathComponent
+    let uploader = Uploader(
+      transport: environment.client.transport, compressor: environment.compressor,
+      options: environment.client.options)
+    let request = UploadRequest(file: file, target: try environment.client.url("/photos"))
+    var throttle = ProgressThrottle()
+    var shown = UploadState(fileName: name, phase: .compressing)
+    hub.send(.upload(shown))
+    for await state in uploader.states(for: request) {
+      guard let next = Self.uploadState(state, after: shown) else { continue }
+      shown = next
+      if throttle.admit(next, at: .now) { hub.send(.upload(next)) }
+    }
+  }
+
+  /// The interface's view of an uploader state; nil for one it does not show.
+  /// - Parameters:
+  ///   - state: the uploader's state.
+  ///   - previous: what is shown now.
+  /// - Returns: what to show.
+  public static func uploadState(_ state: CourierCore.UploadState, after previous: UploadState)
+    -> UploadState?
+  {
+    var next = previous
+    switch state {
+    case .compressing:
+      next.phase = .compressing
+    case .prepared:
+      return nil
+    case .uploading(let sent, let total):
+      next.phase = .uploading
+      next.sent = sent
+      next.total = total
+    case .retrying(let attempt, _, let delay, _):
+      next.phase = .retrying(attempt: attempt, delay: delay)
+      next.sent = 0
+    case .succeeded(let result):
+      next.phase = .succeeded
+      next.total = max(next.total, result.bodyLength)
+      next.sent = next.total
+    case .failed(let error):
+      if error.kind == .cancelled { return nil }
+      next.phase = .failed(message: UserMessages.message(for: error))
+    }
+    return next
   }
 
   /// Sends the stored articles again (after a local write or a replay), keeping the source.

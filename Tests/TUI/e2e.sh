@@ -157,6 +157,23 @@ if [ "${E2E_PATH_ONLY:-0}" != 1 ]; then
   wait_for 10 "the new article in the list" pane_has "$TITLE_ON"
   wait_for 20 "the article on the server" server_has_title "$TITLE_ON"
   wait_for 10 "no pending badge" header_clear
+
+  step "upload a photo and see it uploaded, then find it in the server's log"
+  convert -size 320x240 xc:steelblue "$WORK/photo.jpg" 2>/dev/null ||
+    python3 -c 'import sys; open(sys.argv[1], "wb").write(bytes.fromhex("ffd8ffe000104a46494600010100000100010000ffd9"))' "$WORK/photo.jpg"
+  key u
+  wait_for 5 "the upload prompt" pane_has 'Path of the photo'
+  type_text "$WORK/photo.jpg"; key Enter
+  wait_for 30 "the upload line saying uploaded" pane_has 'photo.jpg  uploaded.'
+  log_has_photo() {
+    in_t curl -sf --max-time 3 "$URL/__log" | python3 -c '
+import json, sys
+log = json.load(sys.stdin)
+log = log.get("log", log) if isinstance(log, dict) else log
+sys.exit(0 if any(e["method"] == "POST" and e["path"] == "/photos" and int(e["status"]) == 201
+                  for e in log) else 1)'
+  }
+  wait_for 10 "POST /photos 201 in the server's log" log_has_photo
 fi
 
 step "take the network down (the backend's side of the veth)"
