@@ -112,8 +112,8 @@ let package = Package(
       dependencies: ["CourierCurl", "CourierURLSession", "CourierDomain", "CourierPorts"],
       path: "Benchmarks/transport/Sources", swiftSettings: strict),
     .executableTarget(
-      name: "courier-tui", dependencies: ["CourierTUI", "CourierComposition"], path: "Apps/courier-tui",
-      swiftSettings: strict),
+      name: "courier-tui", dependencies: ["CourierTUI", "CourierComposition"],
+      path: "Apps/courier-tui", swiftSettings: strict),
 
     // Test helpers shared by test targets: the reference backend launcher, misbehaving servers.
     // Benchmarks (scripts run them; see Docs/benchmarks/upload.md).
@@ -163,7 +163,8 @@ let package = Package(
       dependencies: ["CourierCLI", "CourierComposition", "CourierTestKit", "CourierTestSupport"],
       path: "Tests/CLITests", swiftSettings: strict),
     .testTarget(
-      name: "CourierTUITests", dependencies: ["CourierTUI", "CourierComposition", "CourierTestKit"],
+      name: "CourierTUITests",
+      dependencies: ["CourierTUI", "CourierCore", "CourierComposition", "CourierTestKit"],
       path: "Tests/TUITests", swiftSettings: strict),
   ]
 )

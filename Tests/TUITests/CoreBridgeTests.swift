@@ -1,9 +1,13 @@
 import CourierComposition
+import CourierCore
 import CourierDomain
 import CourierTUI
 import CourierTestKit
 import Foundation
 import Testing
+
+/// The interface's upload line (the core has an `UploadState` of its own).
+typealias ShownUpload = CourierTUI.UploadState
 
 /// The bridge over fakes: a manual path monitor and clock, an in-memory store and transport.
 /// The end-to-end test (`TUIEndToEndTests`) does the same with every real part.
@@ -102,5 +106,31 @@ struct CoreBridgeTests {
     #expect(rejected == [SyncIssue(articleID: "a", title: title, message: "No.")])
     #expect(conflicts.map(\.title) == [title])
     #expect(conflicts.first?.message.contains("changed elsewhere") == true)
+  }
+
+  @Test("the uploader's states become the upload line; a cancelled upload shows nothing")
+  func uploadStates() {
+    let start = ShownUpload(fileName: "a.jpg", phase: .compressing)
+    let offline = CourierError(.offline)
+    let table: [(CourierCore.UploadState, ShownUpload?)] = [
+      (.compressing, start),
+      (
+        .uploading(sent: 5, total: 10),
+        ShownUpload(fileName: "a.jpg", sent: 5, total: 10, phase: .uploading)
+      ),
+      (
+        .retrying(attempt: 1, maxAttempts: 3, delay: .seconds(2), reason: offline),
+        ShownUpload(fileName: "a.jpg", phase: .retrying(attempt: 1, delay: .seconds(2)))
+      ),
+      (.failed(CourierError(.cancelled)), nil),
+      (
+        .failed(offline),
+        ShownUpload(
+          fileName: "a.jpg", phase: .failed(message: UserMessages.message(for: offline)))
+      ),
+    ]
+    for (state, expected) in table {
+      #expect(CoreBridge.uploadState(state, after: start) == expected)
+    }
   }
 }
