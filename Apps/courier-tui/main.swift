@@ -22,6 +22,21 @@ guard case .run(let flags, let demo) = invocation else {
   print(TUICommandLine.help)
   exit(0)
 }
+
+// The configuration first, so a bad flag, file or variable is a usage error (64) even
+// without a terminal.
+var courier: CourierEnvironment?
+if !demo {
+  do {
+    let config = try ConfigLoader.load(flags: flags, environment: environment) { path in
+      FileManager.default.fileExists(atPath: path)
+        ? try Data(contentsOf: URL(fileURLWithPath: path)) : nil
+    }
+    courier = try CourierEnvironment(config: config)
+  } catch {
+    fail("\(error)", status: TUICommandLine.usageExitCode)
+  }
+}
 guard TerminalSession.isTerminal() else {
   fail(TerminalError.notATerminal.message, status: 1)
 }
@@ -37,24 +52,14 @@ if demo {
   initialState.statusMessage = "Demo data (--demo): nothing is sent anywhere."
   background = Task { await core.simulate() }
 } else {
-  let config: CourierConfig
-  let courier: CourierEnvironment
-  do {
-    config = try ConfigLoader.load(flags: flags, environment: environment) { path in
-      FileManager.default.fileExists(atPath: path)
-        ? try Data(contentsOf: URL(fileURLWithPath: path)) : nil
-    }
-    courier = try CourierEnvironment(config: config)
-  } catch {
-    // A bad configuration is a usage error, as for `courier`.
-    fail("\(error)", status: TUICommandLine.usageExitCode)
-  }
+  guard let courier else { fail("no configuration.", status: 1) }
   let hub = UpdateHub()
   let bridge: CoreBridge
   do {
     bridge = try CoreBridge(environment: courier, hub: hub)
   } catch {
-    fail(TUIEventLoop.message(for: error), status: 1)
+    // The store names its file and what is wrong with it.
+    fail("\(error)", status: 1)
   }
   actions = bridge
   updates = hub.stream
