@@ -118,6 +118,9 @@ let package = Package(
     // Test helpers shared by test targets: the reference backend launcher, misbehaving servers.
     // Benchmarks (scripts run them; see Docs/benchmarks/upload.md).
     .executableTarget(
+      name: "sync-bench-enqueue", dependencies: ["CourierComposition", "CourierCore"],
+      path: "Benchmarks/sync/Enqueue", swiftSettings: strict),
+    .executableTarget(
       name: "multipart-bench", dependencies: ["CourierDomain", "CourierCore"],
       path: "Benchmarks/MultipartBench", swiftSettings: strict),
 

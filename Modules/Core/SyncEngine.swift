@@ -456,6 +456,12 @@ public actor SyncEngine<Record: SyncRecord> {
     }
   }
 
+  private static var canonicalEncoder: JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
+  }
+
   private func send(
     _ queued: OutboxEntry, report: inout ReplayReport, resends: inout [UUID: Int]
   ) async -> Step {
@@ -470,8 +476,13 @@ public actor SyncEngine<Record: SyncRecord> {
     let operation = entry.operation
     let parts = requestParts(for: operation)
     do {
-      let request = try client.request(
-        parts.method, parts.path, headers: parts.headers, json: parts.json)
+      var request = try client.request(parts.method, parts.path, headers: parts.headers)
+      if let json = parts.json {
+        // The same bytes on every send: a replay after a crash must match the payload the
+        // server stored under the Idempotency-Key (dictionary order changes between runs).
+        request.body = try Self.canonicalEncoder.encode(json)
+        request.headers["Content-Type"] = "application/json; charset=utf-8"
+      }
       let response = try await client.send(request)
       var server: ServerRecord?
       if operation.kind != .delete, !response.body.isEmpty,
