@@ -1,6 +1,196 @@
+import CourierCore
+import CourierDomain
+import Foundation
+import Synchronization
+
 /// `courier upload`.
 enum UploadCommand {
   static func run(_ options: UploadOptions, context: CommandContext) async throws -> ExitCode {
-    throw UsageError("upload is not available in this build yet.", command: "upload")
+    let file = URL(fileURLWithPath: options.file)
+    if let problem = fileProblem(file) { return context.report(problem) }
+    let client = context.client
+    let target = try client.url(options.target ?? "/photos")
+    var compression = CompressionOptions()
+    if let maxPixels = options.maxPixels { compression.maxLongEdge = max(1, maxPixels) }
+    if let quality = options.quality { compression.quality = min(100, max(1, quality)) }
+    let request = UploadRequest(
+      file: file, target: target, title: options.title,
+      fields: options.fields.map { MultipartPart.text($0.name, $0.value) },
+      compress: !options.noCompress, compression: compression)
+    let uploader = Uploader(
+      transport: client.transport, compressor: context.environment.compressor,
+      options: client.options)
+    let view = UploadView(context: context)
+    for await state in uploader.states(for: request) {
+      switch state {
+      case .succeeded(let result):
+        view.finishProgress()
+        view.succeeded(result)
+        return .success
+      case .failed(let error):
+        view.finishProgress()
+        return context.report(error)
+      default:
+        view.show(state)
+      }
+    }
+    return context.report(CourierError(.cancelled, context: "upload \(file.lastPathComponent)"))
   }
+
+  /// Why the file can't be sent, found before any request: missing, a folder, unreadable.
+  static func fileProblem(_ file: URL) -> CourierError? {
+    var isDirectory: ObjCBool = false
+    let name = file.lastPathComponent
+    let why: String
+    if !FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) {
+      why = "doesn't exist"
+    } else if isDirectory.boolValue {
+      why = "is a folder, not a file"
+    } else if !FileManager.default.isReadableFile(atPath: file.path) {
+      why = "can't be read (check its permissions)"
+    } else {
+      return nil
+    }
+    return CourierError(
+      .fileUnavailable, code: "file_unavailable", serverMessage: "The file \(name) \(why).",
+      field: "file", context: file.path)
+  }
+}
+
+/// Shows an upload's states: a progress bar redrawn with `\r` on standard error on a terminal,
+/// a line per retry decision, or one JSON object per event with `--json`.
+final class UploadView: Sendable {
+  private struct State {
+    var attemptStart = ContinuousClock.now
+    var lastDraw: ContinuousClock.Instant?
+    var barShown = false
+  }
+
+  private let context: CommandContext
+  private let state = Mutex(State())
+  private let redrawInterval = Duration.milliseconds(100)
+  private let jsonInterval = Duration.milliseconds(250)
+
+  init(context: CommandContext) { self.context = context }
+
+  private var json: Bool { context.global.json }
+  private var output: any CommandOutput { context.output }
+
+  func show(_ upload: UploadState) {
+    switch upload {
+    case .compressing:
+      if json { emit(["event": "compressing"]) }
+    case .prepared(let verdict):
+      if json {
+        emit([
+          "event": "prepared", "send": verdict.send.rawValue, "reason": verdict.reason.rawValue,
+          "message": verdict.message,
+        ])
+      } else {
+        output.err("courier: \(verdict.message)\n")
+      }
+    case .uploading(let sent, let total):
+      progress(sent: sent, total: total)
+    case .retrying(let attempt, let maxAttempts, let delay, let reason):
+      let event = RetryEvent.retrying(
+        attempt: attempt, maxAttempts: maxAttempts, delay: delay, error: reason)
+      state.withLock {
+        $0.attemptStart = .now
+        $0.lastDraw = nil
+      }
+      if json {
+        var object: [String: Any] = [
+          "event": "retrying", "attempt": attempt, "next_attempt": attempt + 1,
+          "max_attempts": maxAttempts, "delay_seconds": delay.seconds,
+          "kind": reason.kind.rawValue, "message": event.humanDescription,
+        ]
+        if let status = reason.status { object["http_status"] = status }
+        emit(object)
+      } else if !context.global.verbose {
+        // With --verbose the pipeline's log already prints each decision.
+        finishProgress()
+        output.err("courier: \(event.humanDescription)\n")
+      }
+    case .succeeded, .failed:
+      break
+    }
+  }
+
+  func succeeded(_ result: UploadResult) {
+    let response = result.response
+    if json {
+      var object: [String: Any] = [
+        "status": "ok", "http_status": response.status, "attempts": response.attempts,
+        "bytes": result.bodyLength, "idempotency_key": result.idempotencyKey,
+        "compression": [
+          "send": result.verdict.send.rawValue, "reason": result.verdict.reason.rawValue,
+        ],
+      ]
+      if let body = try? JSONSerialization.jsonObject(
+        with: response.body, options: [.fragmentsAllowed])
+      {
+        object["body"] = body
+      } else {
+        object["body"] = String(decoding: response.body, as: UTF8.self)
+      }
+      emit(object)
+    } else {
+      var text = String(decoding: response.body, as: UTF8.self)
+      if !text.hasSuffix("\n") { text += "\n" }
+      output.out(text)
+    }
+  }
+
+  /// Ends the progress line so the next message starts on a line of its own.
+  func finishProgress() {
+    let shown = state.withLock { state in
+      defer { state.barShown = false }
+      return state.barShown
+    }
+    if shown { output.err("\n") }
+  }
+
+  private func progress(sent: Int64, total: Int64) {
+    let now = ContinuousClock.now
+    let interval = json ? jsonInterval : redrawInterval
+    let (due, elapsed) = state.withLock { state -> (Bool, Duration) in
+      let due =
+        sent >= total || state.lastDraw.map { $0.duration(to: now) >= interval } ?? true
+      if due { state.lastDraw = now }
+      return (due, state.attemptStart.duration(to: now))
+    }
+    guard due else { return }
+    if json {
+      emit(["event": "progress", "sent": sent, "total": total])
+      return
+    }
+    guard output.isTerminal else { return }
+    let line = Self.progressLine(sent: sent, total: total, elapsed: elapsed)
+    state.withLock { $0.barShown = true }
+    output.err("\r" + line)
+  }
+
+  /// `[#########-----------]  45%  12.3 MB / 27.1 MB  8.2 MB/s  ETA 2 s`
+  static func progressLine(sent: Int64, total: Int64, elapsed: Duration) -> String {
+    let width = 24
+    let fraction = total > 0 ? min(1, Double(sent) / Double(total)) : 1
+    let filled = Int(fraction * Double(width))
+    let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+    let percent = String(format: "%3d%%", Int(fraction * 100))
+    let seconds = max(elapsed.seconds, 0.001)
+    let rate = Double(sent) / seconds
+    let sizes =
+      "\(CompressionDecision.formatBytes(sent)) / \(CompressionDecision.formatBytes(total))"
+    var line = "[\(bar)] \(percent)  \(sizes)"
+    if sent > 0 && elapsed > .milliseconds(200) {
+      line += "  \(CompressionDecision.formatBytes(Int64(rate)))/s"
+      if sent < total {
+        let eta = Int((Double(total - sent) / rate).rounded(.up))
+        line += "  ETA \(eta) s"
+      }
+    }
+    return line + "\u{1B}[K"
+  }
+
+  private func emit(_ object: [String: Any]) { output.out(JSONLine.encode(object) + "\n") }
 }
