@@ -218,4 +218,17 @@ wait_for 5 "stty -a after" test -s "$WORK/stty.after"
 diff "$WORK/stty.before" "$WORK/stty.after" >&2 || fail "stty -a differs after quitting"
 # The alternate screen is left: the shell's own lines are back on the pane.
 pane_has "export COURIER_TOKEN" || fail "the pane does not show the shell's screen again"
+
+if [ "${E2E_PATH_ONLY:-0}" != 1 ]; then
+  step "start again offline: the first frame shows the saved articles"
+  ip -n "$NS_B" link set "$VETH_B" down
+  type_text "clear; $BIN --base-url $URL --data-dir $WORK/data; echo TUI-AGAIN=\$?"
+  key Enter
+  wait_for 20 "the saved articles" pane_has "$TITLE_OFF"
+  pane_has "$TITLE_ON" || fail "the article added online is not in the saved copy"
+  wait_for 10 "Offline in the header" header_has 'Offline'
+  wait_for 60 "the saved-copy label" pane_has 'Saved copy'
+  key q
+  wait_for 10 "the shell after quitting again" pane_has 'TUI-AGAIN=0'
+fi
 echo "PASS"
