@@ -84,6 +84,36 @@ struct CoreBridgeTests {
     #expect(seen4 != nil)
   }
 
+  @Test("edits and deletes go through the sync engine and show at once")
+  func editAndDelete() async throws {
+    let fixture = try Fixture()
+    fixture.transport.enqueue(status: 200, json: "[]")
+    var updates = fixture.hub.stream.makeAsyncIterator()
+    let running = Task { try await fixture.bridge.run() }
+    defer { running.cancel() }
+    while !fixture.monitor.send(.unsatisfied) { await Task.yield() }
+    let offline = await Self.next(&updates) { $0 == .path(.unsatisfied) }
+    #expect(offline != nil)
+    try await fixture.bridge.addArticle(title: "Lunch", body: "at noon")
+    let added = await Self.next(&updates) { Self.titles($0)?.contains("Lunch") == true }
+    let id = try #require(Self.items(added)?.first { $0.title == "Lunch" }?.id)
+    try await fixture.bridge.editArticle(id: id, title: "Dinner", body: "at eight")
+    let edited = await Self.next(&updates) { Self.titles($0) == ["Dinner"] }
+    #expect(Self.items(edited)?.first?.body == "at eight")
+    #expect(Self.items(edited)?.first?.isPending == true)
+    try await fixture.bridge.deleteArticle(id: id)
+    let deleted = await Self.next(&updates) { Self.titles($0) == [] }
+    #expect(deleted != nil)
+    await #expect(throws: (any Error).self) { try await fixture.bridge.deleteArticle(id: id) }
+  }
+
+  static func items(_ update: TUIUpdate?) -> [ArticleItem]? {
+    guard case .articles(let items, _) = update else { return nil }
+    return items
+  }
+
+  static func titles(_ update: TUIUpdate?) -> [String]? { items(update)?.map(\.title) }
+
   @Test(
     "refusals and conflicts are titled by the operation, with their messages",
     arguments: [
