@@ -18,7 +18,9 @@ struct TUIEndToEndTests {
       .deletingLastPathComponent().appendingPathComponent("courier-tui")
   }
 
-  @Test("add online, go offline, add pending, come back and sync, quit restores the terminal")
+  @Test(
+    "add and upload online, go offline, add pending, come back and sync, quit restores the "
+      + "terminal, start again offline on the saved copy")
   func offlineRoundTrip() async throws {
     try #require(
       getuid() == 0,
