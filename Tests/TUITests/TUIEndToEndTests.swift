@@ -18,9 +18,7 @@ struct TUIEndToEndTests {
       .deletingLastPathComponent().appendingPathComponent("courier-tui")
   }
 
-  @Test(
-    "add and upload online, go offline, add pending, come back and sync, quit restores the "
-      + "terminal, start again offline on the saved copy")
+  @Test("add/upload online, add offline, resync, terminal restored, restart on the saved copy")
   func offlineRoundTrip() async throws {
     try #require(
       getuid() == 0,
