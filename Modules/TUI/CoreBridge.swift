@@ -60,8 +60,8 @@ public final class CoreBridge: TUIActions {
     return state
   }
 
-  /// Runs the path monitor, the sync engine's replays on reconnection and a first refresh,
-  /// and forwards every change to the hub until cancelled.
+  /// Runs the path monitor, the sync engine's replays on reconnection, a first refresh and
+  /// one on each reconnection, and forwards every change to the hub until cancelled.
   /// - Throws: what stops a source from starting (the path monitor's socket).
   public func run() async throws {
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -85,7 +85,19 @@ public final class CoreBridge: TUIActions {
           await self.publishStored()
         }
       }
-      group.addTask { try? await self.refresh() }
+      group.addTask {
+        // A first refresh, then one each time the path comes back, so a list shown from the
+        // saved copy while offline becomes the server's again without a key.
+        try? await self.refresh()
+        var previous = self.connectivity.currentPath.status
+        for await path in self.connectivity.updates() {
+          defer { previous = path.status }
+          guard path.status == .satisfied, previous != .satisfied, previous != .unknown else {
+            continue
+          }
+          try? await self.refresh()
+        }
+      }
       defer { group.cancelAll() }
       while try await group.next() != nil {}
     }

@@ -228,6 +228,12 @@ if [ "${E2E_PATH_ONLY:-0}" != 1 ]; then
   pane_has "$TITLE_ON" || fail "the article added online is not in the saved copy"
   wait_for 10 "Offline in the header" header_has 'Offline'
   wait_for 60 "the saved-copy label" pane_has 'Saved copy'
+  step "the network comes back: the list is the server's again, with no key"
+  ip -n "$NS_B" link set "$VETH_B" up
+  wait_for 10 "the Offline badge gone" header_online
+  saved_gone() { ! pane | grep -qF 'Saved copy'; }
+  wait_for 30 "the saved-copy label gone after the refresh" saved_gone
+  pane_has "$TITLE_OFF" || fail "the refreshed list lost the offline article"
   key q
   wait_for 10 "the shell after quitting again" pane_has 'TUI-AGAIN=0'
 fi
