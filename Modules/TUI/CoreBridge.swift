@@ -40,7 +40,8 @@ public final class CoreBridge: TUIActions {
     self.connectivity = connectivity
     self.engine = SyncEngine<Article>(
       client: environment.client, store: try environment.openLocalStore(),
-      pathMonitor: connectivity)
+      pathMonitor: connectivity,
+      configuration: .init(conflictPolicy: environment.config.conflictPolicy))
   }
 
   /// The state for the first frame: the cached articles, so they show before any network.
