@@ -112,11 +112,14 @@ let package = Package(
       dependencies: ["CourierCurl", "CourierURLSession", "CourierDomain", "CourierPorts"],
       path: "Benchmarks/transport/Sources", swiftSettings: strict),
     .executableTarget(
-      name: "courier-tui", dependencies: ["CourierTUI"], path: "Apps/courier-tui",
-      swiftSettings: strict),
+      name: "courier-tui", dependencies: ["CourierTUI", "CourierComposition"],
+      path: "Apps/courier-tui", swiftSettings: strict),
 
     // Test helpers shared by test targets: the reference backend launcher, misbehaving servers.
     // Benchmarks (scripts run them; see Docs/benchmarks/upload.md).
+    .executableTarget(
+      name: "sync-bench-enqueue", dependencies: ["CourierComposition", "CourierCore"],
+      path: "Benchmarks/sync/Enqueue", swiftSettings: strict),
     .executableTarget(
       name: "multipart-bench", dependencies: ["CourierDomain", "CourierCore"],
       path: "Benchmarks/MultipartBench", swiftSettings: strict),
@@ -163,7 +166,8 @@ let package = Package(
       dependencies: ["CourierCLI", "CourierComposition", "CourierTestKit", "CourierTestSupport"],
       path: "Tests/CLITests", swiftSettings: strict),
     .testTarget(
-      name: "CourierTUITests", dependencies: ["CourierTUI", "CourierTestKit"],
+      name: "CourierTUITests",
+      dependencies: ["CourierTUI", "CourierCore", "CourierComposition", "CourierTestKit"],
       path: "Tests/TUITests", swiftSettings: strict),
   ]
 )

@@ -1,4 +1,4 @@
-// DEMO DATA ONLY, until the TUI is wired to the real core (sync engine, uploader, path monitor).
+// DEMO DATA ONLY, used only with `courier-tui --demo`.
 // A scripted, in-memory stand-in for the core so the interface can be tried in a terminal: the
 // network goes down and up every 12 seconds, writes made offline wait in a fake outbox and are
 // "sent" when it comes back, uploads fake their progress. Nothing touches the network or disk

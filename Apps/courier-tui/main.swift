@@ -1,30 +1,90 @@
-// courier-tui: the full-screen terminal interface. Until it is wired to the real core, it runs
-// against DemoCore (demo data, see DemoCore.swift).
+// courier-tui: the full-screen terminal interface over the real core (CoreBridge), or over
+// labelled demo data with --demo (DemoCore.swift).
 
+import CourierComposition
 import CourierTUI
 import Foundation
 
-guard TerminalSession.isTerminal() else {
-  FileHandle.standardError.write(Data("courier-tui: \(TerminalError.notATerminal.message)\n".utf8))
-  exit(1)
+func fail(_ message: String, status: Int32) -> Never {
+  FileHandle.standardError.write(Data("courier-tui: \(message)\n".utf8))
+  exit(status)
 }
 
-let demo = DemoCore()
+let environment = ProcessInfo.processInfo.environment
+let invocation: TUIInvocation
+do {
+  invocation = try TUICommandLine.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+  FileHandle.standardError.write(Data("courier-tui: \(error)\n\n\(TUICommandLine.help)\n".utf8))
+  exit(TUICommandLine.usageExitCode)
+}
+guard case .run(let flags, let demo) = invocation else {
+  print(TUICommandLine.help)
+  exit(0)
+}
+
+// The configuration first, so a bad flag, file or variable is a usage error (64) even
+// without a terminal.
+var courier: CourierEnvironment?
+if !demo {
+  do {
+    let config = try ConfigLoader.load(flags: flags, environment: environment) { path in
+      FileManager.default.fileExists(atPath: path)
+        ? try Data(contentsOf: URL(fileURLWithPath: path)) : nil
+    }
+    courier = try CourierEnvironment(config: config)
+  } catch {
+    fail("\(error)", status: TUICommandLine.usageExitCode)
+  }
+}
+guard TerminalSession.isTerminal() else {
+  fail(TerminalError.notATerminal.message, status: 1)
+}
+
+let actions: any TUIActions
+let updates: AsyncStream<TUIUpdate>
+let background: Task<Void, Never>
+var initialState = TUIState()
+if demo {
+  let core = DemoCore()
+  actions = core
+  updates = await core.updates()
+  initialState.statusMessage = "Demo data (--demo): nothing is sent anywhere."
+  background = Task { await core.simulate() }
+} else {
+  guard let courier else { fail("no configuration.", status: 1) }
+  let hub = UpdateHub()
+  let bridge: CoreBridge
+  do {
+    bridge = try CoreBridge(environment: courier, hub: hub)
+  } catch {
+    // The store names its file and what is wrong with it.
+    fail("\(error)", status: 1)
+  }
+  actions = bridge
+  updates = hub.stream
+  initialState = await bridge.initialState()
+  background = Task {
+    do {
+      try await bridge.run()
+    } catch is CancellationError {
+    } catch {
+      hub.send(.status("The core stopped: \(TUIEventLoop.message(for: error))"))
+    }
+  }
+}
+
 let session: TerminalSession
 do {
   session = try TerminalSession()
 } catch {
-  FileHandle.standardError.write(Data("courier-tui: \(error)\n".utf8))
-  exit(1)
+  fail("\(error)", status: 1)
 }
 let loop = TUIEventLoop(
-  io: session.io, actions: demo, updates: await demo.updates(),
-  initialState: TUIState(statusMessage: "Demo data: not wired to the real core yet."),
-  colour: ColourPolicy.isEnabled(
-    isTerminal: true, environment: ProcessInfo.processInfo.environment))
-let simulation = Task { await demo.simulate() }
+  io: session.io, actions: actions, updates: updates, initialState: initialState,
+  colour: ColourPolicy.isEnabled(isTerminal: true, environment: environment))
 let result = await loop.run()
-simulation.cancel()
+background.cancel()
 session.restore()
 if case .signal(let number) = result {
   // Die of the same signal, so that a calling shell sees why.

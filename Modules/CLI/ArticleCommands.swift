@@ -1,14 +1,428 @@
-/// `courier articles`, `courier outbox`, `courier sync`.
+import CourierComposition
+import CourierCore
+import CourierDomain
+import CourierPorts
+import Dispatch
+import Foundation
+import Synchronization
+
+/// `courier articles`, `courier outbox`, `courier sync`: the local store is the source of
+/// truth, the sync engine talks to the server.
 enum ArticleCommands {
   static func run(_ command: ArticlesCommand, context: CommandContext) async throws -> ExitCode {
-    throw UsageError("articles is not available in this build yet.", command: "articles")
+    let (engine, store) = try makeEngine(context)
+    switch command {
+    case .list(let offline):
+      return try await list(offline: offline, engine: engine, context: context)
+    case .add(let title, let body):
+      let article = Article(id: UUID().uuidString.lowercased(), title: title, body: body)
+      let receipt = try await engine.create(article)
+      return await afterWrite("Added", receipt: receipt, engine: engine, context: context)
+    case .edit(let id, let title, let body):
+      guard let record = try store.record(RecordKey(collection: Article.collection, id: id)),
+        !record.isDeleted
+      else { return notFound(id, context: context) }
+      var article = try Article(record: record)
+      if let title { article.title = title }
+      if let body { article.body = body }
+      let receipt = try await engine.update(article)
+      return await afterWrite("Edited", receipt: receipt, engine: engine, context: context)
+    case .delete(let id):
+      guard let record = try store.record(RecordKey(collection: Article.collection, id: id)),
+        !record.isDeleted
+      else { return notFound(id, context: context) }
+      let receipt = try await engine.delete(id: id)
+      return await afterWrite("Deleted", receipt: receipt, engine: engine, context: context)
+    }
   }
 
   static func outbox(context: CommandContext) async throws -> ExitCode {
-    throw UsageError("outbox is not available in this build yet.", command: "outbox")
+    let store = try context.environment.openLocalStore()
+    let entries = try store.entries()
+    let counts = try store.counts()
+    let now = Date()
+    if context.global.json {
+      context.output.out(
+        JSONLine.encode([
+          "pending": counts.pending, "rejected": counts.rejected,
+          "conflicted": counts.conflicted, "entries": entries.map { entryObject($0, now: now) },
+        ]) + "\n")
+      return .success
+    }
+    if entries.isEmpty {
+      context.output.out("The outbox is empty: every write was sent.\n")
+      return .success
+    }
+    context.output.out(
+      "\(counts.pending) pending, \(counts.rejected) refused, \(counts.conflicted) in conflict:\n")
+    for entry in entries { context.output.out(entryLine(entry, now: now)) }
+    return .success
   }
 
   static func sync(watch: Bool, context: CommandContext) async throws -> ExitCode {
-    throw UsageError("sync is not available in this build yet.", command: "sync")
+    let (engine, _) = try makeEngine(context, replaysAfterWrites: watch)
+    if watch { return await watchLoop(engine: engine, context: context) }
+    let report = await engine.replay()
+    let state = engine.state
+    if context.global.json {
+      var object = reportObject(report)
+      object["rejected_entries"] = state.rejected.map { entryObject($0, now: Date()) }
+      object["conflicted_entries"] = state.conflicted.map { entryObject($0, now: Date()) }
+      if let error = report.stoppedBy { object["error"] = CommandContext.failureObject(error) }
+      context.output.out(JSONLine.encode(object) + "\n")
+    } else {
+      context.output.out(reportLine(report))
+      for entry in state.rejected + state.conflicted {
+        context.output.out(entryLine(entry, now: Date()))
+      }
+      if let error = report.stoppedBy {
+        context.output.err(
+          "courier: stopped: \(error.userMessage) The \(report.pending) waiting write(s) are "
+            + "kept and will be sent by the next sync.\n")
+      }
+    }
+    if let error = report.stoppedBy { return ExitCode.forError(error) }
+    return report.rejected > 0 || report.conflictsKept > 0 ? .businessRefusal : .success
+  }
+
+  // MARK: - Engine
+
+  static func makeEngine(_ context: CommandContext, replaysAfterWrites: Bool = false) throws -> (
+    SyncEngine<Article>, any LocalStore
+  ) {
+    let store = try context.environment.openLocalStore()
+    let engine = SyncEngine<Article>(
+      client: context.client, store: store, pathMonitor: context.environment.pathMonitor,
+      configuration: SyncEngine<Article>.Configuration(
+        conflictPolicy: context.environment.config.conflictPolicy,
+        replaysAfterWrites: replaysAfterWrites))
+    return (engine, store)
+  }
+
+  static func notFound(_ id: String, context: CommandContext) -> ExitCode {
+    let message =
+      "No article has id “\(id)” in the local store. Run 'courier articles list' to refresh it."
+    if context.global.json {
+      context.output.out(
+        JSONLine.encode([
+          "status": "failed", "kind": "invalidInput", "code": "not_found", "message": message,
+          "attempts": 0,
+        ]) + "\n")
+    } else {
+      context.output.err("courier: \(message)\n")
+    }
+    return .missingInput
+  }
+
+  // MARK: - List
+
+  static func list(offline: Bool, engine: SyncEngine<Article>, context: CommandContext)
+    async throws -> ExitCode
+  {
+    let cached = try await engine.cached()
+    show(cached, context: context)
+    if offline { return .success }
+    let fresh = await engine.refresh()
+    show(fresh, context: context)
+    if let error = fresh.error { return ExitCode.forError(error) }
+    return .success
+  }
+
+  static func show(_ snapshot: SyncSnapshot<Article>, context: CommandContext) {
+    if context.global.json {
+      var object: [String: Any] = [
+        "source": snapshot.source.rawValue, "stale": snapshot.isStale,
+        "articles": snapshot.items.map(articleObject),
+      ]
+      if let age = snapshot.age { object["age_seconds"] = (age * 1000).rounded() / 1000 }
+      if let last = snapshot.lastRefresh { object["last_refresh"] = RFC3339.string(from: last) }
+      if !snapshot.deletedIDs.isEmpty { object["deleted_pending"] = snapshot.deletedIDs }
+      if !snapshot.unreadable.isEmpty { object["unreadable"] = snapshot.unreadable }
+      if snapshot.source == .network { object["not_modified"] = snapshot.notModified }
+      if let error = snapshot.error { object["error"] = CommandContext.failureObject(error) }
+      context.output.out(JSONLine.encode(object) + "\n")
+      return
+    }
+    switch snapshot.source {
+    case .cache:
+      let age = snapshot.age.map { "refreshed \(ageText($0)) ago" } ?? "never refreshed"
+      context.output.out("Cached (stale, \(age)): \(count(snapshot.items.count))\n")
+      for item in snapshot.items { context.output.out(articleLine(item)) }
+    case .network:
+      if let error = snapshot.error {
+        context.output.err(
+          "courier: could not refresh: \(error.userMessage) The cached list above is kept.\n")
+      } else if snapshot.notModified {
+        context.output.out("Up to date: the server has no change.\n")
+      } else {
+        context.output.out("Refreshed: \(count(snapshot.items.count))\n")
+        for item in snapshot.items { context.output.out(articleLine(item)) }
+      }
+    }
+    if !snapshot.deletedIDs.isEmpty {
+      context.output.out(
+        "  (\(snapshot.deletedIDs.count) deletion(s) waiting to be sent: "
+          + snapshot.deletedIDs.joined(separator: ", ") + ")\n")
+    }
+    if !snapshot.unreadable.isEmpty {
+      context.output.err(
+        "courier: \(snapshot.unreadable.count) stored record(s) lack a title or body: "
+          + snapshot.unreadable.joined(separator: ", ") + "\n")
+    }
+  }
+
+  static func count(_ number: Int) -> String { number == 1 ? "1 article" : "\(number) articles" }
+
+  static func ageText(_ seconds: TimeInterval) -> String {
+    switch seconds {
+    case ..<60: return "\(Int(seconds))s"
+    case ..<3600: return "\(Int(seconds / 60))m"
+    case ..<86400: return "\(Int(seconds / 3600))h"
+    default: return "\(Int(seconds / 86400))d"
+    }
+  }
+
+  static func articleLine(_ item: SyncItem<Article>) -> String {
+    let version = item.value.version.map { "v\($0)" } ?? "new"
+    let marker = item.state == .synced ? "" : "  [\(item.state.rawValue), not sent yet]"
+    return "  \(item.value.id)  \(version)  \(item.value.title)\(marker)\n"
+  }
+
+  static func articleObject(_ item: SyncItem<Article>) -> [String: Any] {
+    var object: [String: Any] = [
+      "id": item.value.id, "title": item.value.title, "body": item.value.body,
+      "state": item.state.rawValue,
+    ]
+    if let version = item.value.version { object["version"] = version }
+    if let updated = item.value.updatedAt { object["updated_at"] = RFC3339.string(from: updated) }
+    return object
+  }
+
+  // MARK: - Writes
+
+  static func afterWrite(
+    _ verb: String, receipt: WriteReceipt, engine: SyncEngine<Article>, context: CommandContext
+  ) async -> ExitCode {
+    let report = await engine.replay()
+    let state = engine.state
+    let refused = state.rejected.first { $0.key == receipt.key }
+    let conflicted = state.conflicted.first { $0.key == receipt.key }
+    let record = try? context.environment.openLocalStore().record(receipt.key)
+    if context.global.json {
+      var object: [String: Any] = [
+        "status": refused != nil || conflicted != nil ? "refused" : "ok", "id": receipt.key.id,
+        "pending": state.pendingCount, "sent": report.sent,
+        "queue": queueWord(receipt.enqueue),
+      ]
+      if let id = receipt.operationID { object["operation_id"] = id.uuidString.lowercased() }
+      if let version = record?.version { object["version"] = version }
+      if let state = record?.state { object["state"] = state.rawValue }
+      if let error = report.stoppedBy { object["not_sent"] = CommandContext.failureObject(error) }
+      if let refused { object["refused"] = entryObject(refused, now: Date()) }
+      if let conflicted { object["conflict"] = entryObject(conflicted, now: Date()) }
+      context.output.out(JSONLine.encode(object) + "\n")
+    } else {
+      context.output.out("\(verb) article \(receipt.key.id) locally.\n")
+      if let refused {
+        context.output.err("courier: the server refused it: \(refusalText(refused.state))\n")
+      } else if conflicted != nil {
+        context.output.err(
+          "courier: it conflicts with a newer version on the server; both are kept "
+            + "(see 'courier outbox').\n")
+      } else if let error = report.stoppedBy {
+        context.output.out(
+          "Not sent yet (\(error.userMessage)) It is saved in the outbox and will be sent by "
+            + "'courier sync'.\n")
+      } else if state.pendingCount == 0 {
+        context.output.out("Sent: the server has it.\n")
+      }
+      if state.pendingCount > 0 {
+        context.output.out("\(state.pendingCount) write(s) pending.\n")
+      }
+    }
+    return refused != nil || conflicted != nil ? .businessRefusal : .success
+  }
+
+  static func queueWord(_ result: EnqueueResult) -> String {
+    switch result {
+    case .appended: return "appended"
+    case .coalesced: return "coalesced"
+    case .cancelled: return "cancelled"
+    }
+  }
+
+  // MARK: - Outbox lines
+
+  static func stateWord(_ state: OutboxEntryState) -> String {
+    switch state {
+    case .pending: return "pending"
+    case .rejected: return "refused"
+    case .conflicted: return "conflict"
+    }
+  }
+
+  static func refusalText(_ state: OutboxEntryState) -> String {
+    guard case .rejected(let message, let code) = state else { return "" }
+    return code.map { "\(message) (\($0))" } ?? message
+  }
+
+  static func entryLine(_ entry: OutboxEntry, now: Date) -> String {
+    let operation = entry.operation
+    let base = operation.baseVersion.map { " on v\($0)" } ?? ""
+    let waited = ageText(max(0, now.timeIntervalSince(operation.enqueuedAt)))
+    var line =
+      "  #\(entry.sequence)  \(stateWord(entry.state))  \(operation.kind.rawValue) "
+      + "\(operation.key)\(base)  (queued \(waited) ago, \(entry.attempts) attempt(s))\n"
+    switch entry.state {
+    case .pending: break
+    case .rejected: line += "      refused: \(refusalText(entry.state))\n"
+    case .conflicted(let server):
+      let version = server["version"]?.intValue.map { "v\($0)" } ?? "?"
+      let title = server["title"]?.stringValue ?? ""
+      line += "      the server has \(version): “\(title)”\n"
+    }
+    return line
+  }
+
+  static func entryObject(_ entry: OutboxEntry, now: Date) -> [String: Any] {
+    let operation = entry.operation
+    var object: [String: Any] = [
+      "sequence": entry.sequence, "operation_id": operation.id.uuidString.lowercased(),
+      "kind": operation.kind.rawValue, "collection": operation.key.collection,
+      "id": operation.key.id, "state": stateWord(entry.state), "attempts": entry.attempts,
+      "enqueued_at": RFC3339.string(from: operation.enqueuedAt),
+    ]
+    if let base = operation.baseVersion { object["base_version"] = base }
+    switch entry.state {
+    case .pending: break
+    case .rejected(let message, let code):
+      object["message"] = message
+      if let code { object["code"] = code }
+    case .conflicted(let server):
+      if let data = try? JSONEncoder().encode(server),
+        let value = try? JSONSerialization.jsonObject(with: data)
+      {
+        object["server_record"] = value
+      }
+    }
+    return object
+  }
+
+  static func reportObject(_ report: ReplayReport) -> [String: Any] {
+    [
+      "sent": report.sent, "rejected": report.rejected, "conflicts": report.conflicts,
+      "conflicts_resent": report.conflictsResent,
+      "conflicts_server_kept": report.conflictsTakenFromServer,
+      "conflicts_kept": report.conflictsKept, "pending": report.pending,
+      "status": report.stoppedBy == nil ? "ok" : "stopped",
+    ]
+  }
+
+  static func reportLine(_ report: ReplayReport) -> String {
+    var line = "Sent \(report.sent), refused \(report.rejected), conflicts \(report.conflicts)"
+    if report.conflicts > 0 {
+      line +=
+        " (\(report.conflictsResent) re-sent, \(report.conflictsTakenFromServer) took the "
+        + "server's, \(report.conflictsKept) kept for you)"
+    }
+    return line + ", pending \(report.pending).\n"
+  }
+
+  // MARK: - Watch
+
+  static func watchLoop(engine: SyncEngine<Article>, context: CommandContext) async -> ExitCode {
+    let monitor = context.environment.pathMonitor
+    let signals = SignalWaiter([SIGINT, SIGTERM])
+    let json = context.global.json
+    let output = context.output
+    return await withTaskGroup(of: Bool.self) { group in
+      group.addTask {
+        do { try await monitor.run() } catch {
+          output.err("courier: the path monitor stopped: \(error)\n")
+        }
+        return false
+      }
+      group.addTask {
+        await engine.watch()
+        return false
+      }
+      group.addTask {
+        for await state in engine.states() {
+          let line: String
+          if json {
+            var object: [String: Any] = [
+              "path": state.path.rawValue, "online": state.isOnline, "syncing": state.isSyncing,
+              "pending": state.pendingCount, "rejected": state.rejected.count,
+              "conflicted": state.conflicted.count,
+            ]
+            if let error = state.lastError {
+              object["error"] = CommandContext.failureObject(error)
+            }
+            line = JSONLine.encode(object) + "\n"
+          } else {
+            let online = state.isOnline ? "online" : "offline"
+            let busy = state.isSyncing ? ", syncing" : ""
+            var text =
+              "\(online)\(busy): \(state.pendingCount) pending, \(state.rejected.count) refused, "
+              + "\(state.conflicted.count) in conflict"
+            if let error = state.lastError { text += " (last error: \(error.userMessage))" }
+            line = text + "\n"
+          }
+          output.out(line)
+        }
+        return false
+      }
+      group.addTask {
+        _ = await engine.replay()
+        return false
+      }
+      group.addTask {
+        await signals.wait()
+        return true
+      }
+      var interrupted = false
+      while let done = await group.next() {
+        if done {
+          interrupted = true
+          break
+        }
+      }
+      group.cancelAll()
+      signals.cancel()
+      return interrupted ? .success : .failure
+    }
+  }
+}
+
+/// Waits for one of some signals, which are ignored by the default handler meanwhile.
+final class SignalWaiter: Sendable {
+  private let sources: Mutex<[any DispatchSourceSignal]>
+  private let stream: AsyncStream<Int32>
+  private let continuation: AsyncStream<Int32>.Continuation
+
+  init(_ numbers: [Int32]) {
+    (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
+    var sources: [any DispatchSourceSignal] = []
+    let continuation = self.continuation
+    for number in numbers {
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+      source.setEventHandler { continuation.yield(number) }
+      source.resume()
+      sources.append(source)
+    }
+    self.sources = Mutex(sources)
+  }
+
+  func wait() async {
+    for await _ in stream { return }
+  }
+
+  func cancel() {
+    continuation.finish()
+    sources.withLock { sources in
+      for source in sources { source.cancel() }
+      sources = []
+    }
   }
 }

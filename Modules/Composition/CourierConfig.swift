@@ -23,6 +23,8 @@ public struct CourierConfig: Sendable, Equatable {
   public var timeout: Duration = .seconds(30)
   /// Which file the config was read from, if any.
   public var configFile: String?
+  /// How the sync engine settles version conflicts (`conflict_policy`).
+  public var conflictPolicy: ConflictPolicy = .lastWriteWins
 
   /// Creates the defaults for an environment.
   /// - Parameter environment: the process environment (for `HOME` and the XDG variables).
@@ -93,6 +95,7 @@ public enum ConfigLoader {
     ("timeout_seconds", "COURIER_TIMEOUT"), ("deadline_seconds", "COURIER_DEADLINE"),
     ("retry_base_delay_ms", "COURIER_RETRY_BASE_DELAY_MS"),
     ("retry_max_delay_ms", "COURIER_RETRY_MAX_DELAY_MS"),
+    ("conflict_policy", "COURIER_CONFLICT_POLICY"),
   ]
 
   /// Loads the configuration.
@@ -202,6 +205,12 @@ public enum ConfigLoader {
       case "path_monitor": config.pathMonitor = value
       default: config.store = value
       }
+    case "conflict_policy":
+      guard let policy = ConflictPolicy.parse(value) else {
+        let names = ConflictPolicy.allCases.map(\.rawValue).joined(separator: ", ")
+        throw fail("unknown conflict policy “\(value)” (known: \(names)).")
+      }
+      config.conflictPolicy = policy
     case "max_attempts": config.retry.maxAttempts = try positive(value)
     case "timeout_seconds": config.timeout = .seconds(try positive(value))
     case "deadline_seconds": config.retry.deadline = .seconds(try positive(value))

@@ -1,0 +1,599 @@
+import CourierDomain
+import CourierPorts
+import Foundation
+
+/// Keeps one collection of records (articles) in sync between a local store and the server.
+///
+/// - Reads are stale-while-revalidate: `cached()` shows the stored records at once with their
+///   age; `refresh()` asks the server with `If-None-Match` and keeps the stored records on a
+///   304 or a failure (nothing is wiped by a network error).
+/// - Writes (`create`, `update`, `delete`) are applied optimistically and enqueued in one
+///   transaction, then a replay is scheduled.
+/// - `replay()` sends the outbox strictly in queue order (global FIFO). A transient failure
+///   stops it and keeps everything; a business refusal marks the entry rejected (the local
+///   change stays visible, flagged, until the user edits again or discards it); a
+///   `version_conflict` goes to the `ConflictPolicy`.
+/// - `watch()` replays whenever the path monitor reports a usable path after another status.
+/// - `states()` publishes connectivity, activity, the outbox and the last error.
+public actor SyncEngine<Record: SyncRecord> {
+  /// The engine's settings.
+  public struct Configuration: Sendable {
+    /// How version conflicts are settled.
+    public var conflictPolicy: ConflictPolicy
+    /// The collection's path on the server (`/articles`).
+    public var path: String
+    /// Whether a write schedules a replay by itself (off for a caller that replays itself).
+    public var replaysAfterWrites: Bool
+    /// How many times one operation is re-sent after last-write-wins conflicts in one replay
+    /// before it is kept conflicted for the user (the server record keeps changing).
+    public var maxResendsPerReplay: Int
+
+    /// Creates settings.
+    /// - Parameters:
+    ///   - conflictPolicy: the conflict policy.
+    ///   - path: the collection's path; `/<collection>` by default.
+    ///   - replaysAfterWrites: whether writes schedule a replay.
+    ///   - maxResendsPerReplay: the re-send bound.
+    public init(
+      conflictPolicy: ConflictPolicy = .lastWriteWins, path: String? = nil,
+      replaysAfterWrites: Bool = true, maxResendsPerReplay: Int = 3
+    ) {
+      self.conflictPolicy = conflictPolicy
+      self.path = path ?? "/\(Record.collection)"
+      self.replaysAfterWrites = replaysAfterWrites
+      self.maxResendsPerReplay = maxResendsPerReplay
+    }
+  }
+
+  /// The settings.
+  public nonisolated let configuration: Configuration
+  private let client: CourierClient
+  private let store: any LocalStore
+  private let pathMonitor: (any PathMonitor)?
+  private let now: @Sendable () -> Date
+  private let publisher: SyncStatePublisher
+  private var replayTask: Task<ReplayReport, Never>?
+  private var replayRequested = false
+  private var refreshing = false
+
+  /// Creates an engine.
+  /// - Parameters:
+  ///   - client: the request pipeline (with its retry policy).
+  ///   - store: the local store (records and outbox).
+  ///   - pathMonitor: the path monitor, for the online state and `watch()`; nil when none.
+  ///   - configuration: the settings.
+  ///   - now: the wall clock (edit times, refresh times, ages).
+  public init(
+    client: CourierClient, store: any LocalStore, pathMonitor: (any PathMonitor)? = nil,
+    configuration: Configuration = Configuration(),
+    now: @escaping @Sendable () -> Date = { Date() }
+  ) {
+    self.client = client
+    self.store = store
+    self.pathMonitor = pathMonitor
+    self.configuration = configuration
+    self.now = now
+    var initial = SyncState(path: pathMonitor?.currentPath.status ?? .unknown)
+    if let entries = try? store.entries() { Self.count(entries, into: &initial) }
+    publisher = SyncStatePublisher(initial)
+  }
+
+  // MARK: - State
+
+  /// A stream of states: the current one first, then every change (`bufferingNewest(1)`).
+  /// - Returns: the stream.
+  public nonisolated func states() -> AsyncStream<SyncState> { publisher.updates() }
+
+  /// The current state.
+  public nonisolated var state: SyncState { publisher.current }
+
+  /// Reloads the outbox part of the state from the store.
+  public func reloadState() {
+    guard let entries = try? store.entries() else { return }
+    publisher.update { Self.count(entries, into: &$0) }
+  }
+
+  private static func count(_ entries: [OutboxEntry], into state: inout SyncState) {
+    state.pendingCount = entries.filter { $0.state.isPending }.count
+    state.rejected = entries.filter {
+      if case .rejected = $0.state { return true }
+      return false
+    }
+    state.conflicted = entries.filter {
+      if case .conflicted = $0.state { return true }
+      return false
+    }
+  }
+
+  // MARK: - Reads
+
+  /// The stored records, at once, with their age.
+  /// - Returns: a `cache` snapshot.
+  /// - Throws: `StoreError` when the store cannot be read.
+  public func cached() throws -> SyncSnapshot<Record> {
+    try snapshot(source: .cache)
+  }
+
+  /// Refreshes from the server with `If-None-Match`: a 200 replaces the stored list (local
+  /// pending changes are kept), a 304 keeps it, a failure keeps it and says why.
+  /// - Returns: a `network` snapshot; `error` set when the refresh failed.
+  public func refresh() async -> SyncSnapshot<Record> {
+    refreshing = true
+    publishSyncing()
+    defer {
+      refreshing = false
+      publishSyncing()
+    }
+    var notModified = false
+    var failure: CourierError?
+    do {
+      let state = try store.collectionState(Record.collection)
+      var headers: HTTPHeaders = [:]
+      if let etag = state.etag { headers["If-None-Match"] = etag }
+      let response = try await client.send(
+        try client.request(.get, configuration.path, headers: headers))
+      if response.status == 304 {
+        notModified = true
+        try store.markNotModified(collection: Record.collection, refreshedAt: now())
+      } else {
+        let records = try Self.parseList(response.body)
+        try store.applyServerList(
+          records, collection: Record.collection, etag: response.headers["ETag"],
+          refreshedAt: now())
+      }
+      publisher.update {
+        $0.lastError = nil
+        $0.lastSyncAt = now()
+      }
+    } catch {
+      failure = Self.courierError(error, context: "refreshing \(configuration.path)")
+      publisher.update { $0.lastError = failure }
+    }
+    do {
+      var result = try snapshot(source: .network)
+      result.notModified = notModified
+      result.error = failure
+      return result
+    } catch {
+      let storeFailure = Self.courierError(error, context: "reading the local store")
+      return SyncSnapshot(
+        source: .network, items: [], lastRefresh: nil, age: nil, error: failure ?? storeFailure)
+    }
+  }
+
+  /// The cached snapshot at once, then the refreshed one: stale-while-revalidate as a stream.
+  /// - Returns: a stream of one or two snapshots (one when the store cannot be read).
+  public nonisolated func list() -> AsyncStream<SyncSnapshot<Record>> {
+    AsyncStream { continuation in
+      let task = Task {
+        if let cached = try? await self.cached() { continuation.yield(cached) }
+        continuation.yield(await self.refresh())
+        continuation.finish()
+      }
+      continuation.onTermination = { _ in task.cancel() }
+    }
+  }
+
+  private func snapshot(source: SyncSnapshot<Record>.Source) throws -> SyncSnapshot<Record> {
+    let records = try store.records(in: Record.collection)
+    let state = try store.collectionState(Record.collection)
+    var items: [SyncItem<Record>] = []
+    var deleted: [String] = []
+    var unreadable: [String] = []
+    for record in records {
+      if record.isDeleted {
+        deleted.append(record.key.id)
+        continue
+      }
+      if let value = try? Record(record: record) {
+        items.append(SyncItem(value: value, state: record.state))
+      } else {
+        unreadable.append(record.key.id)
+      }
+    }
+    let age = state.lastRefresh.map { max(0, now().timeIntervalSince($0)) }
+    return SyncSnapshot(
+      source: source, items: items, deletedIDs: deleted, unreadable: unreadable,
+      lastRefresh: state.lastRefresh, age: age)
+  }
+
+  private static func parseList(_ body: Data) throws -> [ServerRecord] {
+    let json: JSONValue
+    do {
+      json = try JSONDecoder().decode(JSONValue.self, from: body)
+    } catch {
+      throw CourierError(
+        .decoding, code: "list_not_json", underlying: String(describing: error),
+        context: "the \(Record.collection) list")
+    }
+    guard case .array(let elements) = json else {
+      throw CourierError(
+        .decoding, code: "list_not_array", context: "the \(Record.collection) list")
+    }
+    return try elements.map { try Record.schema.serverRecord(from: $0) }
+  }
+
+  // MARK: - Writes
+
+  /// Creates a record locally and queues it (the id is the client's, a UUID for articles).
+  /// - Parameter record: the record.
+  /// - Returns: what was written and queued.
+  /// - Throws: `StoreError` when the store cannot write it (nothing changed then).
+  @discardableResult
+  public func create(_ record: Record) throws -> WriteReceipt {
+    let key = RecordKey(collection: Record.collection, id: record.id)
+    let operation = OutboxOperation(
+      key: key, kind: .create, payload: record.payload, baseVersion: nil, enqueuedAt: now())
+    return try write(.put(key, payload: record.payload), operation)
+  }
+
+  /// Replaces a record's fields locally and queues the update, based on the server version
+  /// the local copy holds (or as a create when the server never confirmed it).
+  /// - Parameter record: the record with its new fields.
+  /// - Returns: what was written and queued.
+  /// - Throws: `StoreError` (`notFound` when no such record is stored, or it is deleted).
+  @discardableResult
+  public func update(_ record: Record) throws -> WriteReceipt {
+    let key = RecordKey(collection: Record.collection, id: record.id)
+    guard let existing = try store.record(key), !existing.isDeleted else {
+      throw StoreError(.notFound, "No \(Record.collection) record has id \(record.id).")
+    }
+    let kind: OutboxKind = existing.server == nil ? .create : .update
+    let operation = OutboxOperation(
+      key: key, kind: kind, payload: record.payload, baseVersion: existing.version,
+      enqueuedAt: now())
+    return try write(.put(key, payload: record.payload), operation)
+  }
+
+  /// Deletes a record locally (a tombstone until the server confirms) and queues the delete.
+  /// - Parameter id: the record's id.
+  /// - Returns: what was written and queued.
+  /// - Throws: `StoreError` (`notFound` when no such record is stored, or already deleted).
+  @discardableResult
+  public func delete(id: String) throws -> WriteReceipt {
+    let key = RecordKey(collection: Record.collection, id: id)
+    guard let existing = try store.record(key), !existing.isDeleted else {
+      throw StoreError(.notFound, "No \(Record.collection) record has id \(id).")
+    }
+    let operation = OutboxOperation(
+      key: key, kind: .delete, payload: nil, baseVersion: existing.version, enqueuedAt: now())
+    return try write(.delete(key), operation)
+  }
+
+  /// Drops every local change to a record (rejected or conflicted ones included) and shows
+  /// the server's copy again.
+  /// - Parameter id: the record's id.
+  /// - Returns: the record after (nil when the server never had it).
+  /// - Throws: `StoreError` when it cannot be written.
+  @discardableResult
+  public func discard(id: String) throws -> LocalRecord? {
+    let after = try store.revert(RecordKey(collection: Record.collection, id: id))
+    reloadState()
+    return after
+  }
+
+  /// Settles a conflict kept for the user (manual policy).
+  /// - Parameters:
+  ///   - operationID: the conflicted entry's operation id.
+  ///   - keepLocal: true to send the local write again on top of the server's version; false
+  ///     to take the server's record and drop the local changes to that record.
+  /// - Throws: `StoreError.notFound` when no such entry is conflicted.
+  public func resolveConflict(operationID: UUID, keepLocal: Bool) throws {
+    guard let entry = try store.entry(operationID),
+      case .conflicted(let json) = entry.state
+    else {
+      throw StoreError(.notFound, "No conflicted outbox entry has operation id \(operationID).")
+    }
+    let server = try? Record.schema.serverRecord(from: json)
+    if keepLocal {
+      try store.markPending(operationID, baseVersion: server?.version)
+    } else {
+      try store.revert(entry.key)
+      if let server { try store.applyServerRecord(server, key: entry.key) }
+    }
+    reloadState()
+    if keepLocal { scheduleReplay() }
+  }
+
+  private func write(_ change: RecordChange, _ operation: OutboxOperation) throws -> WriteReceipt {
+    let result = try store.applyAndEnqueue(change, operation)
+    let record = try store.record(change.key)
+    publisher.update { state in
+      switch result {
+      case .appended: state.pendingCount += 1
+      case .coalesced: break
+      case .cancelled: state.pendingCount = max(0, state.pendingCount - 1)
+      }
+    }
+    scheduleReplay()
+    return WriteReceipt(
+      key: change.key, operationID: result.entry?.id, enqueue: result, record: record)
+  }
+
+  // MARK: - Replay
+
+  /// Schedules a replay in the background (after a write, or when the path comes back); a
+  /// replay already running picks new entries up, and runs again if asked meanwhile.
+  /// Does nothing when writes do not replay by themselves or the path is known to be down.
+  public func scheduleReplay() {
+    guard configuration.replaysAfterWrites, state.isOnline else { return }
+    if replayTask != nil {
+      replayRequested = true
+      return
+    }
+    Task { _ = await self.replay() }
+  }
+
+  /// Sends the outbox in queue order until it is empty or a transient failure stops it. A
+  /// replay already running is waited for first, so two never interleave.
+  /// - Returns: what this replay did.
+  public func replay() async -> ReplayReport {
+    while let running = replayTask { _ = await running.value }
+    let task = Task { await self.drain() }
+    replayTask = task
+    replayRequested = false
+    publishSyncing()
+    let report = await task.value
+    replayTask = nil
+    publishSyncing()
+    if replayRequested {
+      replayRequested = false
+      scheduleReplay()
+    }
+    return report
+  }
+
+  /// Waits until no replay runs (for tests and a CLI about to exit).
+  public func waitForIdle() async {
+    while let running = replayTask { _ = await running.value }
+  }
+
+  private func publishSyncing() {
+    let busy = replayTask != nil || refreshing
+    publisher.update { $0.isSyncing = busy }
+  }
+
+  private enum Step {
+    case next
+    case reread
+    case stop(CourierError)
+  }
+
+  private func drain() async -> ReplayReport {
+    var report = ReplayReport()
+    var resends: [UUID: Int] = [:]
+    var outcome: CourierError?
+    batches: while true {
+      let batch: [OutboxEntry]
+      do {
+        batch = try store.entries()
+      } catch {
+        outcome = Self.courierError(error, context: "reading the outbox")
+        break
+      }
+      var blocked = Set<RecordKey>()
+      var rejectedBefore: [RecordKey: [UUID]] = [:]
+      var didWork = false
+      for entry in batch {
+        switch entry.state {
+        case .conflicted:
+          blocked.insert(entry.key)
+          continue
+        case .rejected:
+          rejectedBefore[entry.key, default: []].append(entry.id)
+          continue
+        case .pending:
+          break
+        }
+        if blocked.contains(entry.key) { continue }
+        if Task.isCancelled {
+          outcome = CourierError(.cancelled, context: "replay")
+          break batches
+        }
+        // A newer write of a record supersedes its earlier refused ones.
+        for id in rejectedBefore.removeValue(forKey: entry.key) ?? [] {
+          try? store.remove(id)
+        }
+        let step = await send(entry, report: &report, resends: &resends)
+        switch step {
+        case .next:
+          didWork = true
+          if case .conflicted? = try? store.entry(entry.id)?.state { blocked.insert(entry.key) }
+        case .reread:
+          didWork = true
+          continue batches
+        case .stop(let error):
+          outcome = error
+          break batches
+        }
+      }
+      if !didWork { break }
+    }
+    report.stoppedBy = outcome
+    let entries = (try? store.entries()) ?? []
+    report.pending = entries.filter { $0.state.isPending }.count
+    let finished = now()
+    publisher.update { state in
+      Self.count(entries, into: &state)
+      if let outcome {
+        state.lastError = outcome
+      } else {
+        state.lastError = nil
+        state.lastSyncAt = finished
+      }
+    }
+    return report
+  }
+
+  /// The `Idempotency-Key` of one send: the operation id, plus the base version when there is
+  /// one, so a re-send after a conflict (same operation, new base) is a new request for the
+  /// server while a replay after a crash (same operation, same base) is recognised.
+  /// - Parameter operation: the operation.
+  /// - Returns: the key.
+  public static func idempotencyKey(for operation: OutboxOperation) -> String {
+    let id = operation.id.uuidString.lowercased()
+    guard let base = operation.baseVersion else { return id }
+    return "\(id).v\(base)"
+  }
+
+  /// The request that sends an operation.
+  /// - Parameter operation: the operation.
+  /// - Returns: the method, path, headers and JSON body.
+  public nonisolated func requestParts(for operation: OutboxOperation) -> (
+    method: HTTPMethod, path: String, headers: HTTPHeaders, json: JSONValue?
+  ) {
+    let escaped =
+      operation.key.id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
+      ?? operation.key.id
+    let path = "\(configuration.path)/\(escaped)"
+    var headers: HTTPHeaders = ["Idempotency-Key": Self.idempotencyKey(for: operation)]
+    if let base = operation.baseVersion { headers["If-Match"] = "\"v\(base)\"" }
+    switch operation.kind {
+    case .create, .update:
+      return (.put, path, headers, operation.payload ?? .object([:]))
+    case .delete:
+      return (.delete, path, headers, nil)
+    }
+  }
+
+  private static var canonicalEncoder: JSONEncoder {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
+  }
+
+  private func send(
+    _ queued: OutboxEntry, report: inout ReplayReport, resends: inout [UUID: Int]
+  ) async -> Step {
+    let entry: OutboxEntry
+    do {
+      entry = try store.recordAttempt(queued.id)
+    } catch let error as StoreError where error.code == .notFound {
+      return .reread
+    } catch {
+      return .stop(Self.courierError(error, context: "counting a send attempt"))
+    }
+    let operation = entry.operation
+    let parts = requestParts(for: operation)
+    do {
+      var request = try client.request(parts.method, parts.path, headers: parts.headers)
+      if let json = parts.json {
+        // The same bytes on every send: a replay after a crash must match the payload the
+        // server stored under the Idempotency-Key (dictionary order changes between runs).
+        request.body = try Self.canonicalEncoder.encode(json)
+        request.headers["Content-Type"] = "application/json; charset=utf-8"
+      }
+      let response = try await client.send(request)
+      var server: ServerRecord?
+      if operation.kind != .delete, !response.body.isEmpty,
+        let json = try? JSONDecoder().decode(JSONValue.self, from: response.body)
+      {
+        server = try? Record.schema.serverRecord(from: json)
+      }
+      try store.complete(entry.id, serverRecord: server)
+      report.sent += 1
+      publisher.update { $0.pendingCount = max(0, $0.pendingCount - 1) }
+      return .next
+    } catch let error as CourierError {
+      return settle(entry, error: error, report: &report, resends: &resends)
+    } catch {
+      return .stop(Self.courierError(error, context: "sending \(operation.key)"))
+    }
+  }
+
+  private func settle(
+    _ entry: OutboxEntry, error: CourierError, report: inout ReplayReport,
+    resends: inout [UUID: Int]
+  ) -> Step {
+    let operation = entry.operation
+    do {
+      // Already gone: the delete's effect holds (a replay after a lost response).
+      if operation.kind == .delete, error.status == 404 {
+        try store.complete(entry.id, serverRecord: nil)
+        report.sent += 1
+        return .next
+      }
+      if error.isTransient || error.kind == .unauthorized || error.kind == .cancelled {
+        return .stop(error)
+      }
+      if error.kind == .conflict, error.code == "version_conflict" || error.current != nil {
+        return try settleConflict(entry, error: error, report: &report, resends: &resends)
+      }
+      let message = error.serverMessage ?? error.userMessage
+      let rejected = try store.markRejected(entry.id, message: message, code: error.code)
+      report.rejected += 1
+      publisher.update {
+        $0.pendingCount = max(0, $0.pendingCount - 1)
+        $0.rejected.append(rejected)
+        $0.lastError = error
+      }
+      return .next
+    } catch {
+      return .stop(Self.courierError(error, context: "recording the outcome of \(operation.key)"))
+    }
+  }
+
+  private func settleConflict(
+    _ entry: OutboxEntry, error: CourierError, report: inout ReplayReport,
+    resends: inout [UUID: Int]
+  ) throws -> Step {
+    let server = error.current.flatMap { try? Record.schema.serverRecord(from: $0) }
+    var resolution = configuration.conflictPolicy.resolve(
+      localEditAt: entry.operation.enqueuedAt, server: server)
+    if case .resend = resolution, resends[entry.id, default: 0] >= configuration.maxResendsPerReplay
+    {
+      resolution = .keepBoth
+    }
+    switch resolution {
+    case .resend(let base):
+      resends[entry.id, default: 0] += 1
+      if let server { try store.applyServerRecord(server, key: entry.key) }
+      try store.markPending(entry.id, baseVersion: base)
+      report.conflictsResent += 1
+      return .reread
+    case .takeServer:
+      try store.revert(entry.key)
+      if let server { try store.applyServerRecord(server, key: entry.key) }
+      report.conflictsTakenFromServer += 1
+      return .reread
+    case .keepBoth:
+      if let server { try store.applyServerRecord(server, key: entry.key) }
+      let kept = try store.markConflicted(entry.id, serverRecord: error.current ?? .null)
+      report.conflictsKept += 1
+      publisher.update {
+        $0.pendingCount = max(0, $0.pendingCount - 1)
+        $0.conflicted.append(kept)
+      }
+      return .next
+    }
+  }
+
+  // MARK: - Connectivity
+
+  /// Follows the path monitor until cancelled: publishes online/offline and replays whenever
+  /// the path becomes usable after another status. Does not run the monitor itself (the
+  /// caller runs `pathMonitor.run()` beside it). Returns at once without a path monitor.
+  public func watch() async {
+    guard let pathMonitor else { return }
+    var previous: PathStatus?
+    for await path in pathMonitor.updates() {
+      publisher.update { $0.path = path.status }
+      defer { previous = path.status }
+      guard path.status == .satisfied, let previous, previous != .satisfied else { continue }
+      _ = await replay()
+    }
+  }
+
+  // MARK: - Errors
+
+  private static func courierError(_ error: any Error, context: String) -> CourierError {
+    if let error = error as? CourierError { return error }
+    if let error = error as? StoreError {
+      return CourierError(
+        .fileUnavailable, code: "store_\(error.code.rawValue)", underlying: error.description,
+        context: context)
+    }
+    if error is CancellationError { return CourierError(.cancelled, context: context) }
+    return CourierError(.invalidInput, underlying: String(describing: error), context: context)
+  }
+}

@@ -1,0 +1,285 @@
+import CourierComposition
+import CourierCore
+import CourierDomain
+import CourierPorts
+import Foundation
+import Synchronization
+
+/// The real core behind the interface: implements `TUIActions` over a `CourierEnvironment` and
+/// feeds one `UpdateHub` from the core's state streams (the debounced path, the sync engine's
+/// articles, outbox and issues, the uploader's progress). Nothing starts in `init`: `run()`
+/// does, in the caller's task, and stops on cancellation.
+public final class CoreBridge: TUIActions {
+  /// How long a path must hold before the header shows it: short enough that a change shows
+  /// within a second without a key (decision record 0650), long enough to skip a blip.
+  public static let pathDelays = PathDebounceDelays(
+    online: .milliseconds(300), offline: .milliseconds(500))
+
+  private let environment: CourierEnvironment
+  private let hub: UpdateHub
+  private let connectivity: ConnectivityModel
+  private let engine: SyncEngine<Article>
+  /// Where the articles on screen came from last: a refresh's answer, or the cache.
+  private let source = Mutex<ArticlesSource>(.none)
+
+  /// Creates the bridge and opens the local store.
+  /// - Parameters:
+  ///   - environment: the composition root's adapters.
+  ///   - hub: where the updates go.
+  ///   - clock: the clock the path delays are measured on.
+  ///   - pathDelays: how long a path must hold before it shows.
+  /// - Throws: what stops the local store from opening (named file, nothing reset).
+  public init(
+    environment: CourierEnvironment, hub: UpdateHub,
+    clock: any Clock<Duration> = ContinuousClock(), pathDelays: PathDebounceDelays = pathDelays
+  ) throws {
+    self.environment = environment
+    self.hub = hub
+    let connectivity = ConnectivityModel(
+      monitor: environment.pathMonitor, clock: clock, delays: pathDelays)
+    self.connectivity = connectivity
+    self.engine = SyncEngine<Article>(
+      client: environment.client, store: try environment.openLocalStore(),
+      pathMonitor: connectivity,
+      configuration: .init(conflictPolicy: environment.config.conflictPolicy))
+  }
+
+  /// The state for the first frame: the cached articles, so they show before any network.
+  /// - Returns: the state.
+  public func initialState() async -> TUIState {
+    var state = TUIState()
+    let sync = engine.state
+    state.pendingCount = sync.pendingCount
+    state.isSyncing = sync.isSyncing
+    (state.rejected, state.conflicts) = Self.issues(sync)
+    if let snapshot = try? await engine.cached() {
+      let source = Self.source(of: snapshot)
+      self.source.withLock { $0 = source }
+      state.articles = Self.items(snapshot, conflicted: Self.conflictedIDs(sync))
+      state.source = source
+    }
+    return state
+  }
+
+  /// Runs the path monitor, the sync engine's replays on reconnection, a first refresh and
+  /// one on each reconnection, and forwards every change to the hub until cancelled.
+  /// - Throws: what stops a source from starting (the path monitor's socket).
+  public func run() async throws {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      group.addTask { try await self.connectivity.run() }
+      group.addTask {
+        for await path in self.connectivity.updates() { self.hub.send(.path(path.status)) }
+      }
+      group.addTask { await self.engine.watch() }
+      group.addTask {
+        var last: SyncState?
+        for await state in self.engine.states() {
+          defer { last = state }
+          self.hub.send(.outbox(pending: state.pendingCount, isSyncing: state.isSyncing))
+          guard
+            state.pendingCount != last?.pendingCount || state.rejected != last?.rejected
+              || state.conflicted != last?.conflicted
+          else { continue }
+          let (rejected, conflicts) = Self.issues(state)
+          self.hub.send(.issues(rejected: rejected, conflicts: conflicts))
+          // The outbox moved: the rows' pending flags did too.
+          await self.publishStored()
+        }
+      }
+      group.addTask {
+        // A first refresh, then one each time the path comes back, so a list shown from the
+        // saved copy while offline becomes the server's again without a key.
+        try? await self.refresh()
+        var previous = self.connectivity.currentPath.status
+        for await path in self.connectivity.updates() {
+          defer { previous = path.status }
+          guard path.status == .satisfied, previous != .satisfied, previous != .unknown else {
+            continue
+          }
+          try? await self.refresh()
+        }
+      }
+      defer { group.cancelAll() }
+      while try await group.next() != nil {}
+    }
+  }
+
+  /// Fetches the articles again; a failure keeps the stored ones on screen, marked as cached.
+  /// - Throws: nothing today (the reason of a failure shows under the header).
+  public func refresh() async throws {
+    let snapshot = await engine.refresh()
+    if let error = snapshot.error {
+      hub.send(.refreshFailed(message: UserMessages.message(for: error)))
+    } else {
+      hub.send(.refreshFailed(message: nil))
+    }
+    let source = Self.source(of: snapshot)
+    self.source.withLock { $0 = source }
+    hub.send(
+      .articles(Self.items(snapshot, conflicted: Self.conflictedIDs(engine.state)), source: source)
+    )
+  }
+
+  /// Sends the outbox now.
+  /// - Throws: `TUIActionError` when offline or when a transient failure stopped it.
+  public func syncNow() async throws {
+    guard engine.state.isOnline else {
+      throw TUIActionError(
+        message: "You're offline. Your changes are kept and will be sent later.")
+    }
+    let report = await engine.replay()
+    if let error = report.stoppedBy { throw error }
+  }
+
+  /// Creates an article (shown at once, pending; sent when the path allows).
+  /// - Parameters:
+  ///   - title: the title.
+  ///   - body: the body.
+  /// - Throws: what stopped the store from writing it.
+  public func addArticle(title: String, body: String) async throws {
+    try await engine.create(Article(id: UUID().uuidString.lowercased(), title: title, body: body))
+    await publishStored()
+  }
+
+  /// Changes an article.
+  /// - Parameters:
+  ///   - id: the article.
+  ///   - title: the new title.
+  ///   - body: the new body.
+  /// - Throws: what stopped the store from writing it.
+  public func editArticle(id: String, title: String, body: String) async throws {
+    try await engine.update(Article(id: id, title: title, body: body))
+    await publishStored()
+  }
+
+  /// Deletes an article.
+  /// - Parameter id: the article.
+  /// - Throws: what stopped the store from writing it.
+  public func deleteArticle(id: String) async throws {
+    try await engine.delete(id: id)
+    await publishStored()
+  }
+
+  /// Uploads a photo to `/photos` through the `Uploader` (compressed first when it helps),
+  /// reporting its states through `TUIUpdate.upload`, progress at most ten times a second.
+  /// - Parameter path: the path as typed (`~` is expanded).
+  /// - Throws: nothing: a failure shows on the upload line with its message.
+  public func upload(path: String) async throws {
+    let file = URL(fileURLWithPath: NSString(string: path).expandingTildeInPath)
+    let name = file.lastPathComponent
+    let uploader = Uploader(
+      transport: environment.client.transport, compressor: environment.compressor,
+      options: environment.client.options)
+    let request = UploadRequest(file: file, target: try environment.client.url("/photos"))
+    var throttle = ProgressThrottle()
+    var shown = UploadState(fileName: name, phase: .compressing)
+    hub.send(.upload(shown))
+    for await state in uploader.states(for: request) {
+      guard let next = Self.uploadState(state, after: shown) else { continue }
+      shown = next
+      if throttle.admit(next, at: .now) { hub.send(.upload(next)) }
+    }
+  }
+
+  /// The interface's view of an uploader state; nil for one it does not show.
+  /// - Parameters:
+  ///   - state: the uploader's state.
+  ///   - previous: what is shown now.
+  /// - Returns: what to show.
+  public static func uploadState(_ state: CourierCore.UploadState, after previous: UploadState)
+    -> UploadState?
+  {
+    var next = previous
+    switch state {
+    case .compressing:
+      next.phase = .compressing
+    case .prepared:
+      return nil
+    case .uploading(let sent, let total):
+      next.phase = .uploading
+      next.sent = sent
+      next.total = total
+    case .retrying(let attempt, _, let delay, _):
+      next.phase = .retrying(attempt: attempt, delay: delay)
+      next.sent = 0
+    case .succeeded(let result):
+      next.phase = .succeeded
+      next.total = max(next.total, result.bodyLength)
+      next.sent = next.total
+    case .failed(let error):
+      if error.kind == .cancelled { return nil }
+      next.phase = .failed(message: UserMessages.message(for: error))
+    }
+    return next
+  }
+
+  /// Sends the stored articles again (after a local write or a replay), keeping the source.
+  private func publishStored() async {
+    guard let snapshot = try? await engine.cached() else { return }
+    let source = self.source.withLock { current -> ArticlesSource in
+      if case .network = current { return .network }
+      current = Self.source(of: snapshot)
+      return current
+    }
+    hub.send(
+      .articles(Self.items(snapshot, conflicted: Self.conflictedIDs(engine.state)), source: source)
+    )
+  }
+
+  static func source(of snapshot: SyncSnapshot<Article>) -> ArticlesSource {
+    if snapshot.source == .network, snapshot.error == nil { return .network }
+    guard let age = snapshot.age else { return .none }
+    return .cache(age: .milliseconds(Int64(age * 1000)))
+  }
+
+  static func conflictedIDs(_ state: SyncState) -> Set<String> {
+    Set(state.conflicted.map(\.key.id))
+  }
+
+  /// The rows, newest first; local creations (no server time yet) on top.
+  static func items(_ snapshot: SyncSnapshot<Article>, conflicted: Set<String>) -> [ArticleItem] {
+    snapshot.items
+      .sorted {
+        let left = $0.value.updatedAt ?? .distantFuture
+        let right = $1.value.updatedAt ?? .distantFuture
+        return left != right ? left > right : $0.value.id < $1.value.id
+      }
+      .map {
+        ArticleItem(
+          id: $0.value.id, title: $0.value.title, body: $0.value.body,
+          isPending: $0.state != .synced, isConflicted: conflicted.contains($0.value.id))
+      }
+  }
+
+  /// The refused operations and the conflicts of a sync state, as the interface lists them.
+  /// - Parameter state: the sync engine's state.
+  /// - Returns: the refused operations (with the server's message) and the conflicts.
+  public static func issues(_ state: SyncState) -> (rejected: [SyncIssue], conflicts: [SyncIssue]) {
+    let rejected = state.rejected.compactMap { entry -> SyncIssue? in
+      guard case .rejected(let message, _) = entry.state else { return nil }
+      return SyncIssue(articleID: entry.key.id, title: title(of: entry), message: message)
+    }
+    let conflicts = state.conflicted.map {
+      SyncIssue(
+        articleID: $0.key.id, title: title(of: $0),
+        message: "This item was changed elsewhere since you last saw it.")
+    }
+    return (rejected, conflicts)
+  }
+
+  /// "Create “Lunch”", from the operation.
+  static func title(of entry: OutboxEntry) -> String {
+    let verb: String
+    switch entry.operation.kind {
+    case .create: verb = "Create"
+    case .update: verb = "Edit"
+    case .delete: verb = "Delete"
+    }
+    if case .object(let members) = entry.operation.payload,
+      case .string(let title) = members["title"]
+    {
+      return "\(verb) “\(title)”"
+    }
+    return "\(verb) an article"
+  }
+}

@@ -1,0 +1,307 @@
+import CourierCLI
+import CourierComposition
+import CourierTestSupport
+import Foundation
+import Testing
+
+/// The sync engine through the CLI against the real reference backend, with the real SQLite
+/// store reopened by every command (each command is a fresh start of the store).
+@Suite("Sync against the reference backend", .serialized)
+struct SyncIntegrationTests {
+  struct Run {
+    let code: Int32
+    let output: CapturedOutput
+    var lines: [[String: Any]] {
+      output.stdout.split(separator: "\n").compactMap {
+        (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+      }
+    }
+  }
+
+  /// A base URL nothing listens on (connection refused at once): "offline".
+  static let deadURL = "http://127.0.0.1:9"
+
+  func run(
+    _ baseURL: String, _ arguments: [String], dataDir: URL, input: String? = nil,
+    environment: [String: String] = [:]
+  ) async -> Run {
+    let output = CapturedOutput(input: input)
+    var env = ["HOME": dataDir.path, "XDG_CONFIG_HOME": dataDir.appendingPathComponent("cfg").path]
+    for (key, value) in environment { env[key] = value }
+    let runner = CommandRunner(environment: env, output: output)
+    let code = await runner.run(
+      ["--base-url", baseURL, "--data-dir", dataDir.path, "--max-attempts", "1"] + arguments)
+    return Run(code: code, output: output)
+  }
+
+  func client(_ backend: ReferenceBackend, user: String = "alice") async throws -> URL {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "courier-sync-\(UUID())")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let login = await run(
+      backend.url.absoluteString, ["login", "--username", user, "--password-stdin"], dataDir: dir,
+      input: "secret\n")
+    #expect(login.code == 0, "\(login.output.stderr)")
+    return dir
+  }
+
+  func serverArticles(_ backend: ReferenceBackend) async throws -> [[String: Any]] {
+    let (_, body) = try await backend.call(
+      "POST", "/auth/token", json: #"{"username":"bob","password":"secret"}"#)
+    let token =
+      (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["access_token"] as? String
+      ?? ""
+    let (_, list) = try await backend.call(
+      "GET", "/articles", headers: ["Authorization": "Bearer \(token)"])
+    return (try JSONSerialization.jsonObject(with: list) as? [[String: Any]]) ?? []
+  }
+
+  // MARK: Stale-while-revalidate
+
+  @Test("list: cache first, then 200; then 304; a failing and a gone backend keep the cache")
+  func staleWhileRevalidate() async throws {
+    let backend = try await ReferenceBackend()
+    defer { backend.stop() }
+    let dir = try await client(backend)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let url = backend.url.absoluteString
+    let add = await run(
+      url, ["articles", "add", "--title", "Bonjour", "--body", "b"], dataDir: dir)
+    #expect(add.code == 0, "\(add.output.stderr)")
+
+    let first = await run(url, ["articles", "list", "--json"], dataDir: dir)
+    #expect(first.code == 0, "\(first.output.stderr)")
+    #expect(first.lines.count == 2)
+    #expect(first.lines.first?["source"] as? String == "cache")
+    #expect(first.lines.first?["stale"] as? Bool == true)
+    #expect(first.lines.last?["source"] as? String == "network")
+    #expect(first.lines.last?["not_modified"] as? Bool == false)
+    #expect((first.lines.last?["articles"] as? [Any])?.count == 1)
+
+    let second = await run(url, ["articles", "list", "--json"], dataDir: dir)
+    #expect(second.lines.last?["not_modified"] as? Bool == true)
+    #expect((second.lines.first?["age_seconds"] as? Double).map { $0 >= 0 } == true)
+
+    try await backend.call("POST", "/__chaos", json: #"{"fail_next":1,"status":500}"#)
+    let failing = await run(url, ["articles", "list", "--json"], dataDir: dir)
+    #expect(failing.code != 0)
+    let failed = try #require(failing.lines.last)
+    #expect(failed["source"] as? String == "network")
+    #expect((failed["error"] as? [String: Any])?["http_status"] as? Int == 500)
+    #expect((failed["articles"] as? [[String: Any]])?.first?["title"] as? String == "Bonjour")
+
+    backend.stop()
+    let down = ContinuousClock.now + .seconds(10)
+    while ContinuousClock.now < down, (try? await backend.call("GET", "/health")) != nil {
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    let gone = await run(url, ["articles", "list"], dataDir: dir)
+    #expect(gone.code == 69)
+    #expect(gone.output.stdout.contains("Bonjour"))
+    #expect(gone.output.stderr.contains("The cached list above is kept."))
+    let offline = await run(url, ["articles", "list", "--offline", "--json"], dataDir: dir)
+    #expect(offline.code == 0)
+    #expect(offline.lines.count == 1)
+    #expect((offline.lines.first?["articles"] as? [Any])?.count == 1)
+  }
+
+  // MARK: Outbox across restarts
+
+  @Test("writes made offline survive reopening the store and are sent in order")
+  func outboxSurvivesRestart() async throws {
+    let backend = try await ReferenceBackend()
+    defer { backend.stop() }
+    let dir = try await client(backend)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    for title in ["un", "deux", "trois"] {
+      let add = await run(Self.deadURL, ["articles", "add", "--title", title], dataDir: dir)
+      #expect(add.code == 0, "queued offline is a success: \(add.output.stderr)")
+      #expect(add.output.stdout.contains("saved in the outbox"))
+    }
+    let outbox = await run(Self.deadURL, ["outbox", "--json"], dataDir: dir)
+    #expect(outbox.lines.first?["pending"] as? Int == 3)
+
+    let sync = await run(backend.url.absoluteString, ["sync", "--json"], dataDir: dir)
+    #expect(sync.code == 0, "\(sync.output.stdout)")
+    #expect(sync.lines.first?["sent"] as? Int == 3)
+    #expect(sync.lines.first?["pending"] as? Int == 0)
+    let puts = try await backend.log().filter { ($0["method"] as? String) == "PUT" }
+    let titles = try await serverArticles(backend).map { $0["title"] as? String ?? "" }
+    #expect(Set(titles) == ["un", "deux", "trois"])
+    #expect(puts.count == 3)
+    // In queue order: the ids the outbox listed, in its order.
+    let queued = (outbox.lines.first?["entries"] as? [[String: Any]])?.compactMap {
+      $0["id"] as? String
+    }
+    #expect(
+      puts.compactMap { ($0["path"] as? String)?.split(separator: "/").last.map(String.init) }
+        == queued)
+  }
+
+  // MARK: Two clients, one article
+
+  struct ConflictCase: Sendable, CustomStringConvertible {
+    var policy: String
+    /// Whether B's offline edit is made after A's change reached the server (B is newer).
+    var bIsNewer: Bool
+    var expectedTitle: String
+    var expectedCode: Int32
+    var description: String { "\(policy), B newer: \(bIsNewer)" }
+  }
+
+  @Test(
+    "two clients edit the same article offline",
+    arguments: [
+      ConflictCase(policy: "lastWriteWins", bIsNewer: true, expectedTitle: "B", expectedCode: 0),
+      ConflictCase(policy: "lastWriteWins", bIsNewer: false, expectedTitle: "A", expectedCode: 0),
+      ConflictCase(policy: "serverWins", bIsNewer: true, expectedTitle: "A", expectedCode: 0),
+      ConflictCase(policy: "manual", bIsNewer: true, expectedTitle: "A", expectedCode: 65),
+    ])
+  func twoClients(_ row: ConflictCase) async throws {
+    let backend = try await ReferenceBackend()
+    defer { backend.stop() }
+    let url = backend.url.absoluteString
+    let a = try await client(backend)
+    let b = try await client(backend, user: "bob")
+    defer {
+      try? FileManager.default.removeItem(at: a)
+      try? FileManager.default.removeItem(at: b)
+    }
+    let env = ["COURIER_CONFLICT_POLICY": row.policy]
+    #expect(await run(url, ["articles", "add", "--title", "base"], dataDir: a).code == 0)
+    let listed = await run(url, ["articles", "list", "--json"], dataDir: b)
+    let id = try #require(
+      (listed.lines.last?["articles"] as? [[String: Any]])?.first?["id"] as? String)
+    _ = await run(url, ["articles", "list"], dataDir: a)
+
+    if row.bIsNewer {
+      // A's change reaches the server first; B edits (offline) afterwards.
+      #expect(await run(url, ["articles", "edit", id, "--title", "A"], dataDir: a).code == 0)
+      #expect(
+        await run(Self.deadURL, ["articles", "edit", id, "--title", "B"], dataDir: b).code == 0)
+    } else {
+      // B edits offline first; A's change reaches the server afterwards.
+      #expect(
+        await run(Self.deadURL, ["articles", "edit", id, "--title", "B"], dataDir: b).code == 0)
+      try await Task.sleep(for: .milliseconds(20))  // distinct timestamps, not synchronisation
+      #expect(await run(url, ["articles", "edit", id, "--title", "A"], dataDir: a).code == 0)
+    }
+    let sync = await run(url, ["sync", "--json"], dataDir: b, environment: env)
+    #expect(sync.code == row.expectedCode, "\(sync.output.stdout)")
+    #expect(sync.lines.first?["conflicts"] as? Int == 1)
+    let server = try await serverArticles(backend)
+    #expect(server.first?["title"] as? String == row.expectedTitle)
+    let outbox = await run(url, ["outbox", "--json"], dataDir: b)
+    let local = await run(url, ["articles", "list", "--offline", "--json"], dataDir: b)
+    let localTitle = (local.lines.first?["articles"] as? [[String: Any]])?.first?["title"]
+    if row.policy == "manual" {
+      #expect(outbox.lines.first?["conflicted"] as? Int == 1)
+      #expect(localTitle as? String == "B", "manual keeps both: B's edit stays visible")
+    } else {
+      #expect(outbox.lines.first?["conflicted"] as? Int == 0)
+      #expect(outbox.lines.first?["pending"] as? Int == 0)
+      #expect(localTitle as? String == row.expectedTitle)
+    }
+  }
+
+  // MARK: Crash consistency
+
+  static var courierBinary: URL {
+    ReferenceBackend.repositoryRoot.appendingPathComponent(".build/debug/courier")
+  }
+
+  @Test("kill -9 during replays, many times: every operation applied exactly once, in order")
+  func crashConsistency() async throws {
+    let binary = Self.courierBinary
+    try #require(
+      FileManager.default.isExecutableFile(atPath: binary.path),
+      "build courier first: \(binary.path)")
+    let backend = try await ReferenceBackend()
+    defer { backend.stop() }
+    let dir = try await client(backend)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let url = backend.url.absoluteString
+    // 40 creates, then an edit of every 4th (queued after all creates, not coalesced since
+    // each create was already attempted once while offline).
+    var ids: [String] = []
+    for index in 0..<40 {
+      let add = await run(
+        Self.deadURL, ["articles", "add", "--title", "t\(index)", "--json"], dataDir: dir)
+      ids.append(try #require(add.lines.first?["id"] as? String))
+    }
+    for index in stride(from: 0, to: 40, by: 4) {
+      let edit = await run(
+        Self.deadURL, ["articles", "edit", ids[index], "--title", "e\(index)"], dataDir: dir)
+      #expect(edit.code == 0)
+    }
+    let before = await run(Self.deadURL, ["outbox", "--json"], dataDir: dir)
+    let queuedOps = (before.lines.first?["entries"] as? [[String: Any]]) ?? []
+    #expect(queuedOps.count == 50)
+    try await backend.call("POST", "/__chaos", json: #"{"fail_next":0,"delay_ms":25}"#)
+
+    var kills = 0
+    var rng = SystemRandomNumberGenerator()
+    for _ in 0..<10 {
+      let seen = try await backend.log().count
+      let process = Process()
+      process.executableURL = binary
+      process.arguments = ["--base-url", url, "--data-dir", dir.path, "sync"]
+      process.environment = [
+        "HOME": dir.path, "XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path,
+      ]
+      process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+      process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+      try process.run()
+      // Kill after a random number (1...6) of further requests reached the server.
+      let target = seen + Int.random(in: 1...6, using: &rng)
+      let deadline = ContinuousClock.now + .seconds(20)
+      while process.isRunning, ContinuousClock.now < deadline,
+        try await backend.log().count < target
+      {
+        try await Task.sleep(for: .milliseconds(Int.random(in: 1...15, using: &rng)))
+      }
+      if process.isRunning {
+        kill(process.processIdentifier, SIGKILL)
+        kills += 1
+      }
+      while process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
+    }
+    try await backend.call("POST", "/__chaos", json: #"{"fail_next":0,"delay_ms":0}"#)
+    let final = await run(url, ["sync", "--json"], dataDir: dir)
+    #expect(final.code == 0, "\(final.output.stdout)")
+    #expect(final.lines.first?["pending"] as? Int == 0)
+    #expect(kills >= 5, "most runs were killed mid-replay (\(kills))")
+
+    // Server state: every article once, edited ones at version 2 with the edit's title.
+    let server = try await serverArticles(backend)
+    #expect(server.count == 40)
+    for (index, id) in ids.enumerated() {
+      let article = server.first { $0["id"] as? String == id }
+      let edited = index % 4 == 0
+      #expect(article?["title"] as? String == (edited ? "e\(index)" : "t\(index)"))
+      #expect(article?["version"] as? Int == (edited ? 2 : 1))
+    }
+    // The log: distinct effects (first success of each key) happen in queue order; a key
+    // seen again is only ever a replay of the same operation.
+    let log = try await backend.log().filter { ($0["method"] as? String) == "PUT" }
+    var firstSuccess: [String] = []
+    for entry in log {
+      guard let key = entry["idempotency_key"] as? String,
+        let status = entry["status"] as? Int, (200..<300).contains(status)
+      else { continue }
+      if !firstSuccess.contains(key) { firstSuccess.append(key) }
+    }
+    // An edit is sent on top of the create's version: its key is `<operation id>.v1`.
+    let expectedKeys = queuedOps.map { ($0["operation_id"] as? String) ?? "" }
+    #expect(firstSuccess.count == 50)
+    #expect(
+      firstSuccess.map { $0.split(separator: ".").first.map(String.init) ?? "" } == expectedKeys)
+    // 499: the server saw the killed client go away; 409 idempotency_in_flight: a killed
+    // run's request was still being processed (transient). Anything else would be a refusal.
+    let failures = log.filter {
+      guard let status = $0["status"] as? Int else { return true }
+      return status >= 400 && status != 409 && status != 499
+    }
+    #expect(failures.isEmpty, "no request was refused: \(failures)")
+  }
+}

@@ -1,0 +1,166 @@
+import CourierComposition
+import CourierCore
+import CourierDomain
+import CourierTUI
+import CourierTestKit
+import Foundation
+import Testing
+
+/// The interface's upload line (the core has an `UploadState` of its own).
+typealias ShownUpload = CourierTUI.UploadState
+
+/// The bridge over fakes: a manual path monitor and clock, an in-memory store and transport.
+/// The end-to-end test (`TUIEndToEndTests`) does the same with every real part.
+@Suite("CoreBridge", .timeLimit(.minutes(1)))
+struct CoreBridgeTests {
+  struct Fixture {
+    let monitor = ManualPathMonitor()
+    let clock = ManualClock()
+    let transport = InMemoryTransport()
+    let hub = UpdateHub()
+    let bridge: CoreBridge
+
+    init() throws {
+      var config = CourierConfig(environment: ["HOME": "/nonexistent"])
+      config.token = "token"
+      config.retry.maxAttempts = 1
+      let environment = try CourierEnvironment(
+        config: config,
+        overrides: AdapterOverrides(
+          transport: transport, pathMonitor: monitor, localStore: InMemoryLocalStore()))
+      bridge = try CoreBridge(environment: environment, hub: hub, clock: clock)
+    }
+  }
+
+  /// Reads updates until one satisfies `predicate`; returns it.
+  static func next(
+    _ iterator: inout AsyncStream<TUIUpdate>.Iterator, where predicate: (TUIUpdate) -> Bool
+  ) async -> TUIUpdate? {
+    while let update = await iterator.next() {
+      if predicate(update) { return update }
+    }
+    return nil
+  }
+
+  @Test("a path change reaches the header with no key, after the interface's short delay")
+  func pathChanges() async throws {
+    let fixture = try Fixture()
+    fixture.transport.enqueue(status: 200, json: "[]")
+    var updates = fixture.hub.stream.makeAsyncIterator()
+    let running = Task { try await fixture.bridge.run() }
+    defer { running.cancel() }
+    while !fixture.monitor.send(.satisfied) { await Task.yield() }
+    let seen1 = await Self.next(&updates) { $0 == .path(.satisfied) }
+    #expect(seen1 != nil)
+    fixture.monitor.send(.unsatisfied)
+    await fixture.clock.waitForSleepers(1)
+    fixture.clock.advance(by: CoreBridge.pathDelays.offline)
+    let seen2 = await Self.next(&updates) { $0 == .path(.unsatisfied) }
+    #expect(seen2 != nil)
+    #expect(CoreBridge.pathDelays.offline < .seconds(1))
+  }
+
+  @Test("an article added offline shows at once, flagged pending, and the outbox counts it")
+  func addOffline() async throws {
+    let fixture = try Fixture()
+    fixture.transport.enqueue(status: 200, json: "[]")
+    var updates = fixture.hub.stream.makeAsyncIterator()
+    let running = Task { try await fixture.bridge.run() }
+    defer { running.cancel() }
+    while !fixture.monitor.send(.unsatisfied) { await Task.yield() }
+    let seen3 = await Self.next(&updates) { $0 == .path(.unsatisfied) }
+    #expect(seen3 != nil)
+    try await fixture.bridge.addArticle(title: "Lunch", body: "at noon")
+    let shown = await Self.next(&updates) {
+      if case .articles(let items, _) = $0 { return items.contains { $0.title == "Lunch" } }
+      return false
+    }
+    guard case .articles(let items, _) = shown else {
+      Issue.record("no articles update with the new article")
+      return
+    }
+    #expect(items.first { $0.title == "Lunch" }?.isPending == true)
+    let seen4 = await Self.next(&updates) { $0 == .outbox(pending: 1, isSyncing: false) }
+    #expect(seen4 != nil)
+  }
+
+  @Test("edits and deletes go through the sync engine and show at once")
+  func editAndDelete() async throws {
+    let fixture = try Fixture()
+    fixture.transport.enqueue(status: 200, json: "[]")
+    var updates = fixture.hub.stream.makeAsyncIterator()
+    let running = Task { try await fixture.bridge.run() }
+    defer { running.cancel() }
+    while !fixture.monitor.send(.unsatisfied) { await Task.yield() }
+    let offline = await Self.next(&updates) { $0 == .path(.unsatisfied) }
+    #expect(offline != nil)
+    try await fixture.bridge.addArticle(title: "Lunch", body: "at noon")
+    let added = await Self.next(&updates) { Self.titles($0)?.contains("Lunch") == true }
+    let id = try #require(Self.items(added)?.first { $0.title == "Lunch" }?.id)
+    try await fixture.bridge.editArticle(id: id, title: "Dinner", body: "at eight")
+    let edited = await Self.next(&updates) { Self.titles($0) == ["Dinner"] }
+    #expect(Self.items(edited)?.first?.body == "at eight")
+    #expect(Self.items(edited)?.first?.isPending == true)
+    try await fixture.bridge.deleteArticle(id: id)
+    let deleted = await Self.next(&updates) { Self.titles($0) == [] }
+    #expect(deleted != nil)
+    await #expect(throws: (any Error).self) { try await fixture.bridge.deleteArticle(id: id) }
+  }
+
+  static func items(_ update: TUIUpdate?) -> [ArticleItem]? {
+    guard case .articles(let items, _) = update else { return nil }
+    return items
+  }
+
+  static func titles(_ update: TUIUpdate?) -> [String]? { items(update)?.map(\.title) }
+
+  @Test(
+    "refusals and conflicts are titled by the operation, with their messages",
+    arguments: [
+      (OutboxKind.create, true, "Create “Lunch”"), (.update, true, "Edit “Lunch”"),
+      (.delete, false, "Delete an article"),
+    ])
+  func issues(kind: OutboxKind, hasTitle: Bool, title: String) {
+    let operation = OutboxOperation(
+      key: RecordKey(collection: "articles", id: "a"), kind: kind,
+      payload: hasTitle ? .object(["title": .string("Lunch")]) : nil, baseVersion: nil,
+      enqueuedAt: Date())
+    let state = SyncState(
+      rejected: [
+        OutboxEntry(sequence: 1, operation: operation, state: .rejected(message: "No.", code: nil))
+      ],
+      conflicted: [
+        OutboxEntry(sequence: 2, operation: operation, state: .conflicted(serverRecord: .null))
+      ])
+    let (rejected, conflicts) = CoreBridge.issues(state)
+    #expect(rejected == [SyncIssue(articleID: "a", title: title, message: "No.")])
+    #expect(conflicts.map(\.title) == [title])
+    #expect(conflicts.first?.message.contains("changed elsewhere") == true)
+  }
+
+  @Test("the uploader's states become the upload line; a cancelled upload shows nothing")
+  func uploadStates() {
+    let start = ShownUpload(fileName: "a.jpg", phase: .compressing)
+    let offline = CourierError(.offline)
+    let table: [(CourierCore.UploadState, ShownUpload?)] = [
+      (.compressing, start),
+      (
+        .uploading(sent: 5, total: 10),
+        ShownUpload(fileName: "a.jpg", sent: 5, total: 10, phase: .uploading)
+      ),
+      (
+        .retrying(attempt: 1, maxAttempts: 3, delay: .seconds(2), reason: offline),
+        ShownUpload(fileName: "a.jpg", phase: .retrying(attempt: 1, delay: .seconds(2)))
+      ),
+      (.failed(CourierError(.cancelled)), nil),
+      (
+        .failed(offline),
+        ShownUpload(
+          fileName: "a.jpg", phase: .failed(message: UserMessages.message(for: offline)))
+      ),
+    ]
+    for (state, expected) in table {
+      #expect(CoreBridge.uploadState(state, after: start) == expected)
+    }
+  }
+}
