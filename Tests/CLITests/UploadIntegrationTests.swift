@@ -5,7 +5,7 @@ import Testing
 
 /// `courier upload` in-process against the real reference backend: one backend per test, real
 /// libvips compression, real transports (libcurl by default, URLSession where cheap).
-@Suite("courier upload against the reference backend")
+@Suite("courier upload against the reference backend", .serialized, .sharedBackend)
 struct UploadIntegrationTests {
   struct Run {
     let code: Int32
@@ -80,8 +80,7 @@ struct UploadIntegrationTests {
   @Test(
     "503 twice then success: 3 POSTs with one key, exactly one photo stored", arguments: transports)
   func retriesStoreOnePhoto(_ transport: String) async throws {
-    let backend = try await ReferenceBackend()
-    defer { backend.stop() }
+    let backend = try await SharedBackend.fresh()
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     try await login(backend, dataDir: dir)
@@ -107,8 +106,7 @@ struct UploadIntegrationTests {
 
   @Test("on a terminal: a progress bar redrawn with \\r on standard error, and a retry line")
   func terminalProgress() async throws {
-    let backend = try await ReferenceBackend()
-    defer { backend.stop() }
+    let backend = try await SharedBackend.fresh()
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     try await login(backend, dataDir: dir)
@@ -131,8 +129,7 @@ struct UploadIntegrationTests {
 
   @Test("--json: one object per event, then the result", arguments: transports)
   func jsonEvents(_ transport: String) async throws {
-    let backend = try await ReferenceBackend()
-    defer { backend.stop() }
+    let backend = try await SharedBackend.fresh()
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     try await login(backend, dataDir: dir)
@@ -160,8 +157,8 @@ struct UploadIntegrationTests {
 
   @Test("422 image_too_large: the server's message, exit 65, exactly one attempt")
   func tooLarge() async throws {
-    let backend = try await ReferenceBackend(environment: ["COURIER_BACKEND_MAX_UPLOAD": "2000"])
-    defer { backend.stop() }
+    let backend = try await SharedBackend.fresh()
+    try await backend.call("POST", "/__config", json: #"{"max_upload":2000}"#)
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     try await login(backend, dataDir: dir)
@@ -178,8 +175,7 @@ struct UploadIntegrationTests {
 
   @Test("an expired access token is refreshed once and the upload replayed with the same key")
   func refreshesToken() async throws {
-    let backend = try await ReferenceBackend()
-    defer { backend.stop() }
+    let backend = try await SharedBackend.fresh()
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     try await login(backend, dataDir: dir)
@@ -223,8 +219,7 @@ struct UploadIntegrationTests {
 
   @Test("a missing file: exit 66 naming it, and no request at all")
   func missingFile() async throws {
-    let backend = try await ReferenceBackend()
-    defer { backend.stop() }
+    let backend = try await SharedBackend.fresh()
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     let before = try await backend.log().count
@@ -237,8 +232,7 @@ struct UploadIntegrationTests {
 
   @Test("a 3000×2000 JPEG with GPS arrives as a JPEG ≤ 2048 px without GPS", arguments: transports)
   func compressesAndStripsLocation(_ transport: String) async throws {
-    let backend = try await ReferenceBackend()
-    defer { backend.stop() }
+    let backend = try await SharedBackend.fresh()
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     try await login(backend, dataDir: dir)
@@ -275,8 +269,7 @@ struct UploadIntegrationTests {
 
   @Test("a non-image file is sent as is, with its own media type", arguments: transports)
   func nonImageAsIs(_ transport: String) async throws {
-    let backend = try await ReferenceBackend()
-    defer { backend.stop() }
+    let backend = try await SharedBackend.fresh()
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     let text = Data("plain notes, not a photo\n".utf8)
