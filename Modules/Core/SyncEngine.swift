@@ -333,7 +333,13 @@ public actor SyncEngine<Record: SyncRecord> {
     replayTask = task
     replayRequested = false
     publishSyncing()
-    let report = await task.value
+    // Cancelling the caller (a watch ending on SIGTERM) stops the replay between requests or
+    // in the send itself; an interrupted entry stays pending with its attempt counted.
+    let report = await withTaskCancellationHandler {
+      await task.value
+    } onCancel: {
+      task.cancel()
+    }
     replayTask = nil
     publishSyncing()
     if replayRequested {
@@ -355,6 +361,8 @@ public actor SyncEngine<Record: SyncRecord> {
 
   private enum Step {
     case next
+    /// The entry was kept conflicted: later entries of its record wait.
+    case held
     case reread
     case stop(CourierError)
   }
@@ -398,7 +406,9 @@ public actor SyncEngine<Record: SyncRecord> {
         switch step {
         case .next:
           didWork = true
-          if case .conflicted? = try? store.entry(entry.id)?.state { blocked.insert(entry.key) }
+        case .held:
+          didWork = true
+          blocked.insert(entry.key)
         case .reread:
           didWork = true
           continue batches
@@ -564,7 +574,7 @@ public actor SyncEngine<Record: SyncRecord> {
         $0.pendingCount = max(0, $0.pendingCount - 1)
         $0.conflicted.append(kept)
       }
-      return .next
+      return .held
     }
   }
 
