@@ -328,7 +328,7 @@ public actor SyncEngine<Record: SyncRecord> {
   /// replay already running is waited for first, so two never interleave.
   /// - Returns: what this replay did.
   public func replay() async -> ReplayReport {
-    while let running = replayTask { _ = await running.value }
+    await waitForIdle()
     let task = Task { await self.drain() }
     replayTask = task
     replayRequested = false
@@ -340,7 +340,7 @@ public actor SyncEngine<Record: SyncRecord> {
     } onCancel: {
       task.cancel()
     }
-    replayTask = nil
+    if replayTask == task { replayTask = nil }
     publishSyncing()
     if replayRequested {
       replayRequested = false
@@ -351,7 +351,12 @@ public actor SyncEngine<Record: SyncRecord> {
 
   /// Waits until no replay runs (for tests and a CLI about to exit).
   public func waitForIdle() async {
-    while let running = replayTask { _ = await running.value }
+    // A finished task is cleared here too: its owner may not have resumed yet, and awaiting a
+    // finished task does not suspend, so looping on it would spin on the actor.
+    while let running = replayTask {
+      _ = await running.value
+      if replayTask == running { replayTask = nil }
+    }
   }
 
   private func publishSyncing() {

@@ -302,6 +302,23 @@ struct SyncEngineTests {
     #expect(try store.pending().map(\.attempts) == [1])
   }
 
+  @Test("concurrent replays never interleave and all return", .timeLimit(.minutes(1)))
+  func concurrentReplays() async throws {
+    let engine = engine()
+    try await engine.create(Article(id: "x", title: "x", body: ""))
+    transport.enqueue(status: 201, json: Self.json("x", "x", version: 1, updated: clock.now))
+    let reports = await withTaskGroup(of: ReplayReport.self) { group in
+      for _ in 0..<4 { group.addTask { await engine.replay() } }
+      var all: [ReplayReport] = []
+      for await report in group { all.append(report) }
+      return all
+    }
+    #expect(reports.count == 4)
+    #expect(reports.map(\.sent).reduce(0, +) == 1)
+    #expect(transport.requests.count == 1)
+    #expect(!engine.state.isSyncing)
+  }
+
   // MARK: State and connectivity
 
   @Test("the state stream starts with the current value and follows writes")
