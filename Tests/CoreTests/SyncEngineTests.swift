@@ -108,6 +108,19 @@ struct SyncEngineTests {
     #expect(try store.pending().count == 1)
   }
 
+  @Test("list(): the cache first, then the network snapshot, then the end")
+  func listStream() async throws {
+    try seed(["a"])
+    let engine = engine()
+    transport.enqueue(status: 304, json: "")
+    var sources: [SyncSnapshot<Article>.Source] = []
+    for await snapshot in engine.list() {
+      sources.append(snapshot.source)
+      #expect(snapshot.items.map(\.value.id) == ["a"])
+    }
+    #expect(sources == [.cache, .network])
+  }
+
   // MARK: Writes and replay
 
   @Test("create, update, delete: requests carry the op id, the base version, in FIFO order")
