@@ -91,11 +91,8 @@ enum ArticleCommands {
     SyncEngine<Article>, any LocalStore
   ) {
     let store = try context.environment.openLocalStore()
-    let engine = SyncEngine<Article>(
-      client: context.client, store: store, pathMonitor: context.environment.pathMonitor,
-      configuration: SyncEngine<Article>.Configuration(
-        conflictPolicy: context.environment.config.conflictPolicy,
-        replaysAfterWrites: replaysAfterWrites))
+    let engine = context.environment.articleSyncEngine(
+      store: store, replaysAfterWrites: replaysAfterWrites)
     return (engine, store)
   }
 

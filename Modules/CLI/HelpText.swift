@@ -124,7 +124,7 @@ public enum HelpText {
     """ + "\n"
 
   static let articles = """
-    USAGE: courier articles list [--offline]
+    USAGE: courier articles list [--offline] [--json]
            courier articles add --title T [--body B]
            courier articles edit ID [--title T] [--body B]
            courier articles delete ID
@@ -132,7 +132,9 @@ public enum HelpText {
     The local store is the source of truth. `list` prints the cached articles at once (marked
     with their age), then refreshes them (unless --offline); a failed refresh keeps the cache.
     `add`, `edit` and `delete` apply the change locally, queue it in the outbox, try to send it,
-    and print what is still pending.
+    and print what is still pending; a write queued while offline exits 0 (it is saved).
+    With --json, `list` prints a {"source":"cache",...} line, then a {"source":"network",...}
+    line (with "error" when the refresh failed, the exit code then says why).
 
     \(globalOptions)
     """ + "\n"
@@ -150,7 +152,9 @@ public enum HelpText {
     USAGE: courier sync [--watch] [--json]
 
     Sends the waiting writes now, in order, and reports what was sent, refused, in conflict or
-    still pending. With --watch it stays running and replays whenever the network returns.
+    still pending. With --watch it stays running and replays whenever the network returns,
+    until SIGINT or SIGTERM. Version conflicts follow conflict_policy (COURIER_CONFLICT_POLICY):
+    lastWriteWins (default), serverWins or manual (kept in the outbox for you).
 
     \(globalOptions)
     """ + "\n"

@@ -328,13 +328,19 @@ public actor SyncEngine<Record: SyncRecord> {
   /// replay already running is waited for first, so two never interleave.
   /// - Returns: what this replay did.
   public func replay() async -> ReplayReport {
-    while let running = replayTask { _ = await running.value }
+    await waitForIdle()
     let task = Task { await self.drain() }
     replayTask = task
     replayRequested = false
     publishSyncing()
-    let report = await task.value
-    replayTask = nil
+    // Cancelling the caller (a watch ending on SIGTERM) stops the replay between requests or
+    // in the send itself; an interrupted entry stays pending with its attempt counted.
+    let report = await withTaskCancellationHandler {
+      await task.value
+    } onCancel: {
+      task.cancel()
+    }
+    if replayTask == task { replayTask = nil }
     publishSyncing()
     if replayRequested {
       replayRequested = false
@@ -345,7 +351,12 @@ public actor SyncEngine<Record: SyncRecord> {
 
   /// Waits until no replay runs (for tests and a CLI about to exit).
   public func waitForIdle() async {
-    while let running = replayTask { _ = await running.value }
+    // A finished task is cleared here too: its owner may not have resumed yet, and awaiting a
+    // finished task does not suspend, so looping on it would spin on the actor.
+    while let running = replayTask {
+      _ = await running.value
+      if replayTask == running { replayTask = nil }
+    }
   }
 
   private func publishSyncing() {
@@ -355,6 +366,8 @@ public actor SyncEngine<Record: SyncRecord> {
 
   private enum Step {
     case next
+    /// The entry was kept conflicted: later entries of its record wait.
+    case held
     case reread
     case stop(CourierError)
   }
@@ -398,7 +411,9 @@ public actor SyncEngine<Record: SyncRecord> {
         switch step {
         case .next:
           didWork = true
-          if case .conflicted? = try? store.entry(entry.id)?.state { blocked.insert(entry.key) }
+        case .held:
+          didWork = true
+          blocked.insert(entry.key)
         case .reread:
           didWork = true
           continue batches
@@ -564,7 +579,7 @@ public actor SyncEngine<Record: SyncRecord> {
         $0.pendingCount = max(0, $0.pendingCount - 1)
         $0.conflicted.append(kept)
       }
-      return .next
+      return .held
     }
   }
 

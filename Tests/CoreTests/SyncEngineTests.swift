@@ -108,6 +108,19 @@ struct SyncEngineTests {
     #expect(try store.pending().count == 1)
   }
 
+  @Test("list(): the cache first, then the network snapshot, then the end")
+  func listStream() async throws {
+    try seed(["a"])
+    let engine = engine()
+    transport.enqueue(status: 304, json: "")
+    var sources: [SyncSnapshot<Article>.Source] = []
+    for await snapshot in engine.list() {
+      sources.append(snapshot.source)
+      #expect(snapshot.items.map(\.value.id) == ["a"])
+    }
+    #expect(sources == [.cache, .network])
+  }
+
   // MARK: Writes and replay
 
   @Test("create, update, delete: requests carry the op id, the base version, in FIFO order")
@@ -233,6 +246,90 @@ struct SyncEngineTests {
       try await engine.resolveConflict(operationID: id, keepLocal: true)
       #expect(try store.pending().first?.operation.baseVersion == 4)
     }
+  }
+
+  @Test("a delete that meets 404 is complete: the record is already gone")
+  func deleteAlreadyGone() async throws {
+    try seed(["a"])
+    let engine = engine()
+    try await engine.delete(id: "a")
+    transport.enqueue(status: 404, json: #"{"code":"not_found","message":"No such article."}"#)
+    let report = await engine.replay()
+    #expect(report.sent == 1)
+    #expect(report.rejected == 0)
+    #expect(try store.record(RecordKey(collection: "articles", id: "a")) == nil)
+    #expect(try store.entries().isEmpty)
+  }
+
+  @Test("a new edit of a refused record supersedes the refusal")
+  func editAfterRefusal() async throws {
+    try seed(["a"])
+    let engine = engine()
+    try await engine.update(Article(id: "a", title: "", body: ""))
+    transport.enqueue(
+      status: 422, json: #"{"code":"validation_failed","message":"The title must not be empty."}"#)
+    _ = await engine.replay()
+    #expect(engine.state.rejected.count == 1)
+    try await engine.update(Article(id: "a", title: "fixed", body: ""))
+    transport.enqueue(status: 200, json: Self.json("a", "fixed", version: 2, updated: clock.now))
+    let report = await engine.replay()
+    #expect(report.sent == 1)
+    #expect(try store.entries().isEmpty)
+    #expect(engine.state.rejected.isEmpty)
+    #expect(try store.record(RecordKey(collection: "articles", id: "a"))?.state == .synced)
+  }
+
+  @Test("entries behind a kept conflict wait; other records go on")
+  func heldBehindConflict() async throws {
+    try seed(["a", "b"])
+    let engine = engine(policy: .manual)
+    try await engine.update(Article(id: "a", title: "a1", body: ""))
+    try await engine.update(Article(id: "b", title: "b1", body: ""))
+    let current = Self.json("a", "theirs", version: 3, updated: clock.now)
+    transport.enqueue(
+      status: 409, json: #"{"code":"version_conflict","message":"stale","current":\#(current)}"#)
+    transport.enqueue(status: 200, json: Self.json("b", "b1", version: 2, updated: clock.now))
+    let report = await engine.replay()
+    #expect(report.conflictsKept == 1)
+    #expect(report.sent == 1)
+    #expect(transport.requests.map(\.summary) == ["PUT /articles/a", "PUT /articles/b"])
+    #expect(engine.state.conflicted.map(\.key.id) == ["a"])
+  }
+
+  @Test("cancelling the caller stops the replay; the entry stays pending")
+  func cancelledReplay() async throws {
+    let engine = engine()
+    try await engine.create(Article(id: "x", title: "x", body: ""))
+    let (started, go) = AsyncStream.makeStream(of: Void.self)
+    transport.enqueue(
+      .handler { _ in
+        go.yield()
+        try await Task.sleep(for: .seconds(3600))
+        return HTTPResponse(status: 201)
+      })
+    let replay = Task { await engine.replay() }
+    for await _ in started { break }
+    replay.cancel()
+    let report = await replay.value
+    #expect(report.stoppedBy?.kind == .cancelled)
+    #expect(try store.pending().map(\.attempts) == [1])
+  }
+
+  @Test("concurrent replays never interleave and all return", .timeLimit(.minutes(1)))
+  func concurrentReplays() async throws {
+    let engine = engine()
+    try await engine.create(Article(id: "x", title: "x", body: ""))
+    transport.enqueue(status: 201, json: Self.json("x", "x", version: 1, updated: clock.now))
+    let reports = await withTaskGroup(of: ReplayReport.self) { group in
+      for _ in 0..<4 { group.addTask { await engine.replay() } }
+      var all: [ReplayReport] = []
+      for await report in group { all.append(report) }
+      return all
+    }
+    #expect(reports.count == 4)
+    #expect(reports.map(\.sent).reduce(0, +) == 1)
+    #expect(transport.requests.count == 1)
+    #expect(!engine.state.isSyncing)
   }
 
   // MARK: State and connectivity
