@@ -150,6 +150,15 @@ struct CommandContext: Sendable {
   /// Prints a failure for a person (standard error) or a script (`--json`, standard output)
   /// and returns its exit code.
   func report(_ error: CourierError) -> ExitCode {
+    var error = error
+    if error.kind == .unauthorized, error.code != "invalid_credentials",
+      (try? environment.credentials.load()) == nil
+    {
+      // No session at all: "expired" would be wrong.
+      error.serverMessage = nil
+      error.code = error.code ?? "not_logged_in"
+      return reportNotLoggedIn(error)
+    }
     if global.json {
       output.out(JSONLine.encode(Self.failureObject(error)) + "\n")
     } else {
@@ -157,6 +166,20 @@ struct CommandContext: Sendable {
       if global.verbose { output.err("courier: details: \(error.description)\n") }
     }
     return ExitCode.forError(error)
+  }
+
+  /// The message for a request refused because nobody is logged in.
+  static let notLoggedInMessage = "You're not logged in. Run 'courier login' first."
+
+  func reportNotLoggedIn(_ error: CourierError) -> ExitCode {
+    if global.json {
+      var object = Self.failureObject(error)
+      object["message"] = Self.notLoggedInMessage
+      output.out(JSONLine.encode(object) + "\n")
+    } else {
+      output.err("courier: \(Self.notLoggedInMessage)\n")
+    }
+    return .unauthorized
   }
 
   static func failureObject(_ error: CourierError) -> [String: Any] {

@@ -41,6 +41,7 @@ struct PipelineIntegrationTests {
     let denied = await run(backend, ["get", "/articles", "--json"], dataDir: dir)
     #expect(denied.code == 77)
     #expect(denied.output.stdout.contains(#""kind":"unauthorized""#))
+    #expect(denied.output.stdout.contains("not logged in"))
 
     let login = await run(
       backend, ["login", "--username", "alice", "--password-stdin"], dataDir: dir, input: "secret\n"
