@@ -213,6 +213,29 @@ struct FileLocalStoreTests {
     reopened.close()
   }
 
+  @Test("close releases the lock even while a spawning child still holds a copy of it")
+  func closeReleasesSharedLock() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.path + "/store"
+    let store = try FileLocalStore(directory: path)
+    // A child being spawned by another thread holds a copy of every descriptor until its
+    // exec. A `dup` of the store's lock descriptor is that copy, made deterministic.
+    let lockPath = URL(fileURLWithPath: path + "/lock").resolvingSymlinksInPath().path
+    let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
+    let lockFD = try #require(
+      descriptors.compactMap(Int32.init).first { fd in
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)"))
+          == lockPath
+      })
+    let copy = dup(lockFD)
+    try #require(copy >= 0)
+    defer { close(copy) }
+    store.close()
+    let reopened = try FileLocalStore(directory: path)
+    reopened.close()
+  }
+
   @Test("after close, calls fail clearly")
   func closed() throws {
     let directory = try TemporaryDirectory()

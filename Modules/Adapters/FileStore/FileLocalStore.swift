@@ -105,7 +105,7 @@ public final class FileLocalStore: LocalStoreBackend {
           state: loaded.state, lastSequence: loaded.lastSequence, journal: journal, lock: lock,
           journalBytes: bytes, compactedBytes: bytes, broken: nil))
     } catch {
-      Glibc.close(lock)
+      Self.release(lock)
       throw error
     }
   }
@@ -113,15 +113,26 @@ public final class FileLocalStore: LocalStoreBackend {
   deinit {
     core.withLock { core in
       if core.journal >= 0 { Glibc.close(core.journal) }
-      if core.lock >= 0 { Glibc.close(core.lock) }
+      if core.lock >= 0 { Self.release(core.lock) }
     }
+  }
+
+  /// Unlocks, then closes, the lock file.
+  ///
+  /// A `flock` belongs to the open file description, not to the descriptor: a child that
+  /// another thread is spawning holds a copy of every descriptor until its `exec` (even with
+  /// `O_CLOEXEC`), and closing ours alone would leave the lock held until then. `LOCK_UN`
+  /// releases it whatever copies exist.
+  private static func release(_ lock: Int32) {
+    _ = flock(lock, LOCK_UN)
+    Glibc.close(lock)
   }
 
   /// Closes the files and releases the lock. Later calls throw `StoreError.unusable`.
   public func close() {
     core.withLock { core in
       if core.journal >= 0 { Glibc.close(core.journal) }
-      if core.lock >= 0 { Glibc.close(core.lock) }
+      if core.lock >= 0 { Self.release(core.lock) }
       core.journal = -1
       core.lock = -1
       core.broken = StoreError(.unusable, "The local store \(directory) is closed.")
