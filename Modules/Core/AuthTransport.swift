@@ -140,9 +140,7 @@ extension AuthTransport: SegmentForwarding {
     _ request: HTTPRequest, segments: [BodySegment], options: TransportOptions,
     progress: @escaping @Sendable (TransferProgress) -> Void
   ) async throws -> HTTPResponse {
-    guard let streamer = SegmentStreaming.streamer(for: base) else {
-      throw SegmentStreaming.unsupported(request)
-    }
+    let streamer = try SegmentStreaming.required(beneath: base, for: request)
     return try await authorized(request) {
       try await streamer.upload($0, segments: segments, options: options, progress: progress)
     }

@@ -90,9 +90,7 @@ extension LoggingTransport: SegmentForwarding {
     _ request: HTTPRequest, segments: [BodySegment], options: TransportOptions,
     progress: @escaping @Sendable (TransferProgress) -> Void
   ) async throws -> HTTPResponse {
-    guard let streamer = SegmentStreaming.streamer(for: base) else {
-      throw SegmentStreaming.unsupported(request)
-    }
+    let streamer = try SegmentStreaming.required(beneath: base, for: request)
     return try await logged(request) {
       try await streamer.upload(request, segments: segments, options: options, progress: progress)
     }

@@ -116,9 +116,7 @@ extension RetryingTransport: SegmentForwarding {
     _ request: HTTPRequest, segments: [BodySegment], options: TransportOptions,
     progress: @escaping @Sendable (TransferProgress) -> Void
   ) async throws -> HTTPResponse {
-    guard let streamer = SegmentStreaming.streamer(for: base) else {
-      throw SegmentStreaming.unsupported(request)
-    }
+    let streamer = try SegmentStreaming.required(beneath: base, for: request)
     let keyed = Self.withIdempotencyKey(request)
     return try await retrying(keyed) {
       try await streamer.upload(keyed, segments: segments, options: options, progress: progress)

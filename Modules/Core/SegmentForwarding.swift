@@ -23,6 +23,19 @@ public enum SegmentStreaming {
     return transport as? any SegmentedBodyTransport
   }
 
+  /// The streamer beneath a decorator, for an upload it was asked to stream.
+  /// - Parameters:
+  ///   - base: the transport the decorator wraps.
+  ///   - request: the request, named in the error.
+  /// - Returns: the streamer.
+  /// - Throws: `invalidInput` (`segments_unsupported`) when `base` cannot stream segments.
+  static func required(
+    beneath base: any Transport, for request: HTTPRequest
+  ) throws(CourierError) -> any SegmentedBodyTransport {
+    guard let streamer = streamer(for: base) else { throw unsupported(request) }
+    return streamer
+  }
+
   /// The error a decorator throws when asked to stream segments its base cannot stream.
   /// - Parameter request: the request.
   /// - Returns: the error.
