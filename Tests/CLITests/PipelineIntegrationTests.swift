@@ -8,29 +8,16 @@ import Testing
 /// backend: one backend for the suite, reset before each test so state never leaks.
 @Suite("Pipeline against the reference backend", .serialized, .sharedBackend)
 struct PipelineIntegrationTests {
-  struct Run {
-    let code: Int32
-    let output: CapturedOutput
-  }
-
   func run(
     _ backend: ReferenceBackend, _ arguments: [String], dataDir: URL, input: String? = nil,
     environment: [String: String] = [:]
-  ) async -> Run {
-    let output = CapturedOutput(input: input)
-    var env = ["HOME": dataDir.path, "XDG_CONFIG_HOME": dataDir.appendingPathComponent("cfg").path]
-    for (key, value) in environment { env[key] = value }
-    let runner = CommandRunner(environment: env, output: output)
-    let code = await runner.run(
-      ["--base-url", backend.url.absoluteString, "--data-dir", dataDir.path] + arguments)
-    return Run(code: code, output: output)
+  ) async -> CLIRun {
+    await InProcessCLI.run(
+      backend.url.absoluteString, arguments, dataDir: dataDir, input: input,
+      environment: environment)
   }
 
-  func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cli-\(UUID())")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-  }
+  func temporaryDirectory() throws -> URL { try InProcessCLI.temporaryDirectory("courier-cli") }
 
   @Test("login stores a 0600 session; get succeeds; logout forgets it")
   func loginGetLogout() async throws {

@@ -8,15 +8,6 @@ import Testing
 /// store reopened by every command (each command is a fresh start of the store).
 @Suite("Sync against the reference backend", .serialized)
 struct SyncIntegrationTests {
-  struct Run {
-    let code: Int32
-    let output: CapturedOutput
-    var lines: [[String: Any]] {
-      output.stdout.split(separator: "\n").compactMap {
-        (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
-      }
-    }
-  }
 
   /// A base URL nothing listens on (connection refused at once): "offline".
   static let deadURL = "http://127.0.0.1:9"
@@ -24,20 +15,14 @@ struct SyncIntegrationTests {
   func run(
     _ baseURL: String, _ arguments: [String], dataDir: URL, input: String? = nil,
     environment: [String: String] = [:]
-  ) async -> Run {
-    let output = CapturedOutput(input: input)
-    var env = ["HOME": dataDir.path, "XDG_CONFIG_HOME": dataDir.appendingPathComponent("cfg").path]
-    for (key, value) in environment { env[key] = value }
-    let runner = CommandRunner(environment: env, output: output)
-    let code = await runner.run(
-      ["--base-url", baseURL, "--data-dir", dataDir.path, "--max-attempts", "1"] + arguments)
-    return Run(code: code, output: output)
+  ) async -> CLIRun {
+    await InProcessCLI.run(
+      baseURL, arguments, dataDir: dataDir, input: input, environment: environment,
+      globalFlags: ["--max-attempts", "1"])
   }
 
   func client(_ backend: ReferenceBackend, user: String = "alice") async throws -> URL {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "courier-sync-\(UUID())")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let dir = try InProcessCLI.temporaryDirectory("courier-sync")
     let login = await run(
       backend.url.absoluteString, ["login", "--username", user, "--password-stdin"], dataDir: dir,
       input: "secret\n")

@@ -7,34 +7,20 @@ import Testing
 /// libvips compression, real transports (libcurl by default, URLSession where cheap).
 @Suite("courier upload against the reference backend", .serialized, .sharedBackend)
 struct UploadIntegrationTests {
-  struct Run {
-    let code: Int32
-    let output: CapturedOutput
-  }
-
   static let transports = ["curl", "urlsession"]
 
   func run(
     _ backend: ReferenceBackend, _ arguments: [String], dataDir: URL,
     environment: [String: String] = [:]
-  ) async -> Run {
-    let output = CapturedOutput()
-    var env = [
-      "HOME": dataDir.path, "XDG_CONFIG_HOME": dataDir.appendingPathComponent("cfg").path,
-      "COURIER_RETRY_BASE_DELAY_MS": "10",
-    ]
+  ) async -> CLIRun {
+    var env = ["COURIER_RETRY_BASE_DELAY_MS": "10"]
     for (key, value) in environment { env[key] = value }
-    let runner = CommandRunner(environment: env, output: output)
-    let code = await runner.run(
-      ["--base-url", backend.url.absoluteString, "--data-dir", dataDir.path] + arguments)
-    return Run(code: code, output: output)
+    return await InProcessCLI.run(
+      backend.url.absoluteString, arguments, dataDir: dataDir, environment: env)
   }
 
   func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "courier-upload-it-\(UUID())")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
+    try InProcessCLI.temporaryDirectory("courier-upload-it")
   }
 
   func login(_ backend: ReferenceBackend, dataDir: URL) async throws {

@@ -1,0 +1,51 @@
+import CourierCLI
+import Foundation
+
+/// One `courier` command run in-process, as a person would type it.
+struct CLIRun {
+  /// The exit status.
+  let code: Int32
+  /// What it printed.
+  let output: CapturedOutput
+
+  /// Standard output's lines that are JSON objects (the `--json` forms).
+  var lines: [[String: Any]] {
+    output.stdout.split(separator: "\n").compactMap {
+      (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+    }
+  }
+}
+
+/// Runs the CLI in-process against a base URL, with its own home, config and data folder.
+enum InProcessCLI {
+  /// Runs one command.
+  /// - Parameters:
+  ///   - baseURL: the server.
+  ///   - arguments: the command and its flags (after the global ones).
+  ///   - dataDir: home, config (`cfg/`) and data folder of this client.
+  ///   - input: standard input.
+  ///   - environment: variables added to (or replacing) the defaults.
+  ///   - globalFlags: flags put before `arguments`.
+  /// - Returns: the exit status and the output.
+  static func run(
+    _ baseURL: String, _ arguments: [String], dataDir: URL, input: String? = nil,
+    environment: [String: String] = [:], globalFlags: [String] = []
+  ) async -> CLIRun {
+    let output = CapturedOutput(input: input)
+    var env = ["HOME": dataDir.path, "XDG_CONFIG_HOME": dataDir.appendingPathComponent("cfg").path]
+    for (key, value) in environment { env[key] = value }
+    let runner = CommandRunner(environment: env, output: output)
+    let code = await runner.run(
+      ["--base-url", baseURL, "--data-dir", dataDir.path] + globalFlags + arguments)
+    return CLIRun(code: code, output: output)
+  }
+
+  /// A new empty folder under the temporary directory; the caller removes it.
+  /// - Parameter prefix: the folder name's start.
+  /// - Returns: its URL.
+  static func temporaryDirectory(_ prefix: String) throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID())")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+  }
+}
