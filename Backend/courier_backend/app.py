@@ -18,7 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 from starlette.responses import FileResponse, Response
 
-from . import __version__
+from . import __version__, lifeline
 from .config import Settings
 from .errors import ApiError, default_code, default_message, error_payload, json_response
 from .middleware import CourierMiddleware
@@ -26,6 +26,7 @@ from .multipart import MultipartError, PartInfo, parse_multipart
 from .store import DEMO_USERS, Chaos, Store, bearer_token, now_rfc3339
 
 log = logging.getLogger("courier_backend")
+lifeline.install()
 # python-multipart logs a warning for every malformed body; those are answered with 400 bad_multipart.
 logging.getLogger("python_multipart").setLevel(logging.ERROR)
 logging.getLogger("python_multipart.multipart").setLevel(logging.ERROR)

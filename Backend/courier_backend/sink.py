@@ -14,6 +14,8 @@ import json
 import signal
 import sys
 
+from . import lifeline
+
 BUFFER_SIZE = 1024 * 1024
 MAX_HEADER = 64 * 1024
 
@@ -187,6 +189,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8090)
     args = parser.parse_args(argv)
+    lifeline.install()
     asyncio.run(serve(args.host, args.port))
 
 

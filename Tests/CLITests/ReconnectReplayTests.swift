@@ -69,6 +69,7 @@ struct ReconnectReplayTests {
     ]
     var env = ProcessInfo.processInfo.environment
     env["COURIER_BACKEND_HOOKS"] = "all"
+    env["COURIER_BACKEND_EXIT_WITH_PARENT"] = "1"
     env["COURIER_BACKEND_DATA"] = dir.appendingPathComponent("backend").path
     backend.environment = env
     backend.standardOutput = FileHandle(forWritingAtPath: "/dev/null")

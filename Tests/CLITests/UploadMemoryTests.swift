@@ -68,6 +68,9 @@ final class Sink: Sendable {
     process.executableURL = root.appendingPathComponent("Backend/.venv/bin/python")
     process.arguments = ["-m", "courier_backend.sink", "--port", String(port)]
     process.currentDirectoryURL = root.appendingPathComponent("Backend")
+    var environment = ProcessInfo.processInfo.environment
+    environment["COURIER_BACKEND_EXIT_WITH_PARENT"] = "1"
+    process.environment = environment
     process.standardError = FileHandle(forWritingAtPath: "/dev/null")
     try process.run()
     self.process = process

@@ -40,6 +40,8 @@ public final class ReferenceBackend: Sendable {
     process.arguments = command
     var env = ProcessInfo.processInfo.environment
     env["COURIER_BACKEND_DATA"] = data.path
+    // The backend ends itself if this process ends first (crash, early exit, kill -9).
+    env["COURIER_BACKEND_EXIT_WITH_PARENT"] = "1"
     for (key, value) in environment { env[key] = value }
     process.environment = env
     let log = FileHandle(forWritingAtPath: "/dev/null")

@@ -106,6 +106,7 @@ ip -n "$NS_T" route add default via "$ADDR_B" dev "$VETH_T"
 step "backend in $NS_B"
 mkdir -p "$WORK/backend"
 ip netns exec "$NS_B" env COURIER_BACKEND_HOOKS=all COURIER_BACKEND_DATA="$WORK/backend" \
+  COURIER_BACKEND_EXIT_WITH_PARENT=1 \
   bash "$ROOT/Backend/run.sh" --host "$ADDR_B" --port "$PORT" >"$WORK/backend.log" 2>&1 &
 BACKEND_PID=$!
 wait_for 90 "the backend's /health" in_t curl -sf --max-time 2 "$URL/health"
