@@ -344,6 +344,20 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
     async def get_chaos() -> Response:
         return json_response(200, store.chaos.to_json())
 
+    @api.api_route("/__redirect", methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"])
+    async def redirect(request: Request) -> Response:
+        # Answers with a redirect to `to` (a path or an absolute URL) and the status asked for,
+        # so clients' redirect handling can be tested. The body, if any, is read and dropped.
+        status_text = request.query_params.get("status", "302")
+        target = request.query_params.get("to", "/health")
+        if status_text not in ("301", "302", "303", "307", "308"):
+            raise ApiError(422, "validation_failed", "'status' must be 301, 302, 303, 307 or 308.", field="status")
+        if any(c in target for c in "\r\n\0") or not target:
+            raise ApiError(422, "validation_failed", "'to' must be a path or a URL on one line.", field="to")
+        async for _ in request.stream():
+            pass
+        return Response(status_code=int(status_text), headers={"Location": target})
+
     @api.get("/__log")
     async def get_log() -> Response:
         return json_response(200, store.log_entries())

@@ -119,3 +119,20 @@ def test_reset_empties_everything(client, auth):
     fresh = {"Authorization": f"Bearer {client.post('/auth/token', json={'username': 'alice', 'password': 'secret'}).json()['access_token']}"}
     assert client.get("/articles", headers=fresh).json() == []
     assert_error(client.get("/articles", headers=auth), 401, "unauthorized")
+
+
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+def test_redirect_answers_with_the_status_and_location_asked_for(client, status):
+    r = client.post(f"/__redirect?status={status}&to=/articles%3Fx%3D1", content=b"dropped",
+                    follow_redirects=False)
+    assert r.status_code == status
+    assert r.headers["location"] == "/articles?x=1"
+    r = client.get("/__redirect?to=http://localhost:1/health", follow_redirects=False)
+    assert (r.status_code, r.headers["location"]) == (302, "http://localhost:1/health")
+
+
+def test_redirect_validation(client):
+    assert_error(client.get("/__redirect?status=200", follow_redirects=False), 422, "validation_failed")
+    assert_error(client.get("/__redirect?to=", follow_redirects=False), 422, "validation_failed")
+    assert_error(client.get("/__redirect?to=/a%0D%0ASet-Cookie:x", follow_redirects=False), 422,
+                 "validation_failed")
