@@ -50,6 +50,48 @@ struct CurlTransportTests {
     // suites write body files there at the same time.
   }
 
+  @Test("a 308 re-reads the segments from their sources for the new place")
+  func segmentsRedirected() async throws {
+    let backend = try #require(ContractEnvironment.current?.backend)
+    let payloadSize = 1 << 20
+    let file = try Self.temporaryFile(Multipart.payload(payloadSize))
+    defer { try? FileManager.default.removeItem(at: file) }
+    let boundary = "seg-\(UUID().uuidString)"
+    let segments: [BodySegment] = [
+      .bytes(Multipart.field("title", "moved", boundary: boundary)),
+      .bytes(Multipart.fileHead("file", filename: "p.bin", boundary: boundary)),
+      .file(file, offset: 0, length: Int64(payloadSize)),
+      .bytes(Multipart.close(boundary, afterFile: true)),
+    ]
+    let url = try #require(
+      URL(string: "\(backend.url.absoluteString)/__redirect?status=308&to=/upload"))
+    let response = try await CurlTransport().upload(
+      HTTPRequest(
+        method: .post, url: url,
+        headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"]),
+      segments: segments, options: TransportOptions(deadline: .seconds(60)), progress: { _ in })
+    #expect(response.status == 200)
+    let parts = try JSONSerialization.jsonObject(with: response.body) as? [[String: Any]]
+    #expect(parts?.first?["value"] as? String == "moved")
+    #expect(parts?.last?["sha256"] as? String == Multipart.payloadSHA256(payloadSize))
+  }
+
+  @Test("a redirect loop ends after RedirectRule.maxHops with the last 3xx")
+  func redirectLoop() async throws {
+    // Every request, whatever its path, is sent back to /again: never a final answer.
+    let server = try LoopbackServer(
+      .raw(
+        "HTTP/1.1 302 Found\r\nLocation: /again\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+    defer { server.stop() }
+    let response = try await CurlTransport().send(
+      HTTPRequest(method: .get, url: server.url.appendingPathComponent("start")),
+      options: TransportOptions(deadline: .seconds(30)))
+    #expect(response.status == 302)
+    #expect(response.headers["Location"] == "/again")
+    #expect(server.requestHeads.count == RedirectRule.maxHops + 1)
+    #expect(server.requestHeads.last?.hasPrefix("get /again ") == true)
+  }
+
   @Test("a bad segment is refused by name before anything is sent")
   func badSegments() async throws {
     let server = try LoopbackServer(.hang)

@@ -23,6 +23,8 @@ public final class LoopbackServer: Sendable {
     case closeWithoutResponse
     /// Answers a fixed raw HTTP response.
     case raw(String)
+    /// Answers fixed raw bytes (a compressed body, say).
+    case bytes(Data)
   }
 
   /// The port it listens on.
@@ -34,6 +36,9 @@ public final class LoopbackServer: Sendable {
   /// How many connections were accepted.
   public var acceptedCount: Int { accepted.withLock { $0 } }
   private let accepted = Mutex(0)
+  /// The head (request line and fields, lower-cased) of each request read, in arrival order.
+  public var requestHeads: [String] { heads.withLock { $0 } }
+  private let heads = Mutex<[String]>([])
 
   /// Starts a server.
   /// - Parameter behaviour: how it answers.
@@ -101,12 +106,17 @@ public final class LoopbackServer: Sendable {
   private func readRequest(_ fd: Int32) {
     var buffer = [UInt8](repeating: 0, count: 65536)
     var received = [UInt8]()
+    var recorded = false
     while true {
       let count = recv(fd, &buffer, buffer.count, 0)
       if count <= 0 { return }
       received += buffer[0..<count]
       if let text = String(bytes: received, encoding: .utf8), let end = text.range(of: "\r\n\r\n") {
         let head = text[..<end.lowerBound].lowercased()
+        if !recorded {
+          heads.withLock { $0.append(head) }
+          recorded = true
+        }
         if let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }
         ),
           let length = Int(
@@ -122,8 +132,10 @@ public final class LoopbackServer: Sendable {
     }
   }
 
-  private func send(_ fd: Int32, _ text: String) {
-    let bytes = Array(text.utf8)
+  private func send(_ fd: Int32, _ text: String) { send(fd, Data(text.utf8)) }
+
+  private func send(_ fd: Int32, _ data: Data) {
+    let bytes = [UInt8](data)
     _ = bytes.withUnsafeBufferPointer {
       Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
     }
@@ -152,6 +164,11 @@ public final class LoopbackServer: Sendable {
     case .closeWithoutResponse:
       break
     case .raw(let response):
+      send(fd, response)
+      shutdown(fd, Int32(SHUT_WR))
+      var byte: UInt8 = 0
+      _ = recv(fd, &byte, 1, 0)
+    case .bytes(let response):
       send(fd, response)
       shutdown(fd, Int32(SHUT_WR))
       var byte: UInt8 = 0

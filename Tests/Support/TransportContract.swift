@@ -82,7 +82,8 @@ public struct TransportContract: Sendable, CustomStringConvertible {
   public static let all: [TransportContract] = [
     articlesRoundTrip, idempotencyHeaders, inMemoryMultipart, uploadFromFile, earlyRefusal,
     refused, reset, closedMidBody, closedWithoutResponse, garbage, hangsPastDeadline,
-    cancellation, htmlErrorPage, unknownHost,
+    cancellation, htmlErrorPage, unknownHost, sameOriginRedirects, otherOriginRedirect,
+    fileUploadRedirected, compressedResponse,
   ]
 
   // MARK: against the reference backend
@@ -336,6 +337,109 @@ public struct TransportContract: Sendable, CustomStringConvertible {
     let error = try await failure(of: make(.satisfied), HTTPRequest(method: .get, url: url))
     #expect(error.kind == .dns)
     #expect(error.mayHaveReachedServer == false)
+  }
+
+  static let sameOriginRedirects = TransportContract(
+    name: "same-origin redirects: 302 GET, 303 POST → GET, 307 POST and 308 PUT keep body and token"
+  ) { make, environment in
+    let backend = try #require(environment?.backend)
+    let transport = make(.satisfied)
+    func redirect(_ status: Int, to target: String) throws -> URL {
+      let query = "status=\(status)&to=\(target)"
+      guard let url = URL(string: "\(backend.url.absoluteString)/__redirect?\(query)") else {
+        throw URLError(.badURL)
+      }
+      return url
+    }
+    let get = try await transport.send(
+      HTTPRequest(method: .get, url: redirect(302, to: "/health")))
+    #expect(get.status == 200)
+    #expect(String(decoding: get.body, as: UTF8.self).contains("true"))
+    // /health answers 405 to a POST: a 200 means the 303 turned the POST into a GET.
+    let seeOther = try await transport.send(
+      HTTPRequest(
+        method: .post, url: redirect(303, to: "/health"),
+        headers: ["Content-Type": "application/json"], body: Data("{}".utf8)))
+    #expect(seeOther.status == 200)
+    // A token only comes back if the 307 re-sent the POST and its body.
+    let login = try await transport.send(
+      HTTPRequest(
+        method: .post, url: redirect(307, to: "/auth/token"),
+        headers: ["Content-Type": "application/json"],
+        body: Data(#"{"username":"alice","password":"secret"}"#.utf8)))
+    #expect(login.status == 200)
+    let object = try JSONSerialization.jsonObject(with: login.body) as? [String: Any]
+    let token = try #require(object?["access_token"] as? String)
+    // 201 needs the Authorization field, the method and the body after the 308.
+    let id = UUID().uuidString
+    let created = try await transport.send(
+      HTTPRequest(
+        method: .put, url: redirect(308, to: "/articles/\(id)"),
+        headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"],
+        body: Data(#"{"title":"moved","body":"b"}"#.utf8)))
+    #expect(created.status == 201)
+  }
+
+  static let otherOriginRedirect = TransportContract(
+    name: "a redirect to another origin is returned, not followed"
+  ) { make, environment in
+    let backend = try #require(environment?.backend)
+    let transport = make(.satisfied)
+    // Same server, other host name: another origin, so the token must not go there.
+    let elsewhere = "http://localhost:\(backend.port)/health"
+    let url = try #require(
+      URL(string: "\(backend.url.absoluteString)/__redirect?status=307&to=\(elsewhere)"))
+    let response = try await transport.send(
+      HTTPRequest(method: .get, url: url, headers: ["Authorization": "Bearer secret-token"]))
+    #expect(response.status == 307)
+    #expect(response.headers["Location"] == elsewhere)
+  }
+
+  static let fileUploadRedirected = TransportContract(
+    name: "a 307 on a file upload sends the whole file again to the new place"
+  ) { make, environment in
+    let backend = try #require(environment?.backend)
+    let boundary = "contract-\(UUID().uuidString)"
+    let payloadSize = 300 << 10
+    let file = try Multipart.writeBodyFile(boundary: boundary, payloadSize: payloadSize)
+    defer { try? FileManager.default.removeItem(at: file) }
+    let url = try #require(
+      URL(string: "\(backend.url.absoluteString)/__redirect?status=307&to=/upload"))
+    let response = try await make(.satisfied).upload(
+      HTTPRequest(
+        method: .post, url: url,
+        headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"]),
+      bodyFile: file, options: TransportOptions(deadline: .seconds(60)), progress: { _ in })
+    #expect(response.status == 200)
+    let parts = try JSONSerialization.jsonObject(with: response.body) as? [[String: Any]]
+    #expect(parts?.last?["size"] as? Int == payloadSize)
+    #expect(parts?.last?["sha256"] as? String == Multipart.payloadSHA256(payloadSize))
+  }
+
+  /// `"Courier decodes gzip ✓ "` 100 times (2,500 bytes), gzip-compressed (67 bytes).
+  static let gzipBody =
+    Data(
+      base64Encoded:
+        "H4sIAAAAAAACA3POLy3KTC1SSElNzk9JLVZIr8osUHg0Z7KC86jEqMSoxKjEqMSoxKjEqMSoxGCVAAA2muphxAkAAA=="
+    ) ?? Data()
+
+  static let compressedResponse = TransportContract(
+    name: "asks for compressed responses and hands back the decoded body"
+  ) { make, _ in
+    let head =
+      "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Encoding: gzip\r\n"
+      + "Content-Length: \(gzipBody.count)\r\nConnection: close\r\n\r\n"
+    let server = try LoopbackServer(.bytes(Data(head.utf8) + gzipBody))
+    defer { server.stop() }
+    let response = try await make(.satisfied).send(
+      HTTPRequest(method: .get, url: server.url.appendingPathComponent("zipped")))
+    #expect(response.status == 200)
+    #expect(
+      String(decoding: response.body, as: UTF8.self)
+        == String(repeating: "Courier decodes gzip ✓ ", count: 100))
+    let fields = try #require(server.requestHeads.first).split(separator: "\r\n")
+    let accept = fields.first { $0.hasPrefix("accept-encoding:") }
+    #expect(accept?.contains("gzip") == true, "request head: \(fields)")
   }
 
   // MARK: helpers

@@ -49,7 +49,11 @@ final class CurlEasy {
     try set(CURLOPT_URL, string: transfer.url)
     try set(CURLOPT_NOSIGNAL, 1)
     try set(CURLOPT_PROTOCOLS_STR, string: "http,https")
+    // Redirects are followed by CurlTransport itself, only to the same origin (0503).
     try set(CURLOPT_FOLLOWLOCATION, 0)
+    // "": every encoding this libcurl decodes (gzip, deflate, br, zstd as built), decoded
+    // before the body reaches Courier, so `maxResponseBytes` bounds the decoded size.
+    try set(CURLOPT_ACCEPT_ENCODING, string: "")
     try set(CURLOPT_ERRORBUFFER, pointer: errorBuffer)
     try set(
       CURLOPT_HTTP_VERSION,

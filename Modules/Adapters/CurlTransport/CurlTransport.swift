@@ -152,7 +152,20 @@ public final class CurlTransport: SegmentedBodyTransport {
   /// new thread.
   public func shutdown() async { await engine.shutdown() }
 
+  /// Sends the request and follows same-origin redirects (`RedirectFollowing`, decision
+  /// 0503) within the one deadline; libcurl's own following cannot be limited to one origin.
   private func perform(
+    _ request: HTTPRequest, body: [BodySegment]?, sink: ResponseSink, options: TransportOptions,
+    progress: (@Sendable (TransferProgress) -> Void)?
+  ) async throws -> HTTPResponse {
+    try await RedirectFollowing.run(request, deadline: options.deadline) { hop in
+      try await performOnce(
+        hop.request, body: hop.sendsBody ? body : nil, sink: sink,
+        options: TransportOptions(deadline: hop.deadline), progress: progress)
+    }
+  }
+
+  private func performOnce(
     _ request: HTTPRequest, body: [BodySegment]?, sink: ResponseSink, options: TransportOptions,
     progress: (@Sendable (TransferProgress) -> Void)?
   ) async throws -> HTTPResponse {

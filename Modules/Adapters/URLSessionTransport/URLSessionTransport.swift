@@ -55,9 +55,11 @@ public final class URLSessionTransport: Transport {
   /// - Returns: the response, of any status.
   /// - Throws: `CourierError` when no response was received.
   public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
-    let urlRequest = Self.urlRequest(for: request, includeBody: true)
-    return try await perform(request, options: options, progress: nil) { session in
-      session.dataTask(with: urlRequest)
+    try await RedirectFollowing.run(request, deadline: options.deadline) { hop in
+      let urlRequest = Self.urlRequest(for: hop.request, includeBody: true)
+      return try await perform(hop.request, deadline: hop.deadline, progress: nil) { session in
+        session.dataTask(with: urlRequest)
+      }
     }
   }
 
@@ -78,9 +80,13 @@ public final class URLSessionTransport: Transport {
         .fileUnavailable, serverMessage: "The file \(file.path) can't be read.",
         context: request.summary)
     }
-    let urlRequest = Self.urlRequest(for: request, includeBody: false)
-    return try await perform(request, options: options, progress: progress) { session in
-      session.uploadTask(with: urlRequest, fromFile: file)
+    return try await RedirectFollowing.run(request, deadline: options.deadline) { hop in
+      let urlRequest = Self.urlRequest(for: hop.request, includeBody: false)
+      return try await perform(hop.request, deadline: hop.deadline, progress: progress) { session in
+        hop.sendsBody
+          ? session.uploadTask(with: urlRequest, fromFile: file)
+          : session.dataTask(with: urlRequest)
+      }
     }
   }
 
@@ -96,7 +102,7 @@ public final class URLSessionTransport: Transport {
   }
 
   private func perform(
-    _ request: HTTPRequest, options: TransportOptions,
+    _ request: HTTPRequest, deadline: Duration?,
     progress: (@Sendable (TransferProgress) -> Void)?,
     makeTask: @escaping @Sendable (URLSession) -> URLSessionTask
   ) async throws -> HTTPResponse {
@@ -110,7 +116,7 @@ public final class URLSessionTransport: Transport {
         let task = makeTask(session)
         router.register(task, exchange)
         exchange.attach(task)
-        if let deadline = options.deadline {
+        if let deadline {
           let nanos = Int(min(deadline.seconds, 86_400) * 1e9)
           DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanos)) {
             exchange.fail(
@@ -284,9 +290,9 @@ private final class TaskRouter: NSObject, URLSessionDataDelegate, Sendable {
     willPerformHTTPRedirection response: HTTPURLResponse,
     newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
   ) {
-    // Redirects are followed only to the same host, so a token never leaks elsewhere.
-    let sameHost = request.url?.host == task.originalRequest?.url?.host
-    completionHandler(sameHost ? request : nil)
+    // Never followed here: URLSession on Linux drops the body of a 307/308. The 3xx comes
+    // back as the response and `RedirectFollowing` decides (same origin only, decision 0503).
+    completionHandler(nil)
   }
 
   func urlSession(

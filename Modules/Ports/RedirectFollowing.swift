@@ -1,0 +1,63 @@
+import CourierDomain
+import Foundation
+
+/// The redirect loop both HTTP adapters share: send, and while `RedirectRule` says so, send
+/// again to the new place, all within the caller's one deadline (decision 0503).
+///
+/// Adapters run it themselves rather than letting their library follow: libcurl can only
+/// follow every redirect or none, and URLSession on Linux drops the body of a 307/308.
+public enum RedirectFollowing {
+  /// One hop's request.
+  public struct Hop: Sendable {
+    /// The request: method, URL and fields for this hop; `body` nil once dropped.
+    public var request: HTTPRequest
+    /// Whether the original body (in memory, file or segments) is sent with this hop.
+    public var sendsBody: Bool
+    /// What is left of the caller's deadline.
+    public var deadline: Duration?
+  }
+
+  /// Sends a request and follows its same-origin redirects.
+  /// - Parameters:
+  ///   - request: the first request.
+  ///   - deadline: the caller's overall deadline, shared by every hop.
+  ///   - send: sends one hop and returns its response.
+  /// - Returns: the first response that is not followed.
+  /// - Throws: what `send` throws; `timedOut` when the deadline passes between hops.
+  public static func run(
+    _ request: HTTPRequest, deadline: Duration?,
+    send: (Hop) async throws -> HTTPResponse
+  ) async throws -> HTTPResponse {
+    let start = ContinuousClock.now
+    var hop = Hop(request: request, sendsBody: true, deadline: deadline)
+    var hops = 0
+    while true {
+      if let deadline {
+        let left = deadline - start.duration(to: .now)
+        guard left > .zero else {
+          throw CourierError(
+            .timedOut, mayHaveReachedServer: true,
+            underlying: "overall deadline of \(deadline) passed", context: request.summary)
+        }
+        hop.deadline = left
+      }
+      let response = try await send(hop)
+      guard
+        let step = RedirectRule.next(
+          method: hop.request.method, url: hop.request.url, status: response.status,
+          location: response.headers["Location"], hops: hops)
+      else { return response }
+      hops += 1
+      hop.request.method = step.method
+      hop.request.url = step.url
+      if !step.keepsBody {
+        hop.sendsBody = false
+        hop.request.body = nil
+        hop.request.headers = HTTPHeaders(
+          hop.request.headers.filter {
+            !["content-type", "content-encoding", "content-length"].contains($0.name.lowercased())
+          })
+      }
+    }
+  }
+}
