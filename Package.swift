@@ -131,7 +131,8 @@ let package = Package(
       name: "CourierDomainTests", dependencies: ["CourierDomain"], path: "Tests/DomainTests",
       swiftSettings: strict),
     .testTarget(
-      name: "CourierCoreTests", dependencies: ["CourierCore", "CourierTestKit"],
+      name: "CourierCoreTests",
+      dependencies: ["CourierCore", "CourierTestKit", "CourierTestSupport"],
       path: "Tests/CoreTests", swiftSettings: strict),
     .testTarget(
       name: "CourierURLSessionTests",
@@ -145,7 +146,8 @@ let package = Package(
       ],
       path: "Tests/CurlTests", swiftSettings: strict),
     .testTarget(
-      name: "CourierNetlinkTests", dependencies: ["CourierNetlink", "CNetlink", "CourierCore"],
+      name: "CourierNetlinkTests",
+      dependencies: ["CourierNetlink", "CNetlink", "CourierCore", "CourierTestSupport"],
       path: "Tests/NetlinkTests", swiftSettings: strict),
     .testTarget(
       name: "CourierVipsTests", dependencies: ["CourierVips", "CourierPorts", "CourierDomain"],

@@ -1,0 +1,32 @@
+import CourierDomain
+import CourierNetlink
+import CourierTestSupport
+import Testing
+
+/// The `PathMonitor` port's contract against the real kernel: each check gets its own pair of
+/// network namespaces, and the path is changed by bringing a veth and its route up or down.
+@Suite(
+  "NetlinkPathMonitor passes the path monitor contract", .serialized, .enabled(if: isRoot),
+  .timeLimit(.minutes(1)))
+struct NetlinkContractTests {
+  @Test(arguments: PathMonitorContract.all)
+  func contract(_ check: PathMonitorContract) async throws {
+    try await check.run {
+      let pair = try VethPair()
+      let monitor = NetlinkPathMonitor(options: .init(namespacePath: pair.path))
+      return PathMonitorHarness(
+        monitor: monitor,
+        drive: { status in
+          switch status {
+          case .satisfied:
+            try pair.here("addr", "replace", "10.77.0.1/24", "dev", "va")
+            try pair.here("link", "set", "va", "up")
+            try pair.here("route", "replace", "default", "via", "10.77.0.2", "dev", "va")
+          default:
+            try pair.here("link", "set", "va", "down")
+          }
+        },
+        close: { pair.remove() })
+    }
+  }
+}
