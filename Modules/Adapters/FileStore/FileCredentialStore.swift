@@ -1,5 +1,6 @@
 import CourierPorts
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -9,23 +10,91 @@ import Foundation
 
 /// Keeps the session's tokens in a JSON file readable by its owner only (mode 0600), replaced
 /// atomically so a crash never leaves half a token.
+///
+/// `load()` runs before every request. It decodes the file again only when a `stat` says the
+/// file changed (device, inode, size, modification and change times): another process's
+/// `login` or refresh replaces the file (a new inode) and is seen at the next request, without
+/// re-reading and decoding it for every request of a replay.
 public struct FileCredentialStore: CredentialStore {
   /// The file.
   public let file: URL
+  private let cache = Cache()
 
   /// Creates a store.
   /// - Parameter file: the file (its directory is created when needed, mode 0700).
   public init(file: URL) { self.file = file }
 
+  /// What `stat` says of the file: any change of it means the file must be read again.
+  struct Identity: Equatable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modified: timespec
+    var changed: timespec
+
+    static func == (a: Identity, b: Identity) -> Bool {
+      a.device == b.device && a.inode == b.inode && a.size == b.size
+        && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
+        && a.changed.tv_sec == b.changed.tv_sec && a.changed.tv_nsec == b.changed.tv_nsec
+    }
+
+    init?(path: String) {
+      var info = stat()
+      guard stat(path, &info) == 0 else { return nil }
+      device = UInt64(info.st_dev)
+      inode = UInt64(info.st_ino)
+      size = Int64(info.st_size)
+      #if canImport(Darwin)
+        modified = info.st_mtimespec
+        changed = info.st_ctimespec
+      #else
+        modified = info.st_mtim
+        changed = info.st_ctim
+      #endif
+    }
+  }
+
+  final class Cache: Sendable {
+    private struct Entry: @unchecked Sendable {
+      // timespec is a plain C struct of integers.
+      var identity: Identity
+      var credentials: Credentials
+    }
+    private let entry = Mutex<Entry?>(nil)
+
+    func credentials(for identity: Identity) -> Credentials? {
+      entry.withLock { $0?.identity == identity ? $0?.credentials : nil }
+    }
+
+    func remember(_ credentials: Credentials?, for identity: Identity?) {
+      entry.withLock { entry in
+        if let credentials, let identity {
+          entry = Entry(identity: identity, credentials: credentials)
+        } else {
+          entry = nil
+        }
+      }
+    }
+  }
+
   /// Loads the tokens.
   /// - Returns: them, or nil when there is no file.
   /// - Throws: `CocoaError` when the file exists but cannot be read or decoded.
   public func load() throws -> Credentials? {
-    guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+    guard let before = Identity(path: file.path) else {
+      cache.remember(nil, for: nil)
+      return nil
+    }
+    if let cached = cache.credentials(for: before) { return cached }
     let data = try Data(contentsOf: file)
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .iso8601
-    return try decoder.decode(Credentials.self, from: data)
+    let credentials = try decoder.decode(Credentials.self, from: data)
+    // Kept only when the file did not change while it was read.
+    if let after = Identity(path: file.path), after == before {
+      cache.remember(credentials, for: after)
+    }
+    return credentials
   }
 
   /// Saves the tokens, mode 0600, atomically.
