@@ -17,7 +17,7 @@ WORK=$(mktemp -d /tmp/courier-sync-bench.XXXXXX)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 COURIER_BACKEND_DATA="$WORK/backend" Backend/run.sh --port "$PORT" >"$WORK/backend.log" 2>&1 &
 BACKEND=$!
-trap 'kill $BACKEND 2>/dev/null; wait $BACKEND 2>/dev/null; rm -rf "$WORK"' EXIT
+trap 'kill $BACKEND 2>/dev/null || true; wait $BACKEND 2>/dev/null || true; rm -rf "$WORK"' EXIT
 for _ in $(seq 300); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.2; done
 C=("$BIN/courier" --base-url "http://127.0.0.1:$PORT" --data-dir "$WORK/client")
 echo secret | "${C[@]}" login --username alice --password-stdin >/dev/null

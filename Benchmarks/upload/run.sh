@@ -24,7 +24,7 @@ COURIER="$ROOT/.build/release/courier"
 WORK="$(mktemp -d /tmp/courier-upload-bench.XXXXXX)"
 SINK_PID=""
 cleanup() {
-  [ -n "$SINK_PID" ] && kill "$SINK_PID" 2>/dev/null && wait "$SINK_PID" 2>/dev/null
+  [ -n "$SINK_PID" ] && kill "$SINK_PID" 2>/dev/null && wait "$SINK_PID" 2>/dev/null || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT
