@@ -15,8 +15,24 @@ struct CurlTLSTests {
     let certificate: URL
     let directory: URL
     let process: Process
+    /// What the server printed (nghttpd's `-v` frame log; nothing for openssl).
+    var log: String {
+      (try? String(contentsOf: directory.appendingPathComponent("server.log"), encoding: .utf8))
+        ?? ""
+    }
 
-    init() throws {
+    /// Starts a TLS server on loopback with a certificate made for it.
+    /// - Parameter command: the server's executable and arguments, given its port, key and
+    ///   certificate and a directory of its own; `openssl s_server -www` by default.
+    init(
+      command: (_ port: Int, _ key: URL, _ certificate: URL, _ directory: URL) -> [String] = {
+        port, key, certificate, _ in
+        [
+          "/usr/bin/openssl", "s_server", "-accept", "127.0.0.1:\(port)", "-cert",
+          certificate.path, "-key", key.path, "-www", "-quiet",
+        ]
+      }
+    ) throws {
       directory = FileManager.default.temporaryDirectory.appendingPathComponent(
         "courier-tls-\(UUID().uuidString)")
       try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -30,13 +46,13 @@ struct CurlTLSTests {
           "-keyout", key.path, "-out", certificate.path,
         ])
       port = freeLoopbackPort()
+      let argv = command(port, key, certificate, directory)
       process = Process()
-      process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-      process.arguments = [
-        "s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificate.path, "-key", key.path,
-        "-www", "-quiet",
-      ]
-      process.standardOutput = FileHandle.nullDevice
+      process.executableURL = URL(fileURLWithPath: argv[0])
+      process.arguments = Array(argv.dropFirst())
+      let logFile = directory.appendingPathComponent("server.log")
+      _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
+      process.standardOutput = try FileHandle(forWritingTo: logFile)
       process.standardError = FileHandle.nullDevice
       try process.run()
     }
