@@ -165,7 +165,9 @@ let package = Package(
       path: "Tests/StoreTests", swiftSettings: strict),
     .testTarget(
       name: "CourierCLITests",
-      dependencies: ["CourierCLI", "CourierComposition", "CourierTestKit", "CourierTestSupport"],
+      dependencies: [
+        "CourierCLI", "CourierCore", "CourierComposition", "CourierTestKit", "CourierTestSupport",
+      ],
       path: "Tests/CLITests", swiftSettings: strict),
     .testTarget(
       name: "CourierTUITests",

@@ -50,7 +50,7 @@ public struct MultipartBodyWriter: Sendable {
         storage: .memory(data), contentType: layout.contentType,
         contentLength: layout.contentLength)
     }
-    let url = directory.appendingPathComponent("courier-multipart-\(UUID().uuidString).body")
+    let url = CourierTemporaryFile.make("courier-multipart-", ext: "body", in: directory)
     try await writeFile(layout, to: url)
     return MultipartBody(
       storage: .file(url), contentType: layout.contentType, contentLength: layout.contentLength)

@@ -168,6 +168,8 @@ public struct Uploader: Sendable {
   public func perform(
     _ request: UploadRequest, onState: @escaping @Sendable (UploadState) -> Void
   ) async throws -> UploadResult {
+    // What an upload killed before its cleanup left (its process is gone) goes first.
+    CourierTemporaryFile.sweep(temporaryDirectory)
     let temporary = TemporaryFiles()
     defer { temporary.removeAll() }
     do {
@@ -325,7 +327,7 @@ private final class TemporaryFiles: Sendable {
   private let urls = Mutex<[URL]>([])
 
   func make(extension ext: String, in directory: URL) -> URL {
-    let url = directory.appendingPathComponent("courier-upload-\(UUID().uuidString).\(ext)")
+    let url = CourierTemporaryFile.make("courier-upload-", ext: ext, in: directory)
     adopt(url)
     return url
   }

@@ -1,4 +1,5 @@
 import CourierCLI
+import CourierCore
 import CourierTestSupport
 import Foundation
 import Testing
@@ -276,6 +277,66 @@ struct UploadIntegrationTests {
     #expect(echo.contains { $0["field"] as? String == "album" && $0["value"] as? String == "misc" })
     #expect(
       echo.contains { $0["field"] as? String == "title" && $0["value"] as? String == "notes.txt" })
+  }
+
+  @Test("the temporary files of an upload killed with -9 are removed by the next upload")
+  func killedUploadLeftovers() async throws {
+    let binary = SyncIntegrationTests.courierBinary
+    try #require(
+      FileManager.default.isExecutableFile(atPath: binary.path),
+      "build courier first: \(binary.path)")
+    let backend = try await SharedBackend.fresh()
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    try await login(backend, dataDir: dir)
+    let scratch = dir.appendingPathComponent("tmp")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    let photo = try await makeJPEG(in: dir, width: 3000, height: 2000, gps: false)
+    func leftovers() throws -> [String] {
+      try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter {
+        $0.hasPrefix("courier-")
+      }
+    }
+    func courier(_ arguments: [String]) -> Process {
+      let process = Process()
+      process.executableURL = binary
+      process.arguments =
+        [
+          "--base-url", backend.url.absoluteString, "--data-dir", dir.path, "upload", photo.path,
+          "--transport", "urlsession",
+        ] + arguments
+      process.environment = [
+        "HOME": dir.path, "XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path,
+        "TMPDIR": scratch.path,
+      ]
+      process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+      process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+      return process
+    }
+    // The server holds the upload long enough for it to be killed while its files exist.
+    try await backend.call("POST", "/__chaos", json: #"{"delay_ms":20000,"path":"/photos"}"#)
+    let doomed = courier([])
+    try doomed.run()
+    let deadline = ContinuousClock.now + .seconds(30)
+    while try leftovers().isEmpty, doomed.isRunning, ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    kill(doomed.processIdentifier, SIGKILL)
+    while doomed.isRunning { try await Task.sleep(for: .milliseconds(5)) }
+    let left = try leftovers()
+    #expect(!left.isEmpty, "the killed upload had made no temporary file")
+    #expect(
+      left.allSatisfy {
+        CourierTemporaryFile.owner(ofFileNamed: $0) == doomed.processIdentifier
+      }, "\(left)")
+
+    try await backend.call("POST", "/__chaos", json: #"{"delay_ms":0}"#)
+    let next = courier([])
+    try next.run()
+    while next.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+    #expect(next.terminationStatus == 0)
+    let remaining = try leftovers()
+    #expect(remaining.isEmpty, "\(remaining)")
   }
 }
 

@@ -1,0 +1,70 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Names Courier's temporary files after the process that made them, so that a later run can
+/// remove what a killed process left (a compressed copy, a multipart body as large as the
+/// photo). A file is removed by `sweep` only when its owner is gone: an upload running in
+/// another process keeps its files.
+public enum CourierTemporaryFile {
+  /// The kinds of temporary file, each a name prefix.
+  static let kinds = ["courier-upload-", "courier-multipart-"]
+
+  /// A new name: `<kind><pid>-<uuid>.<ext>` in `directory`.
+  /// - Parameters:
+  ///   - kind: one of `kinds`.
+  ///   - ext: the extension.
+  ///   - directory: the folder.
+  /// - Returns: the URL.
+  static func make(_ kind: String, ext: String, in directory: URL) -> URL {
+    directory.appendingPathComponent("\(kind)\(getpid())-\(UUID().uuidString).\(ext)")
+  }
+
+  /// The process that made a file, from its name.
+  /// - Parameter name: a file name.
+  /// - Returns: the owner's pid, or nil for a name not made by `make`.
+  public static func owner(ofFileNamed name: String) -> pid_t? {
+    guard let kind = kinds.first(where: { name.hasPrefix($0) }) else { return nil }
+    let rest = name.dropFirst(kind.count)
+    guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0 else {
+      return nil
+    }
+    // The rest must be a UUID and an extension, as `make` writes it.
+    let tail = rest[rest.index(after: dash)...]
+    guard let dot = tail.firstIndex(of: "."), UUID(uuidString: String(tail[..<dot])) != nil
+    else { return nil }
+    return pid
+  }
+
+  /// Whether a process exists (a permission error means it does).
+  /// - Parameter pid: the process.
+  /// - Returns: true when it is running.
+  public static func isRunning(_ pid: pid_t) -> Bool {
+    kill(pid, 0) == 0 || errno == EPERM
+  }
+
+  /// Removes the temporary files of processes that are gone.
+  /// - Parameters:
+  ///   - directory: the folder to look in.
+  ///   - isRunning: whether a pid is alive (the system's answer by default).
+  /// - Returns: the files removed.
+  @discardableResult
+  public static func sweep(
+    _ directory: URL, isRunning: (pid_t) -> Bool = CourierTemporaryFile.isRunning
+  ) -> [URL] {
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else {
+      return []
+    }
+    var removed: [URL] = []
+    for name in names {
+      guard let pid = owner(ofFileNamed: name), pid != getpid(), !isRunning(pid) else { continue }
+      let url = directory.appendingPathComponent(name)
+      if (try? FileManager.default.removeItem(at: url)) != nil { removed.append(url) }
+    }
+    return removed
+  }
+}
