@@ -1,5 +1,7 @@
 import CourierCLI
+import CourierTestSupport
 import Foundation
+import Testing
 
 /// One `courier` command run in-process, as a person would type it.
 struct CLIRun {
@@ -38,6 +40,17 @@ enum InProcessCLI {
     let code = await runner.run(
       ["--base-url", baseURL, "--data-dir", dataDir.path] + globalFlags + arguments)
     return CLIRun(code: code, output: output)
+  }
+
+  /// The debug `courier` executable, for tests that must run (and kill) a real process.
+  /// - Returns: its URL.
+  /// - Throws: when it has not been built.
+  static func builtCourier() throws -> URL {
+    let binary = ReferenceBackend.repositoryRoot.appendingPathComponent(".build/debug/courier")
+    try #require(
+      FileManager.default.isExecutableFile(atPath: binary.path),
+      "build courier first: \(binary.path)")
+    return binary
   }
 
   /// A new empty folder under the temporary directory; the caller removes it.

@@ -191,16 +191,9 @@ struct SyncIntegrationTests {
 
   // MARK: Crash consistency
 
-  static var courierBinary: URL {
-    ReferenceBackend.repositoryRoot.appendingPathComponent(".build/debug/courier")
-  }
-
   @Test("kill -9 during replays, many times: every operation applied exactly once, in order")
   func crashConsistency() async throws {
-    let binary = Self.courierBinary
-    try #require(
-      FileManager.default.isExecutableFile(atPath: binary.path),
-      "build courier first: \(binary.path)")
+    let binary = try InProcessCLI.builtCourier()
     let backend = try await ReferenceBackend()
     defer { backend.stop() }
     let dir = try await client(backend)

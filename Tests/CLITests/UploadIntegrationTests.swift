@@ -281,10 +281,7 @@ struct UploadIntegrationTests {
 
   @Test("the temporary files of an upload killed with -9 are removed by the next upload")
   func killedUploadLeftovers() async throws {
-    let binary = SyncIntegrationTests.courierBinary
-    try #require(
-      FileManager.default.isExecutableFile(atPath: binary.path),
-      "build courier first: \(binary.path)")
+    let binary = try InProcessCLI.builtCourier()
     let backend = try await SharedBackend.fresh()
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
