@@ -148,7 +148,7 @@ public enum ConfigLoader {
   static func apply(file data: Data, path: String, to config: inout CourierConfig) throws {
     let json: JSONValue
     do {
-      json = try JSONDecoder().decode(JSONValue.self, from: data)
+      json = try JSONValue(parsing: data)
     } catch {
       throw ConfigError(source: path, message: "is not valid JSON.")
     }

@@ -200,7 +200,7 @@ public actor SyncEngine<Record: SyncRecord> {
   private static func parseList(_ body: Data) throws -> [ServerRecord] {
     let json: JSONValue
     do {
-      json = try JSONDecoder().decode(JSONValue.self, from: body)
+      json = try JSONValue(parsing: body)
     } catch {
       throw CourierError(
         .decoding, code: "list_not_json", underlying: String(describing: error),
@@ -501,7 +501,7 @@ public actor SyncEngine<Record: SyncRecord> {
       let response = try await client.send(request)
       var server: ServerRecord?
       if operation.kind != .delete, !response.body.isEmpty,
-        let json = try? JSONDecoder().decode(JSONValue.self, from: response.body)
+        let json = try? JSONValue(parsing: response.body)
       {
         server = try? Record.schema.serverRecord(from: json)
       }

@@ -34,7 +34,7 @@ public struct ServerProblem: Sendable, Equatable {
   /// - Returns: what could be read.
   public static func decode(_ body: Data, contentType: String?) -> ServerProblem {
     guard !body.isEmpty, body.count <= 1 << 20,
-      let json = try? JSONDecoder().decode(JSONValue.self, from: body),
+      let json = try? JSONValue(parsing: body),
       case .object = json
     else { return ServerProblem() }
     let isProblem =

@@ -64,7 +64,7 @@ struct SQLiteReader: LocalStoreReader {
   func json(_ text: String?, _ what: String) throws -> JSONValue? {
     guard let text else { return nil }
     do {
-      return try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+      return try JSONValue(parsing: text)
     } catch {
       throw damaged(what)
     }

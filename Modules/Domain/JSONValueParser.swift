@@ -1,0 +1,298 @@
+import Foundation
+
+extension JSONValue {
+  /// Why some bytes are not JSON.
+  public struct ParseError: Error, Equatable, CustomStringConvertible {
+    /// The byte offset where reading stopped.
+    public var offset: Int
+    /// What was wrong there.
+    public var reason: String
+    /// A readable account.
+    public var description: String { "not JSON at byte \(offset): \(reason)" }
+  }
+
+  /// Parses JSON text (RFC 8259) straight into a value.
+  ///
+  /// `JSONDecoder` reaches a `JSONValue` by trying each case in turn and throwing a
+  /// `DecodingError` for every miss; on the sync replay that was about a tenth of the client's
+  /// CPU (Docs/benchmarks/sync.md). This reads each byte once. Any value may stand at the top;
+  /// whitespace around it is allowed; numbers become `Double`; of repeated member names the
+  /// first wins (as with `JSONDecoder`); strings must be valid UTF-8 without raw control
+  /// characters; nesting stops at 512 levels.
+  /// - Parameter data: the text.
+  /// - Throws: `ParseError` naming the byte offset.
+  public init(parsing data: Data) throws(ParseError) {
+    var parser = JSONByteParser(Array(data))
+    self = try parser.document()
+  }
+
+  /// Parses JSON text held in a string.
+  /// - Parameter text: the text.
+  /// - Throws: `ParseError` naming the byte offset.
+  public init(parsing text: String) throws(ParseError) {
+    var parser = JSONByteParser(Array(text.utf8))
+    self = try parser.document()
+  }
+}
+
+/// The parser behind `JSONValue(parsing:)`: recursive descent over bytes.
+struct JSONByteParser {
+  private let bytes: [UInt8]
+  private var index = 0
+  private var depth = 0
+  static let maxDepth = 512
+
+  init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+  mutating func document() throws(JSONValue.ParseError) -> JSONValue {
+    skipWhitespace()
+    let value = try value()
+    skipWhitespace()
+    guard index == bytes.count else { throw failure("text after the value") }
+    return value
+  }
+
+  private func failure(_ reason: String) -> JSONValue.ParseError {
+    JSONValue.ParseError(offset: index, reason: reason)
+  }
+
+  private mutating func skipWhitespace() {
+    while index < bytes.count {
+      switch bytes[index] {
+      case 0x20, 0x09, 0x0A, 0x0D: index += 1
+      default: return
+      }
+    }
+  }
+
+  private mutating func value() throws(JSONValue.ParseError) -> JSONValue {
+    guard index < bytes.count else { throw failure("the text ends where a value should start") }
+    switch bytes[index] {
+    case UInt8(ascii: "{"):
+      return try nested { (parser) throws(JSONValue.ParseError) in try parser.object() }
+    case UInt8(ascii: "["):
+      return try nested { (parser) throws(JSONValue.ParseError) in try parser.array() }
+    case UInt8(ascii: "\""): return .string(try string())
+    case UInt8(ascii: "t"): return try literal("true", .bool(true))
+    case UInt8(ascii: "f"): return try literal("false", .bool(false))
+    case UInt8(ascii: "n"): return try literal("null", .null)
+    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
+    default: throw failure("unexpected byte 0x\(String(bytes[index], radix: 16))")
+    }
+  }
+
+  private mutating func nested(
+    _ body: (inout JSONByteParser) throws(JSONValue.ParseError) -> JSONValue
+  ) throws(JSONValue.ParseError) -> JSONValue {
+    depth += 1
+    guard depth <= Self.maxDepth else { throw failure("nested deeper than \(Self.maxDepth)") }
+    defer { depth -= 1 }
+    return try body(&self)
+  }
+
+  private mutating func literal(_ word: String, _ value: JSONValue) throws(JSONValue.ParseError)
+    -> JSONValue
+  {
+    for byte in word.utf8 {
+      guard index < bytes.count, bytes[index] == byte else { throw failure("expected \(word)") }
+      index += 1
+    }
+    return value
+  }
+
+  private mutating func object() throws(JSONValue.ParseError) -> JSONValue {
+    index += 1  // {
+    var members: [String: JSONValue] = [:]
+    skipWhitespace()
+    if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+      index += 1
+      return .object(members)
+    }
+    while true {
+      skipWhitespace()
+      guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+        throw failure("expected a member name")
+      }
+      let name = try string()
+      skipWhitespace()
+      guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+        throw failure("expected ':' after a member name")
+      }
+      index += 1
+      skipWhitespace()
+      let member = try value()
+      // The first of repeated names wins, as with JSONDecoder.
+      if members[name] == nil { members[name] = member }
+      skipWhitespace()
+      guard index < bytes.count else { throw failure("the text ends inside an object") }
+      switch bytes[index] {
+      case UInt8(ascii: ","): index += 1
+      case UInt8(ascii: "}"):
+        index += 1
+        return .object(members)
+      default: throw failure("expected ',' or '}' in an object")
+      }
+    }
+  }
+
+  private mutating func array() throws(JSONValue.ParseError) -> JSONValue {
+    index += 1  // [
+    var elements: [JSONValue] = []
+    skipWhitespace()
+    if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+      index += 1
+      return .array(elements)
+    }
+    while true {
+      skipWhitespace()
+      elements.append(try value())
+      skipWhitespace()
+      guard index < bytes.count else { throw failure("the text ends inside an array") }
+      switch bytes[index] {
+      case UInt8(ascii: ","): index += 1
+      case UInt8(ascii: "]"):
+        index += 1
+        return .array(elements)
+      default: throw failure("expected ',' or ']' in an array")
+      }
+    }
+  }
+
+  private mutating func string() throws(JSONValue.ParseError) -> String {
+    index += 1  // opening quote
+    let start = index
+    // Fast path: no escape before the closing quote.
+    while index < bytes.count {
+      let byte = bytes[index]
+      if byte == UInt8(ascii: "\"") {
+        let text = try utf8(start, index)
+        index += 1
+        return text
+      }
+      if byte == UInt8(ascii: "\\") { break }
+      if byte < 0x20 { throw failure("a control character inside a string") }
+      index += 1
+    }
+    var text = try utf8(start, index)
+    while index < bytes.count {
+      let byte = bytes[index]
+      switch byte {
+      case UInt8(ascii: "\""):
+        index += 1
+        return text
+      case UInt8(ascii: "\\"):
+        index += 1
+        text.unicodeScalars.append(try escape())
+      case ..<0x20:
+        throw failure("a control character inside a string")
+      default:
+        let runStart = index
+        while index < bytes.count, bytes[index] != UInt8(ascii: "\""),
+          bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20
+        {
+          index += 1
+        }
+        text += try utf8(runStart, index)
+      }
+    }
+    throw failure("the text ends inside a string")
+  }
+
+  private func utf8(_ start: Int, _ end: Int) throws(JSONValue.ParseError) -> String {
+    guard let text = String(validating: bytes[start..<end], as: UTF8.self) else {
+      throw JSONValue.ParseError(offset: start, reason: "a string that is not valid UTF-8")
+    }
+    return text
+  }
+
+  private mutating func escape() throws(JSONValue.ParseError) -> Unicode.Scalar {
+    guard index < bytes.count else { throw failure("the text ends inside an escape") }
+    let byte = bytes[index]
+    index += 1
+    switch byte {
+    case UInt8(ascii: "\""): return "\""
+    case UInt8(ascii: "\\"): return "\\"
+    case UInt8(ascii: "/"): return "/"
+    case UInt8(ascii: "b"): return "\u{08}"
+    case UInt8(ascii: "f"): return "\u{0C}"
+    case UInt8(ascii: "n"): return "\n"
+    case UInt8(ascii: "r"): return "\r"
+    case UInt8(ascii: "t"): return "\t"
+    case UInt8(ascii: "u"):
+      let first = try hex4()
+      if (0xD800..<0xDC00).contains(first) {
+        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+          bytes[index + 1] == UInt8(ascii: "u")
+        else { throw failure("a high surrogate without its low half") }
+        index += 2
+        let second = try hex4()
+        guard (0xDC00..<0xE000).contains(second) else {
+          throw failure("a high surrogate without its low half")
+        }
+        let combined = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+        guard let scalar = Unicode.Scalar(combined) else { throw failure("a bad surrogate pair") }
+        return scalar
+      }
+      guard let scalar = Unicode.Scalar(first) else { throw failure("a lone low surrogate") }
+      return scalar
+    default:
+      index -= 1
+      throw failure("an unknown escape")
+    }
+  }
+
+  private mutating func hex4() throws(JSONValue.ParseError) -> UInt32 {
+    guard index + 4 <= bytes.count else { throw failure("a \\u escape needs four hex digits") }
+    var value: UInt32 = 0
+    for _ in 0..<4 {
+      let byte = bytes[index]
+      let digit: UInt8
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+      default: throw failure("a \\u escape needs four hex digits")
+      }
+      value = value << 4 | UInt32(digit)
+      index += 1
+    }
+    return value
+  }
+
+  private mutating func number() throws(JSONValue.ParseError) -> Double {
+    let start = index
+    func digits(_ parser: inout JSONByteParser) -> Int {
+      let from = parser.index
+      while parser.index < parser.bytes.count,
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(parser.bytes[parser.index])
+      {
+        parser.index += 1
+      }
+      return parser.index - from
+    }
+    if bytes[index] == UInt8(ascii: "-") { index += 1 }
+    guard index < bytes.count else { throw failure("a number without digits") }
+    if bytes[index] == UInt8(ascii: "0") {
+      index += 1
+    } else if digits(&self) == 0 {
+      throw failure("a number without digits")
+    }
+    if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+      index += 1
+      guard digits(&self) > 0 else { throw failure("a fraction without digits") }
+    }
+    if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+      index += 1
+      if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")
+      {
+        index += 1
+      }
+      guard digits(&self) > 0 else { throw failure("an exponent without digits") }
+    }
+    let text = String(decoding: bytes[start..<index], as: UTF8.self)
+    guard let value = Double(text), value.isFinite else {
+      throw JSONValue.ParseError(offset: start, reason: "a number out of range")
+    }
+    return value
+  }
+}
