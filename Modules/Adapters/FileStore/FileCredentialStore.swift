@@ -25,42 +25,33 @@ public struct FileCredentialStore: CredentialStore {
   public init(file: URL) { self.file = file }
 
   /// What `stat` says of the file: any change of it means the file must be read again.
-  struct Identity: Equatable {
+  struct Identity: Equatable, Sendable {
     var device: UInt64
     var inode: UInt64
     var size: Int64
-    var modified: timespec
-    var changed: timespec
-
-    static func == (a: Identity, b: Identity) -> Bool {
-      a.device == b.device && a.inode == b.inode && a.size == b.size
-        && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
-        && a.changed.tv_sec == b.changed.tv_sec && a.changed.tv_nsec == b.changed.tv_nsec
-    }
+    /// Modification and change times, in nanoseconds.
+    var modified: Int64
+    var changed: Int64
 
     init?(path: String) {
       var info = stat()
       guard stat(path, &info) == 0 else { return nil }
+      #if canImport(Darwin)
+        let (mtime, ctime) = (info.st_mtimespec, info.st_ctimespec)
+      #else
+        let (mtime, ctime) = (info.st_mtim, info.st_ctim)
+      #endif
       device = UInt64(info.st_dev)
       inode = UInt64(info.st_ino)
       size = Int64(info.st_size)
-      #if canImport(Darwin)
-        modified = info.st_mtimespec
-        changed = info.st_ctimespec
-      #else
-        modified = info.st_mtim
-        changed = info.st_ctim
-      #endif
+      modified = Int64(mtime.tv_sec) * 1_000_000_000 + Int64(mtime.tv_nsec)
+      changed = Int64(ctime.tv_sec) * 1_000_000_000 + Int64(ctime.tv_nsec)
     }
   }
 
+  /// The last tokens read, with the identity of the file they were read from.
   final class Cache: Sendable {
-    private struct Entry: @unchecked Sendable {
-      // timespec is a plain C struct of integers.
-      var identity: Identity
-      var credentials: Credentials
-    }
-    private let entry = Mutex<Entry?>(nil)
+    private let entry = Mutex<(identity: Identity, credentials: Credentials)?>(nil)
 
     func credentials(for identity: Identity) -> Credentials? {
       entry.withLock { $0?.identity == identity ? $0?.credentials : nil }
@@ -69,7 +60,7 @@ public struct FileCredentialStore: CredentialStore {
     func remember(_ credentials: Credentials?, for identity: Identity?) {
       entry.withLock { entry in
         if let credentials, let identity {
-          entry = Entry(identity: identity, credentials: credentials)
+          entry = (identity, credentials)
         } else {
           entry = nil
         }
