@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -45,6 +46,17 @@ public enum CourierTemporaryFile {
   /// - Returns: true when it is running.
   public static func isRunning(_ pid: pid_t) -> Bool {
     kill(pid, 0) == 0 || errno == EPERM
+  }
+
+  /// Folders already swept by this process: what is left there by a dead process does not
+  /// come back, so one sweep per folder per process is enough.
+  private static let swept = Mutex<Set<String>>([])
+
+  /// Sweeps a folder the first time this process asks, not on every upload.
+  /// - Parameter directory: the folder.
+  static func sweepOnce(_ directory: URL) {
+    let first = swept.withLock { $0.insert(directory.standardizedFileURL.path).inserted }
+    if first { sweep(directory) }
   }
 
   /// Removes the temporary files of processes that are gone.

@@ -168,8 +168,8 @@ public struct Uploader: Sendable {
   public func perform(
     _ request: UploadRequest, onState: @escaping @Sendable (UploadState) -> Void
   ) async throws -> UploadResult {
-    // What an upload killed before its cleanup left (its process is gone) goes first.
-    CourierTemporaryFile.sweep(temporaryDirectory)
+    // What an upload killed before its cleanup left (its process is gone) goes first, once.
+    CourierTemporaryFile.sweepOnce(temporaryDirectory)
     let temporary = TemporaryFiles()
     defer { temporary.removeAll() }
     do {

@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierNetlink
+import CourierTestSupport
 import Foundation
 import Synchronization
 
@@ -93,27 +94,18 @@ struct TimedOut: Error, CustomStringConvertible {
   }
 }
 
-/// Awaits the monitor's stream until a path matches, failing after `limit`.
+/// Awaits the monitor's stream until a path matches, failing after `limit` with the last path
+/// in full (interfaces, addresses, routes) to show why.
 @discardableResult
 func awaitPath(
   _ monitor: NetlinkPathMonitor, _ what: String, within limit: Duration = .seconds(10),
   where predicate: @escaping @Sendable (NetworkPath) -> Bool
 ) async throws -> NetworkPath {
-  let updates = monitor.updates()
-  let found = try await withThrowingTaskGroup(of: NetworkPath?.self) { group in
-    group.addTask {
-      for await path in updates where predicate(path) { return path }
-      return nil
-    }
-    group.addTask {
-      try await Task.sleep(for: limit)
-      return nil
-    }
-    defer { group.cancelAll() }
-    return try await group.next() ?? nil
+  do {
+    return try await PathLog(monitor.updates()).wait(what, within: limit, where: predicate)
+  } catch is PathWaitTimedOut {
+    throw TimedOut(waitingFor: what, last: monitor.currentPath)
   }
-  guard let found else { throw TimedOut(waitingFor: what, last: monitor.currentPath) }
-  return found
 }
 
 extension NetworkPath {
