@@ -74,8 +74,31 @@ public struct TransportContract: Sendable, CustomStringConvertible {
   /// Runs the check.
   /// - Parameter factory: makes the transport under test.
   /// - Throws: what the check throws (expectations are recorded as issues).
-  public func run(_ factory: @escaping TransportFactory) async throws {
-    try await body(factory, ContractEnvironment.current)
+  /// - Returns: every transport the check made, for the adapter's own checks afterwards.
+  @discardableResult
+  public func run(_ factory: @escaping TransportFactory) async throws -> [any Transport] {
+    final class Made: Sendable { let transports = Mutex<[any Transport]>([]) }
+    let made = Made()
+    try await body(
+      { path in
+        let transport = factory(path)
+        made.transports.withLock { $0.append(transport) }
+        return transport
+      }, ContractEnvironment.current)
+    return made.transports.withLock { $0 }
+  }
+
+  /// The status a transport gets for `GET /health` from the contract's backend: a transport
+  /// must stay usable after whatever a check did to it (a hang, a reset, a cancellation).
+  /// - Parameter transport: the transport.
+  /// - Returns: the status.
+  /// - Throws: when the request fails or the suite has no backend.
+  public static func healthStatus(through transport: any Transport) async throws -> Int {
+    let backend = try #require(ContractEnvironment.current?.backend)
+    let response = try await transport.send(
+      HTTPRequest(method: .get, url: backend.url.appendingPathComponent("health")),
+      options: TransportOptions(deadline: .seconds(20)))
+    return response.status
   }
 
   /// Every check.
