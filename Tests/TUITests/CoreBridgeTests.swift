@@ -42,6 +42,19 @@ struct CoreBridgeTests {
     return nil
   }
 
+  /// Runs the bridge over an empty server list and takes the path offline.
+  /// - Returns: the running bridge, for the caller to cancel.
+  static func startOffline(
+    _ fixture: Fixture, _ updates: inout AsyncStream<TUIUpdate>.Iterator
+  ) async -> Task<Void, any Error> {
+    fixture.transport.enqueue(status: 200, json: "[]")
+    let running = Task { try await fixture.bridge.run() }
+    while !fixture.monitor.send(.unsatisfied) { await Task.yield() }
+    let offline = await next(&updates) { $0 == .path(.unsatisfied) }
+    #expect(offline != nil)
+    return running
+  }
+
   @Test("a path change reaches the header with no key, after the interface's short delay")
   func pathChanges() async throws {
     let fixture = try Fixture()
@@ -63,13 +76,9 @@ struct CoreBridgeTests {
   @Test("an article added offline shows at once, flagged pending, and the outbox counts it")
   func addOffline() async throws {
     let fixture = try Fixture()
-    fixture.transport.enqueue(status: 200, json: "[]")
     var updates = fixture.hub.stream.makeAsyncIterator()
-    let running = Task { try await fixture.bridge.run() }
+    let running = await Self.startOffline(fixture, &updates)
     defer { running.cancel() }
-    while !fixture.monitor.send(.unsatisfied) { await Task.yield() }
-    let seen3 = await Self.next(&updates) { $0 == .path(.unsatisfied) }
-    #expect(seen3 != nil)
     try await fixture.bridge.addArticle(title: "Lunch", body: "at noon")
     let shown = await Self.next(&updates) {
       if case .articles(let items, _) = $0 { return items.contains { $0.title == "Lunch" } }
@@ -87,13 +96,9 @@ struct CoreBridgeTests {
   @Test("edits and deletes go through the sync engine and show at once")
   func editAndDelete() async throws {
     let fixture = try Fixture()
-    fixture.transport.enqueue(status: 200, json: "[]")
     var updates = fixture.hub.stream.makeAsyncIterator()
-    let running = Task { try await fixture.bridge.run() }
+    let running = await Self.startOffline(fixture, &updates)
     defer { running.cancel() }
-    while !fixture.monitor.send(.unsatisfied) { await Task.yield() }
-    let offline = await Self.next(&updates) { $0 == .path(.unsatisfied) }
-    #expect(offline != nil)
     try await fixture.bridge.addArticle(title: "Lunch", body: "at noon")
     let added = await Self.next(&updates) { Self.titles($0)?.contains("Lunch") == true }
     let id = try #require(Self.items(added)?.first { $0.title == "Lunch" }?.id)
