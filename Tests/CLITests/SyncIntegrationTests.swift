@@ -245,7 +245,12 @@ struct SyncIntegrationTests {
       while process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
     }
     try await backend.call("POST", "/__chaos", json: #"{"fail_next":0,"delay_ms":0}"#)
-    let final = await run(url, ["sync", "--json"], dataDir: dir)
+    // The last killed run's request may still be in the server's hands: the same key then gets
+    // 409 idempotency_in_flight, a transient refusal that the default retry policy waits out
+    // (this suite's runs otherwise make one attempt).
+    let final = await run(
+      url, ["--max-attempts", "4", "sync", "--json"], dataDir: dir,
+      environment: ["COURIER_RETRY_BASE_DELAY_MS": "100"])
     #expect(final.code == 0, "\(final.output.stdout)")
     #expect(final.lines.first?["pending"] as? Int == 0)
     #expect(kills >= 5, "most runs were killed mid-replay (\(kills))")
