@@ -16,6 +16,10 @@ public enum ExitCode: Int32, Sendable {
   case unavailable = 69
   /// EX_SOFTWARE: an unexpected local failure.
   case software = 70
+  /// EX_CANTCREAT: a local file or folder (the data directory, the store) could not be created.
+  case cannotCreate = 73
+  /// EX_IOERR: the local store could not be read or written (damaged, full, newer schema).
+  case ioError = 74
   /// EX_TEMPFAIL: a transient failure that outlasted the retries.
   case transient = 75
   /// EX_PROTOCOL: the server's reply made no sense.
@@ -34,11 +38,13 @@ public enum ExitCode: Int32, Sendable {
     switch error.kind {
     case .business, .conflict, .invalidInput: return .businessRefusal
     case .fileUnavailable: return .missingInput
-    case .offline, .cannotReachHost, .dns, .tls: return .unavailable
+    case .offline, .cannotReachHost, .dns, .tls, .notTheServer: return .unavailable
     case .timedOut, .connectionLost, .server, .overloaded: return .transient
     case .invalidResponse, .decoding: return .protocolError
     case .unauthorized: return .unauthorized
     case .cancelled: return .interrupted
+    case .localStore: return error.code == "store_cannotCreate" ? .cannotCreate : .ioError
+    case .unexpected: return .software
     }
   }
 }

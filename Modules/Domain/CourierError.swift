@@ -38,6 +38,19 @@ public struct CourierError: Error, Sendable, Equatable, CustomStringConvertible 
     case invalidInput
     /// A local file was missing or unreadable.
     case fileUnavailable
+    /// Something on the network answered, but not the intended server, or not with a reply
+    /// that proves it applied the request: a Wi-Fi login page (captive portal), a proxy, a
+    /// redirect to another site, a 2xx without the expected record, a truncated body. Nothing
+    /// is known to have been applied; a queued write stays pending with the same
+    /// Idempotency-Key, so sending it again later is safe.
+    case notTheServer
+    /// The local data store (the data directory, `courier.sqlite`, the journal, the session
+    /// file) could not be created, read or written: unwritable or full disk, a damaged or
+    /// newer-schema file, a path that is a folder. `serverMessage` names the file and what to do.
+    case localStore
+    /// A failure Courier has no better kind for (a bug, or an error from a dependency it does
+    /// not know); `underlying` says what it was.
+    case unexpected
   }
 
   /// The kind.
@@ -101,10 +114,11 @@ public struct CourierError: Error, Sendable, Equatable, CustomStringConvertible 
   /// reported as `overloaded` and is.
   public var isTransient: Bool {
     switch kind {
-    case .offline, .timedOut, .cannotReachHost, .dns, .connectionLost, .server, .overloaded:
+    case .offline, .timedOut, .cannotReachHost, .dns, .connectionLost, .server, .overloaded,
+      .notTheServer:
       return true
     case .tls, .unauthorized, .business, .conflict, .invalidResponse, .decoding, .cancelled,
-      .invalidInput, .fileUnavailable:
+      .invalidInput, .fileUnavailable, .localStore, .unexpected:
       return false
     }
   }
@@ -123,7 +137,9 @@ public struct CourierError: Error, Sendable, Equatable, CustomStringConvertible 
   }
 
   /// Wraps any error as a `CourierError`: itself when it already is one, `cancelled` for a
-  /// `CancellationError`, otherwise an `invalidResponse` carrying its description.
+  /// `CancellationError`, `localStore` for a `StoreError` (its message names the file), and
+  /// `unexpected` carrying its description for anything else. A local failure is never
+  /// reported as the server's fault.
   /// - Parameters:
   ///   - error: the error to wrap.
   ///   - context: what was being done.
@@ -133,6 +149,20 @@ public struct CourierError: Error, Sendable, Equatable, CustomStringConvertible 
     if error is CancellationError {
       return CourierError(.cancelled, underlying: "CancellationError", context: context)
     }
-    return CourierError(.invalidResponse, underlying: String(describing: error), context: context)
+    if let error = error as? StoreError { return CourierError(store: error, context: context) }
+    return CourierError(.unexpected, underlying: String(describing: error), context: context)
+  }
+
+  /// A local store failure as a `CourierError` of kind `localStore`, code `store_<code>`, with
+  /// the store's sentence (which names the file) and what to do about it.
+  /// - Parameters:
+  ///   - store: the store's error.
+  ///   - context: what was being done.
+  public init(store: StoreError, context: String? = nil) {
+    var message = store.message
+    if let advice = store.advice { message += " " + advice }
+    self.init(
+      .localStore, code: "store_\(store.code.rawValue)", serverMessage: message,
+      underlying: store.underlying, context: context ?? store.path)
   }
 }

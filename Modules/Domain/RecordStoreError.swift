@@ -18,6 +18,11 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidInput
     /// The store was closed, or an earlier write failed and it must be reopened.
     case unusable
+    /// The store's file or folder could not be created (the path is a folder or a file where a
+    /// folder is needed, no permission to create it).
+    case cannotCreate
+    /// Another process holds the store (or the operation) and this one did not wait for it.
+    case busy
   }
 
   /// The kind of failure.
@@ -47,6 +52,26 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     self.path = path
     self.line = line
     self.underlying = underlying
+  }
+
+  /// What a person can do about it, by kind: nil when the message already says it.
+  public var advice: String? {
+    switch code {
+    case .corrupt:
+      return "Move the file aside (nothing was changed in it) and run the command again; "
+        + "changes that were not yet sent are in that file."
+    case .io:
+      return "Check that the data folder exists, is writable and that the disk is not full."
+    case .newerSchema:
+      return "It was written by a newer Courier: use that version, or another data folder."
+    case .cannotCreate:
+      return "Check that the data folder's path is a folder you can write to "
+        + "(set it with --data-dir or COURIER_DATA_DIR)."
+    case .busy:
+      return "Wait for the other process to finish, or stop it."
+    case .notFound, .duplicate, .invalidInput, .unusable:
+      return nil
+    }
   }
 
   /// The message, with the underlying cause when known.

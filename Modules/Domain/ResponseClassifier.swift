@@ -89,11 +89,26 @@ public enum ResponseClassifier {
   ///   - response: the response, of any status.
   ///   - now: the time used to read a `Retry-After` given as a date.
   ///   - context: what was being done, for logs.
-  /// - Returns: nil for 1xx, 2xx and 3xx; the error for anything else.
+  /// - Returns: nil for 1xx, 2xx and 304; the error for anything else. A redirect that
+  ///   reaches the caller is one the transport would not follow (to another origin, decision
+  ///   0503): the request did not reach the intended server, so it is `notTheServer`, as are
+  ///   407 (a proxy wants credentials) and 511 (a captive portal wants a login, RFC 6585).
   public static func classify(
     _ response: HTTPResponse, now: Date = Date(), context: String? = nil
   ) -> CourierError? {
     let status = response.status
+    if (300..<400).contains(status), status != 304 {
+      return CourierError(
+        .notTheServer, status: status, code: "redirected_elsewhere",
+        attempts: response.attempts, underlying: response.headers["Location"].map(redactedURL),
+        context: context)
+    }
+    if status == 407 || status == 511 {
+      return CourierError(
+        .notTheServer, status: status,
+        code: status == 407 ? "proxy_authentication_required" : "network_login_required",
+        attempts: response.attempts, context: context)
+    }
     guard status >= 400 else { return nil }
     let problem = ServerProblem.decode(response.body, contentType: response.headers["Content-Type"])
     var error = CourierError(
@@ -128,6 +143,16 @@ public enum ResponseClassifier {
     }
     return error
   }
+}
+
+/// A URL for logs: scheme, host, port and path only (no user, password, query or fragment).
+func redactedURL(_ text: String) -> String {
+  guard var parts = URLComponents(string: text) else { return "(unreadable URL)" }
+  parts.user = nil
+  parts.password = nil
+  parts.query = nil
+  parts.fragment = nil
+  return parts.string ?? "(unreadable URL)"
 }
 
 /// Reads `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP-date.

@@ -56,6 +56,14 @@ public enum UserMessages {
       return error.serverMessage ?? "The request couldn't be sent as given."
     case .fileUnavailable:
       return error.serverMessage ?? "The file couldn't be read."
+    case .notTheServer:
+      return "The network answered, but not your server: a Wi-Fi login page? "
+        + "Nothing was lost: your changes are kept and will be sent when your server answers."
+    case .localStore:
+      return error.serverMessage
+        ?? "Courier's local data couldn't be read or written. Check the data folder."
+    case .unexpected:
+      return "Something unexpected went wrong in Courier. Nothing was lost; please try again."
     }
   }
 
