@@ -17,7 +17,10 @@ enum UploadCommand {
     let request = UploadRequest(
       file: file, target: target, title: options.title,
       fields: options.fields.map { MultipartPart.text($0.name, $0.value) },
-      compress: !options.noCompress, compression: compression)
+      compress: !options.noCompress, compression: compression,
+      // The photos endpoint answers with the stored record; another target only has to answer
+      // JSON (the reference backend's /upload echoes what it parsed as a list).
+      confirmation: options.target == nil ? .record : .json)
     let uploader = Uploader(
       transport: client.transport, compressor: context.environment.compressor,
       options: client.options)

@@ -202,8 +202,10 @@ public actor SyncEngine<Record: SyncRecord> {
     do {
       json = try JSONValue(parsing: body)
     } catch {
+      // A list that is not JSON at all is a page from something else on the network (a Wi-Fi
+      // login page answering every request): the stored list is kept, as for any failure.
       throw CourierError(
-        .decoding, code: "list_not_json", underlying: String(describing: error),
+        .notTheServer, code: "list_not_json", underlying: String(describing: error),
         context: "the \(Record.collection) list")
     }
     guard case .array(let elements) = json else {
@@ -499,12 +501,9 @@ public actor SyncEngine<Record: SyncRecord> {
         request.headers["Content-Type"] = "application/json; charset=utf-8"
       }
       let response = try await client.send(request)
-      var server: ServerRecord?
-      if operation.kind != .delete, !response.body.isEmpty,
-        let json = try? JSONValue(parsing: response.body)
-      {
-        server = try? Record.schema.serverRecord(from: json)
-      }
+      // Only a reply that proves the intended server applied the write completes it; a login
+      // page or any other 2xx throws `notTheServer` and the entry stays pending (decision 0414).
+      let server = try DeliveryProof.write(operation, response: response, schema: Record.schema)
       try store.complete(entry.id, serverRecord: server)
       report.sent += 1
       publisher.update { $0.pendingCount = max(0, $0.pendingCount - 1) }
@@ -522,14 +521,19 @@ public actor SyncEngine<Record: SyncRecord> {
   ) -> Step {
     let operation = entry.operation
     do {
-      // Already gone: the delete's effect holds (a replay after a lost response).
-      if operation.kind == .delete, error.status == 404 {
+      // Already gone: the delete's effect holds (a replay after a lost response), when the
+      // 404 is the server's own and not a portal's page.
+      if operation.kind == .delete, DeliveryProof.deleteAlreadyApplied(error) {
         try store.complete(entry.id, serverRecord: nil)
         report.sent += 1
         return .next
       }
-      if error.isTransient || error.kind == .unauthorized || error.kind == .cancelled {
-        return .stop(error)
+      // Only the server's own refusal is recorded against a write. Anything else (transient,
+      // a session problem, a local failure, a reply that cannot be read) stops the replay and
+      // keeps the entry pending with its Idempotency-Key: nothing is lost or marked refused.
+      guard error.kind == .business || error.kind == .conflict else { return .stop(error) }
+      guard DeliveryProof.isServerRefusal(error) else {
+        return .stop(DeliveryProof.notFromServer(error))
       }
       if error.kind == .conflict, error.code == "version_conflict" || error.current != nil {
         return try settleConflict(entry, error: error, report: &report, resends: &resends)
@@ -603,12 +607,6 @@ public actor SyncEngine<Record: SyncRecord> {
 
   private static func courierError(_ error: any Error, context: String) -> CourierError {
     if let error = error as? CourierError { return error }
-    if let error = error as? StoreError {
-      return CourierError(
-        .fileUnavailable, code: "store_\(error.code.rawValue)", underlying: error.description,
-        context: context)
-    }
-    if error is CancellationError { return CourierError(.cancelled, context: context) }
-    return CourierError(.invalidInput, underlying: String(describing: error), context: context)
+    return CourierError.wrapping(error, context: context)
   }
 }

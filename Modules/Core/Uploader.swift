@@ -19,6 +19,9 @@ public struct UploadRequest: Sendable, Equatable {
   public var compression: CompressionOptions
   /// The `Idempotency-Key` sent on every attempt; one is generated when nil.
   public var idempotencyKey: String?
+  /// What the reply must show for the upload to count as done (decision 0414): the stored
+  /// record by default, so that a Wi-Fi login page's `200` is not taken for the server's.
+  public var confirmation: DeliveryProof.UploadConfirmation
 
   /// Creates a request.
   /// - Parameters:
@@ -29,11 +32,13 @@ public struct UploadRequest: Sendable, Equatable {
   ///   - compress: whether images are compressed.
   ///   - compression: the compression options.
   ///   - idempotencyKey: the key for every attempt; generated when nil.
+  ///   - confirmation: what the reply must show; the stored record by default.
   public init(
     file: URL, target: URL, title: String? = nil, fields: [MultipartPart] = [],
     compress: Bool = true, compression: CompressionOptions = CompressionOptions(),
-    idempotencyKey: String? = nil
+    idempotencyKey: String? = nil, confirmation: DeliveryProof.UploadConfirmation = .record
   ) {
+    self.confirmation = confirmation
     self.file = file
     self.target = target
     self.title = title
@@ -194,6 +199,9 @@ public struct Uploader: Sendable {
       if let failure = ResponseClassifier.classify(response, context: http.summary) {
         throw failure
       }
+      var fileSize: Int64?
+      if case .file(_, let size) = filePart.content { fileSize = size }
+      try DeliveryProof.upload(response, confirmation: request.confirmation, fileSize: fileSize)
       return UploadResult(
         response: response, verdict: verdict, bodyLength: layout.contentLength,
         idempotencyKey: key)

@@ -1,0 +1,162 @@
+import Foundation
+
+/// Decides whether a reply proves that the intended server applied a write (decision 0414).
+///
+/// A network that answers is not the server: a Wi-Fi login page answers `200 text/html`, a
+/// proxy or a portal answers `302` to another site. So a write leaves the outbox, and an upload
+/// is reported as done, only on a reply that could not have come from anything else: the
+/// status the contract gives for the operation, a body that parses as the expected record, the
+/// same id, a version. Anything else is `notTheServer`: transient, the entry stays pending with
+/// its Idempotency-Key, and a person is told that the network answered, not their server.
+///
+/// Pure: every rule is a table test (`DeliveryProofTests`).
+public enum DeliveryProof {
+  /// Why a reply did not prove delivery; the `code` of the `notTheServer` error.
+  public enum Shortfall: String, Sendable, CaseIterable {
+    /// The status is not one the contract gives for this operation (a 200 for a delete with a
+    /// body, a 202, a 1xx).
+    case unexpectedStatus = "reply_unexpected_status"
+    /// The body is not JSON (an HTML login page, a truncated body).
+    case notJSON = "reply_not_json"
+    /// The body is JSON but not the collection's record (no id or no version).
+    case notRecord = "reply_not_record"
+    /// The body is a record, but of another id than the one written.
+    case otherRecord = "reply_other_record"
+    /// The record's version is not newer than the version the write was based on.
+    case staleVersion = "reply_stale_version"
+    /// A delete's reply carried a body where the contract gives none.
+    case unexpectedBody = "reply_unexpected_body"
+    /// An upload's reply did not describe the stored file (no id, or another size).
+    case notUploadRecord = "reply_not_upload_record"
+    /// A refusal (4xx) without the server's error body: a proxy or a portal refused, not the
+    /// server.
+    case refusalWithoutServerBody = "refusal_without_server_body"
+  }
+
+  /// What an upload's reply must show for the upload to count as done.
+  public enum UploadConfirmation: Sendable, Equatable {
+    /// The stored record: a JSON object with a non-empty `id`, and when it says `size`, the
+    /// size of the file part that was sent (the reference backend's `/photos`).
+    case record
+    /// Any JSON body (a custom target that echoes what it parsed, like `/upload`).
+    case json
+    /// Any 2xx, with or without a body (a target known to answer `204`).
+    case status
+  }
+
+  /// Checks the 2xx reply to a replayed write (`PUT` for a create or an update, `DELETE`).
+  /// - Parameters:
+  ///   - operation: the operation that was sent.
+  ///   - response: the reply; its status is 2xx (the client turned every other into an error).
+  ///   - schema: how the collection's records name their id and version.
+  /// - Returns: the server's record for a create or an update; nil for a delete.
+  /// - Throws: `CourierError` of kind `notTheServer` naming the shortfall.
+  public static func write(
+    _ operation: OutboxOperation, response: HTTPResponse, schema: RecordSchema
+  ) throws -> ServerRecord? {
+    switch operation.kind {
+    case .delete:
+      // 204 has no body; a 200 with an empty body says the same. A body here is a page.
+      guard response.status == 204 || (response.status == 200 && isBlank(response.body)) else {
+        throw failure(
+          response.status == 200 ? .unexpectedBody : .unexpectedStatus, response, operation)
+      }
+      return nil
+    case .create, .update:
+      guard response.status == 200 || response.status == 201 else {
+        throw failure(.unexpectedStatus, response, operation)
+      }
+      guard let json = try? JSONValue(parsing: response.body) else {
+        throw failure(.notJSON, response, operation)
+      }
+      guard let record = try? schema.serverRecord(from: json) else {
+        throw failure(.notRecord, response, operation)
+      }
+      guard record.id == operation.key.id else {
+        throw failure(.otherRecord, response, operation)
+      }
+      if let base = operation.baseVersion, record.version <= base {
+        throw failure(.staleVersion, response, operation)
+      }
+      return record
+    }
+  }
+
+  /// Whether a refusal of a delete means the record is already gone at the server: a 404 that
+  /// carries the server's own error body (`code` `not_found`), not a portal's 404 page.
+  /// - Parameter error: the classified refusal.
+  /// - Returns: true when the delete's effect holds.
+  public static func deleteAlreadyApplied(_ error: CourierError) -> Bool {
+    error.status == 404 && error.code == "not_found"
+  }
+
+  /// Whether a refusal comes from the server itself: it carries the server's error body (a
+  /// `code`), or it is a 413 (which the contract lets a proxy send before the body). A 4xx
+  /// without one is a proxy's or a portal's page, and proves nothing about the server.
+  /// - Parameter error: a `business` or `conflict` error.
+  /// - Returns: true when the refusal may be recorded against the write.
+  public static func isServerRefusal(_ error: CourierError) -> Bool {
+    error.code != nil || error.status == 413
+  }
+
+  /// The error for a refusal that did not come from the server (see `isServerRefusal`).
+  /// - Parameter error: the refusal.
+  /// - Returns: a `notTheServer` error keeping the status and context.
+  public static func notFromServer(_ error: CourierError) -> CourierError {
+    CourierError(
+      .notTheServer, status: error.status, code: Shortfall.refusalWithoutServerBody.rawValue,
+      attempts: error.attempts, underlying: error.underlying, context: error.context)
+  }
+
+  /// Checks the 2xx reply to an upload.
+  /// - Parameters:
+  ///   - response: the reply; 2xx.
+  ///   - confirmation: what the reply must show.
+  ///   - fileSize: the size of the file part that was sent, checked against the record's
+  ///     `size` when it has one.
+  /// - Returns: the parsed body, when there is one.
+  /// - Throws: `CourierError` of kind `notTheServer` naming the shortfall.
+  @discardableResult
+  public static func upload(
+    _ response: HTTPResponse, confirmation: UploadConfirmation, fileSize: Int64?
+  ) throws -> JSONValue? {
+    guard (200..<300).contains(response.status) else {
+      throw failure(.unexpectedStatus, response, nil)
+    }
+    if confirmation == .status {
+      return isBlank(response.body) ? nil : try? JSONValue(parsing: response.body)
+    }
+    guard let json = try? JSONValue(parsing: response.body) else {
+      throw failure(.notJSON, response, nil)
+    }
+    guard confirmation == .record else { return json }
+    let id: String? =
+      switch json["id"] {
+      case .string(let text): text.isEmpty ? nil : text
+      case .number(let number): number.isFinite ? String(number) : nil
+      default: nil
+      }
+    guard case .object = json, id != nil else { throw failure(.notUploadRecord, response, nil) }
+    if let size = json["size"], let fileSize {
+      guard case .number(let value) = size, value == Double(fileSize) else {
+        throw failure(.notUploadRecord, response, nil)
+      }
+    }
+    return json
+  }
+
+  private static func isBlank(_ body: Data) -> Bool {
+    body.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+  }
+
+  private static func failure(
+    _ shortfall: Shortfall, _ response: HTTPResponse, _ operation: OutboxOperation?
+  ) -> CourierError {
+    let type = response.headers["Content-Type"].map { ", Content-Type \($0)" } ?? ""
+    return CourierError(
+      .notTheServer, status: response.status, code: shortfall.rawValue,
+      attempts: response.attempts,
+      underlying: "status \(response.status)\(type), \(response.body.count) bytes",
+      context: operation.map { "\($0.kind.rawValue) \($0.key)" })
+  }
+}

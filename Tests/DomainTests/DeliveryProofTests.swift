@@ -1,0 +1,237 @@
+import CourierDomain
+import Foundation
+import Testing
+
+/// Every rule of `DeliveryProof`, as tables: which replies prove that the intended server
+/// applied a write or an upload, and which are a network answering in its place.
+@Suite("DeliveryProof")
+struct DeliveryProofTests {
+  static let id = "6f1c2b9e-0d4a-4c8e-9a51-2f0b8c7d3e10"
+  static let portal =
+    "<!DOCTYPE html><html><body><h1>Please log in to the network</h1></body></html>"
+
+  static func operation(_ kind: OutboxKind, base: Int? = nil) -> OutboxOperation {
+    OutboxOperation(
+      key: RecordKey(collection: "articles", id: id), kind: kind,
+      payload: kind == .delete ? nil : .object(["title": .string("T"), "body": .string("")]),
+      baseVersion: base, enqueuedAt: Date(timeIntervalSince1970: 0))
+  }
+
+  static func reply(_ status: Int, _ body: String, type: String = "application/json")
+    -> HTTPResponse
+  {
+    HTTPResponse(status: status, headers: ["Content-Type": type], body: Data(body.utf8))
+  }
+
+  static func record(id: String = id, version: Int = 1) -> String {
+    #"{"id":"\#(id)","title":"T","body":"","version":\#(version),"updated_at":"2026-11-30T10:15:00.123Z"}"#
+  }
+
+  struct Row: Sendable, CustomTestStringConvertible {
+    let name: String
+    let kind: OutboxKind
+    let base: Int?
+    let response: HTTPResponse
+    /// nil when the reply proves delivery; the shortfall otherwise.
+    let shortfall: DeliveryProof.Shortfall?
+    var testDescription: String { name }
+  }
+
+  static let rows: [Row] = [
+    Row(
+      name: "create: 201 with the record", kind: .create, base: nil,
+      response: reply(201, record()), shortfall: nil),
+    Row(
+      name: "create replayed: 200 with the record", kind: .create, base: nil,
+      response: reply(200, record()), shortfall: nil),
+    Row(
+      name: "update: 200 with a newer version", kind: .update, base: 3,
+      response: reply(200, record(version: 4)), shortfall: nil),
+    Row(
+      name: "update: the same version as the base", kind: .update, base: 3,
+      response: reply(200, record(version: 3)), shortfall: .staleVersion),
+    Row(
+      name: "update: an older version than the base", kind: .update, base: 3,
+      response: reply(200, record(version: 2)), shortfall: .staleVersion),
+    Row(
+      name: "captive portal: 200 text/html", kind: .create, base: nil,
+      response: reply(200, portal, type: "text/html"), shortfall: .notJSON),
+    Row(
+      name: "empty 200", kind: .create, base: nil, response: reply(200, ""),
+      shortfall: .notJSON),
+    Row(
+      name: "truncated record", kind: .create, base: nil,
+      response: reply(201, String(record().prefix(30))), shortfall: .notJSON),
+    Row(
+      name: "2xx with other JSON", kind: .create, base: nil, response: reply(200, #"{"ok":true}"#),
+      shortfall: .notRecord),
+    Row(
+      name: "2xx with a JSON list", kind: .update, base: 1, response: reply(200, "[]"),
+      shortfall: .notRecord),
+    Row(
+      name: "record without a version", kind: .create, base: nil,
+      response: reply(201, #"{"id":"\#(id)","title":"T"}"#), shortfall: .notRecord),
+    Row(
+      name: "another record's id", kind: .create, base: nil,
+      response: reply(201, record(id: "someone-else")), shortfall: .otherRecord),
+    Row(
+      name: "202 accepted is not applied", kind: .create, base: nil,
+      response: reply(202, record()), shortfall: .unexpectedStatus),
+    Row(
+      name: "204 to a create", kind: .create, base: nil, response: reply(204, ""),
+      shortfall: .unexpectedStatus),
+    Row(
+      name: "delete: 204", kind: .delete, base: 2, response: reply(204, ""), shortfall: nil),
+    Row(
+      name: "delete: 200 with an empty body", kind: .delete, base: 2, response: reply(200, ""),
+      shortfall: nil),
+    Row(
+      name: "delete: 200 login page", kind: .delete, base: 2,
+      response: reply(200, portal, type: "text/html"), shortfall: .unexpectedBody),
+    Row(
+      name: "delete: 201", kind: .delete, base: 2, response: reply(201, ""),
+      shortfall: .unexpectedStatus),
+  ]
+
+  @Test("a write's reply", arguments: rows)
+  func write(_ row: Row) throws {
+    let operation = Self.operation(row.kind, base: row.base)
+    do {
+      let server = try DeliveryProof.write(operation, response: row.response, schema: .standard)
+      #expect(
+        row.shortfall == nil, "proved delivery, expected \(String(describing: row.shortfall))")
+      if row.kind == .delete {
+        #expect(server == nil)
+      } else {
+        #expect(server?.id == Self.id)
+      }
+    } catch let error as CourierError {
+      #expect(error.kind == .notTheServer)
+      #expect(error.isTransient)
+      #expect(error.code == row.shortfall?.rawValue, "\(error)")
+      #expect(error.status == row.response.status)
+      #expect(!error.userMessage.contains("<"))
+      #expect(error.userMessage.contains("not your server"))
+    }
+  }
+
+  struct UploadRow: Sendable, CustomTestStringConvertible {
+    let name: String
+    let confirmation: DeliveryProof.UploadConfirmation
+    let response: HTTPResponse
+    let fileSize: Int64?
+    let shortfall: DeliveryProof.Shortfall?
+    var testDescription: String { name }
+  }
+
+  static let photo =
+    #"{"id":"p1","url":"/photos/p1","title":"T","filename":"a.jpg","content_type":"image/jpeg","size":1234,"sha256":"00"}"#
+
+  static let uploadRows: [UploadRow] = [
+    UploadRow(
+      name: "photo record, same size", confirmation: .record, response: reply(201, photo),
+      fileSize: 1234, shortfall: nil),
+    UploadRow(
+      name: "photo record, numeric id", confirmation: .record,
+      response: reply(201, #"{"id":7,"size":10}"#), fileSize: 10, shortfall: nil),
+    UploadRow(
+      name: "photo record, another size", confirmation: .record, response: reply(201, photo),
+      fileSize: 99, shortfall: .notUploadRecord),
+    UploadRow(
+      name: "photo record without an id", confirmation: .record,
+      response: reply(201, #"{"size":1234}"#), fileSize: 1234, shortfall: .notUploadRecord),
+    UploadRow(
+      name: "photo record with an empty id", confirmation: .record,
+      response: reply(201, #"{"id":""}"#), fileSize: 1234, shortfall: .notUploadRecord),
+    UploadRow(
+      name: "a list where a record is due", confirmation: .record, response: reply(200, "[]"),
+      fileSize: 1, shortfall: .notUploadRecord),
+    UploadRow(
+      name: "login page", confirmation: .record,
+      response: reply(200, portal, type: "text/html"), fileSize: 1, shortfall: .notJSON),
+    UploadRow(
+      name: "login page to a custom target", confirmation: .json,
+      response: reply(200, portal, type: "text/html"), fileSize: 1, shortfall: .notJSON),
+    UploadRow(
+      name: "echo list to a custom target", confirmation: .json,
+      response: reply(200, #"[{"field":"title","value":"T"}]"#), fileSize: 1, shortfall: nil),
+    UploadRow(
+      name: "204 to a status-only target", confirmation: .status, response: reply(204, ""),
+      fileSize: 1, shortfall: nil),
+    UploadRow(
+      name: "a 302 is never a success", confirmation: .status, response: reply(302, ""),
+      fileSize: 1, shortfall: .unexpectedStatus),
+  ]
+
+  @Test("an upload's reply", arguments: uploadRows)
+  func upload(_ row: UploadRow) throws {
+    do {
+      try DeliveryProof.upload(row.response, confirmation: row.confirmation, fileSize: row.fileSize)
+      #expect(row.shortfall == nil, "accepted, expected \(String(describing: row.shortfall))")
+    } catch let error as CourierError {
+      #expect(error.kind == .notTheServer)
+      #expect(error.code == row.shortfall?.rawValue, "\(error)")
+    }
+  }
+
+  @Test("a delete's 404 counts as applied only with the server's own error body")
+  func deleteNotFound() {
+    let server = ResponseClassifier.classify(
+      Self.reply(404, #"{"code":"not_found","message":"No such article"}"#))
+    let page = ResponseClassifier.classify(
+      Self.reply(404, "<html><body>Not Found</body></html>", type: "text/html"))
+    #expect(server.map(DeliveryProof.deleteAlreadyApplied) == true)
+    #expect(page.map(DeliveryProof.deleteAlreadyApplied) == false)
+  }
+
+  @Test("a refusal is the server's only with its error body, or a 413")
+  func serverRefusal() throws {
+    let server = try #require(
+      ResponseClassifier.classify(
+        Self.reply(422, #"{"code":"validation_failed","message":"Title is empty"}"#)))
+    let proxy = try #require(
+      ResponseClassifier.classify(
+        Self.reply(403, "<html><body>Forbidden by proxy</body></html>", type: "text/html")))
+    let tooLarge = try #require(ResponseClassifier.classify(Self.reply(413, "", type: "")))
+    #expect(DeliveryProof.isServerRefusal(server))
+    #expect(!DeliveryProof.isServerRefusal(proxy))
+    #expect(DeliveryProof.isServerRefusal(tooLarge))
+    let converted = DeliveryProof.notFromServer(proxy)
+    #expect(converted.kind == .notTheServer)
+    #expect(converted.status == 403)
+    #expect(converted.isTransient)
+  }
+
+  struct StatusRow: Sendable, CustomTestStringConvertible {
+    let status: Int
+    let code: String
+    var testDescription: String { "\(status) → \(code)" }
+  }
+
+  @Test(
+    "an unfollowed redirect, 407 and 511 are not the server",
+    arguments: [
+      StatusRow(status: 301, code: "redirected_elsewhere"),
+      StatusRow(status: 302, code: "redirected_elsewhere"),
+      StatusRow(status: 303, code: "redirected_elsewhere"),
+      StatusRow(status: 307, code: "redirected_elsewhere"),
+      StatusRow(status: 308, code: "redirected_elsewhere"),
+      StatusRow(status: 407, code: "proxy_authentication_required"),
+      StatusRow(status: 511, code: "network_login_required"),
+    ])
+  func notTheServerStatuses(_ row: StatusRow) throws {
+    var response = Self.reply(row.status, Self.portal, type: "text/html")
+    response.headers["Location"] = "http://user:pw@portal.example/login?token=secret#x"
+    let error = try #require(ResponseClassifier.classify(response))
+    #expect(error.kind == .notTheServer)
+    #expect(error.code == row.code)
+    #expect(error.isTransient)
+    #expect(!(error.underlying ?? "").contains("pw"))
+    #expect(!(error.underlying ?? "").contains("secret"))
+  }
+
+  @Test("304 is still a success for a conditional request")
+  func notModified() {
+    #expect(ResponseClassifier.classify(Self.reply(304, "")) == nil)
+  }
+}
