@@ -8,6 +8,7 @@ enum GetCommand {
     let client = context.client
     let request = try client.request(.get, path)
     let response = try await client.send(request)
+    try DeliveryProof.apiReply(response)
     if context.global.json {
       var object: [String: Any] = [
         "status": "ok", "http_status": response.status, "attempts": response.attempts,

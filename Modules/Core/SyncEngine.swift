@@ -531,10 +531,8 @@ public actor SyncEngine<Record: SyncRecord> {
       // Only the server's own refusal is recorded against a write. Anything else (transient,
       // a session problem, a local failure, a reply that cannot be read) stops the replay and
       // keeps the entry pending with its Idempotency-Key: nothing is lost or marked refused.
+      // (A 4xx page without the API's error body is already `notTheServer`.)
       guard error.kind == .business || error.kind == .conflict else { return .stop(error) }
-      guard DeliveryProof.isServerRefusal(error) else {
-        return .stop(DeliveryProof.notFromServer(error))
-      }
       if error.kind == .conflict, error.code == "version_conflict" || error.current != nil {
         return try settleConflict(entry, error: error, report: &report, resends: &resends)
       }

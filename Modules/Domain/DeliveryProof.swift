@@ -28,8 +28,8 @@ public enum DeliveryProof {
     case unexpectedBody = "reply_unexpected_body"
     /// An upload's reply did not describe the stored file (no id, or another size).
     case notUploadRecord = "reply_not_upload_record"
-    /// A refusal (4xx) without the server's error body: a proxy or a portal refused, not the
-    /// server.
+    /// A refusal (4xx) without the API's error body: a proxy or a portal refused, not the
+    /// server (`ResponseClassifier` gives it this code).
     case refusalWithoutServerBody = "refusal_without_server_body"
   }
 
@@ -90,24 +90,6 @@ public enum DeliveryProof {
     error.status == 404 && error.code == "not_found"
   }
 
-  /// Whether a refusal comes from the server itself: it carries the server's error body (a
-  /// `code`), or it is a 413 (which the contract lets a proxy send before the body). A 4xx
-  /// without one is a proxy's or a portal's page, and proves nothing about the server.
-  /// - Parameter error: a `business` or `conflict` error.
-  /// - Returns: true when the refusal may be recorded against the write.
-  public static func isServerRefusal(_ error: CourierError) -> Bool {
-    error.code != nil || error.status == 413
-  }
-
-  /// The error for a refusal that did not come from the server (see `isServerRefusal`).
-  /// - Parameter error: the refusal.
-  /// - Returns: a `notTheServer` error keeping the status and context.
-  public static func notFromServer(_ error: CourierError) -> CourierError {
-    CourierError(
-      .notTheServer, status: error.status, code: Shortfall.refusalWithoutServerBody.rawValue,
-      attempts: error.attempts, underlying: error.underlying, context: error.context)
-  }
-
   /// Checks the 2xx reply to an upload.
   /// - Parameters:
   ///   - response: the reply; 2xx.
@@ -143,6 +125,18 @@ public enum DeliveryProof {
       }
     }
     return json
+  }
+
+  /// Checks that a successful reply to a read is the API's: JSON, or no body at all. Every
+  /// body of the contract is JSON; a page (a Wi-Fi login page answering `200` to every
+  /// request) is never shown as if the server had sent it.
+  /// - Parameter response: the reply, 2xx or 304.
+  /// - Throws: `CourierError` of kind `notTheServer` when the body is not JSON.
+  public static func apiReply(_ response: HTTPResponse) throws {
+    guard !isBlank(response.body) else { return }
+    guard (try? JSONValue(parsing: response.body)) != nil else {
+      throw failure(.notJSON, response, nil)
+    }
   }
 
   private static func isBlank(_ body: Data) -> Bool {

@@ -92,7 +92,8 @@ public enum ResponseClassifier {
   /// - Returns: nil for 1xx, 2xx and 304; the error for anything else. A redirect that
   ///   reaches the caller is one the transport would not follow (to another origin, decision
   ///   0503): the request did not reach the intended server, so it is `notTheServer`, as are
-  ///   407 (a proxy wants credentials) and 511 (a captive portal wants a login, RFC 6585).
+  ///   407 (a proxy wants credentials), 511 (a captive portal wants a login, RFC 6585) and a
+  ///   4xx refusal without the API's error body (a proxy's page).
   public static func classify(
     _ response: HTTPResponse, now: Date = Date(), context: String? = nil
   ) -> CourierError? {
@@ -140,6 +141,13 @@ public enum ResponseClassifier {
       error.mayHaveReachedServer = true
     default:
       error.kind = .business
+      // Every refusal of the API carries its error body (the contract); a 4xx page without
+      // one is a proxy's or a portal's, and says nothing about the server (413 excepted: the
+      // contract lets a proxy send it before the body, and it is final either way).
+      if status != 413, problem.code == nil, problem.message == nil {
+        error.kind = .notTheServer
+        error.code = DeliveryProof.Shortfall.refusalWithoutServerBody.rawValue
+      }
     }
     return error
   }

@@ -189,17 +189,25 @@ struct DeliveryProofTests {
     let server = try #require(
       ResponseClassifier.classify(
         Self.reply(422, #"{"code":"validation_failed","message":"Title is empty"}"#)))
+    let problem = try #require(
+      ResponseClassifier.classify(
+        Self.reply(
+          404, #"{"type":"about:blank","title":"Not Found","detail":"No such thing"}"#,
+          type: "application/problem+json")))
     let proxy = try #require(
       ResponseClassifier.classify(
         Self.reply(403, "<html><body>Forbidden by proxy</body></html>", type: "text/html")))
+    let empty = try #require(ResponseClassifier.classify(Self.reply(404, "", type: "")))
     let tooLarge = try #require(ResponseClassifier.classify(Self.reply(413, "", type: "")))
-    #expect(DeliveryProof.isServerRefusal(server))
-    #expect(!DeliveryProof.isServerRefusal(proxy))
-    #expect(DeliveryProof.isServerRefusal(tooLarge))
-    let converted = DeliveryProof.notFromServer(proxy)
-    #expect(converted.kind == .notTheServer)
-    #expect(converted.status == 403)
-    #expect(converted.isTransient)
+    #expect(server.kind == .business)
+    #expect(problem.kind == .business)
+    #expect(tooLarge.kind == .business)
+    for page in [proxy, empty] {
+      #expect(page.kind == .notTheServer)
+      #expect(page.code == DeliveryProof.Shortfall.refusalWithoutServerBody.rawValue)
+      #expect(page.isTransient)
+    }
+    #expect(proxy.status == 403)
   }
 
   struct StatusRow: Sendable, CustomTestStringConvertible {

@@ -1,0 +1,163 @@
+import CourierCLI
+import CourierTestSupport
+import Foundation
+import Testing
+
+/// The real sync, upload and get paths of `courier` against a network that answers wrongly in
+/// every way the hostile server knows: nothing queued is lost or marked sent, nothing hangs,
+/// no page reaches the screen, and the exit code says what happened (issue 10, decision 0414).
+@Suite("Hostile servers through sync, upload and get", .serialized)
+struct HostileServerTests {
+  /// A base URL nothing listens on (connection refused at once): "offline".
+  static let deadURL = "http://127.0.0.1:9"
+  /// A session token, so requests reach the hostile server with credentials as a user's would.
+  static let environment = ["COURIER_TOKEN": "hostile-test-token"]
+
+  /// The exit codes each mode may end with (sysexits, README).
+  static func expectedExits(_ mode: HostileMode) -> Set<Int32> {
+    switch mode {
+    case .portal200, .portal302, .portal511, .proxy403, .jsonNotRecord, .lyingLength: [69]
+    case .truncatedBody: [75]
+    case .notHTTP, .gzipBomb: [76]
+    // libcurl reports an oversized header section as a receive error (transient).
+    case .hugeHeaders: [75, 76]
+    case .slowHeaders, .endless429: [75]
+    case .endless401: [77]
+    }
+  }
+
+  func run(_ baseURL: String, _ arguments: [String], dataDir: URL) async -> CLIRun {
+    await InProcessCLI.run(
+      baseURL, arguments, dataDir: dataDir, environment: Self.environment,
+      globalFlags: ["--max-attempts", "1", "--timeout", "2"])
+  }
+
+  func expectNoPage(
+    _ run: CLIRun, _ mode: HostileMode, sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    for text in [run.output.stdout, run.output.stderr] {
+      #expect(
+        !text.lowercased().contains("<html"), "\(mode) put a page on screen: \(text)",
+        sourceLocation: sourceLocation)
+      #expect(!text.contains("Please log in to the network"), sourceLocation: sourceLocation)
+    }
+  }
+
+  /// Queues two writes with no network, then returns the data folder.
+  func queuedClient() async throws -> URL {
+    let dir = try InProcessCLI.temporaryDirectory("courier-hostile")
+    for title in ["First", "Second"] {
+      let add = await run(Self.deadURL, ["articles", "add", "--title", title], dataDir: dir)
+      #expect(add.code == 0, "\(add.output.stderr)")
+    }
+    return dir
+  }
+
+  func expectKept(
+    _ dir: URL, _ mode: HostileMode, sourceLocation: SourceLocation = #_sourceLocation
+  ) async throws {
+    let outbox = await run(Self.deadURL, ["outbox", "--json"], dataDir: dir)
+    let object = try #require(outbox.lines.first, sourceLocation: sourceLocation)
+    #expect(
+      object["pending"] as? Int == 2, "\(mode): \(outbox.output.stdout)",
+      sourceLocation: sourceLocation)
+    #expect(object["rejected"] as? Int == 0, "\(mode)", sourceLocation: sourceLocation)
+    let list = await run(
+      Self.deadURL, ["articles", "list", "--offline", "--json"], dataDir: dir)
+    let articles = try #require(
+      list.lines.first?["articles"] as? [[String: Any]], sourceLocation: sourceLocation)
+    #expect(
+      Set(articles.compactMap { $0["title"] as? String }) == ["First", "Second"],
+      sourceLocation: sourceLocation)
+  }
+
+  @Test(
+    "sync: every write stays pending, with the right exit code", arguments: HostileMode.allCases)
+  func sync(_ mode: HostileMode) async throws {
+    let dir = try await queuedClient()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let server = try mode.start()
+    defer { server.stop() }
+    let sync = await run(server.url.absoluteString, ["sync", "--json"], dataDir: dir)
+    #expect(
+      Self.expectedExits(mode).contains(sync.code),
+      "\(mode): exit \(sync.code) \(sync.output.stdout) \(sync.output.stderr)")
+    #expect(server.acceptedCount >= 1, "\(mode): the request never reached the hostile server")
+    let report = try #require(sync.lines.first)
+    #expect(report["sent"] as? Int == 0)
+    #expect(report["pending"] as? Int == 2)
+    expectNoPage(sync, mode)
+    try await expectKept(dir, mode)
+  }
+
+  @Test("upload: never reported as done, never a page on screen", arguments: HostileMode.allCases)
+  func upload(_ mode: HostileMode) async throws {
+    let dir = try InProcessCLI.temporaryDirectory("courier-hostile-upload")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let file = dir.appendingPathComponent("notes.txt")
+    try Data("not an image, sent as is\n".utf8).write(to: file)
+    let server = try mode.start()
+    defer { server.stop() }
+    let upload = await run(server.url.absoluteString, ["upload", file.path], dataDir: dir)
+    #expect(
+      Self.expectedExits(mode).contains(upload.code),
+      "\(mode): exit \(upload.code) \(upload.output.stderr)")
+    expectNoPage(upload, mode)
+    let json = await run(server.url.absoluteString, ["upload", file.path, "--json"], dataDir: dir)
+    #expect(json.code == upload.code)
+    #expect(json.lines.last?["status"] as? String == "failed", "\(mode): \(json.output.stdout)")
+  }
+
+  @Test("get: a page is never printed as the server's reply", arguments: HostileMode.allCases)
+  func get(_ mode: HostileMode) async throws {
+    let dir = try InProcessCLI.temporaryDirectory("courier-hostile-get")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let server = try mode.start()
+    defer { server.stop() }
+    let get = await run(server.url.absoluteString, ["get", "/articles"], dataDir: dir)
+    // A 2xx `{"ok":true}` or `{}` is a valid JSON reply to a GET: printed, exit 0.
+    let expected: Set<Int32> =
+      mode == .jsonNotRecord ? [0] : mode == .lyingLength ? [69] : Self.expectedExits(mode)
+    #expect(expected.contains(get.code), "\(mode): exit \(get.code) \(get.output.stderr)")
+    expectNoPage(get, mode)
+  }
+
+  @Test("after a captive portal, the real server gets every write exactly once")
+  func portalThenServer() async throws {
+    let backend = try await ReferenceBackend()
+    defer { backend.stop() }
+    let dir = try InProcessCLI.temporaryDirectory("courier-hostile-then-real")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let url = backend.url.absoluteString
+    let login = await InProcessCLI.run(
+      url, ["login", "--username", "alice", "--password-stdin"], dataDir: dir, input: "secret\n")
+    #expect(login.code == 0, "\(login.output.stderr)")
+    let plain: [String] = ["--max-attempts", "1"]
+    for title in ["One", "Two", "Three"] {
+      let add = await InProcessCLI.run(
+        Self.deadURL, ["articles", "add", "--title", title], dataDir: dir, globalFlags: plain)
+      #expect(add.code == 0)
+    }
+    for mode in [HostileMode.portal200, .portal302] {
+      let portal = try mode.start()
+      let sync = await InProcessCLI.run(
+        portal.url.absoluteString, ["sync"], dataDir: dir, globalFlags: plain)
+      portal.stop()
+      #expect(sync.code == 69, "\(mode): \(sync.output.stderr)")
+      #expect(sync.output.stderr.contains("not your server"), "\(sync.output.stderr)")
+      #expect(
+        sync.output.stdout.contains("Sent 0"),
+        "\(sync.output.stdout)")
+    }
+    let real = await InProcessCLI.run(url, ["sync", "--json"], dataDir: dir, globalFlags: plain)
+    #expect(real.code == 0, "\(real.output.stderr)")
+    #expect(real.lines.first?["sent"] as? Int == 3)
+    #expect(real.lines.first?["pending"] as? Int == 0)
+    let puts = try await backend.log().filter {
+      ($0["method"] as? String) == "PUT" && (($0["path"] as? String) ?? "").hasPrefix("/articles/")
+    }
+    #expect(puts.count == 3)
+    #expect(Set(puts.compactMap { $0["path"] as? String }).count == 3)
+    #expect(puts.allSatisfy { $0["status"] as? Int == 201 })
+  }
+}

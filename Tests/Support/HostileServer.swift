@@ -1,0 +1,124 @@
+import Foundation
+
+/// One way a network or a server can misbehave, for the hostile-server suite: each mode is a
+/// `LoopbackServer` answering every request the same wrong way.
+public enum HostileMode: String, CaseIterable, Sendable, CustomStringConvertible {
+  /// A Wi-Fi login page answering `200 text/html` to every request.
+  case portal200
+  /// A portal redirecting every request to its login page on another host.
+  case portal302
+  /// RFC 6585's "network authentication required".
+  case portal511
+  /// A proxy's HTML refusal, without the server's error body.
+  case proxy403
+  /// A 2xx with JSON that is not the record (`{"ok":true}`).
+  case jsonNotRecord
+  /// A `Content-Length` shorter than the body: the reply is cut mid-JSON.
+  case lyingLength
+  /// A `Content-Length` of 1000 and 10 bytes, then the connection closes.
+  case truncatedBody
+  /// Bytes that are not HTTP.
+  case notHTTP
+  /// Reads the request and never answers.
+  case slowHeaders
+  /// A 200 whose header section is 512 KiB long.
+  case hugeHeaders
+  /// `Content-Encoding: gzip` that inflates to 256 MiB of zeros.
+  case gzipBomb
+  /// 401 to everything, token refreshes included.
+  case endless401
+  /// 429 with `Retry-After: 1` to everything.
+  case endless429
+
+  /// The mode's name.
+  public var description: String { rawValue }
+
+  static let loginPage =
+    "<!DOCTYPE html><html><head><title>Hotel Wi-Fi</title></head><body>"
+    + "<h1>Please log in to the network</h1><form action=\"/login\"></form></body></html>"
+
+  static func response(
+    _ status: String, type: String, body: String, extra: [String] = []
+  ) -> String {
+    let head =
+      ["HTTP/1.1 \(status)", "Content-Type: \(type)", "Content-Length: \(body.utf8.count)"]
+      + extra + ["Connection: close"]
+    return head.joined(separator: "\r\n") + "\r\n\r\n" + body
+  }
+
+  /// How the loopback server answers in this mode.
+  /// - Returns: the behaviour.
+  /// - Throws: when the gzip bomb cannot be made.
+  public func behaviour() throws -> LoopbackServer.Behaviour {
+    switch self {
+    case .portal200:
+      return .raw(Self.response("200 OK", type: "text/html", body: Self.loginPage))
+    case .portal302:
+      return .raw(
+        Self.response(
+          "302 Found", type: "text/html", body: Self.loginPage,
+          extra: ["Location: http://portal.example/login?continue=1"]))
+    case .portal511:
+      return .raw(
+        Self.response(
+          "511 Network Authentication Required", type: "text/html", body: Self.loginPage))
+    case .proxy403:
+      return .raw(
+        Self.response(
+          "403 Forbidden", type: "text/html", body: "<html><body>Blocked by proxy</body></html>"))
+    case .jsonNotRecord:
+      return .raw(Self.response("200 OK", type: "application/json", body: #"{"ok":true}"#))
+    case .lyingLength:
+      let body = #"{"id":"x","title":"t","body":"","version":1}"#
+      return .raw(
+        "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 9\r\n"
+          + "Connection: close\r\n\r\n" + body)
+    case .truncatedBody:
+      return .closeMidBody
+    case .notHTTP:
+      return .garbage
+    case .slowHeaders:
+      return .hang
+    case .hugeHeaders:
+      let filler = (0..<512).map { "X-Filler-\($0): " + String(repeating: "a", count: 1000) }
+      return .raw(
+        Self.response("200 OK", type: "application/json", body: "{}", extra: filler))
+    case .gzipBomb:
+      let bomb = try Self.gzippedZeros(megabytes: 256)
+      let head =
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
+        + "Content-Length: \(bomb.count)\r\nConnection: close\r\n\r\n"
+      return .bytes(Data(head.utf8) + bomb)
+    case .endless401:
+      return .raw(
+        Self.response(
+          "401 Unauthorized", type: "application/json",
+          body: #"{"code":"unauthorized","message":"Token expired"}"#,
+          extra: [#"WWW-Authenticate: Bearer error="invalid_token""#]))
+    case .endless429:
+      return .raw(
+        Self.response(
+          "429 Too Many Requests", type: "application/json",
+          body: #"{"code":"rate_limited","message":"Slow down"}"#, extra: ["Retry-After: 1"]))
+    }
+  }
+
+  /// Starts a loopback server in this mode; the caller stops it.
+  /// - Returns: the server.
+  /// - Throws: when it cannot be started.
+  public func start() throws -> LoopbackServer { try LoopbackServer(behaviour()) }
+
+  /// `megabytes` MiB of zeros, gzipped by the system's `gzip` (a few hundred KiB).
+  static func gzippedZeros(megabytes: Int) throws -> Data {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", "head -c \(megabytes << 20) /dev/zero | gzip -1 -c"]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0, !data.isEmpty else { throw POSIXError(.EIO) }
+    return data
+  }
+}
