@@ -76,6 +76,10 @@ public final class CoreBridge: TUIActions {
         for await state in self.engine.states() {
           defer { last = state }
           self.hub.send(.outbox(pending: state.pendingCount, isSyncing: state.isSyncing))
+          let blocked = state.lastError.map { UserMessages.message(for: $0) }
+          if blocked != last?.lastError.map({ UserMessages.message(for: $0) }) {
+            self.hub.send(.sendBlocked(message: blocked))
+          }
           guard
             state.pendingCount != last?.pendingCount || state.rejected != last?.rejected
               || state.conflicted != last?.conflicted

@@ -31,6 +31,8 @@ public enum TUIUpdate: Sendable, Hashable {
   case articles([ArticleItem], source: ArticlesSource)
   /// A refresh failed (with the message for a person), or nil once one succeeded.
   case refreshFailed(message: String?)
+  /// Sending the outbox stopped (with the message for a person), or nil once it went on.
+  case sendBlocked(message: String?)
   /// The photo upload changed (nil: none to show).
   case upload(UploadState?)
   /// A message for the status line.
@@ -134,6 +136,7 @@ public enum Reducer {
       default: break
       }
     case .refreshFailed(let message): state.refreshError = message
+    case .sendBlocked(let message): state.sendBlocked = message
     case .upload(let upload): state.upload = upload
     case .status(let message): state.statusMessage = message
     }

@@ -101,6 +101,11 @@ public enum Renderer {
     case .unsatisfied, .requiresConnection:
       return state.pendingCount > 0 ? "Offline · \(state.pendingCount) pending" : "Offline"
     case .satisfied, .unknown:
+      // A path that is up is a hint, not a server: when sending stopped (a Wi-Fi login page
+      // answering, an expired session), the header says the changes are not going out.
+      if state.pendingCount > 0, state.sendBlocked != nil, !state.isSyncing {
+        return "Not sent · \(state.pendingCount) pending"
+      }
       if state.pendingCount > 0 { return "Syncing \(state.pendingCount) pending" }
       return state.isSyncing ? "Syncing" : nil
     }
@@ -175,7 +180,8 @@ public enum Renderer {
     let text = " \(badge) "
     let gap = width - DisplayWidth.of(" Courier · Articles") - DisplayWidth.of(text) - 1
     line.append(String(repeating: " ", count: max(1, gap)), .header)
-    line.append(text, isOffline ? .offline : .syncing)
+    let isBlocked = state.pendingCount > 0 && state.sendBlocked != nil && !state.isSyncing
+    line.append(text, isOffline || isBlocked ? .offline : .syncing)
     return line
   }
 
@@ -189,6 +195,9 @@ public enum Renderer {
     if let error = state.refreshError {
       line.append(" · ", .dim)
       line.append("Couldn't refresh: \(error)", .warning)
+    } else if state.pendingCount > 0, let blocked = state.sendBlocked {
+      line.append(" · ", .dim)
+      line.append("Not sent: \(blocked)", .warning)
     }
     return line
   }

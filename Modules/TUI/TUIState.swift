@@ -198,6 +198,9 @@ public struct TUIState: Sendable, Hashable {
   public var source: ArticlesSource
   /// Why the last refresh failed, for a person; nil after a success.
   public var refreshError: String?
+  /// Why the waiting changes are not going out although the path is up (the network answered,
+  /// but not the server; the session expired…), for a person; nil once a send succeeds.
+  public var sendBlocked: String?
   /// The current or last photo upload.
   public var upload: UploadState?
   /// The screen showing.
@@ -219,6 +222,7 @@ public struct TUIState: Sendable, Hashable {
   ///   - articles: the articles.
   ///   - source: where they come from.
   ///   - refreshError: why the last refresh failed.
+  ///   - sendBlocked: why waiting changes are not going out.
   ///   - upload: the upload.
   ///   - screen: the screen.
   ///   - selection: the selected index.
@@ -227,7 +231,8 @@ public struct TUIState: Sendable, Hashable {
   public init(
     path: PathStatus = .unknown, pendingCount: Int = 0, isSyncing: Bool = false,
     rejected: [SyncIssue] = [], conflicts: [SyncIssue] = [], articles: [ArticleItem] = [],
-    source: ArticlesSource = .none, refreshError: String? = nil, upload: UploadState? = nil,
+    source: ArticlesSource = .none, refreshError: String? = nil, sendBlocked: String? = nil,
+    upload: UploadState? = nil,
     screen: Screen = .list, selection: Int = 0, scrollOffset: Int = 0,
     statusMessage: String? = nil
   ) {
@@ -239,6 +244,7 @@ public struct TUIState: Sendable, Hashable {
     self.articles = articles
     self.source = source
     self.refreshError = refreshError
+    self.sendBlocked = sendBlocked
     self.upload = upload
     self.screen = screen
     self.selection = selection

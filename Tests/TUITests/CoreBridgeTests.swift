@@ -73,6 +73,30 @@ struct CoreBridgeTests {
     #expect(CoreBridge.pathDelays.offline < .seconds(1))
   }
 
+  @Test("behind a Wi-Fi login page, the header learns the changes are not going out")
+  func loginPage() async throws {
+    let fixture = try Fixture()
+    let page = HTTPResponse(
+      status: 200, headers: ["Content-Type": "text/html"],
+      body: Data("<html><body>Please log in to the network</body></html>".utf8))
+    for _ in 0..<10 { fixture.transport.enqueue(.response(page)) }
+    var updates = fixture.hub.stream.makeAsyncIterator()
+    let running = Task { try await fixture.bridge.run() }
+    defer { running.cancel() }
+    while !fixture.monitor.send(.satisfied) { await Task.yield() }
+    let online = await Self.next(&updates) { $0 == .path(.satisfied) }
+    #expect(online != nil)
+    try await fixture.bridge.addArticle(title: "Lunch", body: "at noon")
+    let blocked = await Self.next(&updates) {
+      if case .sendBlocked(let message?) = $0 { return message.contains("not your server") }
+      return false
+    }
+    #expect(blocked != nil)
+    var state = TUIState(path: .satisfied, pendingCount: 1)
+    if let blocked { Reducer.apply(blocked, to: &state, size: TerminalSize(rows: 24, columns: 80)) }
+    #expect(Renderer.badge(for: state) == "Not sent · 1 pending")
+  }
+
   @Test("an article added offline shows at once, flagged pending, and the outbox counts it")
   func addOffline() async throws {
     let fixture = try Fixture()

@@ -121,6 +121,28 @@ struct RendererTests {
     #expect(!header.contains("Offline"))
   }
 
+  @Test("when sending stopped with the path up, the header says Not sent, and why")
+  func blocked() {
+    let message = "The network answered, but not your server: a Wi-Fi login page?"
+    let state = TUIState(
+      path: .satisfied, pendingCount: 3, articles: Self.articles, source: .cache(age: .zero),
+      sendBlocked: message)
+    let lines = Self.lines(state)
+    #expect(lines[0].contains("Not sent · 3 pending"))
+    #expect(!lines[0].contains("Syncing"))
+    #expect(lines[1].contains("Not sent: The network answered, but not your server"))
+    var sending = state
+    sending.isSyncing = true
+    #expect(Renderer.badge(for: sending) == "Syncing 3 pending")
+    var empty = state
+    empty.pendingCount = 0
+    #expect(Renderer.badge(for: empty) == nil)
+    #expect(!Self.lines(empty)[1].contains("Not sent"))
+    var offline = state
+    offline.path = .unsatisfied
+    #expect(Renderer.badge(for: offline) == "Offline · 3 pending")
+  }
+
   @Test(
     "the header shows nothing when online (or not known yet) with nothing pending",
     arguments: [PathStatus.satisfied, .unknown])
