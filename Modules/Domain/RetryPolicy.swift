@@ -12,6 +12,10 @@ public enum GiveUpReason: String, Sendable, Equatable, Codable {
   case retryAfterTooLong
   /// The client's shared retry budget is spent: too many failures across requests.
   case budgetExhausted
+  /// Something on the network answered instead of the server (a Wi-Fi login page, a redirect
+  /// elsewhere): it will not go away within seconds, so the request is kept for later rather
+  /// than repeated now (decision 0414).
+  case notTheServer
 }
 
 /// What to do after a failed attempt.
@@ -85,6 +89,7 @@ public struct RetryPolicy: Sendable, Equatable {
     jitter: Double, budgetAllows: Bool = true
   ) -> RetryDecision {
     guard error.isTransient else { return .giveUp(.notTransient) }
+    if error.kind == .notTheServer { return .giveUp(.notTheServer) }
     if error.mayHaveReachedServer && !safeToRepeat { return .giveUp(.notSafeToRepeat) }
     guard attempt < maxAttempts else { return .giveUp(.attemptsExhausted) }
     var wait = ceiling(afterAttempt: attempt) * min(max(jitter, 0), 1)

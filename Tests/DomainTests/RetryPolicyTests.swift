@@ -51,6 +51,10 @@ struct RetryPolicyTests {
       name: "409 conflict never", error: CourierError(.conflict, status: 409), attempt: 1,
       elapsed: .zero, safe: true, jitter: 0.5, budget: true, expected: .giveUp(.notTransient)),
     Row(
+      name: "a captive portal's page: kept for later, not repeated now",
+      error: CourierError(.notTheServer, status: 302, code: "redirected_elsewhere"), attempt: 1,
+      elapsed: .zero, safe: true, jitter: 0.5, budget: true, expected: .giveUp(.notTheServer)),
+    Row(
       name: "timeout on unkeyed POST never",
       error: CourierError(.timedOut, mayHaveReachedServer: true), attempt: 1, elapsed: .zero,
       safe: false, jitter: 0.5, budget: true, expected: .giveUp(.notSafeToRepeat)),
