@@ -50,24 +50,14 @@ let package = Package(
     .target(
       name: "CourierNetlink", dependencies: ["CourierDomain", "CourierPorts", "CNetlink"],
       path: "Modules/Adapters/NetlinkPathMonitor", swiftSettings: strict),
-    // No pkgConfig: pkg-config's "-pthread" makes SwiftPM warn. Only CVipsShim's C needs the
-    // GLib include paths (Debian 12 layout; see Docs/decisions/0350); Swift never sees GLib.
-    .systemLibrary(
-      name: "CVips", path: "Modules/Adapters/CVips", providers: [.apt(["libvips-dev"])]),
     .target(
       name: "CourierVips", dependencies: ["CourierDomain", "CourierPorts", "CVipsShim"],
       path: "Modules/Adapters/VipsImageCompressor", swiftSettings: strict),
+    // libvips is loaded with dlopen on the first compression (Docs/decisions/0353): no
+    // headers, include paths or link flags, so no unsafeFlags and no libvips at start-up.
     .target(
-      name: "CVipsShim", dependencies: ["CVips"], path: "Modules/Adapters/CVipsShim",
-      cSettings: [
-        .unsafeFlags([
-          "-I/usr/include/glib-2.0", "-I/usr/lib/x86_64-linux-gnu/glib-2.0/include",
-          "-I/usr/lib/aarch64-linux-gnu/glib-2.0/include",
-        ])
-      ],
-      linkerSettings: [
-        .linkedLibrary("vips"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0"),
-      ]),
+      name: "CVipsShim", path: "Modules/Adapters/CVipsShim",
+      linkerSettings: [.linkedLibrary("dl")]),
     .executableTarget(
       name: "courier-compress-bench", dependencies: ["CourierVips", "CourierPorts"],
       path: "Benchmarks/compression/courier-compress-bench", swiftSettings: strict),

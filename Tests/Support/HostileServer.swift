@@ -23,7 +23,7 @@ public enum HostileMode: String, CaseIterable, Sendable, CustomStringConvertible
   case slowHeaders
   /// A 200 whose header section is 512 KiB long.
   case hugeHeaders
-  /// `Content-Encoding: gzip` that inflates to 256 MiB of zeros.
+  /// `Content-Encoding: gzip` that inflates to 96 MiB of zeros (past the 64 MiB body limit).
   case gzipBomb
   /// 401 to everything, token refreshes included.
   case endless401
@@ -49,7 +49,7 @@ public enum HostileMode: String, CaseIterable, Sendable, CustomStringConvertible
   /// How the loopback server answers in this mode.
   /// - Returns: the behaviour.
   /// - Throws: when the gzip bomb cannot be made.
-  public func behaviour() throws -> LoopbackServer.Behaviour {
+  public func behaviour() async throws -> LoopbackServer.Behaviour {
     switch self {
     case .portal200:
       return .raw(Self.response("200 OK", type: "text/html", body: Self.loginPage))
@@ -84,7 +84,7 @@ public enum HostileMode: String, CaseIterable, Sendable, CustomStringConvertible
       return .raw(
         Self.response("200 OK", type: "application/json", body: "{}", extra: filler))
     case .gzipBomb:
-      let bomb = try Self.gzippedZeros(megabytes: 256)
+      let bomb = try await Self.bombBytes.value
       let head =
         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
         + "Content-Length: \(bomb.count)\r\nConnection: close\r\n\r\n"
@@ -106,19 +106,28 @@ public enum HostileMode: String, CaseIterable, Sendable, CustomStringConvertible
   /// Starts a loopback server in this mode; the caller stops it.
   /// - Returns: the server.
   /// - Throws: when it cannot be started.
-  public func start() throws -> LoopbackServer { try LoopbackServer(behaviour()) }
+  public func start() async throws -> LoopbackServer { try await LoopbackServer(behaviour()) }
 
-  /// `megabytes` MiB of zeros, gzipped by the system's `gzip` (a few hundred KiB).
-  static func gzippedZeros(megabytes: Int) throws -> Data {
+  /// The bomb, made once per process.
+  static let bombBytes = Task { try await gzippedZeros(megabytes: 96) }
+
+  /// `megabytes` MiB of zeros, gzipped by the system's `gzip` (about 100 KiB), without
+  /// blocking a thread of the concurrency pool while `gzip` runs.
+  static func gzippedZeros(megabytes: Int) async throws -> Data {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "courier-gzip-bomb-\(UUID().uuidString).gz")
+    defer { try? FileManager.default.removeItem(at: file) }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", "head -c \(megabytes << 20) /dev/zero | gzip -1 -c"]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0, !data.isEmpty else { throw POSIXError(.EIO) }
+    process.arguments = [
+      "-c", "head -c \(megabytes << 20) /dev/zero | gzip -1 -c > \"$0\"", file.path,
+    ]
+    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+      process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+      do { try process.run() } catch { continuation.resume(throwing: error) }
+    }
+    let data = try Data(contentsOf: file)
+    guard status == 0, !data.isEmpty else { throw POSIXError(.EIO) }
     return data
   }
 }

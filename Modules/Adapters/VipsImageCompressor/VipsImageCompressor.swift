@@ -10,10 +10,12 @@ import Synchronization
 /// conversion to sRGB, alpha flattened onto white, metadata stripped and JPEG encoding.
 ///
 /// The blocking work runs on one dedicated serial queue, off Swift's cooperative pool: one
-/// image at a time bounds memory, and libvips' error buffer is process-wide. libvips is
-/// initialised once per process, with its operation cache off and at most `concurrency`
-/// worker threads (fixed by the first compressor created). Cancelling the calling task stops
-/// the encoder at its next batch of tiles.
+/// image at a time bounds memory, and libvips' error buffer is process-wide. libvips is loaded
+/// (`dlopen`) and initialised on the first `inspect` or `compress` of the process, not when a
+/// compressor is created, with its operation cache off and at most `concurrency` worker
+/// threads (fixed by that first call). Without libvips, those calls throw
+/// `codec_unavailable` naming the missing library. Cancelling the calling task stops the
+/// encoder at its next batch of tiles.
 public struct VipsImageCompressor: ImageCompressor {
   /// libvips' default worker threads per image: the processor count, at most 4.
   public static let defaultConcurrency = min(4, ProcessInfo.processInfo.activeProcessorCount)
@@ -22,13 +24,24 @@ public struct VipsImageCompressor: ImageCompressor {
   /// - Parameter concurrency: libvips' worker threads per image; only the first value used
   ///   in a process counts. Defaults to the processor count, at most 4.
   public init(concurrency: Int = VipsImageCompressor.defaultConcurrency) {
-    _ = VipsRuntime.initialise(concurrency: concurrency)
+    self.concurrency = max(1, concurrency)
   }
 
-  /// The libvips version in use, e.g. "8.14.1".
+  /// libvips' worker threads per image, used when this compressor is the first to load it.
+  public let concurrency: Int
+
+  /// The libvips version in use, e.g. "8.14.1" ("unavailable" when it cannot be loaded).
   public static var libvipsVersion: String {
-    _ = VipsRuntime.initialise(concurrency: VipsImageCompressor.defaultConcurrency)
+    guard VipsRuntime.initialise(concurrency: VipsImageCompressor.defaultConcurrency) else {
+      return "unavailable"
+    }
     return courier_vips_version().map { String(cString: $0) } ?? "unknown"
+  }
+
+  /// Whether libvips can be loaded and started in this process (it is loaded by this call
+  /// when it was not yet).
+  public static var isAvailable: Bool {
+    VipsRuntime.initialise(concurrency: VipsImageCompressor.defaultConcurrency)
   }
 
   /// The input formats this build of libvips can decode among those Courier compresses.
@@ -56,7 +69,7 @@ public struct VipsImageCompressor: ImageCompressor {
     -> CompressionResult
   {
     try Task.checkCancellation(input: input)
-    try VipsRuntime.requireInitialised(input: input)
+    try VipsRuntime.requireInitialised(concurrency: concurrency, input: input)
     let inputSize = try Self.fileSize(input)
     guard input.standardizedFileURL.path != output.standardizedFileURL.path else {
       throw CourierError(
@@ -122,7 +135,7 @@ public struct VipsImageCompressor: ImageCompressor {
   /// - Throws: `CourierError` as `compress(input:output:options:)` does.
   public func inspect(_ input: URL) async throws -> ImageInfo {
     try Task.checkCancellation(input: input)
-    try VipsRuntime.requireInitialised(input: input)
+    try VipsRuntime.requireInitialised(concurrency: concurrency, input: input)
     let size = try Self.fileSize(input)
     let path = input.path
     let outcome = await VipsRuntime.run { () -> Result<courier_vips_info, VipsFailure> in
@@ -210,12 +223,18 @@ enum VipsRuntime {
     }
   }
 
-  static func requireInitialised(input: URL) throws {
-    guard initialise(concurrency: VipsImageCompressor.defaultConcurrency) else {
+  static func requireInitialised(concurrency: Int, input: URL) throws {
+    guard initialise(concurrency: concurrency) else {
+      let why = String(cString: courier_vips_load_error())
+      let missing = initialised.withLock { $0 } == Int32(COURIER_VIPS_NOT_INSTALLED)
       throw CourierError(
         .invalidInput, code: "codec_unavailable",
-        serverMessage: "The image library (libvips) could not be started.",
-        context: "compress \(input.path)")
+        serverMessage: missing
+          ? "The image library libvips (\(COURIER_VIPS_LIBRARY)) is not installed, so photos "
+            + "can't be compressed. Install it (Debian: apt-get install libvips42), or send "
+            + "the file as it is with --no-compress."
+          : "The image library (libvips) could not be started.",
+        underlying: why, context: "compress \(input.path)")
     }
   }
 

@@ -1,6 +1,8 @@
 // Fixed-signature wrappers over the few libvips calls Courier needs. libvips operations are
 // NULL-terminated variadic functions, which Swift cannot call; this header also keeps GLib
-// types out of Swift so that importing it needs no extra include paths.
+// types out of Swift. libvips itself is loaded with dlopen by the first courier_vips_init
+// (decision 0353): nothing here needs libvips' headers, and a program that never compresses
+// never loads it.
 #ifndef COURIER_VIPS_SHIM_H
 #define COURIER_VIPS_SHIM_H
 
@@ -19,7 +21,14 @@ enum {
   COURIER_VIPS_UNREADABLE = 4,
   /// libvips could not be initialised.
   COURIER_VIPS_INIT_FAILED = 5,
+  /// libvips could not be loaded (not installed, or not libvips 8): see
+  /// courier_vips_load_error().
+  COURIER_VIPS_NOT_INSTALLED = 6,
 };
+
+/// The shared library loaded: libvips 8's soname. The environment variable COURIER_LIBVIPS
+/// names another file (a path or a soname) to load instead.
+#define COURIER_VIPS_LIBRARY "libvips.so.42"
 
 /// What the shim learnt about an image.
 typedef struct courier_vips_info {
@@ -41,12 +50,15 @@ typedef struct courier_vips_info {
 /// A cancellation flag shared between the caller and a running compression.
 typedef struct courier_vips_token courier_vips_token;
 
-/// Initialises libvips once per process (thread-safe), limiting its worker threads and
-/// disabling its operation cache. Later calls return the first call's result.
-/// Returns COURIER_VIPS_OK or COURIER_VIPS_INIT_FAILED.
+/// Loads and initialises libvips once per process (thread-safe), limiting its worker threads
+/// and disabling its operation cache. Later calls return the first call's result.
+/// Returns COURIER_VIPS_OK, COURIER_VIPS_NOT_INSTALLED or COURIER_VIPS_INIT_FAILED.
 int courier_vips_init(int concurrency);
 
-/// The libvips version string, e.g. "8.14.1".
+/// Why libvips could not be loaded or started (dlopen's message); empty after a success.
+const char *courier_vips_load_error(void);
+
+/// The libvips version string, e.g. "8.14.1"; NULL until libvips is initialised.
 const char *courier_vips_version(void);
 
 /// Whether a loader with this nickname (e.g. "heifload") is built into this libvips.

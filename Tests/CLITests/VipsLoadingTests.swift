@@ -1,0 +1,93 @@
+import CourierTestSupport
+import Foundation
+import Testing
+
+/// libvips is loaded on the first compression, not at start-up (decision 0353): the binary
+/// does not link it, a missing libvips is an error that names it and says what to do, and
+/// `--no-compress` works without it. Run as real processes: the test process has libvips
+/// loaded already.
+@Suite("libvips loaded on first use")
+struct VipsLoadingTests {
+  struct Result {
+    let code: Int32
+    let stdout: String
+    let stderr: String
+  }
+
+  /// Runs `courier` with extra variables, off the concurrency pool.
+  static func courier(_ arguments: [String], environment: [String: String]) async throws
+    -> Result
+  {
+    let binary = try InProcessCLI.builtCourier()
+    return try await withCheckedThrowingContinuation { continuation in
+      DispatchQueue.global().async {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.environment = environment
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        do {
+          try process.run()
+          let output = out.fileHandleForReading.readDataToEndOfFile()
+          let error = err.fileHandleForReading.readDataToEndOfFile()
+          process.waitUntilExit()
+          continuation.resume(
+            returning: Result(
+              code: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
+              stderr: String(decoding: error, as: UTF8.self)))
+        } catch {
+          continuation.resume(throwing: error)
+        }
+      }
+    }
+  }
+
+  @Test("courier does not link libvips")
+  func notLinked() async throws {
+    let binary = try InProcessCLI.builtCourier()
+    let linked = try await Tool.run("/usr/bin/ldd", [binary.path])
+    #expect(!linked.contains("libvips"), "\(linked)")
+    #expect(linked.contains("libc.so"))
+  }
+
+  @Test("without libvips: an image is refused naming the library; --no-compress sends it")
+  func missingLibrary() async throws {
+    let backend = try await ReferenceBackend()
+    defer { backend.stop() }
+    let dir = try InProcessCLI.temporaryDirectory("courier-novips")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    // A JPEG's first bytes: sniffed as an image, so compression is attempted.
+    let photo = dir.appendingPathComponent("photo.jpg")
+    try Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0xFF, 0xD9])
+      .write(to: photo)
+    let environment = [
+      "HOME": dir.path, "XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path,
+      "COURIER_BASE_URL": backend.url.absoluteString,
+      "COURIER_DATA_DIR": dir.appendingPathComponent("data").path,
+      "COURIER_LIBVIPS": dir.appendingPathComponent("no-such/libvips.so.42").path,
+    ]
+    let (_, body) = try await backend.call(
+      "POST", "/auth/token", json: #"{"username":"alice","password":"secret"}"#)
+    let token = try #require(
+      (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["access_token"] as? String)
+    var withToken = environment
+    withToken["COURIER_TOKEN"] = token
+
+    let compressed = try await Self.courier(["upload", photo.path], environment: withToken)
+    #expect(compressed.code == 65, "\(compressed.stderr)")
+    #expect(compressed.stderr.contains("libvips (libvips.so.42) is not installed"))
+    #expect(compressed.stderr.contains("--no-compress"))
+
+    let plain = try await Self.courier(
+      ["upload", "--no-compress", photo.path, "--json"], environment: withToken)
+    #expect(plain.code == 0, "\(plain.stderr)")
+    let photos = try await backend.log().filter {
+      ($0["method"] as? String) == "POST" && ($0["path"] as? String) == "/photos"
+    }
+    #expect(photos.count == 1)
+    #expect(photos.first?["status"] as? Int == 201)
+  }
+}
