@@ -151,7 +151,10 @@ let package = Package(
       path: "Tests/StoreCrashProbe", swiftSettings: strict),
     .testTarget(
       name: "CourierStoreTests",
-      dependencies: ["CourierSQLite", "CourierFileStore", "CourierTestKit", "CourierCore"],
+      dependencies: [
+        "CourierSQLite", "CourierFileStore", "CourierTestKit", "CourierCore",
+        "CourierTestSupport",
+      ],
       path: "Tests/StoreTests", swiftSettings: strict),
     .testTarget(
       name: "CourierCLITests",

@@ -1,5 +1,6 @@
 import CourierCore
 import CourierDomain
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -156,7 +157,11 @@ struct MultipartCrosscheckTests {
     let manifestURL = scratch.url.appendingPathComponent("manifest.json")
     try JSONSerialization.data(withJSONObject: ["bodies": manifest]).write(to: manifestURL)
 
-    let (status, stdout, stderr) = try run(Self.script.path, manifestURL.path, in: scratch)
+    let script = Self.script.path
+    let manifestPath = manifestURL.path
+    let (status, stdout, stderr) = try await offPool {
+      try Self.run(script, manifestPath, in: scratch)
+    }
     guard status == 0 || status == 1 else {
       let why =
         "crosscheck.sh could not run the parsers (exit \(status)); it needs python3 with venv, "
@@ -178,9 +183,11 @@ struct MultipartCrosscheckTests {
     #expect(status == 0, "the parsers disagree: \(stderr)")
   }
 
-  private func run(_ script: String, _ manifest: String, in scratch: ScratchDirectory) throws -> (
-    Int32, String, String
-  ) {
+  private static func run(_ script: String, _ manifest: String, in scratch: ScratchDirectory)
+    throws -> (
+      Int32, String, String
+    )
+  {
     let out = scratch.url.appendingPathComponent("crosscheck.out")
     let err = scratch.url.appendingPathComponent("crosscheck.err")
     try Data().write(to: out)
