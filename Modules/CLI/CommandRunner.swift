@@ -92,6 +92,10 @@ public struct CommandRunner: Sendable {
         return try await ArticleCommands.run(command, context: context)
       case .outbox:
         return try await ArticleCommands.outbox(context: context)
+      case .outboxRetry(let id):
+        return try await ArticleCommands.retry(id: id, context: context)
+      case .outboxDiscard(let id):
+        return try await ArticleCommands.discard(id: id, context: context)
       case .sync(let watch):
         return try await ArticleCommands.sync(watch: watch, context: context)
       case .help, .version:

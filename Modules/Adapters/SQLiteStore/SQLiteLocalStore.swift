@@ -116,17 +116,32 @@ public final class SQLiteLocalStore: LocalStoreBackend {
         path: connection.path, underlying: "journal_mode=\(mode ?? "?")")
     }
     try connection.exec("PRAGMA synchronous=\(options.synchronous.rawValue)")
-    for (index, migration) in SQLiteSchema.migrations.enumerated()
-    where Int64(index) >= version {
-      try connection.exec("BEGIN IMMEDIATE")
-      do {
-        try connection.exec(migration)
-        try connection.exec("PRAGMA user_version=\(index + 1)")
-        try connection.exec("COMMIT")
-      } catch {
-        try? connection.exec("ROLLBACK")
-        throw error
+    try migrate(connection)
+  }
+
+  /// Brings the schema up to date in one write transaction: the version is read again under
+  /// the write lock, so several processes opening a new file at once never both migrate (the
+  /// later ones wait on the busy timeout, then find the schema done).
+  private static func migrate(_ connection: SQLiteConnection) throws {
+    try connection.exec("BEGIN IMMEDIATE")
+    do {
+      let version = try connection.query("PRAGMA user_version") { $0.int(0) ?? 0 }.first ?? 0
+      if version > schemaVersion {
+        throw StoreError(
+          .newerSchema,
+          "The local store \(connection.path) was written by a newer version of Courier "
+            + "(schema \(version), this one knows \(schemaVersion)); it was left as it is.",
+          path: connection.path)
       }
+      for (index, migration) in SQLiteSchema.migrations.enumerated()
+      where Int64(index) >= version {
+        try connection.exec(migration)
+      }
+      if version < schemaVersion { try connection.exec("PRAGMA user_version=\(schemaVersion)") }
+      try connection.exec("COMMIT")
+    } catch {
+      try? connection.exec("ROLLBACK")
+      throw error
     }
   }
 
