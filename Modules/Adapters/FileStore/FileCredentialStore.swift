@@ -186,11 +186,12 @@ public struct FileCredentialStore: CredentialStore {
   }
 
   /// An expiry the store can write and read back: not a number → none; before the epoch or
-  /// after year 9999 → clamped (a token that expired long ago is simply expired).
+  /// after year 9999 (infinities included) → clamped (a token that expired long ago is simply
+  /// expired).
   /// - Parameter date: the expiry.
   /// - Returns: the expiry to write.
   public static func writableExpiry(_ date: Date?) -> Date? {
-    guard let date, date.timeIntervalSince1970.isFinite else { return nil }
+    guard let date, !date.timeIntervalSince1970.isNaN else { return nil }
     return min(max(date, earliestExpiry), latestExpiry)
   }
 

@@ -40,7 +40,7 @@ public final class FileLocalStore: LocalStoreBackend {
     ///   - busyTimeout: how long opening waits for another process holding the store.
     public init(
       compactionThreshold: Int = 1 << 20, snapshotThreshold: Int = 64,
-      busyTimeout: Duration = .seconds(5)
+      busyTimeout: Duration = .seconds(30)
     ) {
       self.compactionThreshold = compactionThreshold
       self.snapshotThreshold = snapshotThreshold
