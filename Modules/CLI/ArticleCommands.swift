@@ -95,7 +95,8 @@ enum ArticleCommands {
       context.output.out(
         retried.isEmpty
           ? "Nothing to retry: no refused or conflicted entry.\n"
-          : "Queued again under a new key: \(retried.count) entr\(retried.count == 1 ? "y" : "ies").\n")
+          : "Queued again under a new key: \(retried.count) entr\(retried.count == 1 ? "y" : "ies").\n"
+      )
       if let heldBy {
         context.output.out(
           "Not sent by this command: \(heldBy.description) is syncing this data folder.\n")
@@ -127,7 +128,8 @@ enum ArticleCommands {
     let after = try await engine.discardEntry(operationID: entry.id).record
     if context.global.json {
       var object: [String: Any] = [
-        "status": "ok", "id": entry.key.id, "discarded": dropped.map { entryObject($0, now: Date()) },
+        "status": "ok", "id": entry.key.id,
+        "discarded": dropped.map { entryObject($0, now: Date()) },
         "restored": after != nil,
       ]
       if let version = after?.version { object["version"] = version }

@@ -54,7 +54,8 @@ public final class SyncLock: Sendable {
       var parts: [String] = []
       if let pid { parts.append("pid \(pid)") }
       if let activity { parts.append("running \(activity)") }
-      return parts.isEmpty ? "another courier" : "another courier (\(parts.joined(separator: ", ")))"
+      return parts.isEmpty
+        ? "another courier" : "another courier (\(parts.joined(separator: ", ")))"
     }
   }
 

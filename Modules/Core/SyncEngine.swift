@@ -654,8 +654,7 @@ extension SyncEngine {
   /// - Throws: `StoreError.notFound` when no entry has this id; `StoreError` when the store
   ///   cannot be written.
   @discardableResult
-  public func discardEntry(operationID: UUID) throws -> (entry: OutboxEntry, record: LocalRecord?)
-  {
+  public func discardEntry(operationID: UUID) throws -> (entry: OutboxEntry, record: LocalRecord?) {
     guard let entry = try store.entry(operationID) else {
       throw StoreError(.notFound, "No outbox entry has operation id \(operationID).")
     }

@@ -38,7 +38,8 @@ struct LocalStateTests {
 
   /// Runs a program to the end.
   @discardableResult
-  static func spawn(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws
+  static func spawn(_ path: String, _ arguments: [String], environment: [String: String]? = nil)
+    throws
     -> (status: Int32, stdout: String, stderr: String)
   {
     let process = Process()
@@ -62,11 +63,16 @@ struct LocalStateTests {
 
   /// Checks a failure of the local store: exit code, kind, the path in the message, advice.
   func expectStoreFailure(
-    _ result: CLIRun, exit: Int32, naming path: String, sourceLocation: SourceLocation = #_sourceLocation
+    _ result: CLIRun, exit: Int32, naming path: String,
+    sourceLocation: SourceLocation = #_sourceLocation
   ) {
-    #expect(result.code == exit, "\(result.output.stdout) \(result.output.stderr)", sourceLocation: sourceLocation)
+    #expect(
+      result.code == exit, "\(result.output.stdout) \(result.output.stderr)",
+      sourceLocation: sourceLocation)
     let line = result.lines.first { $0["status"] as? String == "failed" }
-    #expect(line?["kind"] as? String == "localStore", "\(result.output.stdout)", sourceLocation: sourceLocation)
+    #expect(
+      line?["kind"] as? String == "localStore", "\(result.output.stdout)",
+      sourceLocation: sourceLocation)
     let message = line?["message"] as? String ?? ""
     #expect(message.contains(path), "\(message)", sourceLocation: sourceLocation)
     #expect(!message.contains("server"), "\(message)", sourceLocation: sourceLocation)
@@ -98,7 +104,8 @@ struct LocalStateTests {
     let file = home.appendingPathComponent("plain-file").path
     try Data("keep me".utf8).write(to: URL(fileURLWithPath: file))
     let dataDir = file + "/data"
-    let result = await run(["--json", "articles", "add", "--title", "x"], dataDir: dataDir, home: home)
+    let result = await run(
+      ["--json", "articles", "add", "--title", "x"], dataDir: dataDir, home: home)
     expectStoreFailure(result, exit: 73, naming: file)
     #expect(bytes(file) == Data("keep me".utf8))
   }
@@ -110,7 +117,8 @@ struct LocalStateTests {
     let dataDir = home.appendingPathComponent("data").path
     let store = dataDir + "/courier.sqlite"
     try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: true)
-    let result = await run(["--json", "articles", "add", "--title", "x"], dataDir: dataDir, home: home)
+    let result = await run(
+      ["--json", "articles", "add", "--title", "x"], dataDir: dataDir, home: home)
     expectStoreFailure(result, exit: 73, naming: store)
   }
 
@@ -123,7 +131,8 @@ struct LocalStateTests {
     let dataDir = home.appendingPathComponent("data").path
     let store = dataDir + "/courier.sqlite"
     // A real store first: 40 articles with 2 KB bodies span many pages.
-    let adds = await addOffline(40, dataDir: dataDir, home: home, body: String(repeating: "x", count: 2048))
+    let adds = await addOffline(
+      40, dataDir: dataDir, home: home, body: String(repeating: "x", count: 2048))
     #expect(adds.allSatisfy { $0.code == 0 })
     var data = try #require(bytes(store))
     switch kind {
@@ -137,7 +146,9 @@ struct LocalStateTests {
       data.replaceSubrange(60..<64, with: [0, 0, 0, 99])
     }
     try data.write(to: URL(fileURLWithPath: store))
-    for arguments in [["articles", "list", "--offline"], ["articles", "add", "--title", "y"], ["outbox"]] {
+    for arguments in [
+      ["articles", "list", "--offline"], ["articles", "add", "--title", "y"], ["outbox"],
+    ] {
       let result = await run(["--json"] + arguments, dataDir: dataDir, home: home)
       expectStoreFailure(result, exit: 74, naming: store)
       #expect(bytes(store) == data, "the file was changed by \(arguments)")
@@ -151,7 +162,8 @@ struct LocalStateTests {
     let dataDir = home.appendingPathComponent("ro").path
     try mount(dataDir, options: "ro,size=64k,mode=0700")
     defer { unmount(dataDir) }
-    let result = await run(["--json", "articles", "add", "--title", "x"], dataDir: dataDir, home: home)
+    let result = await run(
+      ["--json", "articles", "add", "--title", "x"], dataDir: dataDir, home: home)
     expectStoreFailure(result, exit: 74, naming: dataDir + "/courier.sqlite")
   }
 
@@ -172,12 +184,15 @@ struct LocalStateTests {
     close(fd)
     let big = String(repeating: "z", count: 64 * 1024)
     let full = await run(
-      ["--json", "articles", "add", "--title", "too much", "--body", big], dataDir: dataDir, home: home)
+      ["--json", "articles", "add", "--title", "too much", "--body", big], dataDir: dataDir,
+      home: home)
     expectStoreFailure(full, exit: 74, naming: dataDir + "/courier.sqlite")
     try FileManager.default.removeItem(atPath: filler)
     let list = await run(["--json", "articles", "list", "--offline"], dataDir: dataDir, home: home)
     #expect(list.code == 0, "\(list.output.stdout)")
-    let titles = (list.lines.first?["articles"] as? [[String: Any]])?.compactMap { $0["title"] as? String }
+    let titles = (list.lines.first?["articles"] as? [[String: Any]])?.compactMap {
+      $0["title"] as? String
+    }
     #expect(Set(titles ?? []) == ["t0", "t1"])
     #expect(await outboxCounts(dataDir: dataDir, home: home).pending == 2)
   }
@@ -237,7 +252,10 @@ struct LocalStateTests {
     for (status, stderr) in results { #expect(status == 0, "\(stderr)") }
     let list = try Self.spawn(
       binary.path,
-      ["--base-url", Self.deadURL, "--data-dir", dataDir, "--json", "articles", "list", "--offline"],
+      [
+        "--base-url", Self.deadURL, "--data-dir", dataDir, "--json", "articles", "list",
+        "--offline",
+      ],
       environment: environment)
     let line = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: Any]
     let titles = (line?["articles"] as? [[String: Any]])?.compactMap { $0["title"] as? String }

@@ -54,7 +54,8 @@ struct OutboxCommandsTests {
     defer { try? FileManager.default.removeItem(at: dir) }
     let url = backend.url.absoluteString
     try await refuseNext(backend)
-    let add = await run(url, ["--json", "articles", "add", "--title", "Refused once"], dataDir: dir)
+    let add = await run(
+      url, ["--json", "articles", "add", "--title", "Refused once"], dataDir: dir)
     #expect(add.code == 65, "\(add.output.stdout)")
     let box = await outbox(url, dir)
     #expect(box["rejected"] as? Int == 1)
@@ -169,7 +170,8 @@ struct OutboxCommandsTests {
   func start(_ url: String, _ arguments: [String], dir: URL) throws -> (Process, Pipe, Pipe) {
     let process = Process()
     process.executableURL = try InProcessCLI.builtCourier()
-    process.arguments = ["--base-url", url, "--data-dir", dir.path, "--max-attempts", "1"] + arguments
+    process.arguments =
+      ["--base-url", url, "--data-dir", dir.path, "--max-attempts", "1"] + arguments
     process.environment = [
       "HOME": dir.path, "XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path,
       "PATH": "/usr/bin:/bin",
@@ -193,7 +195,8 @@ struct OutboxCommandsTests {
   }
 
   func lockSays(_ dir: URL, pid: Int32, _ activity: String) -> Bool {
-    let text = (try? String(contentsOf: dir.appendingPathComponent("sync.lock"), encoding: .utf8)) ?? ""
+    let text =
+      (try? String(contentsOf: dir.appendingPathComponent("sync.lock"), encoding: .utf8)) ?? ""
     return text == "\(pid)\n\(activity)\n"
   }
 
@@ -203,7 +206,8 @@ struct OutboxCommandsTests {
     let dir = try await client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
     let url = backend.url.absoluteString
-    #expect(await run(Self.deadURL, ["articles", "add", "--title", "Once"], dataDir: dir).code == 0)
+    #expect(
+      await run(Self.deadURL, ["articles", "add", "--title", "Once"], dataDir: dir).code == 0)
     try await backend.call("POST", "/__chaos", json: #"{"delay_ms": 3000}"#)
     let (first, out, _) = try start(url, ["--json", "sync"], dir: dir)
     // The first holds the lock and its PUT is at the server (held there by the delay).
