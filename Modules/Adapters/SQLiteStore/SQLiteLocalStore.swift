@@ -3,6 +3,12 @@ import CourierPorts
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// A record store and outbox in one SQLite database, so a local write and its outbox entry
 /// commit in one transaction. WAL journal, `synchronous=FULL` by default (each commit is on
 /// disk when the call returns), schema versioned with `PRAGMA user_version`, prepared
@@ -109,7 +115,7 @@ public final class SQLiteLocalStore: LocalStoreBackend {
           path: connection.path, underlying: result.prefix(3).joined(separator: "; "))
       }
     }
-    let mode = try connection.query("PRAGMA journal_mode=WAL") { $0.text(0) ?? "" }.first
+    let mode = try walMode(connection, waiting: options.busyTimeout)
     if mode?.lowercased() != "wal" {
       throw StoreError(
         .io, "The local store \(connection.path) cannot use write-ahead logging.",
@@ -117,6 +123,23 @@ public final class SQLiteLocalStore: LocalStoreBackend {
     }
     try connection.exec("PRAGMA synchronous=\(options.synchronous.rawValue)")
     try migrate(connection)
+  }
+
+  /// Switches a database to WAL. Several processes opening a new file at once all try it; the
+  /// switch needs an exclusive lock and SQLite answers `SQLITE_BUSY` without calling the busy
+  /// handler, so it is retried here until the busy timeout (it is a no-op once one succeeded).
+  private static func walMode(_ connection: SQLiteConnection, waiting timeout: Duration) throws
+    -> String?
+  {
+    let deadline = ContinuousClock.now.advanced(by: timeout)
+    while true {
+      do {
+        return try connection.query("PRAGMA journal_mode=WAL") { $0.text(0) ?? "" }.first
+      } catch let error as StoreError where error.code == .busy {
+        if ContinuousClock.now >= deadline { throw error }
+        usleep(5_000)
+      }
+    }
   }
 
   /// Brings the schema up to date in one write transaction: the version is read again under
