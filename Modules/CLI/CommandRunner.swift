@@ -176,12 +176,15 @@ struct CommandContext: Sendable {
   static let notLoggedInMessage = "You're not logged in. Run 'courier login' first."
 
   func reportNotLoggedIn(_ error: CourierError) -> ExitCode {
+    // A session file that exists but cannot be used says so (and where), not "not logged in".
+    let message = environment.credentials.unusableReason ?? Self.notLoggedInMessage
     if global.json {
       var object = Self.failureObject(error)
-      object["message"] = Self.notLoggedInMessage
+      object["message"] = message
+      if environment.credentials.unusableReason != nil { object["code"] = "session_unreadable" }
       output.out(JSONLine.encode(object) + "\n")
     } else {
-      output.err("courier: \(Self.notLoggedInMessage)\n")
+      output.err("courier: \(message)\n")
     }
     return .unauthorized
   }

@@ -154,6 +154,11 @@ struct OutboxCommandsTests {
 
     let sync = await run(url, ["sync"], dataDir: dir)
     #expect(sync.code == 77, "\(sync.output.stderr)")
+    let get = await run(url, ["--json", "get", "/articles"], dataDir: dir)
+    #expect(get.code == 77)
+    #expect(get.lines.first?["code"] as? String == "session_unreadable")
+    let said = get.lines.first?["message"] as? String ?? ""
+    #expect(said.contains("session.json") && said.contains("log in again"), "\(said)")
     #expect(await outbox(url, dir)["pending"] as? Int == 1)
 
     let login = await run(
