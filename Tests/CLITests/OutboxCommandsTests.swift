@@ -10,16 +10,18 @@ struct OutboxCommandsTests {
   static let deadURL = "http://127.0.0.1:9"
 
   func run(
-    _ baseURL: String, _ arguments: [String], dataDir: URL, input: String? = nil
+    _ baseURL: String, _ arguments: [String], dataDir: URL, input: String? = nil,
+    environment: [String: String] = [:]
   ) async -> CLIRun {
     await InProcessCLI.run(
-      baseURL, arguments, dataDir: dataDir, input: input, globalFlags: ["--max-attempts", "1"])
+      baseURL, arguments, dataDir: dataDir, input: input, environment: environment,
+      globalFlags: ["--max-attempts", "1"])
   }
 
-  func client(_ backend: ReferenceBackend) async throws -> URL {
+  func client(_ backend: ReferenceBackend, user: String = "alice") async throws -> URL {
     let dir = try InProcessCLI.temporaryDirectory("courier-outbox")
     let login = await run(
-      backend.url.absoluteString, ["login", "--username", "alice", "--password-stdin"],
+      backend.url.absoluteString, ["login", "--username", user, "--password-stdin"],
       dataDir: dir, input: "secret\n")
     #expect(login.code == 0, "\(login.output.stderr)")
     return dir
@@ -100,6 +102,35 @@ struct OutboxCommandsTests {
     #expect(retry.output.stdout.contains("2 entries"))
     #expect(try await serverTitles(backend) == ["A", "B"])
     #expect(await outbox(url, dir)["rejected"] as? Int == 0)
+  }
+
+  @Test("a conflict kept for the user (manual policy) is retried on the server's version")
+  func retryConflict() async throws {
+    let backend = try await SharedBackend.fresh()
+    let alice = try await client(backend)
+    let bob = try await client(backend, user: "bob")
+    defer {
+      try? FileManager.default.removeItem(at: alice)
+      try? FileManager.default.removeItem(at: bob)
+    }
+    let url = backend.url.absoluteString
+    let manual = ["COURIER_CONFLICT_POLICY": "manual"]
+    let add = await run(url, ["--json", "articles", "add", "--title", "Base"], dataDir: alice)
+    let id = try #require(add.lines.first?["id"] as? String)
+    #expect(await run(url, ["articles", "list"], dataDir: bob).code == 0)
+    #expect(await run(url, ["articles", "edit", id, "--title", "Bob's"], dataDir: bob).code == 0)
+    let edit = await run(
+      url, ["articles", "edit", id, "--title", "Alice's"], dataDir: alice, environment: manual)
+    #expect(edit.code == 65, "\(edit.output.stderr)")
+    #expect(await outbox(url, alice)["conflicted"] as? Int == 1)
+
+    let retry = await run(
+      url, ["--json", "outbox", "retry", "--all"], dataDir: alice, environment: manual)
+    #expect(retry.code == 0, "\(retry.output.stdout) \(retry.output.stderr)")
+    let retried = (retry.lines.first?["retried"] as? [[String: Any]])?.first
+    #expect(retried?["base_version"] as? Int == 2)
+    #expect(try await serverTitles(backend) == ["Alice's"])
+    #expect(await outbox(url, alice)["conflicted"] as? Int == 0)
   }
 
   @Test("discard drops a refused edit and shows the server's copy again")
