@@ -91,7 +91,11 @@ enum FileIO {
   /// over the target, then the directory is synced. A crash leaves the old or the new file.
   static func replace(_ path: String, with bytes: [UInt8], directory: String) throws(StoreError) {
     let temporary = path + ".tmp"
-    let fd = try open(temporary, O_WRONLY | O_CREAT | O_TRUNC, what: "created")
+    // Never through a symlink, never into a file that was there: a leftover (or something
+    // planted) is removed by name first and the file created exclusively.
+    let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW
+    unlink(temporary)
+    let fd = try open(temporary, flags, what: "created")
     do throws(StoreError) {
       try writeAll(fd, bytes, path: temporary)
       if fsync(fd) != 0 { throw failure("flushed to disk", temporary) }
