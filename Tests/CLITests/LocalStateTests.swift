@@ -197,6 +197,36 @@ struct LocalStateTests {
     #expect(await outboxCounts(dataDir: dataDir, home: home).pending == 2)
   }
 
+  @Test("file store: its folder is a file (73), a damaged journal (74); nothing is changed")
+  func fileStoreFailures() async throws {
+    let home = try InProcessCLI.temporaryDirectory("courier-local")
+    defer { try? FileManager.default.removeItem(at: home) }
+    let file = ["COURIER_STORE": "file"]
+    let blocked = home.appendingPathComponent("blocked").path
+    try FileManager.default.createDirectory(atPath: blocked, withIntermediateDirectories: true)
+    try Data("a file".utf8).write(to: URL(fileURLWithPath: blocked + "/store"))
+    let cannot = await run(
+      ["--json", "articles", "add", "--title", "x"], dataDir: blocked, home: home,
+      environment: file)
+    expectStoreFailure(cannot, exit: 73, naming: blocked + "/store")
+    #expect(bytes(blocked + "/store") == Data("a file".utf8))
+
+    let damaged = home.appendingPathComponent("damaged").path
+    let add = await run(
+      ["articles", "add", "--title", "kept"], dataDir: damaged, home: home, environment: file)
+    #expect(add.code == 0, "\(add.output.stderr)")
+    let journal = damaged + "/store/outbox.journal"
+    var data = try #require(bytes(journal))
+    let afterHeader = try #require(data.firstIndex(of: 0x0A)) + 1
+    data.insert(contentsOf: Data("not json\n".utf8), at: afterHeader)
+    try data.write(to: URL(fileURLWithPath: journal))
+    let result = await run(
+      ["--json", "articles", "list", "--offline"], dataDir: damaged, home: home,
+      environment: file)
+    expectStoreFailure(result, exit: 74, naming: journal)
+    #expect(bytes(journal) == data)
+  }
+
   // MARK: - 6. Private files
 
   @Test("a new data folder is 0700 and the store 0600; a loose one is tightened with a warning")
