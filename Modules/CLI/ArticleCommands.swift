@@ -17,7 +17,8 @@ enum ArticleCommands {
     case .add(let title, let body):
       let article = Article(id: UUID().uuidString.lowercased(), title: title, body: body)
       let receipt = try await engine.create(article)
-      return await afterWrite("Added", receipt: receipt, engine: engine, context: context)
+      return try await afterWrite(
+        "Added", receipt: receipt, engine: engine, store: store, context: context)
     case .edit(let id, let title, let body):
       guard let record = try store.record(RecordKey(collection: Article.collection, id: id)),
         !record.isDeleted
@@ -26,18 +27,20 @@ enum ArticleCommands {
       if let title { article.title = title }
       if let body { article.body = body }
       let receipt = try await engine.update(article)
-      return await afterWrite("Edited", receipt: receipt, engine: engine, context: context)
+      return try await afterWrite(
+        "Edited", receipt: receipt, engine: engine, store: store, context: context)
     case .delete(let id):
       guard let record = try store.record(RecordKey(collection: Article.collection, id: id)),
         !record.isDeleted
       else { return notFound(id, context: context) }
       let receipt = try await engine.delete(id: id)
-      return await afterWrite("Deleted", receipt: receipt, engine: engine, context: context)
+      return try await afterWrite(
+        "Deleted", receipt: receipt, engine: engine, store: store, context: context)
     }
   }
 
   static func outbox(context: CommandContext) async throws -> ExitCode {
-    let store = try context.environment.openLocalStore()
+    let store = try openStore(context)
     let entries = try store.entries()
     let counts = try store.counts()
     let now = Date()
@@ -59,7 +62,123 @@ enum ArticleCommands {
     return .success
   }
 
+  /// `courier outbox retry ID|--all`: refused or conflicted entries back in the queue under a
+  /// new key, then a replay (unless another courier is syncing: it will send them).
+  static func retry(id: String?, context: CommandContext) async throws -> ExitCode {
+    let (engine, store) = try makeEngine(context)
+    var retried: [OutboxEntry]
+    if let id {
+      guard let entry = try findEntry(id, store: store) else {
+        return unknownEntry(id, context: context)
+      }
+      if entry.state.isPending {
+        retried = []
+      } else {
+        retried = [try await engine.retryEntry(operationID: entry.id)]
+      }
+    } else {
+      retried = try await engine.retryAllEntries()
+    }
+    let (report, heldBy) = try await replayIfFree(
+      engine, activity: "outbox retry", context: context)
+    let state = engine.state
+    let keys = Set(retried.map(\.key))
+    let refusedAgain = (state.rejected + state.conflicted).filter { keys.contains($0.key) }
+    if context.global.json {
+      var object = reportObject(report)
+      object["retried"] = retried.map { entryObject($0, now: Date()) }
+      object["refused_again"] = refusedAgain.map { entryObject($0, now: Date()) }
+      if let error = report.stoppedBy { object["not_sent"] = CommandContext.failureObject(error) }
+      if let heldBy { object["not_sent"] = ["kind": "busy", "message": heldBy.description] }
+      context.output.out(JSONLine.encode(object) + "\n")
+    } else {
+      context.output.out(
+        retried.isEmpty
+          ? "Nothing to retry: no refused or conflicted entry.\n"
+          : "Queued again under a new key: \(retried.count) entr\(retried.count == 1 ? "y" : "ies").\n"
+      )
+      if let heldBy {
+        context.output.out(
+          "Not sent by this command: \(heldBy.description) is syncing this data folder.\n")
+      } else {
+        context.output.out(reportLine(report))
+      }
+      for entry in refusedAgain { context.output.out(entryLine(entry, now: Date())) }
+      if let error = report.stoppedBy {
+        context.output.err(
+          "courier: not sent yet: \(error.userMessage) The \(report.pending) waiting write(s) are "
+            + "kept and will be sent by the next sync.\n")
+      }
+    }
+    if let error = report.stoppedBy, error.kind != .offline, error.kind != .cannotReachHost {
+      return ExitCode.forError(error)
+    }
+    return refusedAgain.isEmpty ? .success : .businessRefusal
+  }
+
+  /// `courier outbox discard ID`: drops the entry (and the record's other local changes) and
+  /// shows the server's copy again.
+  static func discard(id: String, context: CommandContext) async throws -> ExitCode {
+    let store = try openStore(context)
+    let engine = context.environment.articleSyncEngine(store: store, replaysAfterWrites: false)
+    guard let entry = try findEntry(id, store: store) else {
+      return unknownEntry(id, context: context)
+    }
+    let dropped = try store.entries().filter { $0.key == entry.key }
+    let after = try await engine.discardEntry(operationID: entry.id).record
+    if context.global.json {
+      var object: [String: Any] = [
+        "status": "ok", "id": entry.key.id,
+        "discarded": dropped.map { entryObject($0, now: Date()) },
+        "restored": after != nil,
+      ]
+      if let version = after?.version { object["version"] = version }
+      context.output.out(JSONLine.encode(object) + "\n")
+    } else {
+      context.output.out(
+        "Discarded \(dropped.count) local change(s) to article \(entry.key.id); "
+          + (after != nil
+            ? "the server's copy (v\(after?.version ?? 0)) is shown again.\n"
+            : "the server never had it, so it is gone.\n"))
+    }
+    return .success
+  }
+
+  /// An outbox entry by its number (`3`, `#3`) or its operation id.
+  static func findEntry(_ id: String, store: any LocalStore) throws -> OutboxEntry? {
+    let trimmed = id.hasPrefix("#") ? String(id.dropFirst()) : id
+    if let sequence = Int64(trimmed) {
+      return try store.entries().first { $0.sequence == sequence }
+    }
+    guard let uuid = UUID(uuidString: trimmed) else { return nil }
+    return try store.entry(uuid)
+  }
+
+  static func unknownEntry(_ id: String, context: CommandContext) -> ExitCode {
+    let message =
+      "No outbox entry is “\(id)”. Run 'courier outbox' to see the entries (their number, or "
+      + "their operation_id with --json)."
+    if context.global.json {
+      context.output.out(
+        JSONLine.encode([
+          "status": "failed", "kind": "invalidInput", "code": "no_such_entry", "message": message,
+          "attempts": 0,
+        ]) + "\n")
+    } else {
+      context.output.err("courier: \(message)\n")
+    }
+    return .businessRefusal
+  }
+
   static func sync(watch: Bool, context: CommandContext) async throws -> ExitCode {
+    let lock: SyncLock
+    switch try SyncLock.acquire(
+      in: context.environment.config.dataDirectory, activity: watch ? "sync --watch" : "sync")
+    {
+    case .acquired(let acquired): lock = acquired
+    case .held(let holder): return busy(holder, context: context)
+    }
+    defer { lock.release() }
     let (engine, _) = try makeEngine(context, replaysAfterWrites: watch)
     if watch { return await watchLoop(engine: engine, context: context) }
     let report = await engine.replay()
@@ -85,12 +204,55 @@ enum ArticleCommands {
     return report.rejected > 0 || report.conflictsKept > 0 ? .businessRefusal : .success
   }
 
+  /// Reports that another process is syncing this data directory: exit 75 (EX_TEMPFAIL).
+  static func busy(_ holder: SyncLock.Holder, context: CommandContext) -> ExitCode {
+    let message =
+      "\(holder.description) is syncing this data folder "
+      + "(\(context.environment.config.dataDirectory.path)); nothing was sent by this one. "
+      + "Try again when it has finished."
+    if context.global.json {
+      var object: [String: Any] = [
+        "status": "failed", "kind": "busy", "code": "sync_in_progress", "message": message,
+        "attempts": 0,
+      ]
+      if let pid = holder.pid { object["holder_pid"] = Int(pid) }
+      if let activity = holder.activity { object["holder_activity"] = activity }
+      context.output.out(JSONLine.encode(object) + "\n")
+    } else {
+      context.output.err("courier: \(message)\n")
+    }
+    return .transient
+  }
+
+  /// Replays the outbox unless another process is syncing this data directory (then the
+  /// writes stay saved for it, and its description is returned instead).
+  static func replayIfFree(_ engine: SyncEngine<Article>, activity: String, context: CommandContext)
+    async throws -> (report: ReplayReport, heldBy: SyncLock.Holder?)
+  {
+    switch try SyncLock.acquire(in: context.environment.config.dataDirectory, activity: activity) {
+    case .acquired(let lock):
+      defer { lock.release() }
+      return (await engine.replay(), nil)
+    case .held(let holder):
+      await engine.reloadState()
+      var report = ReplayReport()
+      report.pending = engine.state.pendingCount
+      return (report, holder)
+    }
+  }
+
   // MARK: - Engine
+
+  /// Opens the local store, warnings (loose permissions tightened) on standard error.
+  static func openStore(_ context: CommandContext) throws -> any LocalStore {
+    let output = context.output
+    return try context.environment.openLocalStore(warn: { output.err("courier: warning: \($0)\n") })
+  }
 
   static func makeEngine(_ context: CommandContext, replaysAfterWrites: Bool = false) throws -> (
     SyncEngine<Article>, any LocalStore
   ) {
-    let store = try context.environment.openLocalStore()
+    let store = try openStore(context)
     let engine = context.environment.articleSyncEngine(
       store: store, replaysAfterWrites: replaysAfterWrites)
     return (engine, store)
@@ -198,13 +360,15 @@ enum ArticleCommands {
   // MARK: - Writes
 
   static func afterWrite(
-    _ verb: String, receipt: WriteReceipt, engine: SyncEngine<Article>, context: CommandContext
-  ) async -> ExitCode {
-    let report = await engine.replay()
+    _ verb: String, receipt: WriteReceipt, engine: SyncEngine<Article>, store: any LocalStore,
+    context: CommandContext
+  ) async throws -> ExitCode {
+    let (report, heldBy) = try await replayIfFree(
+      engine, activity: "articles \(verb.lowercased())", context: context)
     let state = engine.state
     let refused = state.rejected.first { $0.key == receipt.key }
     let conflicted = state.conflicted.first { $0.key == receipt.key }
-    let record = try? context.environment.openLocalStore().record(receipt.key)
+    let record = try? store.record(receipt.key)
     if context.global.json {
       var object: [String: Any] = [
         "status": refused != nil || conflicted != nil ? "refused" : "ok", "id": receipt.key.id,
@@ -215,6 +379,12 @@ enum ArticleCommands {
       if let version = record?.version { object["version"] = version }
       if let state = record?.state { object["state"] = state.rawValue }
       if let error = report.stoppedBy { object["not_sent"] = CommandContext.failureObject(error) }
+      if let heldBy {
+        object["not_sent"] = [
+          "kind": "busy", "code": "sync_in_progress",
+          "message": "\(heldBy.description) is syncing this data folder and will send it.",
+        ]
+      }
       if let refused { object["refused"] = entryObject(refused, now: Date()) }
       if let conflicted { object["conflict"] = entryObject(conflicted, now: Date()) }
       context.output.out(JSONLine.encode(object) + "\n")
@@ -230,6 +400,10 @@ enum ArticleCommands {
         context.output.out(
           "Not sent yet (\(error.userMessage)) It is saved in the outbox and will be sent by "
             + "'courier sync'.\n")
+      } else if let heldBy {
+        context.output.out(
+          "Not sent by this command: \(heldBy.description) is syncing this data folder. It is "
+            + "saved in the outbox; that sync or the next one sends it.\n")
       } else if state.pendingCount == 0 {
         context.output.out("Sent: the server has it.\n")
       }

@@ -80,9 +80,11 @@ public enum CommandLineParser {
       command = .get(path: path)
     case "upload":
       command = .upload(try parseUpload(arguments))
-    case "status", "watch", "outbox":
+    case "outbox":
+      command = try parseOutbox(arguments)
+    case "status", "watch":
       try expectNothing(arguments, command: name)
-      command = name == "status" ? .status : name == "watch" ? .watch : .outbox
+      command = name == "status" ? .status : .watch
     case "sync":
       let options = try OptionReader(arguments, values: [], switches: ["--watch"], command: name)
       try expectNothing(options.positionals, command: name)
@@ -207,6 +209,33 @@ public enum CommandLineParser {
         "--no-compress cannot be combined with --max-pixels or --quality.", command: "upload")
     }
     return upload
+  }
+
+  static func parseOutbox(_ arguments: [String]) throws -> Command {
+    guard let sub = arguments.first else { return .outbox }
+    let options = try OptionReader(
+      Array(arguments.dropFirst()), values: [], switches: ["--all"], command: "outbox")
+    switch sub {
+    case "retry":
+      let all = options.switches.contains("--all")
+      if all {
+        try expectNothing(options.positionals, command: "outbox")
+        return .outboxRetry(id: nil)
+      }
+      guard options.positionals.count == 1, let id = options.positionals.first else {
+        throw UsageError("outbox retry takes one ID, or --all.", command: "outbox")
+      }
+      return .outboxRetry(id: id)
+    case "discard":
+      guard !options.switches.contains("--all"), options.positionals.count == 1,
+        let id = options.positionals.first
+      else {
+        throw UsageError("outbox discard takes exactly one ID.", command: "outbox")
+      }
+      return .outboxDiscard(id: id)
+    default:
+      throw UsageError("unknown outbox subcommand “\(sub)”.", command: "outbox")
+    }
   }
 
   static func parseArticles(_ arguments: [String]) throws -> ArticlesCommand {

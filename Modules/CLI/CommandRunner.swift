@@ -92,6 +92,10 @@ public struct CommandRunner: Sendable {
         return try await ArticleCommands.run(command, context: context)
       case .outbox:
         return try await ArticleCommands.outbox(context: context)
+      case .outboxRetry(let id):
+        return try await ArticleCommands.retry(id: id, context: context)
+      case .outboxDiscard(let id):
+        return try await ArticleCommands.discard(id: id, context: context)
       case .sync(let watch):
         return try await ArticleCommands.sync(watch: watch, context: context)
       case .help, .version:
@@ -172,12 +176,15 @@ struct CommandContext: Sendable {
   static let notLoggedInMessage = "You're not logged in. Run 'courier login' first."
 
   func reportNotLoggedIn(_ error: CourierError) -> ExitCode {
+    // A session file that exists but cannot be used says so (and where), not "not logged in".
+    let message = environment.credentials.unusableReason ?? Self.notLoggedInMessage
     if global.json {
       var object = Self.failureObject(error)
-      object["message"] = Self.notLoggedInMessage
+      object["message"] = message
+      if environment.credentials.unusableReason != nil { object["code"] = "session_unreadable" }
       output.out(JSONLine.encode(object) + "\n")
     } else {
-      output.err("courier: \(Self.notLoggedInMessage)\n")
+      output.err("courier: \(message)\n")
     }
     return .unauthorized
   }

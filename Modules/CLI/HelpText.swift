@@ -53,8 +53,10 @@ public enum HelpText {
     \(globalOptions)
 
     EXIT CODES: 0 success, 64 usage, 65 refused by the server, 66 missing input file,
-      69 offline or host unreachable, 75 transient failure after retries, 76 bad reply,
-      77 not logged in or session expired, 78 bad configuration.
+      69 offline or host unreachable, 70 unexpected failure, 73 the data folder or local store
+      cannot be created, 74 the local store cannot be read or written, 75 transient failure
+      after retries (or another courier is syncing this data folder), 76 bad reply, 77 not
+      logged in or session expired, 78 bad configuration.
     """ + "\n"
 
   static let login = """
@@ -141,9 +143,21 @@ public enum HelpText {
 
   static let outbox = """
     USAGE: courier outbox [--json]
+           courier outbox retry ID|--all [--json]
+           courier outbox discard ID [--json]
 
     Lists the writes waiting to be sent, those the server refused (with its message), and
-    those in conflict with the server's version.
+    those in conflict with the server's version. ID is the entry's number (#3 or 3) or its
+    operation id (shown with --json).
+
+    `retry` puts a refused or conflicted entry (every one with --all) back in the queue under a
+    new Idempotency-Key (the server keeps its answer under the old one), rebased on the
+    server's version for a conflict, then sends the queue. `discard` drops the entry with every
+    local change to its article and shows the server's copy again.
+
+    Exit codes: 0 done (a retry that could not be sent yet is kept pending), 64 usage,
+    65 no such entry or refused again, 73/74 the local store could not be used, 75 another
+    courier is syncing this data folder.
 
     \(globalOptions)
     """ + "\n"
@@ -155,6 +169,11 @@ public enum HelpText {
     still pending. With --watch it stays running and replays whenever the network returns,
     until SIGINT or SIGTERM. Version conflicts follow conflict_policy (COURIER_CONFLICT_POLICY):
     lastWriteWins (default), serverWins or manual (kept in the outbox for you).
+
+    One courier at a time syncs a data folder (a lock, sync.lock, in it): while another one
+    does, `sync` exits 75 at once saying which process (pid) and what it runs, and nothing is
+    sent twice; `articles add/edit/delete` and `outbox retry` save the write and leave the
+    sending to it.
 
     \(globalOptions)
     """ + "\n"

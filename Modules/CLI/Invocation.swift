@@ -67,6 +67,11 @@ public enum Command: Sendable, Equatable {
   case articles(ArticlesCommand)
   /// `courier outbox`: pending, rejected and conflicted writes.
   case outbox
+  /// `courier outbox retry ID|--all`: refused or conflicted entries back in the queue (nil:
+  /// all of them), then a replay.
+  case outboxRetry(id: String?)
+  /// `courier outbox discard ID`: drop an entry and restore the server's copy of its record.
+  case outboxDiscard(id: String)
   /// `courier sync [--watch]`.
   case sync(watch: Bool)
 }

@@ -11,6 +11,12 @@ import CourierVips
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// Adapters a test or an embedding app supplies instead of the ones named in the config.
 public struct AdapterOverrides: Sendable {
   /// The base transport (under auth, retry and logging).
@@ -107,7 +113,8 @@ public struct CourierEnvironment: Sendable {
       credentials = StaticCredentialStore(Credentials(accessToken: token))
     } else {
       credentials = FileCredentialStore(
-        file: config.dataDirectory.appendingPathComponent("session.json"))
+        file: config.dataDirectory.appendingPathComponent("session.json"),
+        warn: PrivateFiles.warnOnStandardError)
     }
     var stack: any Transport = base
     if let log { stack = LoggingTransport(stack, log: log) }
@@ -160,13 +167,22 @@ extension CourierEnvironment {
   /// Opens the local store named in the configuration, in the data directory (user data: the
   /// outbox and local edits live there and are never purged). Each call opens it anew: the
   /// caller owns the returned store.
+  ///
+  /// The data directory is created with mode 0700; an existing one that group or others can
+  /// use is tightened to 0700 and `warn` is told so (decision 0405).
+  /// - Parameter warn: receives a sentence for each permission that was tightened; standard
+  ///   error by default.
   /// - Returns: the store.
-  /// - Throws: `StoreError` naming the file when it exists but cannot be used; nothing is reset.
-  public func openLocalStore() throws -> any LocalStore {
+  /// - Throws: `StoreError` naming the file or folder: `cannotCreate` when the data directory
+  ///   or the store cannot be created (a file in the way, a folder where the store file should
+  ///   be), `io` for an unwritable or full disk, `corrupt`, `newerSchema`, `busy`; nothing that
+  ///   exists is reset or overwritten.
+  public func openLocalStore(warn: @Sendable (String) -> Void = PrivateFiles.warnOnStandardError)
+    throws -> any LocalStore
+  {
     if let store = overrides.localStore { return store }
     let directory = config.dataDirectory
-    try FileManager.default.createDirectory(
-      at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    try PrivateFiles.prepareDirectory(directory.path, warn: warn)
     switch config.store {
     case "file":
       return try FileLocalStore(directory: directory.appendingPathComponent("store").path)
@@ -174,6 +190,61 @@ extension CourierEnvironment {
       return InMemoryLocalStore()
     default:
       return try SQLiteLocalStore(path: directory.appendingPathComponent("courier.sqlite").path)
+    }
+  }
+}
+
+/// The data directory and the files in it are private to their owner (decision 0405).
+public enum PrivateFiles {
+  /// Writes a warning to the process's standard error.
+  /// - Parameter message: the sentence.
+  public static func warnOnStandardError(_ message: String) {
+    FileHandle.standardError.write(Data("courier: warning: \(message)\n".utf8))
+  }
+
+  /// Creates a directory (and its missing parents) with mode 0700, or tightens an existing one
+  /// that group or others may use, with a warning.
+  /// - Parameters:
+  ///   - path: the directory.
+  ///   - warn: receives a sentence when the mode was tightened.
+  /// - Throws: `StoreError.cannotCreate` naming the path when a part of it is a file or it
+  ///   cannot be created.
+  public static func prepareDirectory(_ path: String, warn: (String) -> Void) throws {
+    var prefix = path.hasPrefix("/") ? "" : "."
+    let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+    for (index, part) in parts.enumerated() {
+      prefix += "/" + part
+      let isLast = index == parts.count - 1
+      var info = stat()
+      if stat(prefix, &info) == 0 {
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+          throw StoreError(
+            .cannotCreate,
+            "The data folder \(path) cannot be created: \(prefix) is a file, not a folder.",
+            path: prefix)
+        }
+        if isLast && (info.st_mode & 0o077) != 0 {
+          if chmod(prefix, 0o700) == 0 {
+            warn(
+              "the data folder \(path) could be read by other users (mode "
+                + String(info.st_mode & 0o777, radix: 8) + "); it was made private (0700).")
+          } else {
+            warn(
+              "the data folder \(path) can be read by other users (mode "
+                + String(info.st_mode & 0o777, radix: 8) + ") and could not be made private: "
+                + String(cString: strerror(errno)) + ".")
+          }
+        }
+        continue
+      }
+      if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
+        let code = errno
+        throw StoreError(
+          code == ENOSPC || code == EIO ? .io : .cannotCreate,
+          "The data folder \(path) could not be created (\(prefix)).", path: prefix,
+          underlying: String(cString: strerror(code)))
+      }
+      if isLast { _ = chmod(prefix, 0o700) }  // whatever the umask
     }
   }
 }

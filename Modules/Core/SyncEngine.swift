@@ -608,3 +608,67 @@ public actor SyncEngine<Record: SyncRecord> {
     return CourierError.wrapping(error, context: context)
   }
 }
+
+// MARK: - Retrying and discarding outbox entries
+
+extension SyncEngine {
+  /// Puts a refused or conflicted entry back in the queue, to be sent by the next replay.
+  ///
+  /// The entry gets a new operation id, hence a new `Idempotency-Key` (decision 0412): the
+  /// server stored its refusal (or its 409) under the old key and would answer the same again.
+  /// A conflicted entry is also rebased on the server's version it was shown, as
+  /// `resolveConflict(operationID:keepLocal: true)` does. The entry keeps its place in the
+  /// queue (sequence number) and its attempt count. A pending entry is left as it is.
+  /// - Parameter operationID: the entry's operation id.
+  /// - Returns: the entry now pending (with its new operation id).
+  /// - Throws: `StoreError.notFound` when no entry has this id; `StoreError` when the store
+  ///   cannot be written.
+  @discardableResult
+  public func retryEntry(operationID: UUID) throws -> OutboxEntry {
+    guard let entry = try store.entry(operationID) else {
+      throw StoreError(.notFound, "No outbox entry has operation id \(operationID).")
+    }
+    let retried = try requeue(entry)
+    reloadState()
+    return retried
+  }
+
+  /// Puts every refused and conflicted entry back in the queue (see `retryEntry`).
+  /// - Returns: the entries now pending, in queue order.
+  /// - Throws: `StoreError` when the store cannot be written (the entries before the failure
+  ///   are requeued, the others are kept as they were).
+  @discardableResult
+  public func retryAllEntries() throws -> [OutboxEntry] {
+    defer { reloadState() }
+    return try store.entries().filter { !$0.state.isPending }.map { try requeue($0) }
+  }
+
+  /// Drops an outbox entry with every local change to its record (the entry's and any later
+  /// ones: they were made on top of it), and shows the server's copy again, as `discard(id:)`.
+  /// - Parameter operationID: the entry's operation id.
+  /// - Returns: the entry dropped and the record after (nil when the server never had it).
+  /// - Throws: `StoreError.notFound` when no entry has this id; `StoreError` when the store
+  ///   cannot be written.
+  @discardableResult
+  public func discardEntry(operationID: UUID) throws -> (entry: OutboxEntry, record: LocalRecord?) {
+    guard let entry = try store.entry(operationID) else {
+      throw StoreError(.notFound, "No outbox entry has operation id \(operationID).")
+    }
+    let after = try store.revert(entry.key)
+    reloadState()
+    return (entry, after)
+  }
+
+  private func requeue(_ entry: OutboxEntry) throws -> OutboxEntry {
+    var base: Int?
+    switch entry.state {
+    case .pending:
+      return entry
+    case .rejected:
+      break
+    case .conflicted(let json):
+      base = (try? Record.schema.serverRecord(from: json))?.version
+    }
+    return try store.requeue(entry.id, as: UUID(), baseVersion: base)
+  }
+}

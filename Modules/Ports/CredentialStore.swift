@@ -34,4 +34,12 @@ public protocol CredentialStore: Sendable {
   /// Forgets the credentials.
   /// - Throws: when they cannot be removed.
   func clear() throws
+  /// Why the last `load()` returned nil although something was stored (an unreadable session
+  /// file), as a sentence naming it and saying to log in again; nil when nothing was stored.
+  var unusableReason: String? { get }
+}
+
+extension CredentialStore {
+  /// No reason: a store that cannot hold an unreadable session.
+  public var unusableReason: String? { nil }
 }

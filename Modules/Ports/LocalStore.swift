@@ -35,6 +35,18 @@ public protocol LocalStore: RecordStore, Outbox {
   /// - Throws: `StoreError` when it cannot be written.
   @discardableResult
   func revert(_ key: RecordKey) throws -> LocalRecord?
+
+  /// Puts a refused or conflicted entry back in the queue under a new operation id (a new
+  /// `Idempotency-Key`: the server keeps its answer under the old one), optionally on a new
+  /// base version, atomically. Its place in the queue and its attempt count are kept.
+  /// - Parameters:
+  ///   - id: the entry's operation id.
+  ///   - newID: the operation id it is sent under from now on.
+  ///   - baseVersion: a new base version, or nil to keep it.
+  /// - Returns: the entry after.
+  /// - Throws: `StoreError.notFound` when no entry has `id`, `duplicate` when `newID` is taken.
+  @discardableResult
+  func requeue(_ id: UUID, as newID: UUID, baseVersion: Int?) throws -> OutboxEntry
 }
 
 /// Reads a local store's rows inside a transaction.
@@ -315,6 +327,23 @@ extension LocalStoreBackend {
       return LocalStorePlan.complete(
         entry, serverRecord: serverRecord, record: try reader.record(entry.key),
         entries: try reader.entries(for: entry.key))
+    }
+  }
+
+  /// Puts an entry back in the queue under a new operation id.
+  /// - Parameters:
+  ///   - id: the entry's operation id.
+  ///   - newID: the new operation id.
+  ///   - baseVersion: a new base version, or nil to keep it.
+  /// - Returns: the entry after.
+  /// - Throws: `StoreError.notFound` when absent, `duplicate` when `newID` is taken.
+  @discardableResult
+  public func requeue(_ id: UUID, as newID: UUID, baseVersion: Int?) throws -> OutboxEntry {
+    try write { reader in
+      var entry = try Self.existing(reader, id)
+      entry.operation.id = newID
+      if let baseVersion { entry.operation.baseVersion = baseVersion }
+      return LocalStorePlan.setState(entry, .pending)
     }
   }
 

@@ -199,15 +199,16 @@ struct FileLocalStoreTests {
     #expect(try DurabilityTests.dump(reopened) == before)
   }
 
-  @Test("a second process (or instance) cannot open a store in use")
+  @Test("a second process (or instance) waits for a store in use, then gives up: busy")
   func exclusive() throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     let store = try FileLocalStore(directory: directory.path + "/store")
     let error = try #require(throws: StoreError.self) {
-      try FileLocalStore(directory: directory.path + "/store")
+      try FileLocalStore(
+        directory: directory.path + "/store", options: .init(busyTimeout: .milliseconds(50)))
     }
-    #expect(error.code == .io && error.message.contains("in use"))
+    #expect(error.code == .busy && error.message.contains("in use"))
     store.close()
     let reopened = try FileLocalStore(directory: directory.path + "/store")
     reopened.close()

@@ -62,11 +62,11 @@ struct SQLiteLocalStoreTests {
     #expect(try bytes(path) == data)
   }
 
-  @Test("a missing directory is an I/O error naming the file")
+  @Test("a missing directory cannot hold the file: cannotCreate naming it")
   func unopenable() throws {
     let path = "/nonexistent-\(getpid())/store.sqlite"
     let error = try #require(throws: StoreError.self) { try SQLiteLocalStore(path: path) }
-    #expect(error.code == .io && error.message.contains(path))
+    #expect(error.code == .cannotCreate && error.message.contains(path))
   }
 
   @Test(

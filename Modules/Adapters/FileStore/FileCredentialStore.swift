@@ -1,3 +1,4 @@
+import CourierDomain
 import CourierPorts
 import Foundation
 import Synchronization
@@ -9,7 +10,15 @@ import Synchronization
 #endif
 
 /// Keeps the session's tokens in a JSON file readable by its owner only (mode 0600), replaced
-/// atomically so a crash never leaves half a token.
+/// atomically so a crash never leaves half a token. The temporary file is created with
+/// `O_CREAT|O_EXCL|O_NOFOLLOW`: a symlink planted at its path never receives the tokens.
+///
+/// A file whose content is not a usable session (empty, not JSON, wrong types, an expiry that
+/// is not a real date) is "no session": `load()` returns nil and `unusableReason` says why, so
+/// a request goes out unauthenticated and comes back 401 (writes stay pending) rather than
+/// failing locally. Only I/O failures throw. Expiry dates are clamped when written, so the
+/// store never writes a date it cannot read back. A session file that group or others may
+/// read is tightened to 0600, with a warning (decision 0405).
 ///
 /// `load()` runs before every request. It decodes the file again only when a `stat` says the
 /// file changed (device, inode, size, modification and change times): another process's
@@ -19,10 +28,26 @@ public struct FileCredentialStore: CredentialStore {
   /// The file.
   public let file: URL
   private let cache = Cache()
+  private let warn: (@Sendable (String) -> Void)?
+
+  /// The earliest expiry written: the Unix epoch (an expiry in the past means "expired").
+  public static let earliestExpiry = Date(timeIntervalSince1970: 0)
+  /// The latest expiry written: 9999-12-31T23:59:59Z, the last instant ISO 8601 can say in
+  /// four digits.
+  public static let latestExpiry = Date(timeIntervalSince1970: 253_402_300_799)
 
   /// Creates a store.
-  /// - Parameter file: the file (its directory is created when needed, mode 0700).
-  public init(file: URL) { self.file = file }
+  /// - Parameters:
+  ///   - file: the file (its directory is created when needed, mode 0700).
+  ///   - warn: told when the file's permissions had to be tightened; nil to stay quiet.
+  public init(file: URL, warn: (@Sendable (String) -> Void)? = nil) {
+    self.file = file
+    self.warn = warn
+  }
+
+  /// Why the last `load()` found no usable session although the file exists (nil when it was
+  /// usable, or absent): a sentence naming the file, for the "log in again" message.
+  public var unusableReason: String? { cache.problem.withLock { $0 } }
 
   /// What `stat` says of the file: any change of it means the file must be read again.
   struct Identity: Equatable, Sendable {
@@ -52,6 +77,8 @@ public struct FileCredentialStore: CredentialStore {
   /// The last tokens read, with the identity of the file they were read from.
   final class Cache: Sendable {
     private let entry = Mutex<(identity: Identity, credentials: Credentials)?>(nil)
+    /// Why the last load found no usable session in an existing file.
+    let problem = Mutex<String?>(nil)
 
     func credentials(for identity: Identity) -> Credentials? {
       entry.withLock { $0?.identity == identity ? $0?.credentials : nil }
@@ -69,18 +96,22 @@ public struct FileCredentialStore: CredentialStore {
   }
 
   /// Loads the tokens.
-  /// - Returns: them, or nil when there is no file.
-  /// - Throws: `CocoaError` when the file exists but cannot be read or decoded.
+  /// - Returns: them, or nil when there is no file or its content is not a usable session
+  ///   (`unusableReason` then says why).
+  /// - Throws: `StoreError` (`io`) naming the file when it exists but cannot be read.
   public func load() throws -> Credentials? {
     guard let before = Identity(path: file.path) else {
       cache.remember(nil, for: nil)
+      cache.problem.withLock { $0 = nil }
       return nil
     }
     if let cached = cache.credentials(for: before) { return cached }
-    let data = try Data(contentsOf: file)
-    let decoder = JSONDecoder()
-    decoder.dateDecodingStrategy = .iso8601
-    let credentials = try decoder.decode(Credentials.self, from: data)
+    let data = try readPrivately()
+    guard let credentials = decode(data) else {
+      cache.remember(nil, for: nil)
+      return nil
+    }
+    cache.problem.withLock { $0 = nil }
     // Kept only when the file did not change while it was read.
     if let after = Identity(path: file.path), after == before {
       cache.remember(credentials, for: after)
@@ -88,28 +119,130 @@ public struct FileCredentialStore: CredentialStore {
     return credentials
   }
 
-  /// Saves the tokens, mode 0600, atomically.
+  /// Reads the file without following a symlink, tightening loose permissions first.
+  private func readPrivately() throws -> Data {
+    let fd = open(file.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    guard fd >= 0 else { throw failure("read", errno) }
+    defer { close(fd) }
+    var info = stat()
+    if fstat(fd, &info) == 0, (info.st_mode & 0o077) != 0 {
+      let mode = String(info.st_mode & 0o777, radix: 8)
+      if fchmod(fd, 0o600) == 0 {
+        warn?(
+          "the session file \(file.path) could be read by other users (mode \(mode)); it was "
+            + "made private (0600). Log in again if you think someone else read it.")
+      } else {
+        warn?(
+          "the session file \(file.path) can be read by other users (mode \(mode)) and could "
+            + "not be made private: \(String(cString: strerror(errno))).")
+      }
+    }
+    var data = Data()
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw failure("read", errno)
+      }
+      if count == 0 { break }
+      data.append(contentsOf: buffer[0..<count])
+      if data.count > 1 << 20 { break }  // not a session; decoding will say so
+    }
+    return data
+  }
+
+  /// Decodes a session, or records why it is not one.
+  private func decode(_ data: Data) -> Credentials? {
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .iso8601
+    let reason: String
+    do {
+      let credentials = try decoder.decode(Credentials.self, from: data)
+      if credentials.accessToken.isEmpty {
+        reason = "it holds no access token"
+      } else if let expiry = credentials.expiresAt,
+        !(Self.earliestExpiry...Self.latestExpiry).contains(expiry)
+      {
+        reason = "its expiry date is not a real date"
+      } else {
+        return credentials
+      }
+    } catch {
+      reason = data.isEmpty ? "it is empty" : "it is not a session Courier can read"
+    }
+    cache.problem.withLock {
+      $0 = "The saved session \(file.path) couldn't be used (\(reason)); log in again."
+    }
+    return nil
+  }
+
+  private func failure(_ what: String, _ code: Int32, path: String? = nil) -> StoreError {
+    let path = path ?? file.path
+    return StoreError(
+      [ENOENT, ENOTDIR, EISDIR, ELOOP].contains(code) && what != "read" ? .cannotCreate : .io,
+      "The session file \(path) could not be \(what).", path: path,
+      underlying: String(cString: strerror(code)))
+  }
+
+  /// An expiry the store can write and read back: not a number → none; before the epoch or
+  /// after year 9999 (infinities included) → clamped (a token that expired long ago is simply
+  /// expired).
+  /// - Parameter date: the expiry.
+  /// - Returns: the expiry to write.
+  public static func writableExpiry(_ date: Date?) -> Date? {
+    guard let date, !date.timeIntervalSince1970.isNaN else { return nil }
+    return min(max(date, earliestExpiry), latestExpiry)
+  }
+
+  /// Saves the tokens, mode 0600, atomically: a temporary file created exclusively (never
+  /// through a symlink), synced, then renamed over the session file.
   /// - Parameter credentials: the tokens.
-  /// - Throws: when the file cannot be written.
+  /// - Throws: `StoreError` naming the file when it cannot be written.
   public func save(_ credentials: Credentials) throws {
     let directory = file.deletingLastPathComponent()
-    try FileManager.default.createDirectory(
-      at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    do {
+      try FileManager.default.createDirectory(
+        at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    } catch {
+      throw StoreError(
+        .cannotCreate, "The folder of the session file \(file.path) could not be created.",
+        path: directory.path, underlying: "\(error)")
+    }
+    var credentials = credentials
+    credentials.expiresAt = Self.writableExpiry(credentials.expiresAt)
     let encoder = JSONEncoder()
     encoder.dateEncodingStrategy = .iso8601
     let data = try encoder.encode(credentials)
     let temporary = directory.appendingPathComponent(".\(file.lastPathComponent).\(getpid()).tmp")
+    let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
     // Created with 0600 from the start: the token is never readable by others, even briefly.
-    let fd = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-    guard fd >= 0 else {
-      throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path])
+    var fd = open(temporary.path, flags, 0o600)
+    if fd < 0 && errno == EEXIST {
+      // A leftover of a crashed save, or something planted: remove the name (a symlink itself,
+      // never its target) and create it afresh, exclusively.
+      unlink(temporary.path)
+      fd = open(temporary.path, flags, 0o600)
     }
+    guard fd >= 0 else { throw failure("created", errno, path: temporary.path) }
+    _ = fchmod(fd, 0o600)
     let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    let writeError = errno
     let synced = fsync(fd)
     close(fd)
-    guard written == data.count, synced == 0, rename(temporary.path, file.path) == 0 else {
+    guard written == data.count, synced == 0 else {
       unlink(temporary.path)
-      throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
+      throw failure("written", written < 0 ? writeError : ENOSPC, path: temporary.path)
+    }
+    guard rename(temporary.path, file.path) == 0 else {
+      let code = errno
+      unlink(temporary.path)
+      throw failure("replaced", code)
+    }
+    let directoryFD = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if directoryFD >= 0 {
+      _ = fsync(directoryFD)
+      close(directoryFD)
     }
   }
 

@@ -11,9 +11,12 @@ import Foundation
 /// the file.
 enum FileIO {
   static func failure(_ what: String, _ path: String, _ code: Int32 = errno) -> StoreError {
-    StoreError(
-      .io, "The local store file \(path) could not be \(what).", path: path,
-      underlying: String(cString: strerror(code)))
+    // A part of the path that is a file, or a folder where a file should be: nothing can be
+    // created there. Anything else (read-only, full, I/O error) is an I/O failure.
+    let cannotCreate = [ENOTDIR, EISDIR, ELOOP, ENAMETOOLONG].contains(code)
+    return StoreError(
+      cannotCreate ? .cannotCreate : .io, "The local store file \(path) could not be \(what).",
+      path: path, underlying: String(cString: strerror(code)))
   }
 
   static func open(_ path: String, _ flags: Int32, what: String) throws(StoreError) -> Int32 {
@@ -26,7 +29,18 @@ enum FileIO {
     var prefix = ""
     for part in path.split(separator: "/", omittingEmptySubsequences: true) {
       prefix += "/" + part
-      if mkdir(prefix, 0o700) != 0 && errno != EEXIST { throw failure("created", prefix) }
+      if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
+        let code = errno
+        throw StoreError(
+          code == ENOSPC || code == EIO ? .io : .cannotCreate,
+          "The local store folder \(path) could not be created (\(prefix)).", path: prefix,
+          underlying: String(cString: strerror(code)))
+      }
+    }
+    var info = stat()
+    if stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFDIR {
+      throw StoreError(
+        .cannotCreate, "The local store folder \(path) is a file, not a folder.", path: path)
     }
   }
 
@@ -77,7 +91,11 @@ enum FileIO {
   /// over the target, then the directory is synced. A crash leaves the old or the new file.
   static func replace(_ path: String, with bytes: [UInt8], directory: String) throws(StoreError) {
     let temporary = path + ".tmp"
-    let fd = try open(temporary, O_WRONLY | O_CREAT | O_TRUNC, what: "created")
+    // Never through a symlink, never into a file that was there: a leftover (or something
+    // planted) is removed by name first and the file created exclusively.
+    let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW
+    unlink(temporary)
+    let fd = try open(temporary, flags, what: "created")
     do throws(StoreError) {
       try writeAll(fd, bytes, path: temporary)
       if fsync(fd) != 0 { throw failure("flushed to disk", temporary) }

@@ -29,14 +29,22 @@ public final class FileLocalStore: LocalStoreBackend {
     /// Record-only transactions with more mutations than this (a server refresh) rewrite the
     /// snapshot instead of adding a journal line.
     public var snapshotThreshold: Int
+    /// How long opening waits for another process that has the store open before giving up
+    /// with `StoreError.busy`.
+    public var busyTimeout: Duration
 
     /// Creates options.
     /// - Parameters:
     ///   - compactionThreshold: the journal size that triggers a compaction.
     ///   - snapshotThreshold: the size of a record-only transaction that rewrites the snapshot.
-    public init(compactionThreshold: Int = 1 << 20, snapshotThreshold: Int = 64) {
+    ///   - busyTimeout: how long opening waits for another process holding the store.
+    public init(
+      compactionThreshold: Int = 1 << 20, snapshotThreshold: Int = 64,
+      busyTimeout: Duration = .seconds(30)
+    ) {
       self.compactionThreshold = compactionThreshold
       self.snapshotThreshold = snapshotThreshold
+      self.busyTimeout = busyTimeout
     }
   }
 
@@ -78,19 +86,28 @@ public final class FileLocalStore: LocalStoreBackend {
   ///   - directory: the directory.
   ///   - options: opening options.
   /// - Throws: `StoreError` naming the file: `corrupt` for a damaged snapshot or journal line
-  ///   (with its line number), `newerSchema`, `io` (including another process using it).
+  ///   (with its line number), `newerSchema`, `io`, `cannotCreate`, and `busy` when another
+  ///   process kept it open for longer than `options.busyTimeout`.
   public init(directory: String, options: Options = Options()) throws {
     self.directory = directory
     self.options = options
     try FileIO.makeDirectory(directory)
     let lockPath = directory + "/lock"
     let lock = try FileIO.open(lockPath, O_RDWR | O_CREAT, what: "opened")
-    if flock(lock, LOCK_EX | LOCK_NB) != 0 {
+    // Another process has it open (a command lasts seconds): wait for it, bounded, as SQLite
+    // waits on its busy timeout, rather than fail a write the user just typed.
+    let deadline = ContinuousClock.now.advanced(by: options.busyTimeout)
+    while flock(lock, LOCK_EX | LOCK_NB) != 0 {
       let code = errno
-      Glibc.close(lock)
-      throw StoreError(
-        .io, "The local store \(directory) is in use by another process.", path: lockPath,
-        underlying: String(cString: strerror(code)))
+      if code == EINTR { continue }
+      if code != EWOULDBLOCK || ContinuousClock.now >= deadline {
+        Glibc.close(lock)
+        throw StoreError(
+          code == EWOULDBLOCK ? .busy : .io,
+          "The local store \(directory) is in use by another process.", path: lockPath,
+          underlying: String(cString: strerror(code)))
+      }
+      usleep(10_000)
     }
     do {
       let loaded = try Self.load(

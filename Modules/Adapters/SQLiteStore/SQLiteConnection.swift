@@ -2,6 +2,12 @@ import CSQLite
 import CourierDomain
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// A value bound to a statement parameter.
 enum SQLiteValue {
   case null
@@ -40,6 +46,7 @@ final class SQLiteConnection {
 
   init(path: String) throws(StoreError) {
     self.path = path
+    try Self.createPrivately(path)
     var handle: OpaquePointer?
     let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
     let rc = sqlite3_open_v2(path, &handle, flags, nil)
@@ -52,6 +59,35 @@ final class SQLiteConnection {
         .io, "The local store \(path) could not be opened.", path: path, underlying: message)
     }
     sqlite3_extended_result_codes(handle, 1)
+  }
+
+  /// Creates the database file with mode 0600 whatever the umask, before SQLite opens it:
+  /// SQLite gives its `-wal`, `-shm` and `-journal` files the database file's mode, so they are
+  /// private too. An existing file is left as it is (its mode is the composition root's
+  /// concern). A path that is a folder, or whose folder is missing or a file, cannot be
+  /// created: `cannotCreate`; an unwritable or full folder: `io`.
+  private static func createPrivately(_ path: String) throws(StoreError) {
+    var info = stat()
+    if stat(path, &info) == 0 {
+      if (info.st_mode & S_IFMT) == S_IFDIR {
+        throw StoreError(
+          .cannotCreate, "The local store \(path) is a folder, not a database file.", path: path)
+      }
+      return
+    }
+    let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    if fd < 0 {
+      let code = errno
+      if code == EEXIST { return }  // another process created it meanwhile
+      let cannotCreate = [ENOENT, ENOTDIR, EISDIR, ELOOP, ENAMETOOLONG].contains(code)
+      throw StoreError(
+        cannotCreate ? .cannotCreate : .io,
+        "The local store \(path) could not be created.", path: path,
+        underlying: String(cString: strerror(code)))
+    }
+    // The umask may have narrowed 0600 (never widened it); set it exactly anyway.
+    _ = fchmod(fd, 0o600)
+    _ = Glibc.close(fd)
   }
 
   deinit { close() }
@@ -69,6 +105,14 @@ final class SQLiteConnection {
   func error(_ rc: Int32, doing what: String) -> StoreError {
     let detail = db.map { String(cString: sqlite3_errmsg($0)) } ?? "closed"
     switch rc & 0xff {
+    case SQLITE_BUSY, SQLITE_LOCKED:
+      return StoreError(
+        .busy, "The local store \(path) is in use by another process that did not let go.",
+        path: path, underlying: "\(what): \(detail)")
+    case SQLITE_FULL:
+      return StoreError(
+        .io, "The local store \(path) could not be written: the disk is full.", path: path,
+        underlying: "\(what): \(detail)")
     case SQLITE_NOTADB, SQLITE_CORRUPT:
       return StoreError(
         .corrupt,

@@ -3,6 +3,12 @@ import CourierPorts
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// A record store and outbox in one SQLite database, so a local write and its outbox entry
 /// commit in one transaction. WAL journal, `synchronous=FULL` by default (each commit is on
 /// disk when the call returns), schema versioned with `PRAGMA user_version`, prepared
@@ -109,24 +115,56 @@ public final class SQLiteLocalStore: LocalStoreBackend {
           path: connection.path, underlying: result.prefix(3).joined(separator: "; "))
       }
     }
-    let mode = try connection.query("PRAGMA journal_mode=WAL") { $0.text(0) ?? "" }.first
+    let mode = try walMode(connection, waiting: options.busyTimeout)
     if mode?.lowercased() != "wal" {
       throw StoreError(
         .io, "The local store \(connection.path) cannot use write-ahead logging.",
         path: connection.path, underlying: "journal_mode=\(mode ?? "?")")
     }
     try connection.exec("PRAGMA synchronous=\(options.synchronous.rawValue)")
-    for (index, migration) in SQLiteSchema.migrations.enumerated()
-    where Int64(index) >= version {
-      try connection.exec("BEGIN IMMEDIATE")
+    try migrate(connection)
+  }
+
+  /// Switches a database to WAL. Several processes opening a new file at once all try it; the
+  /// switch needs an exclusive lock and SQLite answers `SQLITE_BUSY` without calling the busy
+  /// handler, so it is retried here until the busy timeout (it is a no-op once one succeeded).
+  private static func walMode(_ connection: SQLiteConnection, waiting timeout: Duration) throws
+    -> String?
+  {
+    let deadline = ContinuousClock.now.advanced(by: timeout)
+    while true {
       do {
-        try connection.exec(migration)
-        try connection.exec("PRAGMA user_version=\(index + 1)")
-        try connection.exec("COMMIT")
-      } catch {
-        try? connection.exec("ROLLBACK")
-        throw error
+        return try connection.query("PRAGMA journal_mode=WAL") { $0.text(0) ?? "" }.first
+      } catch let error as StoreError where error.code == .busy {
+        if ContinuousClock.now >= deadline { throw error }
+        usleep(5_000)
       }
+    }
+  }
+
+  /// Brings the schema up to date in one write transaction: the version is read again under
+  /// the write lock, so several processes opening a new file at once never both migrate (the
+  /// later ones wait on the busy timeout, then find the schema done).
+  private static func migrate(_ connection: SQLiteConnection) throws {
+    try connection.exec("BEGIN IMMEDIATE")
+    do {
+      let version = try connection.query("PRAGMA user_version") { $0.int(0) ?? 0 }.first ?? 0
+      if version > schemaVersion {
+        throw StoreError(
+          .newerSchema,
+          "The local store \(connection.path) was written by a newer version of Courier "
+            + "(schema \(version), this one knows \(schemaVersion)); it was left as it is.",
+          path: connection.path)
+      }
+      for (index, migration) in SQLiteSchema.migrations.enumerated()
+      where Int64(index) >= version {
+        try connection.exec(migration)
+      }
+      if version < schemaVersion { try connection.exec("PRAGMA user_version=\(schemaVersion)") }
+      try connection.exec("COMMIT")
+    } catch {
+      try? connection.exec("ROLLBACK")
+      throw error
     }
   }
 
