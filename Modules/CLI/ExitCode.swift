@@ -43,7 +43,13 @@ public enum ExitCode: Int32, Sendable {
     case .invalidResponse, .decoding: return .protocolError
     case .unauthorized: return .unauthorized
     case .cancelled: return .interrupted
-    case .localStore: return error.code == "store_cannotCreate" ? .cannotCreate : .ioError
+    case .localStore:
+      switch error.code {
+      case "store_cannotCreate": return .cannotCreate
+      // Another process holds the store past the wait: trying again later will work.
+      case "store_busy": return .transient
+      default: return .ioError
+      }
     case .unexpected: return .software
     }
   }

@@ -3,6 +3,10 @@ import CourierTestSupport
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// `courier outbox retry|discard`, an unreadable session, and two `courier sync` at once,
 /// against the reference backend.
 @Suite("Outbox retry, discard and concurrent syncs", .serialized, .sharedBackend)
@@ -265,8 +269,8 @@ struct OutboxCommandsTests {
     #expect(add.code == 0)
     #expect((add.lines.first?["not_sent"] as? [String: Any])?["kind"] as? String == "busy")
 
+    #expect(await first.exited(), "the first sync never ended")
     let output = out.fileHandleForReading.readDataToEndOfFile()
-    first.waitUntilExit()
     #expect(first.terminationStatus == 0, "\(String(decoding: output, as: UTF8.self))")
     try await backend.call("POST", "/__chaos", json: #"{"delay_ms": 0}"#)
     let last = await run(url, ["sync"], dataDir: dir)
@@ -283,6 +287,7 @@ struct OutboxCommandsTests {
     defer { try? FileManager.default.removeItem(at: dir) }
     let url = backend.url.absoluteString
     let (watch, _, _) = try start(url, ["sync", "--watch"], dir: dir)
+    defer { if watch.isRunning { kill(watch.processIdentifier, SIGKILL) } }
     try await waitUntil("the watch holds the lock") {
       lockSays(dir, pid: watch.processIdentifier, "sync --watch")
     }
@@ -290,7 +295,7 @@ struct OutboxCommandsTests {
     #expect(second.code == 75)
     #expect(second.output.stderr.contains("pid \(watch.processIdentifier), running sync --watch"))
     watch.terminate()
-    watch.waitUntilExit()
+    #expect(await watch.exited(), "sync --watch ignored SIGTERM")
     let after = await run(url, ["sync"], dataDir: dir)
     #expect(after.code == 0, "\(after.output.stderr)")
   }

@@ -13,3 +13,19 @@ public func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) asy
     thread.start()
   }
 }
+
+extension Process {
+  /// Waits for the process to exit without holding a thread of the concurrency pool (as
+  /// `waitUntilExit` does, spinning a run loop), checking every 20 ms up to `limit`.
+  /// - Parameter limit: the longest wait.
+  /// - Returns: whether it exited within the limit.
+  @discardableResult
+  public func exited(within limit: Duration = .seconds(60)) async -> Bool {
+    let end = ContinuousClock.now + limit
+    while isRunning {
+      guard ContinuousClock.now < end else { return false }
+      try? await Task.sleep(for: .milliseconds(20))
+    }
+    return true
+  }
+}
