@@ -196,7 +196,7 @@ public enum CommandLineParser {
     }
     if let quality = options.last("--quality") {
       // Accept both the seed's 0.7 and libjpeg's 70.
-      if let value = Double(quality), value > 0, value <= 1, quality.contains(".") {
+      if let value = Double(quality), value >= 0.01, value <= 1, quality.contains(".") {
         upload.quality = Int((value * 100).rounded())
       } else if let value = Int(quality), (1...100).contains(value) {
         upload.quality = value

@@ -115,7 +115,8 @@ public struct CommandRunner: Sendable {
     let output = self.output
     var log: (@Sendable (String) -> Void)?
     if global.verbose {
-      log = { line in output.err("courier: " + line + "\n") }
+      // One line each, whatever a server or a URL put in it (no CR, LF or ESC).
+      log = { line in output.err("courier: " + LogText.escaped(line) + "\n") }
     }
     let environment = try CourierEnvironment(config: config, overrides: overrides, log: log)
     return CommandContext(
@@ -124,8 +125,7 @@ public struct CommandRunner: Sendable {
   }
 
   static func readIfPresent(_ path: String) throws -> Data? {
-    guard FileManager.default.fileExists(atPath: path) else { return nil }
-    return try Data(contentsOf: URL(fileURLWithPath: path))
+    try ConfigLoader.readFileIfPresent(path)
   }
 
   func report(configError: ConfigError, json: Bool) -> ExitCode {
@@ -167,7 +167,9 @@ struct CommandContext: Sendable {
       output.out(JSONLine.encode(Self.failureObject(error)) + "\n")
     } else {
       output.err("courier: \(error.userMessage)\n")
-      if global.verbose { output.err("courier: details: \(error.description)\n") }
+      if global.verbose {
+        output.err("courier: details: \(LogText.escaped(error.description))\n")
+      }
     }
     return ExitCode.forError(error)
   }

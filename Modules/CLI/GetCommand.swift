@@ -7,6 +7,7 @@ enum GetCommand {
   static func run(path: String, context: CommandContext) async throws -> ExitCode {
     let client = context.client
     let request = try client.request(.get, path)
+    try sameServer(request.url, path: path, client: client, command: "get")
     let response = try await client.send(request)
     try DeliveryProof.apiReply(response)
     if context.global.json {
@@ -27,5 +28,20 @@ enum GetCommand {
       context.output.out(text)
     }
     return .success
+  }
+}
+
+extension GetCommand {
+  /// Refuses an absolute URL on another origin than the base URL: PATH is relative to the
+  /// base URL, and the session's token belongs to that server only (decision 0005; the
+  /// pipeline would send such a request without the token, and the command would report a
+  /// misleading "session expired").
+  static func sameServer(_ url: URL, path: String, client: CourierClient, command: String) throws {
+    guard !RedirectRule.sameOrigin(url, client.baseURL) else { return }
+    throw UsageError(
+      "“\(LogText.escaped(path))” is on another server than the base URL "
+        + "(\(LoggingTransport.redacted(client.baseURL))): paths are relative to the base URL. "
+        + "To talk to another server, give it with --base-url.",
+      command: command)
   }
 }

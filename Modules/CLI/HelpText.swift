@@ -26,8 +26,8 @@ public enum HelpText {
       --config FILE         a JSON config file (default $XDG_CONFIG_HOME/courier/config.json)
       --data-dir DIR        where the session and outbox live (env COURIER_DATA_DIR)
       --transport NAME      curl, urlsession or memory (env COURIER_TRANSPORT)
-      --timeout SECONDS     deadline of one attempt (default 30)
-      --max-attempts N      attempts in all for a transient failure (default 4)
+      --timeout SECONDS     deadline of one attempt, 1 to 86400 (default 30)
+      --max-attempts N      attempts in all for a transient failure, 1 to 100 (default 4)
       --json                print one JSON object per line, for scripts
       --verbose, -v         show each request and retry decision on standard error
       --help, -h            show help
@@ -60,11 +60,15 @@ public enum HelpText {
     """ + "\n"
 
   static let login = """
-    USAGE: courier login --username USER [--password PASSWORD | --password-stdin]
+    USAGE: courier login --username USER [--password-stdin | --password PASSWORD]
 
     Logs in with POST /auth/token and keeps the tokens in DATA_DIR/session.json (mode 0600).
-    Without --password, the password comes from standard input (--password-stdin) or from
-    the COURIER_PASSWORD environment variable.
+    The password comes from the first line of standard input (--password-stdin), from the
+    COURIER_PASSWORD environment variable, or from --password, which other users can read in
+    the process list (courier warns): prefer --password-stdin.
+
+    EXAMPLE:
+      printf '%s\\n' "$PASSWORD" | courier login --username alice --password-stdin
 
     \(globalOptions)
     """ + "\n"
@@ -81,7 +85,9 @@ public enum HelpText {
     USAGE: courier get PATH [--json]
 
     Sends GET PATH (relative to the base URL) through the whole pipeline (auth, retries with
-    backoff, error classification) and prints the body, or the reason it failed.
+    backoff, error classification) and prints the body, or the reason it failed. A full URL
+    is accepted only on the base URL's server (same scheme, host and port): the session's
+    token is never sent anywhere else; use --base-url for another server.
 
     \(globalOptions)
     """ + "\n"
@@ -93,13 +99,14 @@ public enum HelpText {
     Downsamples and compresses an image (JPEG, quality 70, long edge 2048 px, EXIF orientation
     applied, metadata and GPS removed), then sends it as multipart/form-data to BASE_URL/photos
     (or --to URL), streamed from disk, with retries that never create a second photo. A file
-    that is not an image is sent as is. On a terminal: a progress bar and a line per retry.
+    that is not an image is sent as is. FILE must be a regular file (not a folder, a pipe or
+    a device). On a terminal: a progress bar and a line per retry.
     With --json: one JSON object per event, then the result.
 
     OPTIONS:
       --title T             the photo's title (default: the file's name)
       --field NAME=VALUE    an extra text field (repeatable)
-      --to URL              the target (default BASE_URL/photos)
+      --to URL              the target (default BASE_URL/photos), on the base URL's server
       --max-pixels N        the longest edge after downsampling (default 2048)
       --quality Q           JPEG quality, 1-100 or 0.01-1.0 (default 70)
       --no-compress         send the file as is

@@ -10,6 +10,10 @@ enum SessionCommands {
     let password: String
     switch source {
     case .argument(let value):
+      // Every user of the machine can read a process's arguments (ps, /proc/PID/cmdline).
+      context.output.err(
+        "courier: warning: --password on the command line is visible to other users in the "
+          + "process list; use --password-stdin or COURIER_PASSWORD.\n")
       password = value
     case .environment:
       guard let value = context.processEnvironment["COURIER_PASSWORD"], !value.isEmpty else {
@@ -19,10 +23,12 @@ enum SessionCommands {
       }
       password = value
     case .standardInput:
-      guard let text = context.output.readStandardInput() else {
+      guard let text = context.output.readStandardInput(),
+        let line = firstLine(text), !line.isEmpty
+      else {
         throw UsageError("no password on standard input.", command: "login")
       }
-      password = text.trimmingCharacters(in: .newlines)
+      password = line
     }
     let client = context.client
     let request = try client.request(
@@ -49,6 +55,18 @@ enum SessionCommands {
       context.output.out("Logged in as \(username).\n")
     }
     return .success
+  }
+
+  /// The first line of standard input, without its line ending (LF or CR LF); nil when the
+  /// input is empty. Spaces are kept: they may be part of the password.
+  static func firstLine(_ text: String) -> String? {
+    guard !text.isEmpty else { return nil }
+    var line = Substring(text)
+    if let newline = line.firstIndex(where: { $0 == "\n" || $0 == "\r\n" }) {
+      line = line[..<newline]
+    }
+    if line.hasSuffix("\r") { line = line.dropLast() }
+    return String(line)
   }
 
   static func logout(context: CommandContext) throws -> ExitCode {

@@ -11,6 +11,9 @@ enum UploadCommand {
     if let problem = fileProblem(file) { return context.report(problem) }
     let client = context.client
     let target = try client.url(options.target ?? "/photos")
+    if let given = options.target {
+      try GetCommand.sameServer(target, path: given, client: client, command: "upload")
+    }
     var compression = CompressionOptions()
     if let maxPixels = options.maxPixels { compression.maxLongEdge = max(1, maxPixels) }
     if let quality = options.quality { compression.quality = min(100, max(1, quality)) }
@@ -41,20 +44,12 @@ enum UploadCommand {
     }
   }
 
-  /// Why the file can't be sent, found before any request: missing, a folder, unreadable.
+  /// Why the file can't be sent, found before any request and without opening it: missing,
+  /// unreadable, or not a regular file (a folder, a FIFO that would block the open, a device
+  /// such as `/dev/zero`, a socket).
   static func fileProblem(_ file: URL) -> CourierError? {
-    var isDirectory: ObjCBool = false
     let name = file.lastPathComponent
-    let why: String
-    if !FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) {
-      why = "doesn't exist"
-    } else if isDirectory.boolValue {
-      why = "is a folder, not a file"
-    } else if !FileManager.default.isReadableFile(atPath: file.path) {
-      why = "can't be read (check its permissions)"
-    } else {
-      return nil
-    }
+    guard let why = RegularFile.problem(atPath: file.path) else { return nil }
     return CourierError(
       .fileUnavailable, code: "file_unavailable", serverMessage: "The file \(name) \(why).",
       field: "file", context: file.path)

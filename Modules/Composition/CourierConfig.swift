@@ -1,3 +1,4 @@
+import CourierCore
 import CourierDomain
 import Foundation
 
@@ -98,6 +99,25 @@ public enum ConfigLoader {
     ("conflict_policy", "COURIER_CONFLICT_POLICY"),
   ]
 
+  /// The accepted range of each numeric key. The bounds keep every later conversion safe
+  /// (milliseconds and nanoseconds in `Int`, `Duration` arithmetic, libcurl's `long`) and
+  /// refuse values that can only be typing mistakes: a per-attempt timeout of more than a
+  /// day, a thousand attempts.
+  public static let numericRanges: [String: ClosedRange<Int>] = [
+    "max_attempts": 1...100,
+    "timeout_seconds": 1...86_400,
+    "deadline_seconds": 1...604_800,
+    "retry_base_delay_ms": 1...3_600_000,
+    "retry_max_delay_ms": 1...3_600_000,
+  ]
+
+  /// A value as shown in an error: at most 40 characters, control characters escaped.
+  static func shown(_ value: String) -> String {
+    var prefix = ""
+    prefix.unicodeScalars.append(contentsOf: value.unicodeScalars.prefix(40))
+    return LogText.escaped(prefix) + (value.unicodeScalars.count > 40 ? "…" : "")
+  }
+
   /// Loads the configuration.
   /// - Parameters:
   ///   - flags: values from the command line, by key (`base_url`...), plus `config` for the file.
@@ -124,6 +144,8 @@ public enum ConfigLoader {
       let data: Data?
       do {
         data = try readFile(path)
+      } catch let problem as RegularFile.Problem {
+        throw ConfigError(source: path, message: problem.why + ".")
       } catch {
         throw ConfigError(source: path, message: "can't be read (\(error.localizedDescription)).")
       }
@@ -143,6 +165,20 @@ public enum ConfigLoader {
       if let value = flags[key] { try set(key, value, source: "command line", on: &config) }
     }
     return config
+  }
+
+  /// The largest config file read.
+  public static let maxFileBytes = 1 << 20
+
+  /// Reads a config file from disk: nil when nothing is at the path; only a regular file of
+  /// at most `maxFileBytes` (a FIFO would block the read, `/dev/zero` would never end).
+  /// - Parameter path: the path.
+  /// - Returns: the contents, or nil when the file does not exist.
+  /// - Throws: `RegularFile.Problem` saying what is wrong with it.
+  public static func readFileIfPresent(_ path: String) throws -> Data? {
+    var info = stat()
+    if stat(path, &info) != 0 && errno == ENOENT { return nil }
+    return try RegularFile.read(atPath: path, maxBytes: maxFileBytes)
   }
 
   static func apply(file data: Data, path: String, to config: inout CourierConfig) throws {
@@ -166,7 +202,13 @@ public enum ConfigLoader {
       switch value {
       case .string(let string): text = string
       case .number(let number):
-        text = number.rounded() == number ? String(Int(number)) : String(number)
+        // `Int(number)` traps for a non-finite number or one beyond ±2^63: those keep their
+        // own spelling and are refused by `set` like any other bad number.
+        if number.isFinite, number.rounded() == number, abs(number) < 1e15 {
+          text = String(Int(number))
+        } else {
+          text = String(number)
+        }
       case .bool(let bool): text = String(bool)
       default: throw ConfigError(source: path, key: key, message: "must be a string or a number.")
       }
@@ -180,9 +222,13 @@ public enum ConfigLoader {
     func fail(_ message: String) -> ConfigError {
       ConfigError(source: source, key: key, message: message)
     }
-    func positive(_ value: String) throws -> Int {
-      guard let number = Int(value), number > 0 else {
-        throw fail("must be a positive whole number, not “\(value)”.")
+    func whole(_ value: String) throws -> Int {
+      guard let range = numericRanges[key] else { throw fail("unknown key.") }
+      let trimmed = value.trimmingCharacters(in: .whitespaces)
+      guard let number = Int(trimmed), range.contains(number) else {
+        throw fail(
+          "must be a whole number from \(range.lowerBound) to \(range.upperBound), "
+            + "not “\(Self.shown(value))”.")
       }
       return number
     }
@@ -190,15 +236,23 @@ public enum ConfigLoader {
     case "base_url":
       guard let url = URL(string: value), let scheme = url.scheme?.lowercased(),
         scheme == "http" || scheme == "https", url.host != nil
-      else { throw fail("must be an http or https URL, not “\(value)”.") }
+      else { throw fail("must be an http or https URL, not “\(Self.shown(value))”.") }
       config.baseURL = url
-    case "token": config.token = value.isEmpty ? nil : value
+    case "token":
+      guard value.isEmpty || HeaderFieldCheck.isValidCredential(value) else {
+        // The value is a secret: never shown.
+        throw fail(
+          "can't be sent as a bearer token: it holds a line break, a space, a control "
+            + "character or a character beyond ASCII.")
+      }
+      config.token = value.isEmpty ? nil : value
     case "data_dir": config.dataDirectory = URL(fileURLWithPath: value, isDirectory: true)
     case "cache_dir": config.cacheDirectory = URL(fileURLWithPath: value, isDirectory: true)
     case "transport", "path_monitor", "store":
       let names = CourierConfig.knownAdapters[key] ?? []
       guard names.contains(value) else {
-        throw fail("unknown adapter “\(value)” (known: \(names.joined(separator: ", "))).")
+        throw fail(
+          "unknown adapter “\(Self.shown(value))” (known: \(names.joined(separator: ", "))).")
       }
       switch key {
       case "transport": config.transport = value
@@ -208,14 +262,14 @@ public enum ConfigLoader {
     case "conflict_policy":
       guard let policy = ConflictPolicy.parse(value) else {
         let names = ConflictPolicy.allCases.map(\.rawValue).joined(separator: ", ")
-        throw fail("unknown conflict policy “\(value)” (known: \(names)).")
+        throw fail("unknown conflict policy “\(Self.shown(value))” (known: \(names)).")
       }
       config.conflictPolicy = policy
-    case "max_attempts": config.retry.maxAttempts = try positive(value)
-    case "timeout_seconds": config.timeout = .seconds(try positive(value))
-    case "deadline_seconds": config.retry.deadline = .seconds(try positive(value))
-    case "retry_base_delay_ms": config.retry.baseDelay = .milliseconds(try positive(value))
-    case "retry_max_delay_ms": config.retry.maxDelay = .milliseconds(try positive(value))
+    case "max_attempts": config.retry.maxAttempts = try whole(value)
+    case "timeout_seconds": config.timeout = .seconds(try whole(value))
+    case "deadline_seconds": config.retry.deadline = .seconds(try whole(value))
+    case "retry_base_delay_ms": config.retry.baseDelay = .milliseconds(try whole(value))
+    case "retry_max_delay_ms": config.retry.maxDelay = .milliseconds(try whole(value))
     default: throw fail("unknown key.")
     }
   }

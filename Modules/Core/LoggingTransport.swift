@@ -3,7 +3,10 @@ import CourierPorts
 import Foundation
 
 /// A transport decorator that logs each exchange in one line: method, path, status, time.
-/// Headers are logged redacted (never an `Authorization` value); bodies never.
+/// Headers are logged redacted (never an `Authorization`, cookie or other credential-bearing
+/// value); URLs without their `user:password@` and without credential-bearing query values;
+/// bodies never. Every line is one line: control characters, whoever supplied them (a server's
+/// error text, a URL), are escaped (`LogText`).
 public struct LoggingTransport: Transport {
   private let base: any Transport
   private let log: @Sendable (String) -> Void
@@ -21,9 +24,56 @@ public struct LoggingTransport: Transport {
   /// - Parameter request: the request.
   /// - Returns: the line, headers redacted.
   public static func line(for request: HTTPRequest) -> String {
-    let headers = request.headers.redacted.map { "\($0.name): \($0.value)" }.joined(separator: "; ")
-    return "→ \(request.method) \(request.url.absoluteString)"
-      + (headers.isEmpty ? "" : " [\(headers)]")
+    let headers = redacted(request.headers).map { "\($0.name): \($0.value)" }
+      .joined(separator: "; ")
+    return LogText.escaped(
+      "→ \(request.method) \(redacted(request.url))" + (headers.isEmpty ? "" : " [\(headers)]"))
+  }
+
+  /// Header names whose values are credentials, lower-cased; names containing one of
+  /// `secretNameParts` are treated the same.
+  static let secretHeaders: Set<String> = [
+    "authorization", "proxy-authorization", "cookie", "set-cookie", "set-cookie2",
+  ]
+  /// Parts of a header or query parameter name that mark its value as a credential.
+  static let secretNameParts = [
+    "token", "secret", "password", "passwd", "api-key", "apikey", "api_key", "session",
+    "signature", "credential", "auth",
+  ]
+
+  static func isSecret(_ name: String) -> Bool {
+    let lower = name.lowercased()
+    return secretHeaders.contains(lower) || secretNameParts.contains { lower.contains($0) }
+  }
+
+  /// Headers fit for a log: credential-bearing values replaced by `<redacted>`.
+  /// - Parameter headers: the headers.
+  /// - Returns: the redacted copy.
+  public static func redacted(_ headers: HTTPHeaders) -> HTTPHeaders {
+    HTTPHeaders(headers.map { isSecret($0.name) ? ($0.name, "<redacted>") : $0 })
+  }
+
+  /// A URL fit for a log: `user:password@` replaced by `<redacted>@`, credential-bearing query
+  /// values by `REDACTED`.
+  /// - Parameter url: the URL.
+  /// - Returns: its text, redacted.
+  public static func redacted(_ url: URL) -> String {
+    guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+      return "<unprintable URL>"
+    }
+    let hadUserInfo = components.user != nil || components.password != nil
+    components.user = nil
+    components.password = nil
+    if let items = components.percentEncodedQueryItems {
+      components.percentEncodedQueryItems = items.map {
+        isSecret($0.name) && $0.value != nil ? URLQueryItem(name: $0.name, value: "REDACTED") : $0
+      }
+    }
+    guard var text = components.string else { return "<unprintable URL>" }
+    if hadUserInfo, let separator = text.range(of: "://") {
+      text.insert(contentsOf: "<redacted>@", at: separator.upperBound)
+    }
+    return text
   }
 
   /// Sends and logs.
@@ -60,10 +110,14 @@ public struct LoggingTransport: Transport {
     let start = ContinuousClock.now
     do {
       let response = try await body()
-      log("← \(response.status) \(request.summary) in \(Self.ms(start.duration(to: .now)))")
+      log(
+        LogText.escaped(
+          "← \(response.status) \(request.summary) in \(Self.ms(start.duration(to: .now)))"))
       return response
     } catch {
-      log("✗ \(request.summary) in \(Self.ms(start.duration(to: .now))): \(error)")
+      log(
+        LogText.escaped(
+          "✗ \(request.summary) in \(Self.ms(start.duration(to: .now))): \(error)"))
       throw error
     }
   }

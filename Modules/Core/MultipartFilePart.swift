@@ -22,14 +22,13 @@ extension MultipartPart {
         serverMessage: "The file \(url.lastPathComponent) for field \"\(name)\" \(why).",
         field: name, underlying: error.map { String(describing: $0) }, context: url.path)
     }
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-      throw unavailable("doesn't exist")
-    }
-    guard !isDirectory.boolValue else { throw unavailable("is a folder, not a file") }
+    // Only a regular file: a FIFO would block the open, a device would be sent as empty or
+    // never end. Checked before opening, and the open itself cannot block.
     let handle: FileHandle
     do {
-      handle = try FileHandle(forReadingFrom: url)
+      handle = try RegularFile.openForReading(atPath: url.path)
+    } catch let problem as RegularFile.Problem {
+      throw unavailable(problem.why)
     } catch {
       throw unavailable("couldn't be opened", error)
     }

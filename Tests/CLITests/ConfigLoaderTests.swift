@@ -77,9 +77,140 @@ struct ConfigLoaderTests {
     #expect(
       message { try load(environment: ["COURIER_MAX_ATTEMPTS": "zero"]) }
         .hasPrefix(
-          "environment variable COURIER_MAX_ATTEMPTS: \"max_attempts\": must be a positive"))
+          "environment variable COURIER_MAX_ATTEMPTS: \"max_attempts\": must be a whole number"))
     #expect(
       message { try load(flags: ["base_url": "ftp://x"]) }
         .hasPrefix("command line: \"base_url\": must be an http or https URL"))
+  }
+
+  /// Every numeric key, its environment variable, and its accepted range.
+  static let numericKeys: [(key: String, environment: String, range: ClosedRange<Int>)] = [
+    ("max_attempts", "COURIER_MAX_ATTEMPTS", 1...100),
+    ("timeout_seconds", "COURIER_TIMEOUT", 1...86_400),
+    ("deadline_seconds", "COURIER_DEADLINE", 1...604_800),
+    ("retry_base_delay_ms", "COURIER_RETRY_BASE_DELAY_MS", 1...3_600_000),
+    ("retry_max_delay_ms", "COURIER_RETRY_MAX_DELAY_MS", 1...3_600_000),
+  ]
+
+  /// Values no numeric key accepts, as text (environment and flags).
+  static let badTexts = [
+    "0", "-1", "9223372036854776", "9223372036854775807", "9223372036854775808",
+    "99999999999999999999999", "1e3", "1.5", "nan", "inf", "-inf", "", " ", "0x10", "ten",
+    "1\n", "1\r\nX: y",
+  ]
+
+  /// Values no numeric key accepts, as JSON numbers (a config file).
+  static let badJSONNumbers = [
+    "0", "-1", "1.5", "9223372036854776", "9223372036854775807", "9223372036854775808",
+    "18446744073709551616", "1e300", "1e400", "-1e400", "true", "null",
+  ]
+
+  func configError(_ body: () throws -> CourierConfig) -> ConfigError? {
+    do {
+      _ = try body()
+      return nil
+    } catch let error as ConfigError {
+      return error
+    } catch {
+      Issue.record("not a ConfigError: \(error)")
+      return nil
+    }
+  }
+
+  @Test("every numeric key refuses out-of-range, huge and non-numbers from flags and env")
+  func numbersFromTextAreBounded() {
+    for (key, environment, _) in Self.numericKeys {
+      for bad in Self.badTexts {
+        let fromFlag = configError { try load(flags: [key: bad]) }
+        #expect(fromFlag?.source == "command line", "\(key)=\(bad.debugDescription)")
+        #expect(fromFlag?.key == key, "\(key)=\(bad.debugDescription)")
+        #expect(fromFlag?.message.hasPrefix("must be a whole number from 1 to ") == true)
+        #expect(fromFlag?.description.contains("\n") == false)
+        #expect(fromFlag?.description.contains("\r") == false)
+        // An empty variable counts as unset.
+        guard !bad.isEmpty else { continue }
+        let fromEnvironment = configError { try load(environment: [environment: bad]) }
+        #expect(
+          fromEnvironment?.source == "environment variable \(environment)",
+          "\(environment)=\(bad.debugDescription)")
+        #expect(fromEnvironment?.key == key)
+      }
+    }
+  }
+
+  @Test("every numeric key refuses out-of-range, huge, non-finite and non-numbers in a file")
+  func numbersFromFileAreBounded() {
+    for (key, _, _) in Self.numericKeys {
+      for bad in Self.badJSONNumbers {
+        let error = configError {
+          try load(flags: ["config": "/c.json"], files: ["/c.json": "{\"\(key)\": \(bad)}"])
+        }
+        #expect(error?.source == "/c.json", "\(key): \(bad)")
+        // The JSON parser itself refuses 1e400 (beyond a Double): no key to name then.
+        if bad.hasSuffix("e400") {
+          #expect(error?.message == "is not valid JSON.", "\(key): \(bad)")
+        } else {
+          #expect(error?.key == key, "\(key): \(bad)")
+        }
+      }
+    }
+  }
+
+  @Test("the bounds themselves are accepted, in every layer")
+  func boundsAccepted() throws {
+    for (key, environment, range) in Self.numericKeys {
+      for value in [range.lowerBound, range.upperBound] {
+        _ = try load(flags: [key: String(value)])
+        _ = try load(environment: [environment: String(value)])
+        _ = try load(flags: ["config": "/c.json"], files: ["/c.json": "{\"\(key)\": \(value)}"])
+      }
+    }
+    let config = try load(flags: ["timeout_seconds": "86400", "max_attempts": "100"])
+    #expect(config.timeout == .seconds(86_400))
+    #expect(config.retry.maxAttempts == 100)
+  }
+
+  @Test("a token that can't be a header value is refused, and never shown")
+  func tokens() throws {
+    for bad in ["abc\r\ndef", "abc\n", "sec ret", "tok\u{0}", "t\u{1B}[2J", "tökén"] {
+      let error = configError { try load(environment: ["COURIER_TOKEN": bad]) }
+      #expect(error?.key == "token", "\(bad.debugDescription)")
+      #expect(error?.source == "environment variable COURIER_TOKEN")
+      #expect(error?.description.contains(bad) == false)
+    }
+    #expect(
+      try load(environment: ["COURIER_TOKEN": "abc.DEF-123_~+/="]).token == "abc.DEF-123_~+/=")
+  }
+
+  @Test("a value with control characters is shown escaped in the error")
+  func escapedValues() {
+    let error = configError { try load(flags: ["transport": "curl\u{1B}[31m\r\n"]) }
+    #expect(error?.description.contains("\u{1B}") == false)
+    #expect(error?.description.contains("curl\\e[31m\\r\\n") == true)
+  }
+
+  @Test("a config file that is a FIFO, a device or a folder is refused without blocking")
+  func configFileKinds() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cfg-\(UUID())")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let fifo = dir.appendingPathComponent("fifo.json").path
+    #expect(mkfifo(fifo, 0o600) == 0)
+    for (path, why) in [
+      (fifo, "is a pipe (FIFO), not a regular file"),
+      ("/dev/zero", "is a device, not a regular file"),
+      (dir.path, "is a folder, not a file"),
+    ] {
+      do {
+        _ = try ConfigLoader.load(
+          flags: ["config": path], environment: home, readFile: ConfigLoader.readFileIfPresent)
+        Issue.record("\(path) was accepted")
+      } catch let error as ConfigError {
+        #expect(error.description == "\(path): \(why).")
+      } catch {
+        Issue.record("\(error)")
+      }
+    }
+    #expect(try ConfigLoader.readFileIfPresent(dir.appendingPathComponent("none").path) == nil)
   }
 }

@@ -56,7 +56,8 @@ struct PipelineIntegrationTests {
     let result = await run(
       backend, ["login", "--username", "alice", "--password", "nope"], dataDir: dir)
     #expect(result.code == 77)
-    #expect(result.output.stderr == "courier: Wrong username or password.\n")
+    #expect(result.output.stderr.hasPrefix("courier: warning: --password on the command line"))
+    #expect(result.output.stderr.hasSuffix("\ncourier: Wrong username or password.\n"))
   }
 
   @Test(

@@ -36,6 +36,8 @@ public final class LoopbackServer: Sendable {
   /// How many connections were accepted.
   public var acceptedCount: Int { accepted.withLock { $0 } }
   private let accepted = Mutex(0)
+  /// How many accepted connections are still open on the server's side.
+  public var openConnectionCount: Int { connections.withLock { $0.count } }
   /// The head (request line and fields, lower-cased) of each request read, in arrival order.
   public var requestHeads: [String] { heads.withLock { $0 } }
   private let heads = Mutex<[String]>([])

@@ -53,19 +53,10 @@ final class Transfer: Sendable {
     }
     var lines: [String] = []
     var expect = false
+    // The same check, and the same error, as every other adapter.
+    try HeaderFieldCheck.check(request)
     for field in request.headers {
       let name = field.name
-      guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenByte) else {
-        throw CourierError(
-          .invalidInput, serverMessage: "The header name “\(name)” isn't a valid token.",
-          context: context)
-      }
-      guard !field.value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) else {
-        throw CourierError(
-          .invalidInput,
-          serverMessage: "The value of header “\(name)” contains a line break.",
-          context: context)
-      }
       let lower = name.lowercased()
       // The transport owns the framing of the body.
       if lower == "content-length" || lower == "transfer-encoding" { continue }
@@ -84,16 +75,6 @@ final class Transfer: Sendable {
     self.progress = progress
     self.pathStatus = pathStatus
     self.context = context
-  }
-
-  private static func isTokenByte(_ byte: UInt8) -> Bool {
-    switch byte {
-    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-      UInt8(ascii: "0")...UInt8(ascii: "9"):
-      return true
-    default:
-      return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-    }
   }
 
   /// The instant the deadline passes, fixed when the transfer starts.

@@ -55,7 +55,10 @@ public final class URLSessionTransport: Transport {
   /// - Returns: the response, of any status.
   /// - Throws: `CourierError` when no response was received.
   public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
-    try await RedirectFollowing.run(request, deadline: options.deadline) { hop in
+    // URLSession drops a field whose value holds a line break, silently: refuse it instead,
+    // as the curl adapter does.
+    try HeaderFieldCheck.check(request)
+    return try await RedirectFollowing.run(request, deadline: options.deadline) { hop in
       let urlRequest = Self.urlRequest(for: hop.request, includeBody: true)
       return try await perform(hop.request, deadline: hop.deadline, progress: nil) { session in
         session.dataTask(with: urlRequest)
@@ -75,6 +78,7 @@ public final class URLSessionTransport: Transport {
     _ request: HTTPRequest, bodyFile file: URL, options: TransportOptions,
     progress: @escaping @Sendable (TransferProgress) -> Void
   ) async throws -> HTTPResponse {
+    try HeaderFieldCheck.check(request)
     guard FileManager.default.isReadableFile(atPath: file.path) else {
       throw CourierError(
         .fileUnavailable, serverMessage: "The file \(file.path) can't be read.",
@@ -181,13 +185,24 @@ private final class Exchange: Sendable {
       return state.task
     }
     finish(.failure(CourierError(.cancelled, context: context)))
-    task?.cancel()
+    Self.cancelElsewhere(task)
   }
 
   func fail(_ error: CourierError) {
     let task = state.withLock { $0.task }
     finish(.failure(error))
-    task?.cancel()
+    Self.cancelElsewhere(task)
+  }
+
+  /// Cancels a task off the caller's queue. `URLSessionTask.cancel()` waits (`sync`) for the
+  /// session's work queue, which is busy inside libcurl for as long as one read lasts; with a
+  /// gzip bomb that read inflates gigabytes. Called on the delegate queue, the wait would stop
+  /// the queue while libcurl keeps enqueuing every inflated chunk on it: the whole bomb would
+  /// end up in memory. Off the queue, the delegate keeps dropping chunks as they come.
+  private static func cancelElsewhere(_ task: URLSessionTask?) {
+    guard let task else { return }
+    let box = UncheckedTask(task: task)
+    DispatchQueue.global().async { box.task.cancel() }
   }
 
   func received(_ response: URLResponse) {
@@ -252,6 +267,11 @@ private final class Exchange: Sendable {
     }
     continuation?.resume(with: result)
   }
+}
+
+/// A task handed to another queue for `cancel()`, which is safe from any thread.
+private struct UncheckedTask: @unchecked Sendable {
+  let task: URLSessionTask
 }
 
 /// The session's delegate: routes each callback to its task's exchange.
