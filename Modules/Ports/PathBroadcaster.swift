@@ -1,17 +1,26 @@
 import CourierDomain
 import Synchronization
 
-/// The plumbing every `PathMonitor` needs: a `NetworkHint` and the subscribers' streams behind
-/// one lock, so checking an event's generation and handing it out happen as one step (an old
-/// monitor's event can never slip in between a restart and the new monitor's first event).
+/// The plumbing every `PathMonitor` needs: a `NetworkHint` behind one lock, held while an
+/// event's generation is checked and the event handed out, so that happens as one step (an
+/// old monitor's event can never slip in between a restart and the new monitor's first event).
+///
+/// The subscribers' streams sit behind a second lock that is never held while yielding: a
+/// stream's `onTermination` (run by a cancelling task under that task's own lock) takes only
+/// that second lock, so a yield (which needs the resumed task's lock) and a cancellation can
+/// never wait for each other.
 public final class PathBroadcaster: Sendable {
   private struct State {
     var hint: NetworkHint
-    var subscribers: [UInt64: AsyncStream<NetworkPath>.Continuation] = [:]
+  }
+
+  private struct Subscribers {
+    var streams: [UInt64: AsyncStream<NetworkPath>.Continuation] = [:]
     var nextID: UInt64 = 0
   }
 
   private let state: Mutex<State>
+  private let subscribers = Mutex(Subscribers())
 
   /// Creates a broadcaster that has heard nothing.
   /// - Parameter generation: the first accepted generation.
@@ -26,7 +35,7 @@ public final class PathBroadcaster: Sendable {
   public var generation: UInt64 { state.withLock { $0.hint.generation } }
 
   /// How many streams are open.
-  public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+  public var subscriberCount: Int { subscribers.withLock { $0.streams.count } }
 
   /// A new stream: the current path first, then every change; a slow consumer gets only the
   /// newest.
@@ -35,13 +44,16 @@ public final class PathBroadcaster: Sendable {
     let (stream, continuation) = AsyncStream.makeStream(
       of: NetworkPath.self, bufferingPolicy: .bufferingNewest(1))
     let id = state.withLock { state -> UInt64 in
-      state.nextID += 1
-      state.subscribers[state.nextID] = continuation
+      let id = subscribers.withLock { subscribers -> UInt64 in
+        subscribers.nextID += 1
+        subscribers.streams[subscribers.nextID] = continuation
+        return subscribers.nextID
+      }
       continuation.yield(state.hint.path)
-      return state.nextID
+      return id
     }
     continuation.onTermination = { [weak self] _ in
-      _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+      _ = self?.subscribers.withLock { $0.streams.removeValue(forKey: id) }
     }
     return stream
   }
@@ -53,7 +65,7 @@ public final class PathBroadcaster: Sendable {
     state.withLock { state in
       let hadNews = state.hint.path.status != .unknown
       let generation = state.hint.restart()
-      if hadNews { Self.yield(state.hint.path, to: state.subscribers) }
+      if hadNews { yield(state.hint.path) }
       return generation
     }
   }
@@ -73,7 +85,7 @@ public final class PathBroadcaster: Sendable {
   public func offer(_ path: NetworkPath) -> [PathHintEffect] {
     state.withLock { state in
       let effects = state.hint.accept(path)
-      if !effects.isEmpty { Self.yield(path, to: state.subscribers) }
+      if !effects.isEmpty { yield(path) }
       return effects
     }
   }
@@ -86,14 +98,15 @@ public final class PathBroadcaster: Sendable {
   public func relay(_ path: NetworkPath) -> [PathHintEffect] {
     state.withLock { state in
       let effects = state.hint.follow(path)
-      if !effects.isEmpty { Self.yield(path, to: state.subscribers) }
+      if !effects.isEmpty { yield(path) }
       return effects
     }
   }
 
-  private static func yield(
-    _ path: NetworkPath, to subscribers: [UInt64: AsyncStream<NetworkPath>.Continuation]
-  ) {
-    for continuation in subscribers.values { continuation.yield(path) }
+  /// Hands a path to every stream; called with `state` held (so events keep their order),
+  /// never with `subscribers` held.
+  private func yield(_ path: NetworkPath) {
+    let streams = subscribers.withLock { Array($0.streams.values) }
+    for continuation in streams { continuation.yield(path) }
   }
 }

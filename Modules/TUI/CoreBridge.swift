@@ -233,7 +233,13 @@ public final class CoreBridge: TUIActions {
   static func source(of snapshot: SyncSnapshot<Article>) -> ArticlesSource {
     if snapshot.source == .network, snapshot.error == nil { return .network }
     guard let age = snapshot.age else { return .none }
-    return .cache(age: .milliseconds(Int64(age * 1000)))
+    // A stored refresh time far in the past (or a clock gone wrong) must not trap: an age that
+    // does not fit is shown as the longest one.
+    let milliseconds = (age * 1000).rounded()
+    guard milliseconds.isFinite, milliseconds < 9.0e15 else {
+      return .cache(age: .seconds(Int64.max / 1000))
+    }
+    return .cache(age: .milliseconds(Int64(max(0, milliseconds))))
   }
 
   static func conflictedIDs(_ state: SyncState) -> Set<String> {

@@ -76,7 +76,7 @@ struct HostileServerTests {
   func sync(_ mode: HostileMode) async throws {
     let dir = try await queuedClient()
     defer { try? FileManager.default.removeItem(at: dir) }
-    let server = try await mode.start()
+    let server = try mode.start()
     defer { server.stop() }
     let sync = await run(server.url.absoluteString, ["sync", "--json"], dataDir: dir)
     #expect(
@@ -96,7 +96,7 @@ struct HostileServerTests {
     defer { try? FileManager.default.removeItem(at: dir) }
     let file = dir.appendingPathComponent("notes.txt")
     try Data("not an image, sent as is\n".utf8).write(to: file)
-    let server = try await mode.start()
+    let server = try mode.start()
     defer { server.stop() }
     let upload = await run(server.url.absoluteString, ["upload", file.path], dataDir: dir)
     #expect(
@@ -112,7 +112,7 @@ struct HostileServerTests {
   func get(_ mode: HostileMode) async throws {
     let dir = try InProcessCLI.temporaryDirectory("courier-hostile-get")
     defer { try? FileManager.default.removeItem(at: dir) }
-    let server = try await mode.start()
+    let server = try mode.start()
     defer { server.stop() }
     let get = await run(server.url.absoluteString, ["get", "/articles"], dataDir: dir)
     // A 2xx `{"ok":true}` or `{}` is a valid JSON reply to a GET: printed, exit 0.
@@ -139,7 +139,7 @@ struct HostileServerTests {
       #expect(add.code == 0)
     }
     for mode in [HostileMode.portal200, .portal302] {
-      let portal = try await mode.start()
+      let portal = try mode.start()
       // The default retry policy: a portal's page is not repeated within the sync (it will
       // not go away in seconds), and the replay stops at the first write.
       let sync = await InProcessCLI.run(portal.url.absoluteString, ["sync"], dataDir: dir)

@@ -1,3 +1,4 @@
+import CourierDomain
 import CourierFileStore
 import CourierPorts
 import Foundation
@@ -91,6 +92,22 @@ struct FileCredentialStoreTests {
     } else {
       #expect(loaded.expiresAt == FileCredentialStore.latestExpiry)
     }
+  }
+
+  @Test("a FIFO or a folder at the session's path is an error at once, never a hang")
+  func notARegularFile() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = file(directory)
+    try FileManager.default.createDirectory(
+      at: path.deletingLastPathComponent(), withIntermediateDirectories: true)
+    #expect(mkfifo(path.path, 0o600) == 0)
+    // A FIFO with no writer: an open without O_NONBLOCK would block here for ever.
+    let store = FileCredentialStore(file: path)
+    #expect(throws: StoreError.self) { try store.load() }
+    try FileManager.default.removeItem(at: path)
+    try FileManager.default.createDirectory(at: path, withIntermediateDirectories: false)
+    #expect(throws: StoreError.self) { try FileCredentialStore(file: path).load() }
   }
 
   @Test("a symlink planted at the temporary path never receives the tokens")

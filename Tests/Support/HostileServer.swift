@@ -48,8 +48,7 @@ public enum HostileMode: String, CaseIterable, Sendable, CustomStringConvertible
 
   /// How the loopback server answers in this mode.
   /// - Returns: the behaviour.
-  /// - Throws: when the gzip bomb cannot be made.
-  public func behaviour() async throws -> LoopbackServer.Behaviour {
+  public func behaviour() -> LoopbackServer.Behaviour {
     switch self {
     case .portal200:
       return .raw(Self.response("200 OK", type: "text/html", body: Self.loginPage))
@@ -84,11 +83,7 @@ public enum HostileMode: String, CaseIterable, Sendable, CustomStringConvertible
       return .raw(
         Self.response("200 OK", type: "application/json", body: "{}", extra: filler))
     case .gzipBomb:
-      let bomb = try await Self.bombBytes.value
-      let head =
-        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
-        + "Content-Length: \(bomb.count)\r\nConnection: close\r\n\r\n"
-      return .bytes(Data(head.utf8) + bomb)
+      return .bytes(GzipBomb.response(mebibytes: 96))
     case .endless401:
       return .raw(
         Self.response(
@@ -106,28 +101,5 @@ public enum HostileMode: String, CaseIterable, Sendable, CustomStringConvertible
   /// Starts a loopback server in this mode; the caller stops it.
   /// - Returns: the server.
   /// - Throws: when it cannot be started.
-  public func start() async throws -> LoopbackServer { try await LoopbackServer(behaviour()) }
-
-  /// The bomb, made once per process.
-  static let bombBytes = Task { try await gzippedZeros(megabytes: 96) }
-
-  /// `megabytes` MiB of zeros, gzipped by the system's `gzip` (about 100 KiB), without
-  /// blocking a thread of the concurrency pool while `gzip` runs.
-  static func gzippedZeros(megabytes: Int) async throws -> Data {
-    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "courier-gzip-bomb-\(UUID().uuidString).gz")
-    defer { try? FileManager.default.removeItem(at: file) }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = [
-      "-c", "head -c \(megabytes << 20) /dev/zero | gzip -1 -c > \"$0\"", file.path,
-    ]
-    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-      process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-      do { try process.run() } catch { continuation.resume(throwing: error) }
-    }
-    let data = try Data(contentsOf: file)
-    guard status == 0, !data.isEmpty else { throw POSIXError(.EIO) }
-    return data
-  }
+  public func start() throws -> LoopbackServer { try LoopbackServer(behaviour()) }
 }

@@ -121,11 +121,15 @@ public struct FileCredentialStore: CredentialStore {
 
   /// Reads the file without following a symlink, tightening loose permissions first.
   private func readPrivately() throws -> Data {
-    let fd = open(file.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    // O_NONBLOCK: a FIFO planted at the path must not block the open (no writer would come);
+    // it is refused below, as is anything that is not a regular file.
+    let fd = open(file.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
     guard fd >= 0 else { throw failure("read", errno) }
     defer { close(fd) }
     var info = stat()
-    if fstat(fd, &info) == 0, (info.st_mode & 0o077) != 0 {
+    guard fstat(fd, &info) == 0 else { throw failure("read", errno) }
+    guard (info.st_mode & S_IFMT) == S_IFREG else { throw failure("read", EINVAL) }
+    if (info.st_mode & 0o077) != 0 {
       let mode = String(info.st_mode & 0o777, radix: 8)
       if fchmod(fd, 0o600) == 0 {
         warn?(

@@ -1,0 +1,44 @@
+import CourierCore
+import CourierDomain
+import Testing
+
+/// A consumer cancelled while the state changes: a yield (which resumes the consumer under its
+/// task's lock) and the stream's termination (run under that same lock) must never wait for
+/// each other. Before the fix they took the publisher's one lock in opposite orders, and a
+/// `sync --watch` stopping on SIGTERM could hang for ever.
+@Suite("SyncStatePublisher", .timeLimit(.minutes(1)))
+struct SyncStatePublisherTests {
+  @Test("consumers cancelled during a storm of changes never deadlock the publisher")
+  func cancelDuringUpdates() async {
+    let publisher = SyncStatePublisher()
+    let storm = Task.detached {
+      var count = 0
+      while !Task.isCancelled {
+        count += 1
+        publisher.update { $0.pendingCount = count }
+      }
+    }
+    for _ in 0..<2000 {
+      let consumer = Task.detached {
+        for await _ in publisher.updates() {}
+      }
+      await Task.yield()
+      consumer.cancel()
+      await consumer.value
+    }
+    storm.cancel()
+    await storm.value
+    #expect(publisher.subscriberCount == 0)
+  }
+
+  @Test("every subscriber sees the newest state last")
+  func newestLast() async {
+    let publisher = SyncStatePublisher()
+    var stream = publisher.updates().makeAsyncIterator()
+    for count in 1...100 { publisher.update { $0.pendingCount = count } }
+    publisher.finish()
+    var last = -1
+    while let state = await stream.next() { last = state.pendingCount }
+    #expect(last == 100)
+  }
+}
