@@ -54,7 +54,7 @@ let package = Package(
       name: "CourierVips", dependencies: ["CourierDomain", "CourierPorts", "CVipsShim"],
       path: "Modules/Adapters/VipsImageCompressor", swiftSettings: strict),
     // libvips is loaded with dlopen on the first compression (Docs/decisions/0353): no
-    // headers, include paths or link flags, so no unsafeFlags and no libvips at start-up.
+    // headers, include paths or unsafe link flags, and no libvips at start-up.
     .target(
       name: "CVipsShim", path: "Modules/Adapters/CVipsShim",
       linkerSettings: [.linkedLibrary("dl")]),
