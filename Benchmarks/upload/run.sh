@@ -66,7 +66,7 @@ for size in "${SIZES[@]}"; do
     rows=("curl -F|$c_s|$c_k|$c_x|$c_r")
     for transport in curl urlsession; do
       read -r s k x r < <(measure env HOME="$WORK" COURIER_DATA_DIR="$WORK/data-$transport" \
-        "$COURIER" --transport "$transport" --timeout 600 upload "$FILE" --no-compress --to "$URL")
+        "$COURIER" --base-url "http://127.0.0.1:$PORT" --transport "$transport" --timeout 600 upload "$FILE" --no-compress --to "$URL")
       rows+=("courier --transport $transport|$s|$k|$x|$r")
     done
     for row in "${rows[@]}"; do

@@ -564,36 +564,3 @@ enum ArticleCommands {
     }
   }
 }
-
-/// Waits for one of some signals, which are ignored by the default handler meanwhile.
-final class SignalWaiter: Sendable {
-  private let sources: Mutex<[any DispatchSourceSignal]>
-  private let stream: AsyncStream<Int32>
-  private let continuation: AsyncStream<Int32>.Continuation
-
-  init(_ numbers: [Int32]) {
-    (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
-    var sources: [any DispatchSourceSignal] = []
-    let continuation = self.continuation
-    for number in numbers {
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-      source.setEventHandler { continuation.yield(number) }
-      source.resume()
-      sources.append(source)
-    }
-    self.sources = Mutex(sources)
-  }
-
-  func wait() async {
-    for await _ in stream { return }
-  }
-
-  func cancel() {
-    continuation.finish()
-    sources.withLock { sources in
-      for source in sources { source.cancel() }
-      sources = []
-    }
-  }
-}

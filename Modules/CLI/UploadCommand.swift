@@ -31,8 +31,8 @@ enum UploadCommand {
     // The upload runs in a task of its own so SIGINT or SIGTERM can cancel it, and the command
     // waits for it to finish unwinding: its temporary files are gone when the process exits.
     let upload = Task { try await uploader.perform(request) { view.show($0) } }
-    let interrupts = InterruptSources { upload.cancel() }
-    defer { interrupts.stop() }
+    let interrupts = SignalWaiter([SIGINT, SIGTERM]) { _ in upload.cancel() }
+    defer { interrupts.cancel() }
     let outcome = await upload.result
     view.finishProgress()
     switch outcome {
@@ -53,29 +53,6 @@ enum UploadCommand {
     return CourierError(
       .fileUnavailable, code: "file_unavailable", serverMessage: "The file \(name) \(why).",
       field: "file", context: file.path)
-  }
-}
-
-/// Turns SIGINT and SIGTERM into a call of `onSignal` while it lives; `stop()` puts the default
-/// actions back.
-final class InterruptSources {
-  private static let signals = [SIGINT, SIGTERM]
-  private let sources: [any DispatchSourceSignal]
-
-  init(_ onSignal: @escaping @Sendable () -> Void) {
-    sources = Self.signals.map { number in
-      // Ignored at the process level so only the dispatch source sees it.
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-      source.setEventHandler(handler: onSignal)
-      source.resume()
-      return source
-    }
-  }
-
-  func stop() {
-    for source in sources { source.cancel() }
-    for number in Self.signals { signal(number, SIG_DFL) }
   }
 }
 

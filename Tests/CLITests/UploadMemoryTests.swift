@@ -27,8 +27,9 @@ struct UploadMemoryTests {
     process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
     process.arguments = [
       "-f", "%M", "-o", report.path, Self.binDirectory.appendingPathComponent("courier").path,
-      "upload", file.path, "--no-compress", "--to", "http://127.0.0.1:\(sink)/",
-      "--transport", transport, "--timeout", "120", "--json",
+      // The sink is the base URL: the CLI refuses --to on another origin (decision 0005).
+      "--base-url", "http://127.0.0.1:\(sink)", "upload", file.path, "--no-compress",
+      "--to", "http://127.0.0.1:\(sink)/", "--transport", transport, "--timeout", "120", "--json",
     ]
     process.environment = ["HOME": directory.path, "PATH": "/usr/bin:/bin"]
     process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
