@@ -166,7 +166,8 @@ public enum ConfigLoader {
       switch value {
       case .string(let string): text = string
       case .number(let number):
-        text = number.rounded() == number ? String(Int(number)) : String(number)
+        // Int(exactly:): a whole number beyond Int (1e93) traps in Int(_:) (found by fuzzing).
+        text = Int(exactly: number).map(String.init) ?? String(number)
       case .bool(let bool): text = String(bool)
       default: throw ConfigError(source: path, key: key, message: "must be a string or a number.")
       }
