@@ -36,7 +36,10 @@ enum CurlHeaderLine: Equatable {
     var valueStart = colon + 1
     while valueStart < end, isSpace(bytes[valueStart]) { valueStart += 1 }
     var valueEnd = end
-    while valueEnd > valueStart, isSpace(bytes[valueEnd - 1]) { valueEnd -= 1 }
+    // A bare CR counts as a space (RFC 9112 §2.2), so none is left at the value's end.
+    while valueEnd > valueStart, isSpace(bytes[valueEnd - 1]) || bytes[valueEnd - 1] == 0x0D {
+      valueEnd -= 1
+    }
     self = .field(
       name: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<nameEnd]), as: UTF8.self),
       value: String(
