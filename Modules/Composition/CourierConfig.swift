@@ -202,13 +202,9 @@ public enum ConfigLoader {
       switch value {
       case .string(let string): text = string
       case .number(let number):
-        // `Int(number)` traps for a non-finite number or one beyond ±2^63: those keep their
-        // own spelling and are refused by `set` like any other bad number.
-        if number.isFinite, number.rounded() == number, abs(number) < 1e15 {
-          text = String(Int(number))
-        } else {
-          text = String(number)
-        }
+        // Int(exactly:): a non-finite number, a fraction or one beyond Int (1e93, found by
+        // fuzzing) keeps its own spelling and is refused by `set` like any other bad number.
+        text = Int(exactly: number).map(String.init) ?? String(number)
       case .bool(let bool): text = String(bool)
       default: throw ConfigError(source: path, key: key, message: "must be a string or a number.")
       }

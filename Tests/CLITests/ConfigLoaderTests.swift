@@ -48,6 +48,17 @@ struct ConfigLoaderTests {
     #expect(withFlags.retry.maxAttempts == 2)
   }
 
+  @Test("a whole number too large for Int is an error, not a trap (found by scripts/fuzz)")
+  func hugeWholeNumber() {
+    let path = "/home/u/.config/courier/config.json"
+    for file in [#"{"timeout_seconds":1e93}"#, #"{"max_attempts":-1e300}"#] {
+      #expect(throws: ConfigError.self, "\(file)") { try load(files: [path: file]) }
+    }
+    let fine = try? load(files: [path: #"{"timeout_seconds":1e3,"max_attempts":4.0}"#])
+    #expect(fine?.timeout == .seconds(1000))
+    #expect(fine?.retry.maxAttempts == 4)
+  }
+
   @Test("errors name the file or variable and the key")
   func errors() {
     func message(_ body: () throws -> CourierConfig) -> String {

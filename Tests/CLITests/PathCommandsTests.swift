@@ -82,7 +82,7 @@ struct PathCommandsTests {
     var output = lines(of: pipe.fileHandleForReading).makeAsyncIterator()
     // The process is killed at the end, or by this watchdog if it never prints what is awaited.
     let watchdog = Task {
-      try await Task.sleep(for: .seconds(30))
+      try await Task.sleep(for: .seconds(90))
       kill(process.processIdentifier, SIGKILL)
     }
     defer { watchdog.cancel() }

@@ -71,7 +71,7 @@ struct CurlTLSTests {
     /// Waits until the server accepts a TLS request (it fails verification until trusted).
     func ready(_ transport: CurlTransport) async throws {
       let url = try #require(URL(string: "https://127.0.0.1:\(port)/"))
-      let deadline = ContinuousClock.now + .seconds(10)
+      let deadline = ContinuousClock.now + .seconds(30)
       while ContinuousClock.now < deadline {
         do {
           _ = try await transport.send(HTTPRequest(method: .get, url: url))

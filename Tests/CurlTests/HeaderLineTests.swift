@@ -12,6 +12,8 @@ struct HeaderLineTests {
     ("ETag:\"v1\"\r\n", .field(name: "ETag", value: "\"v1\"")),
     ("Retry-After: \t 5 \t\r\n", .field(name: "Retry-After", value: "5")),
     ("X-Empty:\r\n", .field(name: "X-Empty", value: "")),
+    // Found by scripts/fuzz (header-line): a bare CR before the line end stayed in the value.
+    ("Retry-After: \t 5 \t\t\r\t\r\n", .field(name: "Retry-After", value: "5")),
     ("Location: /a:b?c=d\r\n", .field(name: "Location", value: "/a:b?c=d")),
     ("X-Name : v\n", .field(name: "X-Name", value: "v")),
     ("X-Ünïcode: café ✓\r\n", .field(name: "X-Ünïcode", value: "café ✓")),

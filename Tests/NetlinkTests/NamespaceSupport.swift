@@ -98,7 +98,7 @@ struct TimedOut: Error, CustomStringConvertible {
 /// in full (interfaces, addresses, routes) to show why.
 @discardableResult
 func awaitPath(
-  _ monitor: NetlinkPathMonitor, _ what: String, within limit: Duration = .seconds(10),
+  _ monitor: NetlinkPathMonitor, _ what: String, within limit: Duration = .seconds(30),
   where predicate: @escaping @Sendable (NetworkPath) -> Bool
 ) async throws -> NetworkPath {
   do {

@@ -216,7 +216,7 @@ public final class PathLog: Sendable {
   /// - Throws: `PathWaitTimedOut` after `limit`.
   @discardableResult
   public func wait(
-    _ what: String, within limit: Duration = .seconds(10),
+    _ what: String, within limit: Duration = .seconds(30),
     where predicate: @escaping @Sendable (NetworkPath) -> Bool
   ) async throws -> NetworkPath {
     let box = self.box

@@ -320,7 +320,7 @@ public struct TransportContract: Sendable, CustomStringConvertible {
       try await transport.send(
         HTTPRequest(method: .get, url: server.url), options: TransportOptions(deadline: nil))
     }
-    let accepted = ContinuousClock.now + .seconds(10)
+    let accepted = ContinuousClock.now + .seconds(30)
     while server.acceptedCount == 0 && ContinuousClock.now < accepted { await Task.yield() }
     #expect(server.acceptedCount == 1)
     let start = ContinuousClock.now

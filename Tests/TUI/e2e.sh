@@ -83,6 +83,9 @@ pane_has() { pane | grep -qF -- "$1"; }
 pane_lacks() { ! pane | grep -qF -- "$1"; }
 header_has() { header | grep -qF -- "$1"; }
 header_clear() { ! header | grep -qE 'Offline|pending|Syncing'; }
+# A list row with TITLE and the pending mark (*): list and header may be drawn apart, so wait.
+flagged_pending() { pane | grep -F -- "$1" | grep -qF '*'; }
+not_flagged_pending() { pane | grep -qF -- "$1" && ! flagged_pending "$1"; }
 type_text() { tmux -L "$SOCK" send-keys -t e2e -l -- "$1"; }
 key() { tmux -L "$SOCK" send-keys -t e2e "$@"; }
 in_t() { ip netns exec "$NS_T" "$@"; }
@@ -141,11 +144,11 @@ mkdir -p "$WORK/home" "$WORK/data"
 tmux -L "$SOCK" -f /dev/null new-session -d -s e2e -x 100 -y 30 \
   "ip netns exec $NS_T env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin TERM=xterm-256color HOME=$WORK/home \
    PS1='e2e\$ ' bash --noprofile --norc -i"
-wait_for 10 "the shell prompt" pane_has 'e2e$'
+wait_for 30 "the shell prompt" pane_has 'e2e$'
 # Everything the app reads comes from the command line and these variables, nothing from $HOME.
 type_text "export COURIER_TOKEN='$TOKEN' NO_COLOR=1; stty -a > $WORK/stty.before; $BIN --base-url $URL --data-dir $WORK/data; echo TUI-EXIT=\$?; stty -a > $WORK/stty.after"
 key Enter
-wait_for 20 "the interface's key hints" pane_has 'q quit'
+wait_for 60 "the interface's key hints" pane_has 'q quit'
 
 TITLE_ON="Online article $ID"
 TITLE_OFF="Offline article $ID"
@@ -153,17 +156,17 @@ TITLE_OFF="Offline article $ID"
 if [ "${E2E_PATH_ONLY:-0}" != 1 ]; then
   step "add an article online and see it, then see it on the server"
   key a
-  wait_for 5 "the add form" pane_has 'Title'
+  wait_for 30 "the add form" pane_has 'Title'
   type_text "$TITLE_ON"; key Enter; type_text "written online"; key Enter
-  wait_for 10 "the new article in the list" pane_has "$TITLE_ON"
-  wait_for 20 "the article on the server" server_has_title "$TITLE_ON"
-  wait_for 10 "no pending badge" header_clear
+  wait_for 30 "the new article in the list" pane_has "$TITLE_ON"
+  wait_for 60 "the article on the server" server_has_title "$TITLE_ON"
+  wait_for 30 "no pending badge" header_clear
 
   step "upload a photo and see it uploaded, then find it in the server's log"
   convert -size 320x240 xc:steelblue "$WORK/photo.jpg" 2>/dev/null ||
     python3 -c 'import sys; open(sys.argv[1], "wb").write(bytes.fromhex("ffd8ffe000104a46494600010100000100010000ffd9"))' "$WORK/photo.jpg"
   key u
-  wait_for 5 "the upload prompt" pane_has 'Path of the photo'
+  wait_for 30 "the upload prompt" pane_has 'Path of the photo'
   type_text "$WORK/photo.jpg"; key Enter
   wait_for 30 "the upload line saying uploaded" pane_has 'photo.jpg  uploaded.'
   log_has_photo() {
@@ -174,7 +177,7 @@ log = log.get("log", log) if isinstance(log, dict) else log
 sys.exit(0 if any(e["method"] == "POST" and e["path"] == "/photos" and int(e["status"]) == 201
                   for e in log) else 1)'
   }
-  wait_for 10 "POST /photos 201 in the server's log" log_has_photo
+  wait_for 30 "POST /photos 201 in the server's log" log_has_photo
 fi
 
 step "take the network down (the backend's side of the veth)"
@@ -189,33 +192,33 @@ echo "   Offline shown after $elapsed ms"
 if [ "${E2E_PATH_ONLY:-0}" != 1 ]; then
   step "add an article offline: it shows, pending"
   key a
-  wait_for 5 "the add form" pane_has 'Title'
+  wait_for 30 "the add form" pane_has 'Title'
   type_text "$TITLE_OFF"; key Enter; type_text "written offline"; key Enter
-  wait_for 10 "the offline article in the list" pane_has "$TITLE_OFF"
-  wait_for 10 "Offline · 1 pending" header_has 'Offline · 1 pending'
-  pane | grep -F -- "$TITLE_OFF" | grep -qF '*' || fail "the offline article is not flagged pending (*)"
+  wait_for 30 "the offline article in the list" pane_has "$TITLE_OFF"
+  wait_for 30 "Offline · 1 pending" header_has 'Offline · 1 pending'
+  wait_for 30 "the offline article flagged pending (*)" flagged_pending "$TITLE_OFF"
 fi
 
 step "bring the network back"
 start=$(millis)
 ip -n "$NS_B" link set "$VETH_B" up
 header_online() { ! header | grep -qF Offline; }
-wait_for 10 "the Offline badge gone" header_online
+wait_for 30 "the Offline badge gone" header_online
 echo "   Offline gone after $(( $(millis) - start )) ms"
 
 if [ "${E2E_PATH_ONLY:-0}" != 1 ]; then
   step "the pending article reaches the server and the badge goes away"
   wait_for 30 "the offline article on the server" server_has_title "$TITLE_OFF"
   wait_for 30 "no pending badge" header_clear
-  pane | grep -F -- "$TITLE_OFF" | grep -qF '*' && fail "the synced article is still flagged pending"
+  wait_for 30 "the synced article no longer flagged pending" not_flagged_pending "$TITLE_OFF"
   log_has_write || fail "the server's /__log shows no article write"
   echo "   article writes in /__log: $(count_writes)"
 fi
 
 step "quit and find the terminal restored"
 key q
-wait_for 10 "the shell after quitting" pane_has 'TUI-EXIT=0'
-wait_for 5 "stty -a after" test -s "$WORK/stty.after"
+wait_for 30 "the shell after quitting" pane_has 'TUI-EXIT=0'
+wait_for 30 "stty -a after" test -s "$WORK/stty.after"
 diff "$WORK/stty.before" "$WORK/stty.after" >&2 || fail "stty -a differs after quitting"
 # The alternate screen is left: the shell's own lines are back on the pane.
 pane_has "export COURIER_TOKEN" || fail "the pane does not show the shell's screen again"
@@ -225,17 +228,17 @@ if [ "${E2E_PATH_ONLY:-0}" != 1 ]; then
   ip -n "$NS_B" link set "$VETH_B" down
   type_text "clear; $BIN --base-url $URL --data-dir $WORK/data; echo TUI-AGAIN=\$?"
   key Enter
-  wait_for 20 "the saved articles" pane_has "$TITLE_OFF"
-  pane_has "$TITLE_ON" || fail "the article added online is not in the saved copy"
-  wait_for 10 "Offline in the header" header_has 'Offline'
+  wait_for 60 "the saved articles" pane_has "$TITLE_OFF"
+  wait_for 30 "the article added online in the saved copy" pane_has "$TITLE_ON"
+  wait_for 30 "Offline in the header" header_has 'Offline'
   wait_for 60 "the saved-copy label" pane_has 'Saved copy'
   step "the network comes back: the list is the server's again, with no key"
   ip -n "$NS_B" link set "$VETH_B" up
-  wait_for 10 "the Offline badge gone" header_online
+  wait_for 30 "the Offline badge gone" header_online
   saved_gone() { ! pane | grep -qF 'Saved copy'; }
   wait_for 30 "the saved-copy label gone after the refresh" saved_gone
-  pane_has "$TITLE_OFF" || fail "the refreshed list lost the offline article"
+  wait_for 30 "the offline article in the refreshed list" pane_has "$TITLE_OFF"
   key q
-  wait_for 10 "the shell after quitting again" pane_has 'TUI-AGAIN=0'
+  wait_for 30 "the shell after quitting again" pane_has 'TUI-AGAIN=0'
 fi
 echo "PASS"
