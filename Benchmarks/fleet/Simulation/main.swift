@@ -3,13 +3,17 @@
 // simulation reports it: total calls and completion time per strategy.
 //
 // Each client has one write to deliver and never drops it (it is in the outbox). The server
-// answers at most CAPACITY requests per virtual second (fixed one-second windows; the rest get
-// 503), and 503 to everything during an outage of OUTAGE seconds at the start. Responses are
-// instantaneous. Strategies:
+// answers 503 to everything during an outage of OUTAGE seconds at the start, then serves
+// CAPACITY requests per virtual second, the rest get 503. Two servers of that capacity:
+//   window  at most CAPACITY per fixed one-second window, however they arrive (bursts are free);
+//   bucket  a token bucket filled at CAPACITY per second holding at most CAPACITY/10 (a burst
+//           beyond 100 ms of capacity is shed, as a server with a short queue does).
+// Responses are instantaneous. Strategies:
 //   courier      the real decisions: `RetryPolicy.decide` per request (full jitter) with one
 //                `RetryBudget` per client, then, when the request gives up, `ReplayBackoff` before
 //                the next replay (what `SyncEngine.watch()` does), full jitter again;
 //   exponential  the same two layers without jitter (every draw 1) and without a budget;
+//   courier-cap60  Courier's with the replay backoff capped at 60 s instead of 5 min;
 //   fixed        no backoff, no jitter: the next try a fixed 1 s after every failure.
 // Usage: fleet-sim [CLIENTS=10000] [CAPACITY=250] [OUTAGE=60] [SEED=1]
 import CourierDomain
@@ -75,7 +79,11 @@ struct EventQueue {
 }
 
 enum Strategy: String, CaseIterable {
-  case courier, exponential, fixed
+  case courier, courierCap60 = "courier-cap60", exponential, fixed
+}
+
+enum ServerModel: String, CaseIterable {
+  case window, bucket
 }
 
 /// One client's retry state.
@@ -96,10 +104,16 @@ struct Result {
 }
 
 func simulate(
-  _ strategy: Strategy, clients count: Int, capacity: Int, outage: Double, seed: UInt64
+  _ strategy: Strategy, server: ServerModel, clients count: Int, capacity: Int, outage: Double,
+  seed: UInt64
 ) -> Result {
   let policy = RetryPolicy()
-  let backoff = ReplayBackoff()
+  let backoff =
+    strategy == .courierCap60 ? ReplayBackoff(maxDelay: .seconds(60)) : ReplayBackoff()
+  let jittered = strategy == .courier || strategy == .courierCap60
+  let burst = max(1, Double(capacity) / 10)
+  var tokens = burst
+  var refilledAt = outage
   let busy = CourierError(.overloaded, status: 503)
   var random = SplitMix64(state: seed)
   var clients = [Client](repeating: Client(), count: count)
@@ -110,7 +124,7 @@ func simulate(
   var finishes: [Double] = []
   var result = Result()
 
-  func draw() -> Double { strategy == .courier ? random.unit() : 1 }
+  func draw() -> Double { jittered ? random.unit() : 1 }
 
   while let event = queue.pop() {
     let now = event.time
@@ -121,9 +135,20 @@ func simulate(
     let window = Int(now.rounded(.down))
     arrivals[window, default: 0] += 1
     if now < outage { result.callsDuringOutage += 1 }
-    let accepted = now >= outage && served[window, default: 0] < capacity
+    var accepted = false
+    if now >= outage {
+      switch server {
+      case .window:
+        accepted = served[window, default: 0] < capacity
+        if accepted { served[window, default: 0] += 1 }
+      case .bucket:
+        tokens = min(burst, tokens + (now - refilledAt) * Double(capacity))
+        refilledAt = now
+        accepted = tokens >= 1
+        if accepted { tokens -= 1 }
+      }
+    }
     if accepted {
-      served[window, default: 0] += 1
       client.budget.recordSuccess()
       client.done = true
       finishes.append(now)
@@ -134,12 +159,12 @@ func simulate(
     switch strategy {
     case .fixed:
       next = 1
-    case .courier, .exponential:
+    case .courier, .courierCap60, .exponential:
       client.budget.recordFailure()
       let decision = policy.decide(
         after: busy, attempt: client.attempt, elapsed: .seconds(now - client.requestStart),
         safeToRepeat: true, jitter: draw(),
-        budgetAllows: strategy == .courier ? client.budget.allowsRetry : true)
+        budgetAllows: jittered ? client.budget.allowsRetry : true)
       switch decision {
       case .retry(let wait):
         next = wait.seconds
@@ -180,15 +205,18 @@ print(
   "fleet-sim: \(clients) clients, one write each; capacity \(capacity) requests per virtual "
     + "second; outage \(Int(outage)) s; seed \(seed)")
 print(
-  "| strategy | total calls | calls per write | calls during outage | peak calls in 1 s "
+  "| server | strategy | total calls | calls per write | calls during outage | peak calls in 1 s "
     + "| median write done (s) | completion (s) | drain after recovery (s) |")
-print("|---|---|---|---|---|---|---|---|")
-for strategy in Strategy.allCases {
-  let result = simulate(
-    strategy, clients: clients, capacity: capacity, outage: outage, seed: seed)
-  let perWrite = Double(result.calls) / Double(max(1, clients))
-  print(
-    "| \(strategy.rawValue) | \(result.calls) | \(format(perWrite)) | "
-      + "\(result.callsDuringOutage) | \(result.peakPerSecond) | \(format(result.medianFinish)) "
-      + "| \(format(result.completion)) | \(format(result.completion - outage)) |")
+print("|---|---|---|---|---|---|---|---|---|")
+for server in ServerModel.allCases {
+  for strategy in Strategy.allCases {
+    let result = simulate(
+      strategy, server: server, clients: clients, capacity: capacity, outage: outage, seed: seed)
+    let perWrite = Double(result.calls) / Double(max(1, clients))
+    print(
+      "| \(server.rawValue) | \(strategy.rawValue) | \(result.calls) | \(format(perWrite)) | "
+        + "\(result.callsDuringOutage) | \(result.peakPerSecond) "
+        + "| \(format(result.medianFinish)) | \(format(result.completion)) "
+        + "| \(format(result.completion - outage)) |")
+  }
 }
