@@ -35,8 +35,9 @@ def main():
         start, end = int(sys.argv[3]), int(sys.argv[4])
         entries = get(base, "/__log")[start:end]
         statuses = collections.Counter(str(e["status"]) for e in entries)
-        per_path = collections.Counter(e["path"] for e in entries)
-        print(json.dumps({"requests": len(entries), "statuses": statuses,
+        per_path = collections.Counter(e["path"] for e in entries if e["path"] != "/articles")
+        methods = collections.Counter(e["method"] for e in entries)
+        print(json.dumps({"requests": len(entries), "methods": methods, "statuses": statuses,
                           "articles_tried": len(per_path),
                           "max_per_article": max(per_path.values(), default=0)}))
     elif command == "drain":

@@ -99,7 +99,8 @@ printf 'build: %s, %d clients x %d writes, outage %s s%s, %s, %d cores, %s\n' "$
   "$OUTAGE" "${RETRY_AFTER:+ (Retry-After: $RETRY_AFTER)}" "$(uname -r)" "$(nproc)" "$(date -u +%FT%TZ)"
 printf 'outage: %.1f s measured; requests received during it: %s\n' "$(echo "$t_clear - $t_start" | bc -l)" "$outage_stats"
 printf 'requests per client during the outage: %.1f\n' "$(echo "($log1 - $log0) / $CLIENTS" | bc -l)"
-printf 'drain after recovery: %s s (every write at the server); requests after recovery: %d\n' "$drain" $((log2 - log1))
+printf 'drain after recovery: %s s (every write at the server); requests after recovery (GETs are the drain poll): %s\n' \
+  "$drain" "$("${CHECK[@]}" outage "$BASE" "$log1" "$log2")"
 printf 'exactly once: %s\n' "$verify"
 printf 'SIGTERM: %d of %d watchers exited 0 in %.2f s; writes still pending in their last state: %s\n' \
   "$exited" "$CLIENTS" "$(echo "$t1 - $t0" | bc -l)" "$pending_left"
