@@ -110,6 +110,11 @@ let package = Package(
     .executableTarget(
       name: "sync-bench-enqueue", dependencies: ["CourierComposition", "CourierCore"],
       path: "Benchmarks/sync/Enqueue", swiftSettings: strict),
+    // A fleet of clients against a server of fixed capacity on a virtual clock, with the real
+    // RetryPolicy, RetryBudget and ReplayBackoff (Benchmarks/fleet, Docs/benchmarks/fleet.md).
+    .executableTarget(
+      name: "fleet-sim", dependencies: ["CourierDomain"], path: "Benchmarks/fleet/Simulation",
+      swiftSettings: strict),
     .executableTarget(
       name: "multipart-bench", dependencies: ["CourierDomain", "CourierCore"],
       path: "Benchmarks/MultipartBench", swiftSettings: strict),

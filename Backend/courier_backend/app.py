@@ -332,11 +332,14 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
         after = data.get("after", False)
         if not isinstance(after, bool):
             raise ApiError(422, "validation_failed", "'after' must be a boolean.", field="after")
+        fail_all = data.get("fail_all", False)
+        if not isinstance(fail_all, bool):
+            raise ApiError(422, "validation_failed", "'fail_all' must be a boolean.", field="fail_all")
         chaos = Chaos(fail_next=int_field("fail_next", 0, 0, 1_000_000),
                       status=int_field("status", 503, 100, 599),
                       retry_after=retry_after,
                       delay_ms=int_field("delay_ms", 0, 0, 600_000),
-                      format=fmt, path=path, after=after)
+                      format=fmt, path=path, after=after, fail_all=fail_all)
         store.set_chaos(chaos)
         return json_response(200, chaos.to_json())
 

@@ -85,6 +85,7 @@ class Chaos:
     format: str = "json"  # json | problem | html | empty
     path: str | None = None  # only requests whose path starts with this fail
     after: bool = False  # process the request for real, then answer with the failure (a lost response)
+    fail_all: bool = False  # every request fails (an outage) until the chaos is set again
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -301,6 +302,8 @@ class Store:
         """Called once per non-hook request: consumes one failure if one is armed."""
         with self.lock:
             c = self.chaos
+            if c.fail_all and (c.path is None or path.startswith(c.path)):
+                return ChaosDecision(True, c.status, c.retry_after, c.format, c.delay_ms, c.after)
             if c.fail_next > 0 and (c.path is None or path.startswith(c.path)):
                 c.fail_next -= 1
                 return ChaosDecision(True, c.status, c.retry_after, c.format, c.delay_ms, c.after)

@@ -22,6 +22,26 @@ def test_chaos_fails_next_n_requests_with_retry_after(client):
     assert client.get("/__chaos").json()["fail_next"] == 0
 
 
+def test_chaos_fail_all_fails_every_request_until_cleared(client):
+    r = client.post("/__chaos", json={"fail_all": True, "status": 503, "retry_after": 1})
+    assert r.status_code == 200
+    assert r.json()["fail_all"] is True
+    for _ in range(5):
+        r = client.get("/health")
+        assert_error(r, 503, "service_unavailable")
+        assert r.headers["retry-after"] == "1"
+    # An outage is not a count: it stays armed until the chaos is set again.
+    assert client.get("/__chaos").json()["fail_all"] is True
+    assert client.post("/__chaos", json={}).json()["fail_all"] is False
+    assert client.get("/health").status_code == 200
+    statuses = [entry["status"] for entry in client.get("/__log").json() if entry["path"] == "/health"]
+    assert statuses == [503] * 5 + [200]
+
+
+def test_chaos_fail_all_must_be_a_boolean(client):
+    assert_error(client.post("/__chaos", json={"fail_all": 1}), 422, "validation_failed")
+
+
 @pytest.mark.parametrize("status,code", [(429, "too_many_requests"), (500, "internal_error"),
                                          (502, "bad_gateway"), (504, "gateway_timeout")])
 def test_chaos_statuses(client, status, code):

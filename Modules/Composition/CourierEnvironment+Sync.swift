@@ -12,7 +12,8 @@ import Synchronization
 
 extension CourierEnvironment {
   /// A sync engine for articles over this environment's client and path monitor, with the
-  /// configured conflict policy (`conflict_policy`).
+  /// configured conflict policy (`conflict_policy`). While watching, it waits on the real
+  /// clock between replays after transient failures, jittered by the system's random source.
   /// - Parameters:
   ///   - store: the local store (from `openLocalStore()`).
   ///   - replaysAfterWrites: whether a write schedules a replay by itself (true for a
@@ -24,7 +25,8 @@ extension CourierEnvironment {
     SyncEngine<Article>(
       client: client, store: store, pathMonitor: pathMonitor,
       configuration: SyncEngine<Article>.Configuration(
-        conflictPolicy: config.conflictPolicy, replaysAfterWrites: replaysAfterWrites))
+        conflictPolicy: config.conflictPolicy, replaysAfterWrites: replaysAfterWrites),
+      clock: ContinuousClock(), random: SystemRandomSource())
   }
 }
 

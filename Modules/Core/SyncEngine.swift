@@ -13,7 +13,9 @@ import Foundation
 ///   stops it and keeps everything; a business refusal marks the entry rejected (the local
 ///   change stays visible, flagged, until the user edits again or discards it); a
 ///   `version_conflict` goes to the `ConflictPolicy`.
-/// - `watch()` replays whenever the path monitor reports a usable path after another status.
+/// - `watch()` replays whenever the path monitor reports a usable path after another status,
+///   and, while it runs, again after a `ReplayBackoff` wait when a replay was stopped by a
+///   transient failure (the server answered 503, timed out, could not be reached).
 /// - `states()` publishes connectivity, activity, the outbox and the last error.
 public actor SyncEngine<Record: SyncRecord> {
   /// The engine's settings.
@@ -27,6 +29,8 @@ public actor SyncEngine<Record: SyncRecord> {
     /// How many times one operation is re-sent after last-write-wins conflicts in one replay
     /// before it is kept conflicted for the user (the server record keeps changing).
     public var maxResendsPerReplay: Int
+    /// The wait before `watch()` replays again after a replay a transient failure stopped.
+    public var replayBackoff: ReplayBackoff
 
     /// Creates settings.
     /// - Parameters:
@@ -34,14 +38,17 @@ public actor SyncEngine<Record: SyncRecord> {
     ///   - path: the collection's path; `/<collection>` by default.
     ///   - replaysAfterWrites: whether writes schedule a replay.
     ///   - maxResendsPerReplay: the re-send bound.
+    ///   - replayBackoff: the wait between replays after transient failures, while watching.
     public init(
       conflictPolicy: ConflictPolicy = .lastWriteWins, path: String? = nil,
-      replaysAfterWrites: Bool = true, maxResendsPerReplay: Int = 3
+      replaysAfterWrites: Bool = true, maxResendsPerReplay: Int = 3,
+      replayBackoff: ReplayBackoff = ReplayBackoff()
     ) {
       self.conflictPolicy = conflictPolicy
       self.path = path ?? "/\(Record.collection)"
       self.replaysAfterWrites = replaysAfterWrites
       self.maxResendsPerReplay = maxResendsPerReplay
+      self.replayBackoff = replayBackoff
     }
   }
 
@@ -55,6 +62,15 @@ public actor SyncEngine<Record: SyncRecord> {
   private var replayTask: Task<ReplayReport, Never>?
   private var replayRequested = false
   private var refreshing = false
+  // Retries after transient failures (`watch()`): waits are made on `clock`, jittered by
+  // `random`; `failedReplays` counts consecutive replays a transient failure stopped.
+  private let clock: any Clock<Duration>
+  private let random: any RandomSource
+  private var watchers = 0
+  private var failedReplays = 0
+  private var lastTransientStop: CourierError?
+  private var retryTask: Task<Void, Never>?
+  private var retrySleeping = false
 
   /// Creates an engine.
   /// - Parameters:
@@ -63,11 +79,17 @@ public actor SyncEngine<Record: SyncRecord> {
   ///   - pathMonitor: the path monitor, for the online state and `watch()`; nil when none.
   ///   - configuration: the settings.
   ///   - now: the wall clock (edit times, refresh times, ages).
+  ///   - clock: the clock `watch()` waits on between replays after transient failures.
+  ///   - random: the jitter source of those waits.
   public init(
     client: CourierClient, store: any LocalStore, pathMonitor: (any PathMonitor)? = nil,
     configuration: Configuration = Configuration(),
-    now: @escaping @Sendable () -> Date = { Date() }
+    now: @escaping @Sendable () -> Date = { Date() },
+    clock: any Clock<Duration> = ContinuousClock(),
+    random: any RandomSource = SystemRandomSource()
   ) {
+    self.clock = clock
+    self.random = random
     self.client = client
     self.store = store
     self.pathMonitor = pathMonitor
@@ -344,6 +366,7 @@ public actor SyncEngine<Record: SyncRecord> {
     }
     if replayTask == task { replayTask = nil }
     publishSyncing()
+    noteReplayOutcome(report)
     if replayRequested {
       replayRequested = false
       scheduleReplay()
@@ -588,17 +611,84 @@ public actor SyncEngine<Record: SyncRecord> {
   // MARK: - Connectivity
 
   /// Follows the path monitor until cancelled: publishes online/offline and replays whenever
-  /// the path becomes usable after another status. Does not run the monitor itself (the
+  /// the path becomes usable after another status. While it runs, a replay stopped by a
+  /// transient failure (whoever started it) is followed by another after a `ReplayBackoff`
+  /// wait on the engine's clock: full jitter, growing with each consecutive failed replay,
+  /// `Retry-After` as a floor; a replay that ends otherwise, or a path change, resets it, and
+  /// no retry waits while the path is known to be down (its return replays at once).
+  /// Cancelling it ends it and its retries at once. Does not run the monitor itself (the
   /// caller runs `pathMonitor.run()` beside it). Returns at once without a path monitor.
   public func watch() async {
     guard let pathMonitor else { return }
+    watchers += 1
+    defer {
+      watchers -= 1
+      if watchers == 0 { cancelRetry(evenIfReplaying: true) }
+    }
+    // A replay that failed before the watch began (the first replay of `sync --watch`).
+    if let stop = lastTransientStop, !retrySleeping, replayTask == nil, state.isOnline {
+      scheduleRetry(after: stop)
+    }
     var previous: PathStatus?
     for await path in pathMonitor.updates() {
+      if let previous, previous != path.status {
+        failedReplays = 0
+        cancelRetry(evenIfReplaying: false)
+      }
       publisher.update { $0.path = path.status }
       defer { previous = path.status }
       guard path.status == .satisfied, let previous, previous != .satisfied else { continue }
       _ = await replay()
     }
+  }
+
+  /// Counts a finished replay for the retries of `watch()`: a transient stop with entries left
+  /// schedules the next replay (while a watch runs and the path is not known to be down), any
+  /// other end but a cancellation resets the count.
+  private func noteReplayOutcome(_ report: ReplayReport) {
+    guard let error = report.stoppedBy else {
+      failedReplays = 0
+      lastTransientStop = nil
+      cancelRetry(evenIfReplaying: false)
+      return
+    }
+    if error.kind == .cancelled { return }
+    guard error.isTransient, report.pending > 0 else {
+      failedReplays = 0
+      lastTransientStop = nil
+      cancelRetry(evenIfReplaying: false)
+      return
+    }
+    failedReplays += 1
+    lastTransientStop = error
+    if watchers > 0 && state.isOnline { scheduleRetry(after: error) }
+  }
+
+  private func scheduleRetry(after error: CourierError) {
+    cancelRetry(evenIfReplaying: false)
+    let delay = configuration.replayBackoff.delay(
+      afterFailures: max(1, failedReplays), retryAfter: error.retryAfter, jitter: random.next())
+    let clock = self.clock
+    retrySleeping = true
+    retryTask = Task {
+      do { try await clock.sleep(for: delay) } catch { return }
+      await self.replayAfterBackoff()
+    }
+  }
+
+  private func replayAfterBackoff() async {
+    // Cancelled between the end of its wait and now: a path change or a replay took over.
+    guard !Task.isCancelled, watchers > 0 else { return }
+    retrySleeping = false
+    _ = await replay()
+  }
+
+  /// Cancels the scheduled retry: only while it waits, or also the replay it runs.
+  private func cancelRetry(evenIfReplaying: Bool) {
+    guard retrySleeping || evenIfReplaying else { return }
+    retryTask?.cancel()
+    retryTask = nil
+    retrySleeping = false
   }
 
   // MARK: - Errors
