@@ -72,8 +72,11 @@ struct ReconnectReplayTests {
     env["COURIER_BACKEND_EXIT_WITH_PARENT"] = "1"
     env["COURIER_BACKEND_DATA"] = dir.appendingPathComponent("backend").path
     backend.environment = env
-    backend.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-    backend.standardError = FileHandle(forWritingAtPath: "/dev/null")
+    // Its output goes to a file, shown when it does not start.
+    let backendLog = dir.appendingPathComponent("backend.log")
+    _ = FileManager.default.createFile(atPath: backendLog.path, contents: nil)
+    backend.standardOutput = try FileHandle(forWritingTo: backendLog)
+    backend.standardError = backend.standardOutput
     try backend.run()
     processes.append(backend)
     func curl(_ path: String) throws -> String {
@@ -83,7 +86,12 @@ struct ReconnectReplayTests {
     while ContinuousClock.now < up, try !curl("/health").contains("true") {
       try await Task.sleep(for: .milliseconds(200))
     }
-    try #require(try curl("/health").contains("true"), "backend did not start in namespace \(b)")
+    try #require(
+      try curl("/health").contains("true"),
+      """
+      backend did not start in namespace \(b) (running: \(backend.isRunning)): \
+      \((try? String(contentsOf: backendLog, encoding: .utf8)) ?? "")
+      """)
 
     let courier = [
       "ip", "netns", "exec", a, binary.path, "--base-url", base, "--data-dir", dir.path,
