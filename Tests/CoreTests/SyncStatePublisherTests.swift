@@ -1,5 +1,7 @@
 import CourierCore
 import CourierDomain
+import CourierTestSupport
+import Synchronization
 import Testing
 
 /// A consumer cancelled while the state changes: a yield (which resumes the consumer under its
@@ -11,14 +13,20 @@ struct SyncStatePublisherTests {
   @Test("consumers cancelled during a storm of changes never deadlock the publisher")
   func cancelDuringUpdates() async {
     let publisher = SyncStatePublisher()
-    let storm = Task.detached {
-      var count = 0
-      while !Task.isCancelled {
-        count += 1
-        publisher.update { $0.pendingCount = count }
+    // The storm runs on a thread of its own: a loop that never suspends would hold one of the
+    // concurrency pool's threads (two on a 2-core machine) for the whole test and starve the
+    // rest of the run.
+    let stop = Atomic(false)
+    let storm = Task {
+      try await offPool {
+        var count = 0
+        while !stop.load(ordering: .relaxed) {
+          count += 1
+          publisher.update { $0.pendingCount = count }
+        }
       }
     }
-    for _ in 0..<2000 {
+    for _ in 0..<1000 {
       let consumer = Task.detached {
         for await _ in publisher.updates() {}
       }
@@ -26,8 +34,8 @@ struct SyncStatePublisherTests {
       consumer.cancel()
       await consumer.value
     }
-    storm.cancel()
-    await storm.value
+    stop.store(true, ordering: .relaxed)
+    _ = await storm.result
     #expect(publisher.subscriberCount == 0)
   }
 
