@@ -1,0 +1,268 @@
+import CourierCore
+import CourierDomain
+import CourierPorts
+import Foundation
+import Synchronization
+
+/// Courier for one server, batteries included: log in, upload photos with progress, follow the
+/// network path, and keep articles offline first (cached at once, refreshed, written locally
+/// and sent when the network allows).
+///
+/// ```swift
+/// let courier = try CourierSession.fromEnvironment()       // COURIER_BASE_URL, config file…
+/// try await courier.login(username: "alice", password: "secret")
+/// for try await state in courier.upload(photo, title: "Beach") { print(state) }
+/// let articles = try courier.articles()
+/// _ = try await articles.add(title: "Hello")
+/// _ = await articles.sync()
+/// ```
+///
+/// Every adapter is chosen by the configuration (defaults, then the config file, then
+/// environment variables, then what you set) and any one can be replaced with
+/// ``AdapterOverrides`` in tests. The underlying pieces stay public: ``environment`` has the
+/// request pipeline, the path monitor and the compressor.
+public final class CourierSession: Sendable {
+  /// The composition root this session uses: configuration, pipeline and adapters.
+  public let environment: CourierEnvironment
+  private let articleStore = Mutex<Articles?>(nil)
+
+  /// A session with the adapters named in `config`, or the ones in `overrides`.
+  /// - Parameters:
+  ///   - config: the configuration (see ``ConfigLoader``).
+  ///   - overrides: adapters to use instead of the configured ones (fakes in tests).
+  ///   - log: receives a line per request and retry decision; nil for none.
+  /// - Throws: `ConfigError` for an adapter this build cannot provide.
+  public init(
+    config: CourierConfig, overrides: AdapterOverrides = AdapterOverrides(),
+    log: (@Sendable (String) -> Void)? = nil
+  ) throws {
+    environment = try CourierEnvironment(config: config, overrides: overrides, log: log)
+  }
+
+  /// A session for `baseURL` with the defaults (libcurl on Linux, netlink, SQLite in the XDG
+  /// data folder), then what `configure` changes.
+  /// - Parameters:
+  ///   - baseURL: the server.
+  ///   - configure: changes to the defaults (data folder, timeout, retry policy…).
+  /// - Returns: the session.
+  /// - Throws: `ConfigError` for an adapter this build cannot provide.
+  public static func connecting(
+    to baseURL: URL, configure: (inout CourierConfig) -> Void = { _ in }
+  ) throws -> CourierSession {
+    var config = CourierConfig(environment: ProcessInfo.processInfo.environment)
+    config.baseURL = baseURL
+    configure(&config)
+    return try CourierSession(config: config)
+  }
+
+  /// A session configured the way the `courier` command is: defaults, then the config file
+  /// (`$XDG_CONFIG_HOME/courier/config.json` when present), then `COURIER_*` environment
+  /// variables.
+  /// - Parameter environment: the process environment.
+  /// - Returns: the session.
+  /// - Throws: `ConfigError` naming the file or variable and the key that is wrong.
+  public static func fromEnvironment(
+    _ environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws -> CourierSession {
+    let config = try ConfigLoader.load(
+      flags: [:], environment: environment, readFile: ConfigLoader.readFileIfPresent)
+    return try CourierSession(config: config)
+  }
+
+  /// The server's base URL.
+  public var baseURL: URL { environment.config.baseURL }
+
+  // MARK: - Session
+
+  /// Logs in and keeps the session (in the data folder, private to the user).
+  /// - Parameters:
+  ///   - username: the user name.
+  ///   - password: the password.
+  /// - Throws: `CourierError`: `.unauthorized` for wrong credentials, a transport kind when
+  ///   the server cannot be reached, `.fileUnavailable` when the session cannot be saved.
+  public func login(username: String, password: String) async throws {
+    let client = environment.client
+    let request = try client.request(
+      .post, "/auth/token", json: ["username": username, "password": password])
+    // Through the base transport under the client's options, never through the auth
+    // decorator: there is no session to refresh yet.
+    let loginClient = CourierClient(
+      baseURL: client.baseURL, transport: environment.baseTransport, options: client.options)
+    let response = try await loginClient.send(request)
+    let credentials = try TokenResponse.credentials(from: response.body, now: Date())
+    do {
+      try environment.credentials.save(credentials)
+    } catch {
+      throw CourierError(
+        .fileUnavailable,
+        serverMessage: "Logged in, but the session couldn't be saved in "
+          + "\(environment.config.dataDirectory.path).",
+        underlying: String(describing: error))
+    }
+  }
+
+  /// Forgets the session.
+  /// - Throws: `StoreError` when the session file cannot be removed.
+  public func logout() throws { try environment.credentials.clear() }
+
+  /// Whether a session is saved (it may have expired; the next request refreshes it).
+  public var isLoggedIn: Bool { ((try? environment.credentials.load()) ?? nil) != nil }
+
+  // MARK: - Uploads
+
+  /// Uploads a file to the server's photos endpoint: an image is downsampled and compressed
+  /// (JPEG 0.7, orientation applied, location data removed), anything else is sent as it is,
+  /// streamed from disk as `multipart/form-data`.
+  ///
+  /// Iterate the stream for progress; its last element is `.succeeded`, or the stream throws
+  /// the `CourierError` that ended the upload. Stopping the iteration cancels the upload and
+  /// removes its temporary files.
+  /// - Parameters:
+  ///   - file: the file to send.
+  ///   - title: the photo's title field.
+  ///   - fields: other form fields, in order.
+  ///   - compress: false to send the file's bytes unchanged.
+  ///   - compression: the longest edge, JPEG quality and metadata rule for an image.
+  /// - Returns: the upload's states.
+  public func upload(
+    _ file: URL, title: String? = nil, fields: [(name: String, value: String)] = [],
+    compress: Bool = true, compression: CompressionOptions = CompressionOptions()
+  ) -> AsyncThrowingStream<UploadState, any Error> {
+    let (stream, continuation) = AsyncThrowingStream.makeStream(of: UploadState.self)
+    let request: UploadRequest
+    do {
+      request = UploadRequest(
+        file: file, target: try environment.client.url("/photos"), title: title,
+        fields: fields.map { MultipartPart.text($0.name, $0.value) }, compress: compress,
+        compression: compression, confirmation: .record)
+    } catch {
+      continuation.finish(throwing: CourierError.wrapping(error))
+      return stream
+    }
+    let uploader = Uploader(
+      transport: environment.client.transport, compressor: environment.compressor,
+      options: environment.client.options)
+    let task = Task {
+      do {
+        let result = try await uploader.perform(request) { state in
+          if !state.isFinal { continuation.yield(state) }
+        }
+        continuation.yield(.succeeded(result))
+        continuation.finish()
+      } catch {
+        continuation.finish(throwing: CourierError.wrapping(error))
+      }
+    }
+    continuation.onTermination = { _ in task.cancel() }
+    return stream
+  }
+
+  // MARK: - Network path
+
+  /// The network path: the current one first, then each change, for as long as it is
+  /// iterated (the monitor runs while someone listens). A hint for the interface and for
+  /// replays: requests are never held back because of it.
+  /// - Returns: the paths.
+  public func paths() -> AsyncStream<NetworkPath> {
+    let monitor = environment.pathMonitor
+    let (stream, continuation) = AsyncStream.makeStream(of: NetworkPath.self)
+    let task = Task {
+      await withTaskGroup(of: Void.self) { group in
+        group.addTask { try? await monitor.run() }
+        group.addTask {
+          for await path in monitor.updates() { continuation.yield(path) }
+        }
+        await group.next()
+        group.cancelAll()
+      }
+      continuation.finish()
+    }
+    continuation.onTermination = { _ in task.cancel() }
+    return stream
+  }
+
+  /// The network path now (`.unknown` before the monitor has run).
+  public var currentPath: NetworkPath { environment.pathMonitor.currentPath }
+
+  // MARK: - Articles
+
+  /// The articles, offline first: the local store is the source of truth, writes are queued
+  /// in a durable outbox and sent in order. Opened on first use and shared afterwards.
+  /// - Returns: the articles.
+  /// - Throws: `StoreError` naming the file when the local store cannot be opened.
+  public func articles() throws -> Articles {
+    try articleStore.withLock { cached in
+      if let cached { return cached }
+      let store = try environment.openLocalStore()
+      let articles = Articles(
+        engine: environment.articleSyncEngine(store: store, replaysAfterWrites: false))
+      cached = articles
+      return articles
+    }
+  }
+}
+
+/// Articles kept offline first: ``list()`` shows the cache at once and then the server's
+/// copy, writes apply locally at once and wait in the outbox for ``sync()``.
+public struct Articles: Sendable {
+  /// The sync engine underneath, for conflicts, the outbox and state streams.
+  public let engine: SyncEngine<Article>
+
+  /// Wraps an engine.
+  /// - Parameter engine: the engine.
+  public init(engine: SyncEngine<Article>) { self.engine = engine }
+
+  /// The cached articles at once, then the server's when the refresh answers. A failed
+  /// refresh keeps the cache and says why in the second snapshot (`lastError`).
+  /// - Returns: one or two snapshots.
+  public func list() -> AsyncThrowingStream<SyncSnapshot<Article>, any Error> {
+    let engine = engine
+    return AsyncThrowingStream { continuation in
+      let task = Task {
+        do {
+          continuation.yield(try await engine.cached())
+          continuation.yield(await engine.refresh())
+          continuation.finish()
+        } catch {
+          continuation.finish(throwing: CourierError.wrapping(error))
+        }
+      }
+      continuation.onTermination = { _ in task.cancel() }
+    }
+  }
+
+  /// Adds an article locally, with a new client-made id, and queues it.
+  /// - Parameters:
+  ///   - title: the title.
+  ///   - body: the text.
+  /// - Returns: the article as saved.
+  /// - Throws: `StoreError` when it cannot be saved.
+  @discardableResult
+  public func add(title: String, body: String = "") async throws -> Article {
+    let article = Article(id: UUID().uuidString.lowercased(), title: title, body: body)
+    _ = try await engine.create(article)
+    return article
+  }
+
+  /// Saves a changed article locally and queues the change.
+  /// - Parameter article: the article with its changes.
+  /// - Returns: the receipt (the outbox entry).
+  /// - Throws: `StoreError` when it cannot be saved.
+  @discardableResult
+  public func save(_ article: Article) async throws -> WriteReceipt {
+    try await engine.update(article)
+  }
+
+  /// Deletes an article locally and queues the deletion.
+  /// - Parameter id: the article's id.
+  /// - Returns: the receipt.
+  /// - Throws: `StoreError` when it cannot be saved.
+  @discardableResult
+  public func delete(id: String) async throws -> WriteReceipt {
+    try await engine.delete(id: id)
+  }
+
+  /// Sends the waiting writes now, in order, each with its Idempotency-Key.
+  /// - Returns: what was sent, refused, in conflict or left pending (and why).
+  public func sync() async -> ReplayReport { await engine.replay() }
+}

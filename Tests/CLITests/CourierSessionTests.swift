@@ -1,0 +1,108 @@
+import CourierComposition
+import CourierCore
+import CourierDomain
+import CourierTestKit
+import CourierTestSupport
+import Foundation
+import Testing
+
+/// The façade a library user starts from, against the reference backend: login, an upload
+/// with progress, the articles offline first, and the path stream.
+@Suite("CourierSession against the reference backend", .sharedBackend, .serialized)
+struct CourierSessionTests {
+  func session(_ backend: ReferenceBackend, _ dir: URL, monitor: ManualPathMonitor? = nil) throws
+    -> CourierSession
+  {
+    var config = CourierConfig(environment: ["HOME": dir.path])
+    config.baseURL = backend.url
+    config.dataDirectory = dir.appendingPathComponent("data")
+    return try CourierSession(config: config, overrides: AdapterOverrides(pathMonitor: monitor))
+  }
+
+  func temporaryDirectory() throws -> URL {
+    let dir = FileManager.default.temporaryDirectory
+      .appendingPathComponent("courier-session-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    return dir
+  }
+
+  @Test("a wrong password is refused in words and saves nothing")
+  func wrongPassword() async throws {
+    let backend = try await SharedBackend.fresh()
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let courier = try session(backend, dir)
+    await #expect(throws: CourierError.self) {
+      try await courier.login(username: "alice", password: "wrong")
+    }
+    #expect(!courier.isLoggedIn)
+  }
+
+  @Test("login, upload with progress, add, list cached then fresh, sync: the server has both")
+  func wholeJourney() async throws {
+    let backend = try await SharedBackend.fresh()
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let courier = try session(backend, dir)
+    try await courier.login(username: "alice", password: "secret")
+    #expect(courier.isLoggedIn)
+
+    let file = dir.appendingPathComponent("photo.jpg")
+    try await Tool.run(
+      "/usr/bin/convert", ["-size", "800x600", "plasma:fractal", "-quality", "95", file.path])
+    var states: [UploadState] = []
+    for try await state in courier.upload(file, title: "Gradient") { states.append(state) }
+    guard case .succeeded(let result) = states.last else {
+      Issue.record("the stream did not end with success: \(states)")
+      return
+    }
+    #expect(result.response.status == 201)
+    let progress = states.compactMap { state -> Int64? in
+      if case .uploading(let sent, _) = state { return sent }
+      return nil
+    }
+    #expect(progress.last == result.bodyLength)
+    #expect(progress == progress.sorted())
+
+    let articles = try courier.articles()
+    let added = try await articles.add(title: "From the façade", body: "offline first")
+    var snapshots: [SyncSnapshot<Article>] = []
+    for try await snapshot in articles.list() { snapshots.append(snapshot) }
+    #expect(snapshots.map(\.source) == [.cache, .network])
+    #expect(snapshots.first?.items.map(\.value.id) == [added.id])
+    let report = await articles.sync()
+    #expect(report.sent == 1 && report.pending == 0, "\(report)")
+    let puts = try await backend.log().filter {
+      ($0["method"] as? String) == "PUT" && ($0["path"] as? String) == "/articles/\(added.id)"
+    }
+    #expect(puts.count == 1)
+  }
+
+  @Test("an upload of a missing file ends the stream with fileUnavailable")
+  func missingFile() async throws {
+    let backend = try await SharedBackend.fresh()
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let courier = try session(backend, dir)
+    do {
+      for try await _ in courier.upload(dir.appendingPathComponent("nope.jpg")) {}
+      Issue.record("no error")
+    } catch let error as CourierError {
+      #expect(error.kind == .fileUnavailable)
+    }
+  }
+
+  @Test("paths() yields the current path, then each change, while it is iterated")
+  func paths() async throws {
+    let backend = try await SharedBackend.fresh()
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let monitor = ManualPathMonitor()
+    let courier = try session(backend, dir, monitor: monitor)
+    var iterator = courier.paths().makeAsyncIterator()
+    // The first path comes from the stream's subscription: from then on a change reaches it.
+    #expect(await iterator.next()?.status == .unknown)
+    #expect(monitor.send(.satisfied))
+    #expect(await iterator.next()?.status == .satisfied)
+  }
+}
