@@ -12,12 +12,12 @@ public struct CourierConfig: Sendable, Equatable {
   public var dataDirectory: URL
   /// Where the refreshable cache lives.
   public var cacheDirectory: URL
-  /// The transport adapter's name.
-  public var transport: String = CourierConfig.defaultTransport
-  /// The path monitor adapter's name.
-  public var pathMonitor: String = "netlink"
-  /// The store adapter's name.
-  public var store: String = "sqlite"
+  /// The transport adapter.
+  public var transport: TransportAdapter = CourierConfig.defaultTransport
+  /// The path monitor adapter.
+  public var pathMonitor: PathMonitorAdapter = .netlink
+  /// The local store adapter.
+  public var store: StoreAdapter = .sqlite
   /// The retry policy.
   public var retry = RetryPolicy()
   /// The per-attempt deadline.
@@ -41,20 +41,43 @@ public struct CourierConfig: Sendable, Equatable {
 
   /// libcurl on Linux, where URLSession uploads at a tenth of line rate
   /// (Docs/decisions/0501); URLSession elsewhere.
-  public static var defaultTransport: String {
+  public static var defaultTransport: TransportAdapter {
     #if os(Linux)
-      return "curl"
+      return .curl
     #else
-      return "urlsession"
+      return .urlsession
     #endif
   }
 
-  /// The adapter names the composition root knows, by role.
-  public static let knownAdapters: [String: [String]] = [
-    "transport": ["urlsession", "curl", "memory"],
-    "path_monitor": ["netlink", "manual", "none"],
-    "store": ["sqlite", "file", "memory"],
-  ]
+  /// Transport adapters, by the name used in config files, `COURIER_TRANSPORT` and flags.
+  public enum TransportAdapter: String, Sendable, CaseIterable {
+    /// libcurl (`CourierCurl`): the default on Linux.
+    case curl
+    /// Foundation's URLSession (`CourierURLSession`).
+    case urlsession
+    /// An in-process server emulation (`CourierMemory`), for demos and tests.
+    case memory
+  }
+
+  /// Path monitor adapters, by name.
+  public enum PathMonitorAdapter: String, Sendable, CaseIterable {
+    /// rtnetlink (`CourierNetlink`).
+    case netlink
+    /// A monitor driven by hand; the path stays unknown unless someone sends one.
+    case manual
+    /// No monitoring: the same as `manual`, spelled for configuration files.
+    case none
+  }
+
+  /// Local store adapters, by name.
+  public enum StoreAdapter: String, Sendable, CaseIterable {
+    /// SQLite in the data folder (`courier.sqlite`).
+    case sqlite
+    /// An append-only log and snapshots in the data folder (`store/`).
+    case file
+    /// In memory: nothing survives the process.
+    case memory
+  }
 }
 
 /// A configuration error: names the source (file, environment variable or flag) and the key.
@@ -228,6 +251,15 @@ public enum ConfigLoader {
       }
       return number
     }
+    // The one place an adapter's name is read: anything else is refused naming its source.
+    func adapter<Adapter: RawRepresentable & CaseIterable>(_ value: String) throws -> Adapter
+    where Adapter.RawValue == String {
+      guard let adapter = Adapter(rawValue: value) else {
+        let names = Adapter.allCases.map(\.rawValue).joined(separator: ", ")
+        throw fail("unknown adapter “\(Self.shown(value))” (known: \(names)).")
+      }
+      return adapter
+    }
     switch key {
     case "base_url":
       guard let url = URL(string: value), let scheme = url.scheme?.lowercased(),
@@ -244,17 +276,9 @@ public enum ConfigLoader {
       config.token = value.isEmpty ? nil : value
     case "data_dir": config.dataDirectory = URL(fileURLWithPath: value, isDirectory: true)
     case "cache_dir": config.cacheDirectory = URL(fileURLWithPath: value, isDirectory: true)
-    case "transport", "path_monitor", "store":
-      let names = CourierConfig.knownAdapters[key] ?? []
-      guard names.contains(value) else {
-        throw fail(
-          "unknown adapter “\(Self.shown(value))” (known: \(names.joined(separator: ", "))).")
-      }
-      switch key {
-      case "transport": config.transport = value
-      case "path_monitor": config.pathMonitor = value
-      default: config.store = value
-      }
+    case "transport": config.transport = try adapter(value)
+    case "path_monitor": config.pathMonitor = try adapter(value)
+    case "store": config.store = try adapter(value)
     case "conflict_policy":
       guard let policy = ConflictPolicy.parse(value) else {
         let names = ConflictPolicy.allCases.map(\.rawValue).joined(separator: ", ")

@@ -85,8 +85,8 @@ public struct CourierEnvironment: Sendable {
       monitor = overridden
     } else {
       switch config.pathMonitor {
-      case "netlink": monitor = NetlinkPathMonitor()
-      default: monitor = ManualPathMonitor()
+      case .netlink: monitor = NetlinkPathMonitor()
+      case .manual, .none: monitor = ManualPathMonitor()
       }
     }
     pathMonitor = monitor
@@ -96,14 +96,10 @@ public struct CourierEnvironment: Sendable {
       base = transport
     } else {
       switch config.transport {
-      case "urlsession": base = URLSessionTransport(pathStatus: { monitor.currentPath.status })
-      case "curl":
+      case .urlsession: base = URLSessionTransport(pathStatus: { monitor.currentPath.status })
+      case .curl:
         base = CurlTransport(configuration: .init(pathStatus: { monitor.currentPath.status }))
-      case "memory": base = InMemoryTransport()
-      default:
-        throw ConfigError(
-          source: "configuration", key: "transport",
-          message: "unknown adapter “\(config.transport)”.")
+      case .memory: base = InMemoryTransport()
       }
     }
     baseTransport = base
@@ -184,11 +180,11 @@ extension CourierEnvironment {
     let directory = config.dataDirectory
     try PrivateFiles.prepareDirectory(directory.path, warn: warn)
     switch config.store {
-    case "file":
+    case .file:
       return try FileLocalStore(directory: directory.appendingPathComponent("store").path)
-    case "memory":
+    case .memory:
       return InMemoryLocalStore()
-    default:
+    case .sqlite:
       return try SQLiteLocalStore(path: directory.appendingPathComponent("courier.sqlite").path)
     }
   }

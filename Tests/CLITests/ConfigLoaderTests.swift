@@ -33,7 +33,7 @@ struct ConfigLoaderTests {
     let fileOnly = try load(files: ["/home/u/.config/courier/config.json": file])
     #expect(fileOnly.baseURL.absoluteString == "http://file:1")
     #expect(fileOnly.retry.maxAttempts == 2)
-    #expect(fileOnly.transport == "memory")
+    #expect(fileOnly.transport == .memory)
     #expect(fileOnly.timeout == .seconds(9))
     let withEnv = try load(
       environment: ["COURIER_BASE_URL": "http://env:2", "COURIER_MAX_ATTEMPTS": "3"],

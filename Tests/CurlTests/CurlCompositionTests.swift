@@ -10,7 +10,7 @@ struct CurlCompositionTests {
     let config = try ConfigLoader.load(
       flags: [:], environment: ["HOME": "/nonexistent", "COURIER_TRANSPORT": "curl"],
       readFile: { _ in nil })
-    #expect(config.transport == "curl")
+    #expect(config.transport == .curl)
     let environment = try CourierEnvironment(config: config)
     #expect(environment.baseTransport is CurlTransport)
   }
