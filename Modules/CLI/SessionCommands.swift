@@ -1,3 +1,4 @@
+import CourierComposition
 import CourierCore
 import CourierDomain
 import Foundation
@@ -30,25 +31,8 @@ enum SessionCommands {
       }
       password = line
     }
-    let client = context.client
-    let request = try client.request(
-      .post, "/auth/token", json: ["username": username, "password": password])
-    // The login goes through the base transport under the retry policy, never through the
-    // auth decorator: there is no session to refresh yet.
-    let loginClient = CourierClient(
-      baseURL: client.baseURL, transport: context.environment.baseTransport, options: client.options
-    )
-    let response = try await loginClient.send(request)
-    let credentials = try TokenResponse.credentials(from: response.body, now: Date())
-    do {
-      try context.environment.credentials.save(credentials)
-    } catch {
-      throw CourierError(
-        .fileUnavailable,
-        serverMessage: "Logged in, but the session couldn't be saved in "
-          + "\(context.environment.config.dataDirectory.path).",
-        underlying: String(describing: error))
-    }
+    try await CourierSession(environment: context.environment)
+      .login(username: username, password: password)
     if context.global.json {
       context.output.out(JSONLine.encode(["status": "ok", "username": username]) + "\n")
     } else {

@@ -1,3 +1,4 @@
+import CourierComposition
 import CourierCore
 import CourierDomain
 import Dispatch
@@ -24,13 +25,11 @@ enum UploadCommand {
       // The photos endpoint answers with the stored record; another target only has to answer
       // JSON (the reference backend's /upload echoes what it parsed as a list).
       confirmation: options.target == nil ? .record : .json)
-    let uploader = Uploader(
-      transport: client.transport, compressor: context.environment.compressor,
-      options: client.options)
+    let session = CourierSession(environment: context.environment)
     let view = UploadView(context: context)
     // The upload runs in a task of its own so SIGINT or SIGTERM can cancel it, and the command
     // waits for it to finish unwinding: its temporary files are gone when the process exits.
-    let upload = Task { try await uploader.perform(request) { view.show($0) } }
+    let upload = Task { try await session.upload(request) { view.show($0) } }
     let interrupts = SignalWaiter([SIGINT, SIGTERM]) { _ in upload.cancel() }
     defer { interrupts.cancel() }
     let outcome = await upload.result

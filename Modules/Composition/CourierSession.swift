@@ -39,6 +39,10 @@ public final class CourierSession: Sendable {
     environment = try CourierEnvironment(config: config, overrides: overrides, log: log)
   }
 
+  /// A session over an environment built already (the apps build theirs from their flags).
+  /// - Parameter environment: the composition root.
+  public init(environment: CourierEnvironment) { self.environment = environment }
+
   /// A session for `baseURL` with the defaults (libcurl on Linux, netlink, SQLite in the XDG
   /// data folder), then what `configure` changes.
   /// - Parameters:
@@ -128,7 +132,6 @@ public final class CourierSession: Sendable {
     _ file: URL, title: String? = nil, fields: [(name: String, value: String)] = [],
     compress: Bool = true, compression: CompressionOptions = CompressionOptions()
   ) -> AsyncThrowingStream<UploadState, any Error> {
-    let (stream, continuation) = AsyncThrowingStream.makeStream(of: UploadState.self)
     let request: UploadRequest
     do {
       request = UploadRequest(
@@ -136,15 +139,20 @@ public final class CourierSession: Sendable {
         fields: fields.map { MultipartPart.text($0.name, $0.value) }, compress: compress,
         compression: compression, confirmation: .record)
     } catch {
-      continuation.finish(throwing: CourierError.wrapping(error))
-      return stream
+      return AsyncThrowingStream { $0.finish(throwing: CourierError.wrapping(error)) }
     }
-    let uploader = Uploader(
-      transport: environment.client.transport, compressor: environment.compressor,
-      options: environment.client.options)
+    return upload(request)
+  }
+
+  /// Uploads as `request` says (another target, a fixed Idempotency-Key, what the reply must
+  /// show), with the same stream as ``upload(_:title:fields:compress:compression:)``.
+  /// - Parameter request: the upload.
+  /// - Returns: the upload's states; the last is `.succeeded`, or the stream throws.
+  public func upload(_ request: UploadRequest) -> AsyncThrowingStream<UploadState, any Error> {
+    let (stream, continuation) = AsyncThrowingStream.makeStream(of: UploadState.self)
     let task = Task {
       do {
-        let result = try await uploader.perform(request) { state in
+        let result = try await upload(request) { state in
           if !state.isFinal { continuation.yield(state) }
         }
         continuation.yield(.succeeded(result))
@@ -155,6 +163,24 @@ public final class CourierSession: Sendable {
     }
     continuation.onTermination = { _ in task.cancel() }
     return stream
+  }
+
+  /// Uploads in the caller's task: when it returns or throws, even on cancellation, the
+  /// upload's temporary files are gone.
+  /// - Parameters:
+  ///   - request: the upload.
+  ///   - onState: receives `compressing`, `prepared`, `uploading` and `retrying`, from any
+  ///     thread.
+  /// - Returns: the result: the server's reply and what was sent.
+  /// - Throws: `CourierError` (`fileUnavailable`, `invalidInput`, the classified failure with
+  ///   its attempts, `cancelled`).
+  public func upload(
+    _ request: UploadRequest, onState: @escaping @Sendable (UploadState) -> Void
+  ) async throws -> UploadResult {
+    let uploader = Uploader(
+      transport: environment.client.transport, compressor: environment.compressor,
+      options: environment.client.options)
+    return try await uploader.perform(request, onState: onState)
   }
 
   // MARK: - Network path

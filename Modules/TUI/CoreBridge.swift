@@ -164,24 +164,25 @@ public final class CoreBridge: TUIActions {
     await publishStored()
   }
 
-  /// Uploads a photo to `/photos` through the `Uploader` (compressed first when it helps),
+  /// Uploads a photo to `/photos` through `CourierSession` (compressed first when it helps),
   /// reporting its states through `TUIUpdate.upload`, progress at most ten times a second.
   /// - Parameter path: the path as typed (`~` is expanded).
   /// - Throws: nothing: a failure shows on the upload line with its message.
   public func upload(path: String) async throws {
     let file = URL(fileURLWithPath: NSString(string: path).expandingTildeInPath)
     let name = file.lastPathComponent
-    let uploader = Uploader(
-      transport: environment.client.transport, compressor: environment.compressor,
-      options: environment.client.options)
-    let request = UploadRequest(file: file, target: try environment.client.url("/photos"))
     var throttle = ProgressThrottle()
     var shown = UploadState(fileName: name, phase: .compressing)
     hub.send(.upload(shown))
-    for await state in uploader.states(for: request) {
-      guard let next = Self.uploadState(state, after: shown) else { continue }
+    func show(_ state: CourierCore.UploadState) {
+      guard let next = Self.uploadState(state, after: shown) else { return }
       shown = next
       if throttle.admit(next, at: .now) { hub.send(.upload(next)) }
+    }
+    do {
+      for try await state in CourierSession(environment: environment).upload(file) { show(state) }
+    } catch {
+      show(.failed(CourierError.wrapping(error)))  // the stream throws the failure
     }
   }
 

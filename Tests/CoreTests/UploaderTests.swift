@@ -376,8 +376,11 @@ struct UploaderTests {
     #expect(script.requests.count == 1)
     #expect(seen.contains { if case .retrying = $0 { true } else { false } })
     #expect(!seen.contains { if case .succeeded = $0 { true } else { false } })
-    // The upload's own task may still be unwinding: wait for it without sleeping.
-    for _ in 0..<1000 where !dirs.leftovers.isEmpty { await Task.yield() }
+    // The upload's own task may still be unwinding: wait for that condition, bounded.
+    let end = ContinuousClock.now + .seconds(30)
+    while !dirs.leftovers.isEmpty && ContinuousClock.now < end {
+      try await Task.sleep(for: .milliseconds(5))
+    }
     #expect(dirs.leftovers.isEmpty)
   }
 

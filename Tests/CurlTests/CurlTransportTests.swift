@@ -241,8 +241,8 @@ struct CurlTransportTests {
     }
     for outcome in outcomes {
       #expect(outcome.kind == .cancelled, "\(outcome.plan)")
-      // Prompt, not instant: a hang would never return; 5 s leaves room for a busy machine.
-      #expect(outcome.latency < .seconds(5), "\(outcome.plan)")
+      // Prompt, not instant: a hang would never return; 30 s leaves room for a busy machine.
+      #expect(outcome.latency < .seconds(30), "\(outcome.plan)")
     }
     #expect(outcomes.count == plans.count)
     await transport.shutdown()

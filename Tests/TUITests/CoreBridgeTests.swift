@@ -49,7 +49,7 @@ struct CoreBridgeTests {
   ) async -> Task<Void, any Error> {
     fixture.transport.enqueue(status: 200, json: "[]")
     let running = Task { try await fixture.bridge.run() }
-    while !fixture.monitor.send(.unsatisfied) { await Task.yield() }
+    #expect(await sendWhenRunning(fixture.monitor, .unsatisfied))
     let offline = await next(&updates) { $0 == .path(.unsatisfied) }
     #expect(offline != nil)
     return running
@@ -62,7 +62,7 @@ struct CoreBridgeTests {
     var updates = fixture.hub.stream.makeAsyncIterator()
     let running = Task { try await fixture.bridge.run() }
     defer { running.cancel() }
-    while !fixture.monitor.send(.satisfied) { await Task.yield() }
+    #expect(await sendWhenRunning(fixture.monitor, .satisfied))
     let seen1 = await Self.next(&updates) { $0 == .path(.satisfied) }
     #expect(seen1 != nil)
     fixture.monitor.send(.unsatisfied)
@@ -83,7 +83,7 @@ struct CoreBridgeTests {
     var updates = fixture.hub.stream.makeAsyncIterator()
     let running = Task { try await fixture.bridge.run() }
     defer { running.cancel() }
-    while !fixture.monitor.send(.satisfied) { await Task.yield() }
+    #expect(await sendWhenRunning(fixture.monitor, .satisfied))
     let online = await Self.next(&updates) { $0 == .path(.satisfied) }
     #expect(online != nil)
     try await fixture.bridge.addArticle(title: "Lunch", body: "at noon")
@@ -192,4 +192,17 @@ struct CoreBridgeTests {
       #expect(CoreBridge.uploadState(state, after: start) == expected)
     }
   }
+}
+
+/// Sends a path once the bridge's monitor has a subscriber (it starts in the bridge's task),
+/// polling every 5 ms for up to 30 s instead of spinning on `Task.yield()`, which holds one of
+/// the concurrency pool's two threads on a 2-core machine.
+/// - Returns: whether a subscriber got it.
+func sendWhenRunning(_ monitor: ManualPathMonitor, _ status: PathStatus) async -> Bool {
+  let end = ContinuousClock.now + .seconds(30)
+  while ContinuousClock.now < end {
+    if monitor.send(status) { return true }
+    try? await Task.sleep(for: .milliseconds(5))
+  }
+  return false
 }
