@@ -4,6 +4,10 @@ import CourierTestSupport
 import Synchronization
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A consumer cancelled while the state changes: a yield (which resumes the consumer under its
 /// task's lock) and the stream's termination (run under that same lock) must never wait for
 /// each other. Before the fix they took the publisher's one lock in opposite orders, and a
@@ -13,9 +17,10 @@ struct SyncStatePublisherTests {
   @Test("consumers cancelled during a storm of changes never deadlock the publisher")
   func cancelDuringUpdates() async {
     let publisher = SyncStatePublisher()
-    // The storm runs on a thread of its own: a loop that never suspends would hold one of the
-    // concurrency pool's threads (two on a 2-core machine) for the whole test and starve the
-    // rest of the run.
+    // The storm runs on a thread of its own (a loop that never suspends would hold one of the
+    // concurrency pool's two threads) and gives the processor up after each change: a thread
+    // that re-takes the state's lock without pause starves everyone else of it on a loaded
+    // 2-core machine, which looked like the deadlock this test looks for.
     let stop = Atomic(false)
     let storm = Task {
       try await offPool {
@@ -23,6 +28,7 @@ struct SyncStatePublisherTests {
         while !stop.load(ordering: .relaxed) {
           count += 1
           publisher.update { $0.pendingCount = count }
+          sched_yield()
         }
       }
     }
