@@ -175,13 +175,15 @@ public final class CoreBridge: TUIActions {
       transport: environment.client.transport, compressor: environment.compressor,
       options: environment.client.options)
     let request = UploadRequest(file: file, target: try environment.client.url("/photos"))
-    var throttle = ProgressThrottle()
+    let throttle = ProgressThrottle(interval: .milliseconds(100))
     var shown = UploadState(fileName: name, phase: .compressing)
     hub.send(.upload(shown))
     for await state in uploader.states(for: request) {
       guard let next = Self.uploadState(state, after: shown) else { continue }
+      // Every phase change shows, so the end of an upload is never lost.
+      if next.phase != shown.phase { throttle.reset() }
       shown = next
-      if throttle.admit(next, at: .now) { hub.send(.upload(next)) }
+      if throttle.admit(sent: next.sent, total: next.total) { hub.send(.upload(next)) }
     }
   }
 
