@@ -8,9 +8,9 @@ public struct Article: Sendable, Equatable, Codable {
 
   /// The id (a UUID the client generates when creating).
   public var id: String
-  /// The title.
+  /// The headline shown in lists (the backend requires it non-empty).
   public var title: String
-  /// The body.
+  /// The article's text, which may be empty.
   public var body: String
   /// The server's version this copy is based on; nil when the server has not confirmed it.
   public var version: Int?

@@ -6,7 +6,7 @@ import Foundation
 public enum HeaderFieldCheck {
   /// Whether a byte may appear in a field name (a `token`).
   /// - Parameter byte: the byte.
-  /// - Returns: true for ALPHA, DIGIT and ``!#$%&'*+-.^_`|~``.
+  /// - Returns: true for ALPHA, DIGIT, the marks `!#$%&'*+-.^_|~` and the backtick.
   public static func isTokenByte(_ byte: UInt8) -> Bool {
     switch byte {
     case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),

@@ -24,9 +24,9 @@ public struct CompressionOptions: Sendable, Equatable, Hashable {
 
 /// An image file format, as recognised from the file's content (not its name).
 public enum ImageFormat: Sendable, Equatable, Hashable, CustomStringConvertible {
-  /// JPEG.
+  /// JPEG (`image/jpeg`): lossy, what cameras write and what the compressor writes.
   case jpeg
-  /// PNG.
+  /// PNG (`image/png`): lossless, for screenshots and drawings.
   case png
   /// WebP.
   case webp
@@ -49,7 +49,7 @@ public enum ImageFormat: Sendable, Equatable, Hashable, CustomStringConvertible 
 
 /// What an image's header says, read without decoding its pixels.
 public struct ImageInfo: Sendable, Equatable {
-  /// The format.
+  /// The container the bytes are in, from their signature (not the file name).
   public var format: ImageFormat
   /// The width as stored, before the EXIF orientation is applied.
   public var width: Int

@@ -38,7 +38,7 @@ public struct NetworkInterface: Sendable, Hashable, Codable {
 /// The network path as a monitor reports it, shaped like Apple's `NWPath`, with the generation
 /// of the monitor that produced it.
 public struct NetworkPath: Sendable, Hashable, Codable {
-  /// The status.
+  /// Whether a route to the internet exists (a hint, never a gate for sending).
   public var status: PathStatus
   /// Whether the path is likely to cost money.
   public var isExpensive: Bool

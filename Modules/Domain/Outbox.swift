@@ -64,7 +64,7 @@ public enum OutboxEntryState: Sendable, Equatable, Codable {
 public struct OutboxEntry: Sendable, Equatable, Codable {
   /// The place in the queue: entries are sent in increasing order (FIFO).
   public var sequence: Int64
-  /// The operation.
+  /// The change waiting to be sent: what to do to which record.
   public var operation: OutboxOperation
   /// Pending, rejected or conflicted.
   public var state: OutboxEntryState

@@ -125,7 +125,7 @@ public struct LocalRecord: Sendable, Equatable, Codable {
 /// What the store knows about a whole collection: the list's `ETag` and when it was last
 /// refreshed from the server.
 public struct CollectionState: Sendable, Equatable, Codable {
-  /// The collection.
+  /// The collection this state belongs to (`articles`).
   public var collection: String
   /// The `ETag` of the last full list received, sent back as `If-None-Match`.
   public var etag: String?
