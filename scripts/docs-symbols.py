@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Joins the symbol graphs of the modules `Courier` re-exports into one module, and checks that
-every public symbol has a summary. Used by scripts/docs.
+"""Joins the symbol graphs of one or more modules into one module (for `Courier`, the three it
+re-exports), and checks that every public symbol has a summary. Used by scripts/docs.
 
 usage: docs-symbols.py RAW_DIR OUT_DIR MODULE
   RAW_DIR holds one folder per module with swift-symbolgraph-extract's output; OUT_DIR gets
   MODULE.symbols.json (every module's own symbols and its extensions of the others) and
   MODULE@Other.symbols.json (extensions of modules outside the set, such as Swift).
 Exits 1, listing them, when a public symbol has no summary (no doc comment, or an empty first
-line) or one that only repeats its name ("The body." on `body`, "Creates options." on
-`CompressionOptions.init`).
+line) or one that only repeats its name ("The body." on `body`, "A record." on `record(_:)`);
+an initialiser's "Creates a client." passes, its parameters say the rest.
 """
 import json
 import pathlib
