@@ -10,8 +10,6 @@ public struct CourierConfig: Sendable, Equatable {
   public var token: String?
   /// Where user data lives (session, outbox, local edits): never purged.
   public var dataDirectory: URL
-  /// Where the refreshable cache lives.
-  public var cacheDirectory: URL
   /// The transport adapter.
   public var transport: TransportAdapter = CourierConfig.defaultTransport
   /// The path monitor adapter.
@@ -36,7 +34,6 @@ public struct CourierConfig: Sendable, Equatable {
       return URL(fileURLWithPath: base).appendingPathComponent("courier", isDirectory: true)
     }
     dataDirectory = xdg("XDG_DATA_HOME", "/.local/share")
-    cacheDirectory = xdg("XDG_CACHE_HOME", "/.cache")
   }
 
   /// libcurl on Linux, where URLSession uploads at a tenth of line rate
@@ -113,7 +110,7 @@ public enum ConfigLoader {
   /// The keys a config file, the environment and flags may set, with their environment names.
   public static let keys: [(key: String, environment: String)] = [
     ("base_url", "COURIER_BASE_URL"), ("token", "COURIER_TOKEN"),
-    ("data_dir", "COURIER_DATA_DIR"), ("cache_dir", "COURIER_CACHE_DIR"),
+    ("data_dir", "COURIER_DATA_DIR"),
     ("transport", "COURIER_TRANSPORT"), ("path_monitor", "COURIER_PATH_MONITOR"),
     ("store", "COURIER_STORE"), ("max_attempts", "COURIER_MAX_ATTEMPTS"),
     ("timeout_seconds", "COURIER_TIMEOUT"), ("deadline_seconds", "COURIER_DEADLINE"),
@@ -275,7 +272,6 @@ public enum ConfigLoader {
       }
       config.token = value.isEmpty ? nil : value
     case "data_dir": config.dataDirectory = URL(fileURLWithPath: value, isDirectory: true)
-    case "cache_dir": config.cacheDirectory = URL(fileURLWithPath: value, isDirectory: true)
     case "transport": config.transport = try adapter(value)
     case "path_monitor": config.pathMonitor = try adapter(value)
     case "store": config.store = try adapter(value)

@@ -56,7 +56,7 @@ public protocol CourierErrorCarrying: Error {
 }
 
 extension CourierError: CourierErrorCarrying {
-  /// Itself.
+  /// The error itself: a `CourierError` needs no unwrapping to be classified.
   public var courierError: CourierError {
     get { self }
     set { self = newValue }
@@ -84,7 +84,7 @@ public final class SharedRetryBudget: Sendable {
 /// Runs an operation under a retry policy: transient failures are retried after a jittered
 /// backoff on the injected clock; everything else ends at once. Stops at once on cancellation.
 public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
-  /// The policy.
+  /// The policy deciding which failures are retried, how often and after what delay.
   public let policy: RetryPolicy
   /// The clock waits are made on.
   public let clock: C

@@ -280,7 +280,7 @@ public struct Uploader: Sendable {
     let total = layout.contentLength
     let throttle = ProgressThrottle(granularity: progressGranularity)
     let progress: @Sendable (TransferProgress) -> Void = { value in
-      if throttle.shouldPublish(value.sent, total: total) {
+      if throttle.admit(sent: value.sent, total: total) {
         onState(.uploading(sent: value.sent, total: total))
       }
     }
@@ -345,26 +345,4 @@ private final class TemporaryFiles: Sendable {
   func removeAll() {
     for url in urls.withLock({ $0 }) { try? FileManager.default.removeItem(at: url) }
   }
-}
-
-/// Publishes progress only when it moved by `granularity` bytes, or reached the end, so a slow
-/// consumer of the state stream is not flooded.
-private final class ProgressThrottle: Sendable {
-  private let granularity: Int64
-  private let last = Mutex<Int64>(-1)
-
-  init(granularity: Int64) { self.granularity = granularity }
-
-  func shouldPublish(_ sent: Int64, total: Int64) -> Bool {
-    last.withLock { last in
-      guard sent != last else { return false }
-      guard sent >= total || sent < last || sent - max(last, 0) >= granularity else {
-        return false
-      }
-      last = sent
-      return true
-    }
-  }
-
-  func reset() { last.withLock { $0 = -1 } }
 }

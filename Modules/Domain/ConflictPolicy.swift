@@ -40,13 +40,3 @@ public enum ConflictPolicy: String, Sendable, Codable, CaseIterable {
     }
   }
 }
-
-/// The outcome of a conflict decision.
-public enum ConflictResolution: Sendable, Equatable {
-  /// The local write wins: send it again based on the server's version.
-  case resend(baseVersion: Int)
-  /// The server's record wins: adopt it and drop the local write.
-  case takeServer
-  /// Keep both sides: the write stays in the outbox, conflicted, until the user decides.
-  case keepBoth
-}

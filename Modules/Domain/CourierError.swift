@@ -53,7 +53,7 @@ public struct CourierError: Error, Sendable, Equatable, CustomStringConvertible 
     case unexpected
   }
 
-  /// The kind.
+  /// What went wrong, in the terms retries and messages are decided by.
   public var kind: Kind
   /// The HTTP status, when a response was received.
   public var status: Int?

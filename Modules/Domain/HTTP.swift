@@ -9,19 +9,19 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
   /// - Parameter rawValue: the method token; it is upper-cased.
   public init(rawValue: String) { self.rawValue = rawValue.uppercased() }
 
-  /// `GET`.
+  /// `GET`: reads a resource; safe and idempotent, so safe to retry.
   public static let get = HTTPMethod(rawValue: "GET")
-  /// `HEAD`.
+  /// `HEAD`: a `GET` without the body; safe and idempotent.
   public static let head = HTTPMethod(rawValue: "HEAD")
-  /// `POST`.
+  /// `POST`: creates or acts; safe to retry only under an `Idempotency-Key`.
   public static let post = HTTPMethod(rawValue: "POST")
-  /// `PUT`.
+  /// `PUT`: replaces a resource; idempotent.
   public static let put = HTTPMethod(rawValue: "PUT")
-  /// `PATCH`.
+  /// `PATCH`: changes part of a resource; safe to retry only under an `Idempotency-Key`.
   public static let patch = HTTPMethod(rawValue: "PATCH")
-  /// `DELETE`.
+  /// `DELETE`: removes a resource; idempotent.
   public static let delete = HTTPMethod(rawValue: "DELETE")
-  /// `OPTIONS`.
+  /// `OPTIONS`: asks what a resource allows; safe and idempotent.
   public static let options = HTTPMethod(rawValue: "OPTIONS")
 
   /// Whether RFC 9110 defines the method as idempotent: sending it twice has the effect of once.
@@ -93,7 +93,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
 /// A request as the project speaks of it, independent of any HTTP library.
 public struct HTTPRequest: Sendable, Equatable {
-  /// The method.
+  /// What the request does to the resource (`GET`, `POST`, …).
   public var method: HTTPMethod
   /// The absolute URL.
   public var url: URL
@@ -131,7 +131,7 @@ public struct HTTPResponse: Sendable, Equatable {
   public var status: Int
   /// The header fields.
   public var headers: HTTPHeaders
-  /// The body.
+  /// The response's bytes, decompressed, as the server sent them (possibly empty).
   public var body: Data
   /// How many attempts the pipeline made to get this response (1 without retries).
   public var attempts: Int

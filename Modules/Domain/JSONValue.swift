@@ -2,17 +2,17 @@ import Foundation
 
 /// Any JSON value, kept as is: a server's record carried by a conflict, say.
 public enum JSONValue: Sendable, Hashable, Codable {
-  /// `null`.
+  /// JSON's `null`: a member present with no value.
   case null
   /// `true` or `false`.
   case bool(Bool)
-  /// A number.
+  /// A JSON number, as a `Double` (integers beyond 2^53 lose precision).
   case number(Double)
-  /// A string.
+  /// A JSON string, unescaped.
   case string(String)
-  /// An array.
+  /// A JSON array, in order.
   case array([JSONValue])
-  /// An object.
+  /// A JSON object; member order is not kept.
   case object([String: JSONValue])
 
   /// Decodes any JSON value.

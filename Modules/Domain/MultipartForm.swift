@@ -19,7 +19,7 @@ public struct MultipartPart: Sendable, Equatable {
   public var filename: String?
   /// The media type, for a file part (nil for a text field).
   public var contentType: String?
-  /// The content.
+  /// Where the part's bytes come from: inline data or a file read while sending.
   public var content: Content
 
   /// Creates a part.

@@ -41,7 +41,7 @@ public enum PathDebounceAction: Sendable, Hashable {
 /// that time cancels it; a change of the same kind while one is pending replaces the pending
 /// path without restarting the timer, so a flood of changes cannot postpone it for ever.
 public struct PathDebouncer: Sendable, Hashable {
-  /// The delays.
+  /// How long a change must hold before it is reported, by direction.
   public let delays: PathDebounceDelays
   /// The latest published path; nil before the first.
   public private(set) var published: NetworkPath?

@@ -45,27 +45,3 @@ public struct SyncState: Sendable, Equatable {
   /// Whether the device looks online (`satisfied`, or not known yet).
   public var isOnline: Bool { path == .satisfied || path == .unknown }
 }
-
-/// What one replay of the outbox did.
-public struct ReplayReport: Sendable, Equatable {
-  /// Operations the server applied (completed entries).
-  public var sent: Int = 0
-  /// Operations the server refused (marked rejected, their local change rolled back).
-  public var rejected: Int = 0
-  /// Conflicts met, by how they were settled.
-  public var conflictsResent: Int = 0
-  /// Conflicts settled by adopting the server's record.
-  public var conflictsTakenFromServer: Int = 0
-  /// Conflicts kept for the user (manual policy).
-  public var conflictsKept: Int = 0
-  /// Entries still pending when the replay ended.
-  public var pending: Int = 0
-  /// Why the replay stopped early (a transient failure), nil when the queue was drained.
-  public var stoppedBy: CourierError?
-
-  /// Creates an empty report.
-  public init() {}
-
-  /// Every conflict met.
-  public var conflicts: Int { conflictsResent + conflictsTakenFromServer + conflictsKept }
-}

@@ -5,7 +5,7 @@
 public enum TransportErrorTable {
   /// One row of the table's result.
   public struct Outcome: Sendable, Equatable {
-    /// The kind.
+    /// The error kind the failure maps to.
     public var kind: CourierError.Kind
     /// Whether the request may have reached the server.
     public var mayHaveReachedServer: Bool

@@ -51,7 +51,7 @@ public protocol LocalStore: RecordStore, Outbox {
 
 /// Reads a local store's rows inside a transaction.
 public protocol LocalStoreReader {
-  /// A record.
+  /// Looks a record up by collection and id.
   /// - Parameter key: which.
   /// - Returns: it, or nil.
   /// - Throws: `StoreError` when it cannot be read.
@@ -66,7 +66,7 @@ public protocol LocalStoreReader {
   /// - Returns: its state.
   /// - Throws: `StoreError` when it cannot be read.
   func collectionState(_ collection: String) throws -> CollectionState
-  /// An entry.
+  /// Looks an outbox entry up by its operation id.
   /// - Parameter id: its operation id.
   /// - Returns: it, or nil.
   /// - Throws: `StoreError` when it cannot be read.
@@ -131,7 +131,7 @@ extension LocalStoreBackend {
     return entry
   }
 
-  /// A record.
+  /// Looks a record up by collection and id.
   /// - Parameter key: which.
   /// - Returns: it, or nil.
   /// - Throws: `StoreError` when the store cannot be read.
@@ -239,7 +239,7 @@ extension LocalStoreBackend {
   /// - Throws: `StoreError` when the store cannot be read.
   public func entries() throws -> [OutboxEntry] { try read { try $0.entries(pendingOnly: false) } }
 
-  /// An entry.
+  /// Looks an outbox entry up by its operation id.
   /// - Parameter id: its operation id.
   /// - Returns: it, or nil.
   /// - Throws: `StoreError` when the store cannot be read.

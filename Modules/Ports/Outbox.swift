@@ -24,7 +24,7 @@ public protocol Outbox: Sendable {
   /// - Throws: `StoreError` when the store cannot be read.
   func entries() throws -> [OutboxEntry]
 
-  /// An entry.
+  /// Looks an outbox entry up by its operation id.
   /// - Parameter id: its operation id.
   /// - Returns: the entry, or nil.
   /// - Throws: `StoreError` when the store cannot be read.

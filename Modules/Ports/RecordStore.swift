@@ -5,7 +5,7 @@ import Foundation
 /// and the server's copy kept alongside), each collection's `ETag` and last refresh time.
 /// Calls are synchronous and durable: when one returns, its change is on disk.
 public protocol RecordStore: Sendable {
-  /// A record.
+  /// Looks a record up by collection and id.
   /// - Parameter key: which.
   /// - Returns: it, or nil.
   /// - Throws: `StoreError` when the store cannot be read.

@@ -171,13 +171,15 @@ public final class CoreBridge: TUIActions {
   public func upload(path: String) async throws {
     let file = URL(fileURLWithPath: NSString(string: path).expandingTildeInPath)
     let name = file.lastPathComponent
-    var throttle = ProgressThrottle()
+    let throttle = ProgressThrottle(interval: .milliseconds(100))
     var shown = UploadState(fileName: name, phase: .compressing)
     hub.send(.upload(shown))
     func show(_ state: CourierCore.UploadState) {
       guard let next = Self.uploadState(state, after: shown) else { return }
+      // Every phase change shows, so the end of an upload is never lost.
+      if next.phase != shown.phase { throttle.reset() }
       shown = next
-      if throttle.admit(next, at: .now) { hub.send(.upload(next)) }
+      if throttle.admit(sent: next.sent, total: next.total) { hub.send(.upload(next)) }
     }
     do {
       for try await state in CourierSession(environment: environment).upload(file) { show(state) }

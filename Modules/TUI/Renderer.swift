@@ -370,7 +370,9 @@ public enum Renderer {
       let filled = Int((upload.fraction * Double(barWidth)).rounded(.down))
       line.append("[" + String(repeating: "#", count: filled), .success)
       line.append(String(repeating: ".", count: barWidth - filled) + "]", .dim)
-      line.append(" \(percent)%  \(formatBytes(upload.sent)) of \(formatBytes(upload.total))")
+      line.append(
+        " \(percent)%  \(CompressionDecision.formatBytes(upload.sent)) of \(CompressionDecision.formatBytes(upload.total))"
+      )
     case .retrying(let attempt, let delay):
       line.append(
         "attempt \(attempt) failed, trying again in \(UserMessages.formatWait(delay))…", .warning)
@@ -380,20 +382,6 @@ public enum Renderer {
       line.append("not uploaded: \(message)", .error)
     }
     return line
-  }
-
-  /// "512 B", "42.0 KB", "1.5 MB" (powers of 1,000, one decimal).
-  static func formatBytes(_ bytes: Int64) -> String {
-    if bytes < 1000 { return "\(bytes) B" }
-    let units = ["KB", "MB", "GB", "TB"]
-    var value = Double(bytes) / 1000
-    var unit = 0
-    while value >= 1000, unit < units.count - 1 {
-      value /= 1000
-      unit += 1
-    }
-    let tenths = Int((value * 10).rounded())
-    return "\(tenths / 10).\(tenths % 10) \(units[unit])"
   }
 
   private static func statusLine(_ state: TUIState) -> StyledLine {

@@ -20,10 +20,8 @@ struct ConfigLoaderTests {
     let config = try load()
     #expect(config.baseURL.absoluteString == "http://127.0.0.1:8080")
     #expect(config.dataDirectory.path == "/home/u/.local/share/courier")
-    #expect(config.cacheDirectory.path == "/home/u/.cache/courier")
-    let xdg = try load(environment: ["XDG_DATA_HOME": "/d", "XDG_CACHE_HOME": "/c"])
+    let xdg = try load(environment: ["XDG_DATA_HOME": "/d"])
     #expect(xdg.dataDirectory.path == "/d/courier")
-    #expect(xdg.cacheDirectory.path == "/c/courier")
   }
 
   @Test("layers: defaults < file < environment < flags")

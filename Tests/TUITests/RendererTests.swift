@@ -186,7 +186,7 @@ struct RendererTests {
     )
     let line = Self.lines(state)[21]
     #expect(
-      Self.trimmed(line) == " Photo plage.jpg  [########............] 42%  420.0 KB of 1.0 MB")
+      Self.trimmed(line) == " Photo plage.jpg  [########............] 42%  420 KB of 1.0 MB")
   }
 
   @Test(

@@ -37,26 +37,3 @@ struct TUICommandLineTests {
     #expect(throws: TUIUsageError(message: message)) { try TUICommandLine.parse(arguments) }
   }
 }
-
-@Suite("ProgressThrottle")
-struct ProgressThrottleTests {
-  @Test("lets through at most one progress update per interval, and every phase change")
-  func throttles() {
-    var throttle = ProgressThrottle(interval: .milliseconds(100))
-    let start = ContinuousClock.now
-    func state(_ sent: Int64, _ phase: UploadPhase = .uploading) -> UploadState {
-      UploadState(fileName: "a.jpg", sent: sent, total: 100, phase: phase)
-    }
-    var admitted: [Int64] = []
-    // 1,000 updates over one second, one a millisecond.
-    for millisecond in 0..<1000 {
-      if throttle.admit(state(Int64(millisecond / 10)), at: start + .milliseconds(millisecond)) {
-        admitted.append(Int64(millisecond / 10))
-      }
-    }
-    #expect(admitted.count == 10)
-    let succeeded = throttle.admit(state(100, .succeeded), at: start + .milliseconds(1001))
-    let failed = throttle.admit(state(0, .failed(message: "x")), at: start + .milliseconds(1002))
-    #expect(succeeded && failed)
-  }
-}

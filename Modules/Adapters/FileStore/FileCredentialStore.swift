@@ -25,7 +25,7 @@ import Synchronization
 /// `login` or refresh replaces the file (a new inode) and is seen at the next request, without
 /// re-reading and decoding it for every request of a replay.
 public struct FileCredentialStore: CredentialStore {
-  /// The file.
+  /// The JSON file holding the session (mode 0600 in the private data directory).
   public let file: URL
   private let cache = Cache()
   private let warn: (@Sendable (String) -> Void)?

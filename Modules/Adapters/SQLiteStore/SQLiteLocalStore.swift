@@ -98,14 +98,7 @@ public final class SQLiteLocalStore: LocalStoreBackend {
       + options.busyTimeout.components.attoseconds / 1_000_000_000_000_000
     connection.setBusyTimeout(Int32(clamping: milliseconds))
     // Read-only first: a file that is not a database fails here, before anything is written.
-    let version = try connection.query("PRAGMA user_version") { $0.int(0) ?? 0 }.first ?? 0
-    if version > schemaVersion {
-      throw StoreError(
-        .newerSchema,
-        "The local store \(connection.path) was written by a newer version of Courier "
-          + "(schema \(version), this one knows \(schemaVersion)); it was left as it is.",
-        path: connection.path)
-    }
+    _ = try knownSchemaVersion(connection)
     if options.checkIntegrityOnOpen {
       let result = try connection.query("PRAGMA quick_check") { $0.text(0) ?? "" }
       if result != ["ok"] {
@@ -142,20 +135,27 @@ public final class SQLiteLocalStore: LocalStoreBackend {
     }
   }
 
+  /// The file's schema version (`user_version`).
+  /// - Throws: `StoreError.newerSchema` when a newer Courier wrote it: it is left as it is.
+  private static func knownSchemaVersion(_ connection: SQLiteConnection) throws -> Int64 {
+    let version = try connection.query("PRAGMA user_version") { $0.int(0) ?? 0 }.first ?? 0
+    if version > schemaVersion {
+      throw StoreError(
+        .newerSchema,
+        "The local store \(connection.path) was written by a newer version of Courier "
+          + "(schema \(version), this one knows \(schemaVersion)); it was left as it is.",
+        path: connection.path)
+    }
+    return version
+  }
+
   /// Brings the schema up to date in one write transaction: the version is read again under
   /// the write lock, so several processes opening a new file at once never both migrate (the
   /// later ones wait on the busy timeout, then find the schema done).
   private static func migrate(_ connection: SQLiteConnection) throws {
     try connection.exec("BEGIN IMMEDIATE")
     do {
-      let version = try connection.query("PRAGMA user_version") { $0.int(0) ?? 0 }.first ?? 0
-      if version > schemaVersion {
-        throw StoreError(
-          .newerSchema,
-          "The local store \(connection.path) was written by a newer version of Courier "
-            + "(schema \(version), this one knows \(schemaVersion)); it was left as it is.",
-          path: connection.path)
-      }
+      let version = try knownSchemaVersion(connection)
       for (index, migration) in SQLiteSchema.migrations.enumerated()
       where Int64(index) >= version {
         try connection.exec(migration)

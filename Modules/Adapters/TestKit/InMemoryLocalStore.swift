@@ -59,8 +59,5 @@ public final class InMemoryLocalStore: LocalStoreBackend {
   }
 }
 
-/// The in-memory store seen as a record store (the same class: records and outbox live together).
-public typealias InMemoryRecordStore = InMemoryLocalStore
-
 /// The in-memory store seen as an outbox (the same class: records and outbox live together).
 public typealias InMemoryOutbox = InMemoryLocalStore

@@ -114,7 +114,7 @@ public struct LocalStoreState: Sendable, Equatable {
     }
   }
 
-  /// A record.
+  /// Looks a record up by collection and id.
   /// - Parameter key: which.
   /// - Returns: it, or nil.
   public func record(_ key: RecordKey) -> LocalRecord? { records[key] }

@@ -105,7 +105,7 @@ func waitForOutput(
 }
 
 @Suite("TUIEventLoop", .timeLimit(.minutes(1)))
-struct EventLoopTests {
+struct TUIEventLoopTests {
   @Test("keys run actions, core updates redraw without a key, q quits")
   func roundTrip() async throws {
     let terminal = try FakeTerminal()

@@ -1,0 +1,48 @@
+import Foundation
+
+/// What an image's header says, read without decoding its pixels.
+public struct ImageInfo: Sendable, Equatable {
+  /// The container the bytes are in, from their signature (not the file name).
+  public var format: ImageFormat
+  /// The width as stored, before the EXIF orientation is applied.
+  public var width: Int
+  /// The height as stored, before the EXIF orientation is applied.
+  public var height: Int
+  /// The EXIF orientation, 1 (upright) to 8.
+  public var orientation: Int
+  /// Whether the image has an alpha channel.
+  public var hasAlpha: Bool
+  /// Whether the file carries GPS coordinates (EXIF or XMP).
+  public var hasLocation: Bool
+  /// Whether the file carries EXIF, XMP or IPTC metadata.
+  public var hasMetadata: Bool
+  /// The file's size in bytes.
+  public var byteCount: Int64
+
+  /// Creates an image description.
+  /// - Parameters:
+  ///   - format: the format.
+  ///   - width: the stored width.
+  ///   - height: the stored height.
+  ///   - orientation: the EXIF orientation (1 when none).
+  ///   - hasAlpha: whether there is an alpha channel.
+  ///   - hasLocation: whether GPS data is present.
+  ///   - hasMetadata: whether any metadata is present.
+  ///   - byteCount: the file's size.
+  public init(
+    format: ImageFormat, width: Int, height: Int, orientation: Int = 1, hasAlpha: Bool = false,
+    hasLocation: Bool = false, hasMetadata: Bool = false, byteCount: Int64
+  ) {
+    self.format = format
+    self.width = width
+    self.height = height
+    self.orientation = orientation
+    self.hasAlpha = hasAlpha
+    self.hasLocation = hasLocation
+    self.hasMetadata = hasMetadata
+    self.byteCount = byteCount
+  }
+
+  /// The longer of width and height.
+  public var longEdge: Int { max(width, height) }
+}

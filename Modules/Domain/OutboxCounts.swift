@@ -1,0 +1,25 @@
+import Foundation
+
+/// How many entries the outbox holds, by state.
+public struct OutboxCounts: Sendable, Equatable {
+  /// Entries waiting to be sent.
+  public var pending: Int
+  /// Entries the server refused.
+  public var rejected: Int
+  /// Entries in conflict with the server's record.
+  public var conflicted: Int
+
+  /// Creates counts.
+  /// - Parameters:
+  ///   - pending: pending entries.
+  ///   - rejected: rejected entries.
+  ///   - conflicted: conflicted entries.
+  public init(pending: Int = 0, rejected: Int = 0, conflicted: Int = 0) {
+    self.pending = pending
+    self.rejected = rejected
+    self.conflicted = conflicted
+  }
+
+  /// Every entry.
+  public var total: Int { pending + rejected + conflicted }
+}

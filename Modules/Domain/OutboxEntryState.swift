@@ -1,0 +1,14 @@
+import Foundation
+
+/// Where an outbox entry stands.
+public enum OutboxEntryState: Sendable, Equatable, Codable {
+  /// Waiting to be sent (or re-sent after a transient failure).
+  case pending
+  /// The server refused it for a business reason; kept so the user sees why.
+  case rejected(message: String, code: String?)
+  /// The server's record changed since the base version; carries the server's record.
+  case conflicted(serverRecord: JSONValue)
+
+  /// Whether the entry waits to be sent.
+  public var isPending: Bool { self == .pending }
+}

@@ -1,0 +1,18 @@
+import Foundation
+
+/// A record as the sync engine shows it: the typed value with its local state.
+public struct SyncItem<Record: SyncRecord>: Sendable {
+  /// The typed record (local payload, server version).
+  public var value: Record
+  /// Synced, created, or modified locally.
+  public var state: LocalState
+
+  /// Creates an item.
+  /// - Parameters:
+  ///   - value: the record.
+  ///   - state: its state.
+  public init(value: Record, state: LocalState) {
+    self.value = value
+    self.state = state
+  }
+}
