@@ -69,9 +69,6 @@ let package = Package(
     .target(
       name: "CVipsShim", path: "Modules/Adapters/CVipsShim",
       linkerSettings: [.linkedLibrary("dl")]),
-    .executableTarget(
-      name: "courier-compress-bench", dependencies: ["CourierVips", "CourierPorts"],
-      path: "Benchmarks/compression/courier-compress-bench", swiftSettings: strict),
     .systemLibrary(
       name: "CSQLite", path: "Modules/Adapters/CSQLite", pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]),
@@ -110,32 +107,14 @@ let package = Package(
       path: "Modules/TUI", swiftSettings: strict),
     .executableTarget(
       name: "courier", dependencies: ["CourierCLI"], path: "Apps/courier", swiftSettings: strict),
-    // Benchmark probe for the netlink path monitor (Benchmarks/netlink/run.sh).
-    .executableTarget(
-      name: "courier-netlink-probe", dependencies: ["CourierNetlink", "CourierDomain"],
-      path: "Benchmarks/netlink/Probe", swiftSettings: strict),
-    .executableTarget(
-      name: "courier-transport-bench",
-      dependencies: ["CourierCurl", "CourierURLSession", "CourierDomain", "CourierPorts"],
-      path: "Benchmarks/transport/Sources", swiftSettings: strict),
     .executableTarget(
       name: "courier-tui", dependencies: ["CourierTUI", "CourierLinux"],
       path: "Apps/courier-tui", swiftSettings: strict),
 
-    // Test helpers shared by test targets: the reference backend launcher, misbehaving servers.
-    // Benchmarks (scripts run them; see Docs/benchmarks/upload.md).
-    .executableTarget(
-      name: "sync-bench-enqueue", dependencies: ["CourierLinux", "CourierCore"],
-      path: "Benchmarks/sync/Enqueue", swiftSettings: strict),
-    // A fleet of clients against a server of fixed capacity on a virtual clock, with the real
-    // RetryPolicy, RetryBudget and ReplayBackoff (Benchmarks/fleet, Docs/benchmarks/fleet.md).
-    .executableTarget(
-      name: "fleet-sim", dependencies: ["CourierDomain"], path: "Benchmarks/fleet/Simulation",
-      swiftSettings: strict),
-    .executableTarget(
-      name: "multipart-bench", dependencies: ["CourierDomain", "CourierCore"],
-      path: "Benchmarks/MultipartBench", swiftSettings: strict),
+    // Benchmarks and their probes are a package of their own (Benchmarks/Package.swift), so a
+    // dependent never builds or sees them.
 
+    // Test helpers shared by test targets: the reference backend launcher, misbehaving servers.
     .target(
       name: "CourierTestSupport", dependencies: ["CourierDomain", "CourierPorts"],
       path: "Tests/Support", swiftSettings: strict),
