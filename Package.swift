@@ -8,18 +8,25 @@ let strict: [SwiftSetting] = [
 
 let package = Package(
   name: "Courier",
-  platforms: [.macOS(.v15)],
+  // Synchronization's `Mutex` (used from the domain up) needs macOS 15, iOS 18 and their
+  // siblings; on Linux any Swift 6 toolchain will do.
+  platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
-    .library(
-      name: "Courier",
-      targets: ["CourierDomain", "CourierPorts", "CourierCore", "CourierComposition"]),
-    .library(name: "CourierTestKit", targets: ["CourierTestKit"]),
+    // Domain, ports and use cases: pure Swift, no C library, portable to Apple platforms.
+    .library(name: "Courier", targets: ["Courier"]),
+    // The composition root with the Linux defaults (curl, netlink, SQLite, libvips), batteries
+    // included. Re-exports `Courier`.
+    .library(name: "CourierLinux", targets: ["CourierLinux"]),
+    // One product per adapter.
+    .library(name: "CourierMemory", targets: ["CourierMemory"]),
     .library(name: "CourierURLSession", targets: ["CourierURLSession"]),
     .library(name: "CourierCurl", targets: ["CourierCurl"]),
     .library(name: "CourierNetlink", targets: ["CourierNetlink"]),
     .library(name: "CourierVips", targets: ["CourierVips"]),
     .library(name: "CourierSQLite", targets: ["CourierSQLite"]),
     .library(name: "CourierFileStore", targets: ["CourierFileStore"]),
+    // Fakes for tests (re-exports `CourierMemory`).
+    .library(name: "CourierTestKit", targets: ["CourierTestKit"]),
     .executable(name: "courier", targets: ["courier"]),
     .executable(name: "courier-tui", targets: ["courier-tui"]),
   ],
@@ -34,6 +41,10 @@ let package = Package(
     .target(
       name: "CourierCore", dependencies: ["CourierDomain", "CourierPorts"], path: "Modules/Core",
       swiftSettings: strict),
+    // The `Courier` product's one module: re-exports domain, ports and core.
+    .target(
+      name: "Courier", dependencies: ["CourierDomain", "CourierPorts", "CourierCore"],
+      path: "Modules/Courier", swiftSettings: strict),
 
     // Adapters, one per technology.
     .target(
@@ -58,9 +69,6 @@ let package = Package(
     .target(
       name: "CVipsShim", path: "Modules/Adapters/CVipsShim",
       linkerSettings: [.linkedLibrary("dl")]),
-    .executableTarget(
-      name: "courier-compress-bench", dependencies: ["CourierVips", "CourierPorts"],
-      path: "Benchmarks/compression/courier-compress-bench", swiftSettings: strict),
     .systemLibrary(
       name: "CSQLite", path: "Modules/Adapters/CSQLite", pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]),
@@ -70,55 +78,43 @@ let package = Package(
     .target(
       name: "CourierFileStore", dependencies: ["CourierDomain", "CourierPorts"],
       path: "Modules/Adapters/FileStore", swiftSettings: strict),
-    // In-memory fakes with driving and inspection APIs, shipped for users' tests.
+    // In-memory adapters production may choose by config (`transport: memory`,
+    // `store: memory`, the manual path monitor), with driving and inspection APIs.
     .target(
-      name: "CourierTestKit", dependencies: ["CourierDomain", "CourierPorts"],
+      name: "CourierMemory", dependencies: ["CourierDomain", "CourierPorts"],
+      path: "Modules/Adapters/Memory", swiftSettings: strict),
+    // Fakes for users' tests (clocks, random sources, compressor); re-exports CourierMemory.
+    .target(
+      name: "CourierTestKit", dependencies: ["CourierDomain", "CourierPorts", "CourierMemory"],
       path: "Modules/Adapters/TestKit", swiftSettings: strict),
 
     // The only place that knows every adapter.
     .target(
-      name: "CourierComposition",
+      name: "CourierLinux",
       dependencies: [
-        "CourierDomain", "CourierPorts", "CourierCore", "CourierURLSession", "CourierCurl",
-        "CourierNetlink", "CourierVips", "CourierSQLite", "CourierFileStore", "CourierTestKit",
+        "Courier", "CourierDomain", "CourierPorts", "CourierCore", "CourierURLSession",
+        "CourierCurl", "CourierNetlink", "CourierVips", "CourierSQLite", "CourierFileStore",
+        "CourierMemory",
       ],
       path: "Modules/Composition", swiftSettings: strict),
     .target(
       name: "CourierCLI",
-      dependencies: ["CourierDomain", "CourierPorts", "CourierCore", "CourierComposition"],
+      dependencies: ["CourierDomain", "CourierPorts", "CourierCore", "CourierLinux"],
       path: "Modules/CLI", swiftSettings: strict),
     .target(
       name: "CourierTUI",
-      dependencies: ["CourierDomain", "CourierPorts", "CourierCore", "CourierComposition"],
+      dependencies: ["CourierDomain", "CourierPorts", "CourierCore", "CourierLinux"],
       path: "Modules/TUI", swiftSettings: strict),
     .executableTarget(
       name: "courier", dependencies: ["CourierCLI"], path: "Apps/courier", swiftSettings: strict),
-    // Benchmark probe for the netlink path monitor (Benchmarks/netlink/run.sh).
     .executableTarget(
-      name: "courier-netlink-probe", dependencies: ["CourierNetlink", "CourierDomain"],
-      path: "Benchmarks/netlink/Probe", swiftSettings: strict),
-    .executableTarget(
-      name: "courier-transport-bench",
-      dependencies: ["CourierCurl", "CourierURLSession", "CourierDomain", "CourierPorts"],
-      path: "Benchmarks/transport/Sources", swiftSettings: strict),
-    .executableTarget(
-      name: "courier-tui", dependencies: ["CourierTUI", "CourierComposition"],
+      name: "courier-tui", dependencies: ["CourierTUI", "CourierLinux"],
       path: "Apps/courier-tui", swiftSettings: strict),
 
-    // Test helpers shared by test targets: the reference backend launcher, misbehaving servers.
-    // Benchmarks (scripts run them; see Docs/benchmarks/upload.md).
-    .executableTarget(
-      name: "sync-bench-enqueue", dependencies: ["CourierComposition", "CourierCore"],
-      path: "Benchmarks/sync/Enqueue", swiftSettings: strict),
-    // A fleet of clients against a server of fixed capacity on a virtual clock, with the real
-    // RetryPolicy, RetryBudget and ReplayBackoff (Benchmarks/fleet, Docs/benchmarks/fleet.md).
-    .executableTarget(
-      name: "fleet-sim", dependencies: ["CourierDomain"], path: "Benchmarks/fleet/Simulation",
-      swiftSettings: strict),
-    .executableTarget(
-      name: "multipart-bench", dependencies: ["CourierDomain", "CourierCore"],
-      path: "Benchmarks/MultipartBench", swiftSettings: strict),
+    // Benchmarks and their probes are a package of their own (Benchmarks/Package.swift), so a
+    // dependent never builds or sees them.
 
+    // Test helpers shared by test targets: the reference backend launcher, misbehaving servers.
     .target(
       name: "CourierTestSupport", dependencies: ["CourierDomain", "CourierPorts"],
       path: "Tests/Support", swiftSettings: strict),
@@ -136,7 +132,7 @@ let package = Package(
     .testTarget(
       name: "CourierCurlTests",
       dependencies: [
-        "CourierCurl", "CCurl", "CourierCore", "CourierComposition", "CourierTestKit",
+        "CourierCurl", "CCurl", "CourierCore", "CourierLinux", "CourierTestKit",
         "CourierTestSupport",
       ],
       path: "Tests/CurlTests", swiftSettings: strict),
@@ -164,12 +160,12 @@ let package = Package(
     .testTarget(
       name: "CourierCLITests",
       dependencies: [
-        "CourierCLI", "CourierCore", "CourierComposition", "CourierTestKit", "CourierTestSupport",
+        "CourierCLI", "CourierCore", "CourierLinux", "CourierTestKit", "CourierTestSupport",
       ],
       path: "Tests/CLITests", swiftSettings: strict),
     .testTarget(
       name: "CourierTUITests",
-      dependencies: ["CourierTUI", "CourierCore", "CourierComposition", "CourierTestKit"],
+      dependencies: ["CourierTUI", "CourierCore", "CourierLinux", "CourierTestKit"],
       path: "Tests/TUITests", swiftSettings: strict),
   ]
 )

@@ -1,7 +1,7 @@
 // courier-tui: the full-screen terminal interface over the real core (CoreBridge), or over
 // labelled demo data with --demo (DemoCore.swift).
 
-import CourierComposition
+import CourierLinux
 import CourierTUI
 import Foundation
 

@@ -11,9 +11,9 @@ trap 'rm -rf "$WORK"' EXIT
 CONVERT=/usr/bin/convert # the real ImageMagick, not a stand-in earlier on PATH
 
 echo "building courier-compress-bench (release)..." >&2
-swift build -c release --package-path "$ROOT" --scratch-path "$ROOT/.build" \
+swift build -c release --package-path "$ROOT/Benchmarks" --scratch-path "$ROOT/Benchmarks/.build" \
   --product courier-compress-bench >&2
-BENCH="$ROOT/.build/release/courier-compress-bench"
+BENCH="$ROOT/Benchmarks/.build/release/courier-compress-bench"
 
 # A grainy 24 MP "photo": smooth plasma upscaled, plus per-pixel noise, saved at Q92.
 echo "generating a 6000x4000 JPEG..." >&2

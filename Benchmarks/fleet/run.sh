@@ -6,7 +6,9 @@
 # server, and checks every write arrived exactly once. Then the simulation (fleet-sim).
 # Usage: Benchmarks/fleet/run.sh [CLIENTS=50] [OUTAGE_SECONDS=60]
 #   K=5 writes per client; RETRY_AFTER=<s> makes the outage's 503s carry Retry-After;
-#   DRAIN_TIMEOUT=900 s; CONFIG=release (scratch .build-release) or debug (.build).
+#   DRAIN_TIMEOUT=900 s; CONFIG=release (scratch .build-release) or debug (.build); the
+#   benchmark programs come from the benchmarks package (Benchmarks/Package.swift), scratch
+#   Benchmarks/<the same name>.
 # Loopback only; every process it starts is ended on exit (trap EXIT).
 set -euo pipefail
 CLIENTS=${1:-50}
@@ -21,10 +23,13 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 SCRATCH=.build
 [ "$CONFIG" = release ] && SCRATCH=.build-release
-for product in courier sync-bench-enqueue fleet-sim; do
-  swift build --scratch-path "$SCRATCH" -c "$CONFIG" --product "$product" >/dev/null
+swift build --scratch-path "$SCRATCH" -c "$CONFIG" --product courier >/dev/null
+for product in sync-bench-enqueue fleet-sim; do
+  swift build --package-path Benchmarks --scratch-path "Benchmarks/$SCRATCH" -c "$CONFIG" \
+    --product "$product" >/dev/null
 done
 BIN="$ROOT/$SCRATCH/$CONFIG"
+BENCH_BIN="$ROOT/Benchmarks/$SCRATCH/$CONFIG"
 CHECK=(python3 "$ROOT/Benchmarks/fleet/check.py")
 WORK=$(mktemp -d /tmp/courier-fleet-bench.XXXXXX)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -50,7 +55,7 @@ for i in $(seq "$CLIENTS"); do
   dir="$WORK/c$i"
   echo secret | "$BIN/courier" --base-url "$BASE" --data-dir "$dir" \
     login --username alice --password-stdin >/dev/null
-  "$BIN/sync-bench-enqueue" "$dir" "$K" >/dev/null
+  "$BENCH_BIN/sync-bench-enqueue" "$dir" "$K" >/dev/null
   "$BIN/courier" --base-url "$BASE" --data-dir "$dir" articles list --offline --json |
     python3 -c 'import json,sys; [print(a["id"]) for a in json.load(sys.stdin)["articles"]]' >>"$WORK/ids"
 done
@@ -107,6 +112,6 @@ printf 'SIGTERM: %d of %d watchers exited 0 in %.2f s; writes still pending in t
 echo
 # 5. The simulation: the same outage, then none (the AWS blog's plain contention).
 for outage in "${SIM_OUTAGE:-$OUTAGE}" 0; do
-  "$BIN/fleet-sim" "${SIM_CLIENTS:-10000}" "${SIM_CAPACITY:-250}" "$outage" "${SIM_SEED:-1}"
+  "$BENCH_BIN/fleet-sim" "${SIM_CLIENTS:-10000}" "${SIM_CAPACITY:-250}" "$outage" "${SIM_SEED:-1}"
   echo
 done

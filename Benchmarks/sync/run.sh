@@ -11,8 +11,10 @@ CONFIG=${CONFIG:-debug}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 swift build --scratch-path .build -c "$CONFIG" --product courier >/dev/null
-swift build --scratch-path .build -c "$CONFIG" --product sync-bench-enqueue >/dev/null
+swift build --package-path Benchmarks --scratch-path Benchmarks/.build -c "$CONFIG" \
+  --product sync-bench-enqueue >/dev/null
 BIN="$ROOT/.build/$CONFIG"
+BENCH_BIN="$ROOT/Benchmarks/.build/$CONFIG"
 WORK=$(mktemp -d /tmp/courier-sync-bench.XXXXXX)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 COURIER_BACKEND_DATA="$WORK/backend" Backend/run.sh --port "$PORT" >"$WORK/backend.log" 2>&1 &
@@ -23,7 +25,7 @@ C=("$BIN/courier" --base-url "http://127.0.0.1:$PORT" --data-dir "$WORK/client")
 echo secret | "${C[@]}" login --username alice --password-stdin >/dev/null
 
 now() { date +%s.%N; }
-"$BIN/sync-bench-enqueue" "$WORK/client" "$N"
+"$BENCH_BIN/sync-bench-enqueue" "$WORK/client" "$N"
 t0=$(now); "${C[@]}" sync --json >"$WORK/sync.json"; t1=$(now)
 courier_replay=$(echo "$t1 - $t0" | bc -l)
 python3 -c "import json,sys; r=json.load(open('$WORK/sync.json')); assert r['sent']==$N and r['pending']==0, r"

@@ -25,8 +25,9 @@ cleanup() {
 trap cleanup EXIT
 
 Backend/setup.sh >/dev/null 2>&1
-swift build -c release --product courier-transport-bench --scratch-path .build >/dev/null 2>&1
-BENCH="$PWD/.build/release/courier-transport-bench"
+swift build -c release --package-path Benchmarks --scratch-path Benchmarks/.build \
+  --product courier-transport-bench >/dev/null 2>&1
+BENCH="$PWD/Benchmarks/.build/release/courier-transport-bench"
 
 PORT="$(Backend/.venv/bin/python -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
 (cd Backend && exec .venv/bin/python -m courier_backend.sink --port "$PORT" 2>/dev/null) &

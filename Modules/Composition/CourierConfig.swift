@@ -221,6 +221,7 @@ public enum ConfigLoader {
       let text: String
       switch value {
       case .string(let string): text = string
+      case .integer(let number): text = String(number)
       case .number(let number):
         // Int(exactly:): a non-finite number, a fraction or one beyond Int (1e93, found by
         // fuzzing) keeps its own spelling and is refused by `set` like any other bad number.

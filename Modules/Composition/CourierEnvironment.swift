@@ -2,10 +2,10 @@ import CourierCore
 import CourierCurl
 import CourierDomain
 import CourierFileStore
+import CourierMemory
 import CourierNetlink
 import CourierPorts
 import CourierSQLite
-import CourierTestKit
 import CourierURLSession
 import CourierVips
 import Foundation

@@ -115,12 +115,13 @@ public enum DeliveryProof {
     let id: String? =
       switch json["id"] {
       case .string(let text): text.isEmpty ? nil : text
+      case .integer(let number): String(number)
       case .number(let number): number.isFinite ? String(number) : nil
       default: nil
       }
     guard case .object = json, id != nil else { throw failure(.notUploadRecord, response, nil) }
     if let size = json["size"], let fileSize {
-      guard case .number(let value) = size, value == Double(fileSize) else {
+      guard size == .integer(fileSize) else {
         throw failure(.notUploadRecord, response, nil)
       }
     }

@@ -16,7 +16,8 @@ extension JSONValue {
   /// `JSONDecoder` reaches a `JSONValue` by trying each case in turn and throwing a
   /// `DecodingError` for every miss; on the sync replay that was about a tenth of the client's
   /// CPU (Docs/benchmarks/sync.md). This reads each byte once. Any value may stand at the top;
-  /// whitespace around it is allowed; numbers become `Double`; of repeated member names the
+  /// whitespace around it is allowed; a number whose value is whole and fits in 64 bits
+  /// becomes `.integer`, exactly, and any other number a `Double`; of repeated member names the
   /// first wins (as with `JSONDecoder`); strings must be valid UTF-8 without raw control
   /// characters; nesting stops at 512 levels.
   /// - Parameter data: the text.
@@ -76,7 +77,7 @@ struct JSONByteParser {
     case UInt8(ascii: "t"): return try literal("true", .bool(true))
     case UInt8(ascii: "f"): return try literal("false", .bool(false))
     case UInt8(ascii: "n"): return try literal("null", .null)
-    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
+    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
     default: throw failure("unexpected byte 0x\(String(bytes[index], radix: 16))")
     }
   }
@@ -259,7 +260,7 @@ struct JSONByteParser {
     return value
   }
 
-  private mutating func number() throws(JSONValue.ParseError) -> Double {
+  private mutating func number() throws(JSONValue.ParseError) -> JSONValue {
     let start = index
     func digits(_ parser: inout JSONByteParser) -> Int {
       let from = parser.index
@@ -277,11 +278,14 @@ struct JSONByteParser {
     } else if digits(&self) == 0 {
       throw failure("a number without digits")
     }
+    var digitsOnly = true
     if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+      digitsOnly = false
       index += 1
       guard digits(&self) > 0 else { throw failure("a fraction without digits") }
     }
     if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+      digitsOnly = false
       index += 1
       if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")
       {
@@ -290,9 +294,17 @@ struct JSONByteParser {
       guard digits(&self) > 0 else { throw failure("an exponent without digits") }
     }
     let text = String(decoding: bytes[start..<index], as: UTF8.self)
+    // Whole and within 64 bits: exact, so ids above 2^53 keep every digit.
+    if digitsOnly, let integer = Int64(text) { return .integer(integer) }
     guard let value = Double(text), value.isFinite else {
       throw JSONValue.ParseError(offset: start, reason: "a number out of range")
     }
-    return value
+    // Spelled with a fraction or an exponent but whole ("1.5e3"): the integer it says, exactly.
+    if value.rounded() == value, abs(value) <= 0x1p63,
+      let integer = JSONValue.exactInteger(spelled: text)
+    {
+      return .integer(integer)
+    }
+    return .number(value)
   }
 }

@@ -1,12 +1,19 @@
 import Foundation
 
 /// Any JSON value, kept as is: a server's record carried by a conflict, say.
+///
+/// A number whose value is whole and fits in 64 bits is read as `.integer`, exactly, however it
+/// is spelled (`9007199254740993` stays that id; `1.5e3` is `.integer(1500)`); any other number
+/// is a `.number`. The two compare and hash by value (`.integer(3) == .number(3)`), and a whole
+/// `.number` within 64 bits is written as the integer it is.
 public enum JSONValue: Sendable, Hashable, Codable {
   /// JSON's `null`: a member present with no value.
   case null
   /// `true` or `false`.
   case bool(Bool)
-  /// A JSON number, as a `Double` (integers beyond 2^53 lose precision).
+  /// A whole number that fits in 64 bits, exact.
+  case integer(Int64)
+  /// Any other number (a fraction, an exponent, or beyond 64 bits), as a `Double`.
   case number(Double)
   /// A JSON string, unescaped.
   case string(String)
@@ -24,6 +31,9 @@ public enum JSONValue: Sendable, Hashable, Codable {
       self = .null
     } else if let value = try? container.decode(Bool.self) {
       self = .bool(value)
+    } else if let value = try? container.decode(Int64.self) {
+      // Like the parser: any spelling of a whole value within 64 bits, exactly.
+      self = .integer(value)
     } else if let value = try? container.decode(Double.self) {
       self = .number(value)
     } else if let value = try? container.decode(String.self) {
@@ -35,6 +45,29 @@ public enum JSONValue: Sendable, Hashable, Codable {
     }
   }
 
+  /// The integer a number's spelling denotes exactly ("1.5e3" is 1500), or nil when it has a
+  /// fraction or does not fit in 64 bits.
+  /// - Parameter text: a number as Swift or JSON spells it.
+  /// - Returns: the integer.
+  static func exactInteger(spelled text: String) -> Int64? {
+    let parts = text.lowercased().split(separator: "e", omittingEmptySubsequences: false)
+    guard parts.count <= 2, let mantissa = parts.first else { return nil }
+    let exponent = parts.count == 2 ? Int(parts[1]) : 0
+    guard let exponent, abs(exponent) <= 400 else { return nil }
+    let negative = mantissa.hasPrefix("-")
+    let unsigned = negative ? mantissa.dropFirst() : mantissa[...]
+    let halves = unsigned.split(separator: ".", omittingEmptySubsequences: false)
+    guard halves.count <= 2 else { return nil }
+    var digits = String(halves[0]) + (halves.count == 2 ? String(halves[1]) : "")
+    var shift = exponent - (halves.count == 2 ? halves[1].count : 0)
+    while shift < 0, digits.last == "0" {
+      digits.removeLast()
+      shift += 1
+    }
+    guard shift >= 0, shift <= 19, !digits.isEmpty else { return nil }
+    return Int64((negative ? "-" : "") + digits + String(repeating: "0", count: shift))
+  }
+
   /// Encodes the value as JSON.
   /// - Parameter encoder: the encoder.
   /// - Throws: what the encoder throws.
@@ -43,10 +76,68 @@ public enum JSONValue: Sendable, Hashable, Codable {
     switch self {
     case .null: try container.encodeNil()
     case .bool(let value): try container.encode(value)
-    case .number(let value): try container.encode(value)
+    case .integer(let value): try container.encode(value)
+    case .number(let value):
+      if let whole = Int64(exactly: value) {
+        try container.encode(whole)
+      } else {
+        try container.encode(value)
+      }
     case .string(let value): try container.encode(value)
     case .array(let value): try container.encode(value)
     case .object(let value): try container.encode(value)
+    }
+  }
+
+  /// Whether two values are the same JSON: numbers compare by value, so `.integer(3)` equals
+  /// `.number(3)` (and `.number(3.5)` equals no integer).
+  /// - Parameters:
+  ///   - lhs: a value.
+  ///   - rhs: another.
+  /// - Returns: true when they are the same JSON.
+  public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    switch (lhs, rhs) {
+    case (.null, .null): true
+    case (.bool(let a), .bool(let b)): a == b
+    case (.integer(let a), .integer(let b)): a == b
+    case (.number(let a), .number(let b)): a == b
+    case (.integer(let a), .number(let b)), (.number(let b), .integer(let a)):
+      Int64(exactly: b) == a
+    case (.string(let a), .string(let b)): a == b
+    case (.array(let a), .array(let b)): a == b
+    case (.object(let a), .object(let b)): a == b
+    default: false
+    }
+  }
+
+  /// Hashes the value so that equal values (`.integer(3)`, `.number(3)`) hash alike.
+  /// - Parameter hasher: the hasher.
+  public func hash(into hasher: inout Hasher) {
+    switch self {
+    case .null: hasher.combine(0)
+    case .bool(let value):
+      hasher.combine(1)
+      hasher.combine(value)
+    case .integer(let value):
+      hasher.combine(2)
+      hasher.combine(value)
+    case .number(let value):
+      if let whole = Int64(exactly: value) {
+        hasher.combine(2)
+        hasher.combine(whole)
+      } else {
+        hasher.combine(3)
+        hasher.combine(value)
+      }
+    case .string(let value):
+      hasher.combine(4)
+      hasher.combine(value)
+    case .array(let value):
+      hasher.combine(5)
+      hasher.combine(value)
+    case .object(let value):
+      hasher.combine(6)
+      hasher.combine(value)
     }
   }
 
@@ -63,12 +154,22 @@ public enum JSONValue: Sendable, Hashable, Codable {
     return nil
   }
 
-  /// The number as an integer, when this is a whole number.
+  /// The number as an integer, when this is a whole number that fits in `Int`.
   public var intValue: Int? {
-    if case .number(let value) = self, value.rounded() == value, abs(value) < 1e15 {
-      return Int(value)
+    switch self {
+    case .integer(let value): Int(exactly: value)
+    case .number(let value) where value.rounded() == value && abs(value) < 1e15: Int(value)
+    default: nil
     }
-    return nil
+  }
+
+  /// The number as a `Double` (an integer beyond 2^53 rounds), when this is a number.
+  public var doubleValue: Double? {
+    switch self {
+    case .integer(let value): Double(value)
+    case .number(let value): value
+    default: nil
+    }
   }
 
   /// Compact JSON text with sorted keys.

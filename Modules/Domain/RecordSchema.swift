@@ -60,7 +60,7 @@ public struct RecordSchema: Sendable, Equatable {
     var members: [String: JSONValue] = [:]
     if case .object(let payload) = record.payload { members = payload }
     members[idKey] = .string(record.id)
-    members[versionKey] = .number(Double(record.version))
+    members[versionKey] = .integer(Int64(record.version))
     if let updatedAt = record.updatedAt {
       members[updatedAtKey] = .string(RFC3339.string(from: updatedAt))
     }

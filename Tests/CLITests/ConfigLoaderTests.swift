@@ -1,4 +1,4 @@
-import CourierComposition
+import CourierLinux
 import Foundation
 import Testing
 

@@ -1,6 +1,6 @@
-import CourierComposition
 import CourierCore
 import CourierDomain
+import CourierLinux
 import CourierTestKit
 import CourierTestSupport
 import Foundation

@@ -1,5 +1,5 @@
 import CourierCLI
-import CourierComposition
+import CourierLinux
 import CourierTestSupport
 import Foundation
 import Testing

@@ -1,5 +1,5 @@
-import CourierComposition
 import CourierCurl
+import CourierLinux
 import Foundation
 import Testing
 

@@ -11,7 +11,8 @@ struct JSONValueParserTests {
     "\"raw UTF-8 é 中 😀\"", "[]", "{}", " [1, [2, [3]], {\"a\": null}] ",
     #"{"id":"r1","title":"T","version":3,"tags":["a","b"],"n":-1.5e-7,"ok":true}"#,
     "\t\r\n{ \"k\" : [ ] , \"k2\" : { } }\n", #"{"dup":1,"dup":2}"#,
-    "123456789012345678", "1.7976931348623157e308",
+    "123456789012345678", "1.7976931348623157e308", "9007199254740993", "-9223372036854775808",
+    "9223372036854775808", #"{"id":18446744073709551615}"#,
   ]
 
   @Test("valid JSON parses to what JSONDecoder gives", arguments: valid)
@@ -81,14 +82,15 @@ struct JSONValueParserTests {
   }
 
   static func randomValue(_ random: inout Random, depth: Int = 0) -> JSONValue {
-    switch random.below(depth > 4 ? 4 : 6) {
+    switch random.below(depth > 4 ? 5 : 7) {
     case 0: return .null
     case 1: return .bool(random.below(2) == 0)
     case 2:
       let raw = Double(bitPattern: random.next())
       return .number(raw.isFinite ? raw : Double(random.below(1_000_000)) - 500_000)
     case 3: return .string(randomString(&random))
-    case 4: return .array((0..<random.below(5)).map { _ in randomValue(&random, depth: depth + 1) })
+    case 4: return .integer(Int64(bitPattern: random.next()))
+    case 5: return .array((0..<random.below(5)).map { _ in randomValue(&random, depth: depth + 1) })
     default:
       var members: [String: JSONValue] = [:]
       for _ in 0..<random.below(5) {

@@ -1,9 +1,9 @@
+import CourierCore
+import CourierDomain
 // Queues N article creations in a data directory's local store, offline (nothing is sent),
 // through the sync engine, for Benchmarks/sync/run.sh to time their replay by `courier sync`.
 // Usage: sync-bench-enqueue DATA_DIR COUNT
-import CourierComposition
-import CourierCore
-import CourierDomain
+import CourierLinux
 import Foundation
 
 let arguments = CommandLine.arguments

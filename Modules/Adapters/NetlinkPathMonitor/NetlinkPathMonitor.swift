@@ -110,11 +110,11 @@ public final class NetlinkPathMonitor: PathMonitor {
   }
 
   /// Times full resynchronisations (dump links, addresses and routes, then evaluate) in the
-  /// calling thread's network namespace, for the benchmark.
+  /// calling thread's network namespace, for the benchmark (Benchmarks/netlink): SPI, not API.
   /// - Parameter repeats: how many snapshots to take.
   /// - Returns: each snapshot's duration, and the last path.
   /// - Throws: `NetlinkMonitorError` when a socket or a dump fails.
-  package static func timeSnapshots(
+  @_spi(Benchmarks) public static func timeSnapshots(
     repeats: Int
   ) throws -> (durations: [Duration], path: NetworkPath) {
     let wake = try WakeSignal()
