@@ -31,14 +31,13 @@ enum SessionCommands {
       password = line
     }
     let client = context.client
-    let request = try client.request(
-      .post, "/auth/token", json: ["username": username, "password": password])
     // The login goes through the base transport under the retry policy, never through the
     // auth decorator: there is no session to refresh yet.
     let loginClient = CourierClient(
       baseURL: client.baseURL, transport: context.environment.baseTransport, options: client.options
     )
-    let response = try await loginClient.send(request)
+    let response = try await loginClient.send(
+      .post, "/auth/token", json: ["username": username, "password": password])
     let credentials = try TokenResponse.credentials(from: response.body, now: Date())
     do {
       try context.environment.credentials.save(credentials)

@@ -1,5 +1,6 @@
 import CourierCore
 import CourierDomain
+import CourierPorts
 import Dispatch
 import Foundation
 import Synchronization

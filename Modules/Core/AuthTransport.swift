@@ -40,31 +40,18 @@ public final class AuthTransport: Transport {
     self.wallClock = wallClock
   }
 
-  /// Sends with the session's token, refreshing once on a 401.
+  /// Sends with the session's token, refreshing once on a 401 (a body is read again for the
+  /// replay).
   /// - Parameters:
   ///   - request: the request.
+  ///   - body: the body, if any.
   ///   - options: per-call options.
   /// - Returns: the response.
   /// - Throws: a transport error, or a failure of the refresh itself.
-  public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
-    try await authorized(request) { try await base.send($0, options: options) }
-  }
-
-  /// Uploads with the session's token, refreshing once on a 401.
-  /// - Parameters:
-  ///   - request: the request.
-  ///   - file: the body file.
-  ///   - options: per-call options.
-  ///   - progress: bytes sent.
-  /// - Returns: the response.
-  /// - Throws: a transport error, or a failure of the refresh itself.
-  public func upload(
-    _ request: HTTPRequest, bodyFile file: URL, options: TransportOptions,
-    progress: @escaping @Sendable (TransferProgress) -> Void
+  public func send(
+    _ request: HTTPRequest, body: RequestBody?, options: TransportOptions
   ) async throws -> HTTPResponse {
-    try await authorized(request) {
-      try await base.upload($0, bodyFile: file, options: options, progress: progress)
-    }
+    try await authorized(request) { try await base.send($0, body: body, options: options) }
   }
 
   private func authorized(
@@ -140,8 +127,8 @@ public final class AuthTransport: Transport {
     guard let refreshToken = stale.refreshToken else { return nil }
     let body = try JSONEncoder().encode(["refresh_token": refreshToken])
     let request = HTTPRequest(
-      method: .post, url: refreshURL, headers: ["Content-Type": "application/json"], body: body)
-    let response = try await base.send(request, options: TransportOptions())
+      method: .post, url: refreshURL, headers: ["Content-Type": "application/json"])
+    let response = try await base.send(request, body: .bytes(body), options: TransportOptions())
     if response.status == 401 || response.status == 400 {
       try? store.clear()
       return nil
@@ -152,31 +139,6 @@ public final class AuthTransport: Transport {
     let renewed = try TokenResponse.credentials(from: response.body, now: wallClock.now())
     try store.save(renewed)
     return renewed
-  }
-}
-
-extension AuthTransport: SegmentForwarding {
-  /// Whether the wrapped transport streams segments.
-  public var forwardsSegments: Bool { SegmentStreaming.streamer(for: base) != nil }
-
-  /// Uploads a segmented body with the session's token, refreshing once on a 401 (the
-  /// segments are read again for the replay).
-  /// - Parameters:
-  ///   - request: the request.
-  ///   - segments: the body's pieces.
-  ///   - options: per-call options.
-  ///   - progress: bytes sent.
-  /// - Returns: the response.
-  /// - Throws: a transport error, a failure of the refresh itself, or `invalidInput` when the
-  ///   wrapped transport cannot stream segments.
-  public func upload(
-    _ request: HTTPRequest, segments: [BodySegment], options: TransportOptions,
-    progress: @escaping @Sendable (TransferProgress) -> Void
-  ) async throws -> HTTPResponse {
-    let streamer = try SegmentStreaming.required(beneath: base, for: request)
-    return try await authorized(request) {
-      try await streamer.upload($0, segments: segments, options: options, progress: progress)
-    }
   }
 }
 

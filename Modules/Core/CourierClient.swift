@@ -46,78 +46,53 @@ public struct CourierClient: Sendable {
     CourierError(.invalidInput, serverMessage: "“\(path)” is not a valid path or URL.")
   }
 
-  /// Builds a request.
+  /// Builds a request (its body, if any, is given to `send`).
   /// - Parameters:
   ///   - method: the method.
   ///   - path: the path relative to the base URL.
   ///   - headers: header fields.
-  ///   - json: a value sent as a JSON body.
-  /// - Returns: the request.
-  /// - Throws: `CourierError.invalidInput` for a bad path or an unencodable body.
+  /// - Returns: the request, asking for JSON unless `headers` says otherwise.
+  /// - Throws: `CourierError.invalidInput` for a bad path.
   public func request(
-    _ method: HTTPMethod, _ path: String, headers: HTTPHeaders = [:],
-    json: (any Encodable & Sendable)? = nil
+    _ method: HTTPMethod, _ path: String, headers: HTTPHeaders = [:]
   ) throws -> HTTPRequest {
     var request = HTTPRequest(method: method, url: try url(path), headers: headers)
     if request.headers["Accept"] == nil { request.headers["Accept"] = "application/json" }
-    if let json {
-      do {
-        request.body = try JSONEncoder().encode(json)
-      } catch {
-        throw CourierError(.invalidInput, underlying: String(describing: error))
-      }
-      request.headers["Content-Type"] = "application/json; charset=utf-8"
-    }
     return request
   }
 
-  /// Sends a request through the pipeline.
-  /// - Parameter request: the request.
+  /// Encodes a value as a JSON body.
+  /// - Parameter value: the value.
+  /// - Returns: the body's bytes.
+  /// - Throws: `CourierError.invalidInput` when the value cannot be encoded.
+  public static func json(_ value: any Encodable & Sendable) throws -> RequestBody {
+    do {
+      return .bytes(try JSONEncoder().encode(value))
+    } catch {
+      throw CourierError(.invalidInput, underlying: String(describing: error))
+    }
+  }
+
+  /// Sends a request with its body through the pipeline, under this client's options plus
+  /// the given progress and retry observers.
+  /// - Parameters:
+  ///   - request: the request.
+  ///   - body: the body (bytes, a file or segments); nil for none.
+  ///   - progress: receives body bytes sent so far in the current attempt; nil for none.
+  ///   - onRetry: receives each retry decision for this call; nil for none.
   /// - Returns: the response, when it is a success (2xx or 304).
   /// - Throws: `CourierError`, classified, with the attempts made.
-  public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-    try await checked(request) { try await transport.send(request, options: options) }
-  }
-
-  /// Uploads a body file through the pipeline.
-  /// - Parameters:
-  ///   - request: the request.
-  ///   - file: the body file.
-  ///   - progress: bytes sent.
-  /// - Returns: the response, when it is a success.
-  /// - Throws: `CourierError`, classified, with the attempts made.
-  public func upload(
-    _ request: HTTPRequest, bodyFile file: URL,
-    progress: @escaping @Sendable (TransferProgress) -> Void
+  public func send(
+    _ request: HTTPRequest, body: RequestBody? = nil,
+    progress: (@Sendable (TransferProgress) -> Void)? = nil,
+    onRetry: (@Sendable (RetryEvent) -> Void)? = nil
   ) async throws -> HTTPResponse {
-    try await checked(request) {
-      try await transport.upload(request, bodyFile: file, options: options, progress: progress)
-    }
-  }
-
-  /// Sends a request and decodes its JSON body.
-  /// - Parameters:
-  ///   - type: the expected type.
-  ///   - request: the request.
-  /// - Returns: the decoded value.
-  /// - Throws: `CourierError`, `decoding` when the body does not match.
-  public func decode<T: Decodable>(_ type: T.Type, from request: HTTPRequest) async throws -> T {
-    let response = try await send(request)
-    do {
-      return try JSONDecoder().decode(T.self, from: response.body)
-    } catch {
-      throw CourierError(
-        .decoding, status: response.status, attempts: response.attempts,
-        underlying: String(describing: error), context: request.summary)
-    }
-  }
-
-  private func checked(
-    _ request: HTTPRequest, _ body: () async throws -> HTTPResponse
-  ) async throws -> HTTPResponse {
+    var callOptions = options
+    if let progress { callOptions.progress = progress }
+    if let onRetry { callOptions.onRetry = onRetry }
     let response: HTTPResponse
     do {
-      response = try await body()
+      response = try await transport.send(request, body: body, options: callOptions)
     } catch {
       var failure = CourierError.wrapping(error, context: request.summary)
       if failure.context == nil { failure.context = request.summary }
@@ -127,5 +102,47 @@ public struct CourierClient: Sendable {
       throw failure
     }
     return response
+  }
+
+  /// Builds and sends a request with a JSON body (or none) through the pipeline.
+  /// - Parameters:
+  ///   - method: the method.
+  ///   - path: the path relative to the base URL.
+  ///   - headers: header fields.
+  ///   - json: a value sent as a JSON body; nil for none.
+  /// - Returns: the response, when it is a success (2xx or 304).
+  /// - Throws: `CourierError`: `invalidInput` for a bad path or an unencodable body, else
+  ///   classified with the attempts made.
+  public func send(
+    _ method: HTTPMethod, _ path: String, headers: HTTPHeaders = [:],
+    json: (any Encodable & Sendable)? = nil
+  ) async throws -> HTTPResponse {
+    var request = try request(method, path, headers: headers)
+    var body: RequestBody?
+    if let json {
+      body = try Self.json(json)
+      request.headers["Content-Type"] = "application/json; charset=utf-8"
+    }
+    return try await send(request, body: body)
+  }
+
+  /// Sends a request and decodes its JSON body.
+  /// - Parameters:
+  ///   - type: the expected type.
+  ///   - request: the request.
+  ///   - body: the request's body, if any.
+  /// - Returns: the decoded value.
+  /// - Throws: `CourierError`, `decoding` when the body does not match.
+  public func decode<T: Decodable>(
+    _ type: T.Type, from request: HTTPRequest, body: RequestBody? = nil
+  ) async throws -> T {
+    let response = try await send(request, body: body)
+    do {
+      return try JSONDecoder().decode(T.self, from: response.body)
+    } catch {
+      throw CourierError(
+        .decoding, status: response.status, attempts: response.attempts,
+        underlying: String(describing: error), context: request.summary)
+    }
   }
 }

@@ -40,48 +40,29 @@ public struct RetryingTransport<C: Clock>: Transport where C.Duration == Duratio
     return keyed
   }
 
-  /// Sends with retries.
+  /// Sends with retries; a body is read again from its start on each attempt. Each decision
+  /// goes to the call's `options.onRetry` and to this step's `onEvent`.
   /// - Parameters:
   ///   - request: the request.
-  ///   - options: per-attempt options.
+  ///   - body: the body, if any.
+  ///   - options: per-attempt options; `progress` restarts from zero on each attempt.
   /// - Returns: the first successful or non-retryable response, or the last one.
   /// - Throws: the last transport error, with `attempts` set.
-  public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
-    let keyed = Self.withIdempotencyKey(request)
-    return try await retrying(keyed) { try await base.send(keyed, options: options) }
-  }
-
-  /// Uploads with retries; the body file is sent again from its start on each attempt.
-  /// - Parameters:
-  ///   - request: the request.
-  ///   - file: the body file.
-  ///   - options: per-attempt options.
-  ///   - progress: bytes sent in the current attempt.
-  /// - Returns: the first successful or non-retryable response, or the last one.
-  /// - Throws: the last transport error, with `attempts` set.
-  public func upload(
-    _ request: HTTPRequest, bodyFile file: URL, options: TransportOptions,
-    progress: @escaping @Sendable (TransferProgress) -> Void
+  public func send(
+    _ request: HTTPRequest, body: RequestBody?, options: TransportOptions
   ) async throws -> HTTPResponse {
     let keyed = Self.withIdempotencyKey(request)
-    return try await retrying(keyed) {
-      try await base.upload(keyed, bodyFile: file, options: options, progress: progress)
-    }
-  }
-
-  private func retrying(
-    _ request: HTTPRequest, _ attempt: @escaping @Sendable () async throws -> HTTPResponse
-  ) async throws -> HTTPResponse {
-    let context = request.summary
+    let context = keyed.summary
+    let callObserver = options.onRetry
     do {
       return try await executor.run(
-        safeToRepeat: request.isSafeToRepeat,
+        safeToRepeat: keyed.isSafeToRepeat,
         onEvent: { event in
-          onEvent(request, event)
-          RetryObservation.notify(request, event)
+          onEvent(keyed, event)
+          callObserver?(event)
         }
       ) { number in
-        let response = try await attempt()
+        let response = try await base.send(keyed, body: body, options: options)
         if let failure = ResponseClassifier.classify(response, context: context),
           failure.isTransient
         {
@@ -95,31 +76,6 @@ public struct RetryingTransport<C: Clock>: Transport where C.Duration == Duratio
       var response = failure.response
       response.attempts = failure.courierError.attempts
       return response
-    }
-  }
-}
-
-extension RetryingTransport: SegmentForwarding {
-  /// Whether the wrapped transport streams segments.
-  public var forwardsSegments: Bool { SegmentStreaming.streamer(for: base) != nil }
-
-  /// Uploads a segmented body with retries; the segments are read again on each attempt.
-  /// - Parameters:
-  ///   - request: the request.
-  ///   - segments: the body's pieces.
-  ///   - options: per-attempt options.
-  ///   - progress: bytes sent in the current attempt.
-  /// - Returns: the first successful or non-retryable response, or the last one.
-  /// - Throws: the last transport error, with `attempts` set; `invalidInput` when the wrapped
-  ///   transport cannot stream segments.
-  public func upload(
-    _ request: HTTPRequest, segments: [BodySegment], options: TransportOptions,
-    progress: @escaping @Sendable (TransferProgress) -> Void
-  ) async throws -> HTTPResponse {
-    let streamer = try SegmentStreaming.required(beneath: base, for: request)
-    let keyed = Self.withIdempotencyKey(request)
-    return try await retrying(keyed) {
-      try await streamer.upload(keyed, segments: segments, options: options, progress: progress)
     }
   }
 }

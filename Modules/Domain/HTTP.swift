@@ -99,20 +99,17 @@ public struct HTTPRequest: Sendable, Equatable {
   public var url: URL
   /// The header fields.
   public var headers: HTTPHeaders
-  /// The body held in memory, if any. Large bodies are sent from a file instead.
-  public var body: Data?
 
-  /// Creates a request.
+  /// Creates a request. Its body, if any, is given beside it when it is sent
+  /// (`Transport.send(_:body:options:)`).
   /// - Parameters:
   ///   - method: the method.
   ///   - url: the absolute URL.
   ///   - headers: the header fields.
-  ///   - body: an in-memory body.
-  public init(method: HTTPMethod, url: URL, headers: HTTPHeaders = [:], body: Data? = nil) {
+  public init(method: HTTPMethod, url: URL, headers: HTTPHeaders = [:]) {
     self.method = method
     self.url = url
     self.headers = headers
-    self.body = body
   }
 
   /// Whether sending this request twice is harmless: an idempotent method, or an
