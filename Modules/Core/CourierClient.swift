@@ -98,7 +98,10 @@ public struct CourierClient: Sendable {
       if failure.context == nil { failure.context = request.summary }
       throw failure
     }
-    if let failure = ResponseClassifier.classify(response, context: request.summary) {
+    // Classified once: the retry step's verdict, or here when no retry step ran.
+    if let failure = response.failure
+      ?? ResponseClassifier.classify(response, context: request.summary)
+    {
       throw failure
     }
     return response

@@ -7,8 +7,10 @@ import Foundation
 /// Every `POST` and `PATCH` without an `Idempotency-Key` gets one here (a UUID kept across
 /// its retries), so a retry after a timeout or a reset never makes the server act twice.
 /// `PUT` and `DELETE` are idempotent by method and get none unless the caller adds one.
-/// When the retries end on an HTTP failure, the last response is returned as is (with its
-/// `attempts`), for the caller to classify.
+/// It is the one step that classifies responses (`ResponseClassifier`): when the retries end
+/// on an HTTP failure, or on one not worth retrying, the last response is returned with its
+/// `attempts` and its verdict in `failure`, which the front (`APIClient`, `Uploader`) throws
+/// without classifying again.
 public struct RetryingTransport<C: Clock>: Transport where C.Duration == Duration {
   private let base: any Transport
   private let executor: RetryExecutor<C>
@@ -63,18 +65,24 @@ public struct RetryingTransport<C: Clock>: Transport where C.Duration == Duratio
         }
       ) { number in
         let response = try await base.send(keyed, body: body, options: options)
-        if let failure = ResponseClassifier.classify(response, context: context),
-          failure.isTransient
-        {
+        // The one place a response is classified; the verdict travels on the response.
+        let failure = ResponseClassifier.classify(response, context: context)
+        if let failure, failure.isTransient {
           throw ResponseFailure(courierError: failure, response: response)
         }
         var counted = response
         counted.attempts = number
+        counted.failure = failure.map { verdict in
+          var verdict = verdict
+          verdict.attempts = number
+          return verdict
+        }
         return counted
       }
     } catch let failure as ResponseFailure {
       var response = failure.response
       response.attempts = failure.courierError.attempts
+      response.failure = failure.courierError
       return response
     }
   }

@@ -197,7 +197,10 @@ public struct Uploader: Sendable {
       http.headers["Idempotency-Key"] = key
       http.headers["Content-Type"] = layout.contentType
       let response = try await send(http, layout: layout, temporary: temporary, onState: onState)
-      if let failure = ResponseClassifier.classify(response, context: http.summary) {
+      // Classified once: the retry step's verdict, or here when no retry step ran.
+      if let failure = response.failure
+        ?? ResponseClassifier.classify(response, context: http.summary)
+      {
         throw failure
       }
       var fileSize: Int64?

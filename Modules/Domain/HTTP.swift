@@ -132,6 +132,10 @@ public struct HTTPResponse: Sendable, Equatable {
   public var body: Data
   /// How many attempts the pipeline made to get this response (1 without retries).
   public var attempts: Int
+  /// The pipeline's verdict on this response when it is a failure, set by the one step that
+  /// classified it (the retry step) so that nothing classifies it again; nil for a success or
+  /// a response no step has classified yet.
+  public var failure: CourierError?
 
   /// Creates a response.
   /// - Parameters:
