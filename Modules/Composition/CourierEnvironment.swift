@@ -125,7 +125,8 @@ public struct CourierEnvironment: Sendable {
     let refreshURL =
       URL(string: config.baseURL.absoluteString.trimmingSuffix("/") + "/auth/refresh")
       ?? config.baseURL
-    stack = AuthTransport(stack, store: credentials, refreshURL: refreshURL)
+    let authenticator = RefreshTokenAuthenticator(store: credentials, refreshURL: refreshURL)
+    stack = AuthTransport(stack, authenticator: authenticator, credentialOrigin: config.baseURL)
     let executor = RetryExecutor(policy: config.retry, clock: ContinuousClock())
     stack = RetryingTransport(stack, executor: executor) { _, event in
       if case .attemptStarted = event { return }
