@@ -33,7 +33,7 @@ enum SessionCommands {
     let client = context.client
     // The login goes through the base transport under the retry policy, never through the
     // auth decorator: there is no session to refresh yet.
-    let loginClient = CourierClient(
+    let loginClient = APIClient(
       baseURL: client.baseURL, transport: context.environment.baseTransport, options: client.options
     )
     let response = try await loginClient.send(

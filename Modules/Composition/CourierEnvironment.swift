@@ -58,7 +58,7 @@ public struct CourierEnvironment: Sendable {
   /// The configuration it was built from.
   public let config: CourierConfig
   /// The request pipeline.
-  public let client: CourierClient
+  public let client: APIClient
   /// The session's token store.
   public let credentials: any CredentialStore
   /// The base transport, with no decorators (for logins and probes).
@@ -132,7 +132,7 @@ public struct CourierEnvironment: Sendable {
       if case .attemptStarted = event { return }
       log?(event.humanDescription)
     }
-    client = CourierClient(
+    client = APIClient(
       baseURL: config.baseURL, transport: stack, options: TransportOptions(deadline: config.timeout)
     )
   }

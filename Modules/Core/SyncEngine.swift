@@ -54,7 +54,7 @@ public actor SyncEngine<Record: SyncRecord> {
 
   /// The settings.
   public nonisolated let configuration: Configuration
-  private let client: CourierClient
+  private let client: APIClient
   private let store: any LocalStore
   private let pathMonitor: (any PathMonitor)?
   private let now: @Sendable () -> Date
@@ -82,7 +82,7 @@ public actor SyncEngine<Record: SyncRecord> {
   ///   - clock: the clock `watch()` waits on between replays after transient failures.
   ///   - random: the jitter source of those waits.
   public init(
-    client: CourierClient, store: any LocalStore, pathMonitor: (any PathMonitor)? = nil,
+    client: APIClient, store: any LocalStore, pathMonitor: (any PathMonitor)? = nil,
     configuration: Configuration = Configuration(),
     now: @escaping @Sendable () -> Date = { Date() },
     clock: any Clock<Duration> = ContinuousClock(),

@@ -5,7 +5,7 @@ import Foundation
 /// The request pipeline's front: builds requests against the base URL, sends them through the
 /// composed transport (retry, auth, logging around an adapter), and turns every failure into a
 /// classified `CourierError`. Successful responses (2xx, 304) are returned.
-public struct CourierClient: Sendable {
+public struct APIClient: Sendable {
   /// The server's base URL; request paths are relative to it.
   public let baseURL: URL
   /// The composed transport.
