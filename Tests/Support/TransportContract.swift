@@ -103,7 +103,8 @@ public struct TransportContract: Sendable, CustomStringConvertible {
 
   /// Every check.
   public static let all: [TransportContract] = [
-    articlesRoundTrip, idempotencyHeaders, inMemoryMultipart, uploadFromFile, earlyRefusal,
+    articlesRoundTrip, idempotencyHeaders, inMemoryMultipart, uploadFromFile, uploadSegments,
+    earlyRefusal,
     refused, reset, closedMidBody, closedWithoutResponse, garbage, hangsPastDeadline,
     cancellation, htmlErrorPage, unknownHost, sameOriginRedirects, otherOriginRedirect,
     fileUploadRedirected, compressedResponse,
@@ -221,6 +222,39 @@ public struct TransportContract: Sendable, CustomStringConvertible {
     #expect(!reports.isEmpty)
     #expect(reports.last?.sent == Int64(fileSize))
     #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.sent <= $1.sent })
+  }
+
+  static let uploadSegments = TransportContract(
+    name: "upload a body given as segments: memory around a range of a file, with progress"
+  ) { make, environment in
+    let backend = try #require(environment?.backend)
+    let boundary = "contract-\(UUID().uuidString)"
+    let payloadSize = 2 << 20
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "courier-contract-\(UUID().uuidString).bin")
+    // The payload sits between 100 bytes of padding on each side: only its range is sent.
+    try (Data(count: 100) + Multipart.payload(payloadSize) + Data(count: 100)).write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+    let segments: [BodySegment] = [
+      .bytes(
+        Multipart.field("title", "segments", boundary: boundary)
+          + Multipart.fileHead("file", filename: "p.bin", boundary: boundary)),
+      .file(file, offset: 100, length: Int64(payloadSize)),
+      .bytes(Multipart.close(boundary, afterFile: true)),
+    ]
+    let seen = ProgressLog()
+    let response = try await make(.satisfied).send(
+      HTTPRequest(
+        method: .post, url: backend.url.appendingPathComponent("upload"),
+        headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"]),
+      body: .segments(segments),
+      options: TransportOptions(deadline: .seconds(60), progress: { seen.append($0) }))
+    #expect(response.status == 200)
+    let parts = try JSONSerialization.jsonObject(with: response.body) as? [[String: Any]]
+    #expect(parts?.first?["value"] as? String == "segments")
+    #expect(parts?.last?["size"] as? Int == payloadSize)
+    #expect(parts?.last?["sha256"] as? String == Multipart.payloadSHA256(payloadSize))
+    #expect(seen.values.last?.sent == segments.totalLength)
   }
 
   static let earlyRefusal = TransportContract(
