@@ -80,8 +80,9 @@ public final class URLSessionTransport: Transport {
     case .file(let file):
       return try await upload(request, file: file, options: options)
     case .segments(let segments):
-      let file = try SegmentSpooler.spool(segments, context: request.summary)
+      let file = try await SegmentSpooler.spoolOffPool(segments, context: request.summary)
       defer { try? FileManager.default.removeItem(at: file) }
+      if Task.isCancelled { throw CourierError(.cancelled, context: request.summary) }
       return try await upload(request, file: file, options: options)
     }
   }
@@ -154,6 +155,16 @@ public final class URLSessionTransport: Transport {
 /// stream it from disk with memory flat.
 enum SegmentSpooler {
   static let chunkSize = 256 * 1024
+
+  /// `spool` on a dispatch thread, so copying a large file never holds a thread of the
+  /// concurrency pool (two on a two-core machine) for the whole copy.
+  static func spoolOffPool(_ segments: [BodySegment], context: String) async throws -> URL {
+    try await withCheckedThrowingContinuation { continuation in
+      DispatchQueue.global(qos: .utility).async {
+        continuation.resume(with: Result { try spool(segments, context: context) })
+      }
+    }
+  }
 
   /// Writes the segments, in order, to a new private temporary file.
   /// - Returns: the file; the caller removes it.
