@@ -149,7 +149,7 @@ struct CommandContext: Sendable {
   let output: any CommandOutput
   let processEnvironment: [String: String]
 
-  var client: CourierClient { environment.client }
+  var client: APIClient { environment.client }
 
   /// Prints a failure for a person (standard error) or a script (`--json`, standard output)
   /// and returns its exit code.

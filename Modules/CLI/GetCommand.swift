@@ -36,7 +36,7 @@ extension GetCommand {
   /// base URL, and the session's token belongs to that server only (decision 0005; the
   /// pipeline would send such a request without the token, and the command would report a
   /// misleading "session expired").
-  static func sameServer(_ url: URL, path: String, client: CourierClient, command: String) throws {
+  static func sameServer(_ url: URL, path: String, client: APIClient, command: String) throws {
     guard !RedirectRule.sameOrigin(url, client.baseURL) else { return }
     throw UsageError(
       "“\(LogText.escaped(path))” is on another server than the base URL "

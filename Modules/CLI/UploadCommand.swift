@@ -1,6 +1,7 @@
 import CourierCore
 import CourierDomain
 import CourierLinux
+import CourierPorts
 import Dispatch
 import Foundation
 import Synchronization

@@ -51,12 +51,14 @@ public struct AdapterOverrides: Sendable {
 }
 
 /// The composition root: picks the adapters named in the configuration and builds the request
-/// pipeline `Retry(Auth(Logging(adapter)))`. Only this module and the apps import adapters.
+/// pipeline `Retry(Auth(middlewares(Logging(adapter))))`: user middlewares run once per
+/// attempt, after the token is added and before the request is logged and sent (see
+/// `ClientMiddleware`). Only this module and the apps import adapters.
 public struct CourierEnvironment: Sendable {
   /// The configuration it was built from.
   public let config: CourierConfig
   /// The request pipeline.
-  public let client: CourierClient
+  public let client: APIClient
   /// The session's token store.
   public let credentials: any CredentialStore
   /// The base transport, with no decorators (for logins and probes).
@@ -73,10 +75,11 @@ public struct CourierEnvironment: Sendable {
   ///   - config: the configuration.
   ///   - overrides: adapters to use instead of the configured ones.
   ///   - log: receives `--verbose` lines (requests and retry decisions); nil for none.
+  ///   - middlewares: the user's own steps, outermost first, run inside retry and auth.
   /// - Throws: `ConfigError` for an adapter this build cannot provide.
   public init(
     config: CourierConfig, overrides: AdapterOverrides = AdapterOverrides(),
-    log: (@Sendable (String) -> Void)? = nil
+    log: (@Sendable (String) -> Void)? = nil, middlewares: [any ClientMiddleware] = []
   ) throws {
     self.config = config
     self.overrides = overrides
@@ -114,16 +117,18 @@ public struct CourierEnvironment: Sendable {
     }
     var stack: any Transport = base
     if let log { stack = LoggingTransport(stack, log: log) }
+    if !middlewares.isEmpty { stack = MiddlewareTransport(stack, middlewares: middlewares) }
     let refreshURL =
       URL(string: config.baseURL.absoluteString.trimmingSuffix("/") + "/auth/refresh")
       ?? config.baseURL
-    stack = AuthTransport(stack, store: credentials, refreshURL: refreshURL)
+    let authenticator = RefreshTokenAuthenticator(store: credentials, refreshURL: refreshURL)
+    stack = AuthTransport(stack, authenticator: authenticator, credentialOrigin: config.baseURL)
     let executor = RetryExecutor(policy: config.retry, clock: ContinuousClock())
     stack = RetryingTransport(stack, executor: executor) { _, event in
       if case .attemptStarted = event { return }
       log?(event.humanDescription)
     }
-    client = CourierClient(
+    client = APIClient(
       baseURL: config.baseURL, transport: stack, options: TransportOptions(deadline: config.timeout)
     )
   }

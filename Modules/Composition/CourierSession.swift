@@ -85,14 +85,13 @@ public final class CourierSession: Sendable {
   /// - Throws: `CourierError`: `.unauthorized` for wrong credentials, a transport kind when
   ///   the server cannot be reached, `.fileUnavailable` when the session cannot be saved.
   public func login(username: String, password: String) async throws {
-    let client = environment.client
-    let request = try client.request(
-      .post, "/auth/token", json: ["username": username, "password": password])
     // Through the base transport under the client's options, never through the auth
     // decorator: there is no session to refresh yet.
-    let loginClient = CourierClient(
+    let client = environment.client
+    let loginClient = APIClient(
       baseURL: client.baseURL, transport: environment.baseTransport, options: client.options)
-    let response = try await loginClient.send(request)
+    let response = try await loginClient.send(
+      .post, "/auth/token", json: ["username": username, "password": password])
     let credentials = try TokenResponse.credentials(from: response.body, now: Date())
     do {
       try environment.credentials.save(credentials)

@@ -3,25 +3,45 @@ import CourierPorts
 import Foundation
 import Synchronization
 
-/// A transport decorator that adds the bearer token and, on a 401, refreshes the session once
-/// and replays the request once. Concurrent requests that meet a 401 share one refresh (single
-/// flight). A refused refresh clears the stored session and returns the 401, which the client
-/// reports as "session expired, log in again".
+/// A transport decorator that adds the bearer token, renews the session shortly before its
+/// stored expiry, and, on a 401, renews it once and replays the request once. Concurrent
+/// requests that need a renewal share one (single flight). A refused renewal forgets the
+/// session and returns the 401, which the client reports as "session expired, log in again".
+/// How a session is renewed is the `Authenticator`'s business (the shipped one is
+/// `RefreshTokenAuthenticator`); this step decides when.
 ///
-/// The token goes only to the server's origin (scheme, host and port of `credentialOrigin`,
-/// by default the refresh URL's): a request to any other origin is sent as it is, without
-/// `Authorization` and without a refresh (Docs/decisions/0005). A stored token that cannot be
-/// sent as a header value (a CR or LF, a space, a control character) is refused before
-/// anything is sent, the same way whichever adapter lies beneath.
+/// The token goes only to the server's origin (scheme, host and port of `credentialOrigin`):
+/// a request to any other origin is sent as it is, without `Authorization` and without a
+/// renewal (Docs/decisions/0005). A stored token that cannot be sent as a header value (a CR
+/// or LF, a space, a control character) is refused before anything is sent, the same way
+/// whichever adapter lies beneath.
 public final class AuthTransport: Transport {
   private let base: any Transport
-  private let store: any CredentialStore
-  private let refreshURL: URL
+  private let authenticator: any Authenticator
   private let credentialOrigin: URL
   private let wallClock: any WallClock
+  private let refreshLeeway: Duration
   private let refreshing = Mutex<Task<Credentials?, any Error>?>(nil)
 
   /// Wraps a transport.
+  /// - Parameters:
+  ///   - base: the transport requests go through (renewals too).
+  ///   - authenticator: where credentials come from and how they are renewed.
+  ///   - credentialOrigin: a URL of the only origin that gets the token.
+  ///   - wallClock: the clock compared with a token's expiry.
+  ///   - refreshLeeway: how long before its expiry a token is renewed (30 s by default).
+  public init(
+    _ base: any Transport, authenticator: any Authenticator, credentialOrigin: URL,
+    wallClock: any WallClock = SystemWallClock(), refreshLeeway: Duration = .seconds(30)
+  ) {
+    self.base = base
+    self.authenticator = authenticator
+    self.credentialOrigin = credentialOrigin
+    self.wallClock = wallClock
+    self.refreshLeeway = refreshLeeway
+  }
+
+  /// Wraps a transport with the shipped `RefreshTokenAuthenticator`.
   /// - Parameters:
   ///   - base: the transport requests go through (refreshes too).
   ///   - store: where the session's tokens live.
@@ -29,42 +49,29 @@ public final class AuthTransport: Transport {
   ///   - wallClock: the clock for token expiry times.
   ///   - credentialOrigin: a URL of the only origin that gets the token; the refresh URL's
   ///     origin when nil.
-  public init(
+  public convenience init(
     _ base: any Transport, store: any CredentialStore, refreshURL: URL,
     wallClock: any WallClock = SystemWallClock(), credentialOrigin: URL? = nil
   ) {
-    self.base = base
-    self.store = store
-    self.refreshURL = refreshURL
-    self.credentialOrigin = credentialOrigin ?? refreshURL
-    self.wallClock = wallClock
+    self.init(
+      base,
+      authenticator: RefreshTokenAuthenticator(
+        store: store, refreshURL: refreshURL, wallClock: wallClock),
+      credentialOrigin: credentialOrigin ?? refreshURL, wallClock: wallClock)
   }
 
-  /// Sends with the session's token, refreshing once on a 401.
+  /// Sends with the session's token, renewing it first when it is about to expire and once
+  /// on a 401 (a body is read again for the replay).
   /// - Parameters:
   ///   - request: the request.
+  ///   - body: the body, if any.
   ///   - options: per-call options.
   /// - Returns: the response.
-  /// - Throws: a transport error, or a failure of the refresh itself.
-  public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
-    try await authorized(request) { try await base.send($0, options: options) }
-  }
-
-  /// Uploads with the session's token, refreshing once on a 401.
-  /// - Parameters:
-  ///   - request: the request.
-  ///   - file: the body file.
-  ///   - options: per-call options.
-  ///   - progress: bytes sent.
-  /// - Returns: the response.
-  /// - Throws: a transport error, or a failure of the refresh itself.
-  public func upload(
-    _ request: HTTPRequest, bodyFile file: URL, options: TransportOptions,
-    progress: @escaping @Sendable (TransferProgress) -> Void
+  /// - Throws: a transport error, or a failure of the renewal itself.
+  public func send(
+    _ request: HTTPRequest, body: RequestBody?, options: TransportOptions
   ) async throws -> HTTPResponse {
-    try await authorized(request) {
-      try await base.upload($0, bodyFile: file, options: options, progress: progress)
-    }
+    try await authorized(request) { try await base.send($0, body: body, options: options) }
   }
 
   private func authorized(
@@ -76,19 +83,45 @@ public final class AuthTransport: Transport {
     guard RedirectRule.sameOrigin(request.url, credentialOrigin) else {
       return try await send(request)
     }
-    let credentials = try loadCredentials()
+    var credentials = try authenticator.credentials()
+    var renewedAlready = false
+    if let current = credentials, isAboutToExpire(current) {
+      // Renewed before it lapses; should that fail, the old token is tried and a 401 still
+      // gets its one renewal. Cancellation is not swallowed.
+      do {
+        credentials = try await renew(after: current)
+        renewedAlready = true
+      } catch let error as CourierError where error.kind == .cancelled {
+        throw error
+      } catch is CancellationError {
+        throw CourierError(.cancelled, context: request.summary)
+      } catch {
+        credentials = current
+      }
+      // A refused renewal forgot the session: the request goes without a token.
+    }
     var first = request
     if let credentials {
       first.headers["Authorization"] = try Self.bearer(credentials.accessToken, request)
     }
     let response = try await send(first)
-    guard response.status == 401, let credentials, credentials.refreshToken != nil else {
+    guard response.status == 401, !renewedAlready, let credentials,
+      credentials.refreshToken != nil
+    else {
       return response
     }
     guard let renewed = try await renew(after: credentials) else { return response }
     var replay = request
     replay.headers["Authorization"] = try Self.bearer(renewed.accessToken, request)
     return try await send(replay)
+  }
+
+  /// Whether a token with a known expiry is within the leeway of it and can be renewed.
+  private func isAboutToExpire(_ credentials: Credentials) -> Bool {
+    guard let expiry = credentials.expiresAt, credentials.refreshToken != nil else {
+      return false
+    }
+    return expiry.timeIntervalSince(wallClock.now()) <= refreshLeeway.seconds
   }
 
   /// The `Authorization` value for a token, or a refusal when the token cannot be sent as it
@@ -108,75 +141,22 @@ public final class AuthTransport: Transport {
       context: context)
   }
 
-  private func loadCredentials() throws -> Credentials? {
-    do {
-      return try store.load()
-    } catch {
-      throw CourierError(
-        .fileUnavailable, serverMessage: "The saved session couldn't be read. Please log in again.",
-        underlying: String(describing: error))
-    }
-  }
-
-  /// Refreshes unless another request already did since `stale` was used; joins a refresh
+  /// Renews unless another request already did since `stale` was used; joins a renewal
   /// under way.
   private func renew(after stale: Credentials) async throws -> Credentials? {
     let task = refreshing.withLock { current -> Task<Credentials?, any Error> in
       if let current { return current }
       let task = Task { [self] () async throws -> Credentials? in
         defer { refreshing.withLock { $0 = nil } }
-        if let latest = try loadCredentials(), latest.accessToken != stale.accessToken {
+        if let latest = try authenticator.credentials(), latest.accessToken != stale.accessToken {
           return latest
         }
-        return try await refresh(stale)
+        return try await authenticator.refresh(stale, through: base)
       }
       current = task
       return task
     }
     return try await task.value
-  }
-
-  private func refresh(_ stale: Credentials) async throws -> Credentials? {
-    guard let refreshToken = stale.refreshToken else { return nil }
-    let body = try JSONEncoder().encode(["refresh_token": refreshToken])
-    let request = HTTPRequest(
-      method: .post, url: refreshURL, headers: ["Content-Type": "application/json"], body: body)
-    let response = try await base.send(request, options: TransportOptions())
-    if response.status == 401 || response.status == 400 {
-      try? store.clear()
-      return nil
-    }
-    if let failure = ResponseClassifier.classify(response, context: "POST /auth/refresh") {
-      throw failure
-    }
-    let renewed = try TokenResponse.credentials(from: response.body, now: wallClock.now())
-    try store.save(renewed)
-    return renewed
-  }
-}
-
-extension AuthTransport: SegmentForwarding {
-  /// Whether the wrapped transport streams segments.
-  public var forwardsSegments: Bool { SegmentStreaming.streamer(for: base) != nil }
-
-  /// Uploads a segmented body with the session's token, refreshing once on a 401 (the
-  /// segments are read again for the replay).
-  /// - Parameters:
-  ///   - request: the request.
-  ///   - segments: the body's pieces.
-  ///   - options: per-call options.
-  ///   - progress: bytes sent.
-  /// - Returns: the response.
-  /// - Throws: a transport error, a failure of the refresh itself, or `invalidInput` when the
-  ///   wrapped transport cannot stream segments.
-  public func upload(
-    _ request: HTTPRequest, segments: [BodySegment], options: TransportOptions,
-    progress: @escaping @Sendable (TransferProgress) -> Void
-  ) async throws -> HTTPResponse {
-    let streamer = try SegmentStreaming.required(beneath: base, for: request)
-    return try await authorized(request) {
-      try await streamer.upload($0, segments: segments, options: options, progress: progress)
-    }
   }
 }
 

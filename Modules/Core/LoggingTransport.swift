@@ -79,28 +79,14 @@ public struct LoggingTransport: Transport {
   /// Sends and logs.
   /// - Parameters:
   ///   - request: the request.
+  ///   - body: the body, never logged.
   ///   - options: per-call options.
   /// - Returns: the response.
   /// - Throws: what the wrapped transport throws.
-  public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
-    try await logged(request) { try await base.send(request, options: options) }
-  }
-
-  /// Uploads and logs.
-  /// - Parameters:
-  ///   - request: the request.
-  ///   - file: the body file.
-  ///   - options: per-call options.
-  ///   - progress: bytes sent.
-  /// - Returns: the response.
-  /// - Throws: what the wrapped transport throws.
-  public func upload(
-    _ request: HTTPRequest, bodyFile file: URL, options: TransportOptions,
-    progress: @escaping @Sendable (TransferProgress) -> Void
+  public func send(
+    _ request: HTTPRequest, body: RequestBody?, options: TransportOptions
   ) async throws -> HTTPResponse {
-    try await logged(request) {
-      try await base.upload(request, bodyFile: file, options: options, progress: progress)
-    }
+    try await logged(request) { try await base.send(request, body: body, options: options) }
   }
 
   private func logged(
@@ -124,29 +110,5 @@ public struct LoggingTransport: Transport {
 
   private static func ms(_ duration: Duration) -> String {
     String(format: "%.0f ms", duration.seconds * 1000)
-  }
-}
-
-extension LoggingTransport: SegmentForwarding {
-  /// Whether the wrapped transport streams segments.
-  public var forwardsSegments: Bool { SegmentStreaming.streamer(for: base) != nil }
-
-  /// Uploads a segmented body and logs.
-  /// - Parameters:
-  ///   - request: the request.
-  ///   - segments: the body's pieces.
-  ///   - options: per-call options.
-  ///   - progress: bytes sent.
-  /// - Returns: the response.
-  /// - Throws: what the wrapped transport throws; `invalidInput` when it cannot stream
-  ///   segments.
-  public func upload(
-    _ request: HTTPRequest, segments: [BodySegment], options: TransportOptions,
-    progress: @escaping @Sendable (TransferProgress) -> Void
-  ) async throws -> HTTPResponse {
-    let streamer = try SegmentStreaming.required(beneath: base, for: request)
-    return try await logged(request) {
-      try await streamer.upload(request, segments: segments, options: options, progress: progress)
-    }
   }
 }

@@ -43,43 +43,35 @@ public struct MultipartBody: Sendable, Equatable {
     try? FileManager.default.removeItem(at: url)
   }
 
-  /// The request with this body's `Content-Type` and, for an in-memory body, its bytes.
+  /// The body as the transport port takes it: bytes in memory, or the temporary file.
+  public var requestBody: RequestBody {
+    switch storage {
+    case .memory(let data): return .bytes(data)
+    case .file(let url): return .file(url)
+    }
+  }
+
+  /// The request with this body's `Content-Type`.
   /// - Parameter request: the request to complete.
   /// - Returns: the completed request.
   public func applied(to request: HTTPRequest) -> HTTPRequest {
     var request = request
     request.headers["Content-Type"] = contentType
-    if case .memory(let data) = storage {
-      request.body = data
-    } else {
-      request.body = nil
-    }
     return request
   }
 
-  /// Sends the body with a request: `send` for an in-memory body, the transport's from-file
-  /// `upload` otherwise, so memory stays flat for a large body.
+  /// Sends the body with a request; a file body is streamed from disk, so memory stays flat
+  /// for a large body.
   /// - Parameters:
   ///   - request: the request (method, URL, other headers).
   ///   - transport: the transport.
-  ///   - options: per-call options.
-  ///   - progress: called with bytes sent so far.
+  ///   - options: per-call options, progress included.
   /// - Returns: the response, of any status.
   /// - Throws: what the transport throws.
   public func send(
     _ request: HTTPRequest, through transport: any Transport,
-    options: TransportOptions = TransportOptions(),
-    progress: @escaping @Sendable (TransferProgress) -> Void = { _ in }
+    options: TransportOptions = TransportOptions()
   ) async throws -> HTTPResponse {
-    let prepared = applied(to: request)
-    switch storage {
-    case .memory:
-      let response = try await transport.send(prepared, options: options)
-      progress(TransferProgress(sent: contentLength, total: contentLength))
-      return response
-    case .file(let url):
-      return try await transport.upload(
-        prepared, bodyFile: url, options: options, progress: progress)
-    }
+    try await transport.send(applied(to: request), body: requestBody, options: options)
   }
 }

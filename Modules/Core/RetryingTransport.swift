@@ -7,8 +7,10 @@ import Foundation
 /// Every `POST` and `PATCH` without an `Idempotency-Key` gets one here (a UUID kept across
 /// its retries), so a retry after a timeout or a reset never makes the server act twice.
 /// `PUT` and `DELETE` are idempotent by method and get none unless the caller adds one.
-/// When the retries end on an HTTP failure, the last response is returned as is (with its
-/// `attempts`), for the caller to classify.
+/// It is the one step that classifies responses (`ResponseClassifier`): when the retries end
+/// on an HTTP failure, or on one not worth retrying, the last response is returned with its
+/// `attempts` and its verdict in `failure`, which the front (`APIClient`, `Uploader`) throws
+/// without classifying again.
 public struct RetryingTransport<C: Clock>: Transport where C.Duration == Duration {
   private let base: any Transport
   private let executor: RetryExecutor<C>
@@ -40,86 +42,48 @@ public struct RetryingTransport<C: Clock>: Transport where C.Duration == Duratio
     return keyed
   }
 
-  /// Sends with retries.
+  /// Sends with retries; a body is read again from its start on each attempt. Each decision
+  /// goes to the call's `options.onRetry` and to this step's `onEvent`.
   /// - Parameters:
   ///   - request: the request.
-  ///   - options: per-attempt options.
+  ///   - body: the body, if any.
+  ///   - options: per-attempt options; `progress` restarts from zero on each attempt.
   /// - Returns: the first successful or non-retryable response, or the last one.
   /// - Throws: the last transport error, with `attempts` set.
-  public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
-    let keyed = Self.withIdempotencyKey(request)
-    return try await retrying(keyed) { try await base.send(keyed, options: options) }
-  }
-
-  /// Uploads with retries; the body file is sent again from its start on each attempt.
-  /// - Parameters:
-  ///   - request: the request.
-  ///   - file: the body file.
-  ///   - options: per-attempt options.
-  ///   - progress: bytes sent in the current attempt.
-  /// - Returns: the first successful or non-retryable response, or the last one.
-  /// - Throws: the last transport error, with `attempts` set.
-  public func upload(
-    _ request: HTTPRequest, bodyFile file: URL, options: TransportOptions,
-    progress: @escaping @Sendable (TransferProgress) -> Void
+  public func send(
+    _ request: HTTPRequest, body: RequestBody?, options: TransportOptions
   ) async throws -> HTTPResponse {
     let keyed = Self.withIdempotencyKey(request)
-    return try await retrying(keyed) {
-      try await base.upload(keyed, bodyFile: file, options: options, progress: progress)
-    }
-  }
-
-  private func retrying(
-    _ request: HTTPRequest, _ attempt: @escaping @Sendable () async throws -> HTTPResponse
-  ) async throws -> HTTPResponse {
-    let context = request.summary
+    let context = keyed.summary
+    let callObserver = options.onRetry
     do {
       return try await executor.run(
-        safeToRepeat: request.isSafeToRepeat,
+        safeToRepeat: keyed.isSafeToRepeat,
         onEvent: { event in
-          onEvent(request, event)
-          RetryObservation.notify(request, event)
+          onEvent(keyed, event)
+          callObserver?(event)
         }
       ) { number in
-        let response = try await attempt()
-        if let failure = ResponseClassifier.classify(response, context: context),
-          failure.isTransient
-        {
+        let response = try await base.send(keyed, body: body, options: options)
+        // The one place a response is classified; the verdict travels on the response.
+        let failure = ResponseClassifier.classify(response, context: context)
+        if let failure, failure.isTransient {
           throw ResponseFailure(courierError: failure, response: response)
         }
         var counted = response
         counted.attempts = number
+        counted.failure = failure.map { verdict in
+          var verdict = verdict
+          verdict.attempts = number
+          return verdict
+        }
         return counted
       }
     } catch let failure as ResponseFailure {
       var response = failure.response
       response.attempts = failure.courierError.attempts
+      response.failure = failure.courierError
       return response
-    }
-  }
-}
-
-extension RetryingTransport: SegmentForwarding {
-  /// Whether the wrapped transport streams segments.
-  public var forwardsSegments: Bool { SegmentStreaming.streamer(for: base) != nil }
-
-  /// Uploads a segmented body with retries; the segments are read again on each attempt.
-  /// - Parameters:
-  ///   - request: the request.
-  ///   - segments: the body's pieces.
-  ///   - options: per-attempt options.
-  ///   - progress: bytes sent in the current attempt.
-  /// - Returns: the first successful or non-retryable response, or the last one.
-  /// - Throws: the last transport error, with `attempts` set; `invalidInput` when the wrapped
-  ///   transport cannot stream segments.
-  public func upload(
-    _ request: HTTPRequest, segments: [BodySegment], options: TransportOptions,
-    progress: @escaping @Sendable (TransferProgress) -> Void
-  ) async throws -> HTTPResponse {
-    let streamer = try SegmentStreaming.required(beneath: base, for: request)
-    let keyed = Self.withIdempotencyKey(request)
-    return try await retrying(keyed) {
-      try await streamer.upload(keyed, segments: segments, options: options, progress: progress)
     }
   }
 }

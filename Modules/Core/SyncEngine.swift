@@ -54,7 +54,7 @@ public actor SyncEngine<Record: SyncRecord> {
 
   /// The settings.
   public nonisolated let configuration: Configuration
-  private let client: CourierClient
+  private let client: APIClient
   private let store: any LocalStore
   private let pathMonitor: (any PathMonitor)?
   private let now: @Sendable () -> Date
@@ -82,7 +82,7 @@ public actor SyncEngine<Record: SyncRecord> {
   ///   - clock: the clock `watch()` waits on between replays after transient failures.
   ///   - random: the jitter source of those waits.
   public init(
-    client: CourierClient, store: any LocalStore, pathMonitor: (any PathMonitor)? = nil,
+    client: APIClient, store: any LocalStore, pathMonitor: (any PathMonitor)? = nil,
     configuration: Configuration = Configuration(),
     now: @escaping @Sendable () -> Date = { Date() },
     clock: any Clock<Duration> = ContinuousClock(),
@@ -517,13 +517,14 @@ public actor SyncEngine<Record: SyncRecord> {
     let parts = requestParts(for: operation)
     do {
       var request = try client.request(parts.method, parts.path, headers: parts.headers)
+      var body: RequestBody?
       if let json = parts.json {
         // The same bytes on every send: a replay after a crash must match the payload the
         // server stored under the Idempotency-Key (dictionary order changes between runs).
-        request.body = try Self.canonicalEncoder.encode(json)
+        body = .bytes(try Self.canonicalEncoder.encode(json))
         request.headers["Content-Type"] = "application/json; charset=utf-8"
       }
-      let response = try await client.send(request)
+      let response = try await client.send(request, body: body)
       // Only a reply that proves the intended server applied the write completes it; a login
       // page or any other 2xx throws `notTheServer` and the entry stays pending (decision 0414).
       let server = try DeliveryProof.write(operation, response: response, schema: Record.schema)

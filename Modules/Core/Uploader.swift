@@ -105,8 +105,8 @@ public enum UploadState: Sendable, Equatable {
 /// The upload use case: compress (or not, and say why), encode `multipart/form-data` (a
 /// `title` field, extra fields, the `file` part), send it under the composed transport's retry
 /// policy with one `Idempotency-Key` and the same bytes on every attempt, and classify the
-/// answer. The body is streamed in segments when the transport can, otherwise written once to a
-/// temporary file. Every temporary file is removed on success, failure and cancellation.
+/// answer. The body is streamed in segments straight from its sources (or, when asked, written
+/// once to a temporary file). Every temporary file is removed on success, failure and cancellation.
 public struct Uploader: Sendable {
   /// The composed transport (retry, auth, logging around an adapter).
   public let transport: any Transport
@@ -116,7 +116,8 @@ public struct Uploader: Sendable {
   public let options: TransportOptions
   /// Where the compressed image and any body file are written.
   public let temporaryDirectory: URL
-  /// Whether the body may be streamed in segments when the transport can (true by default).
+  /// Whether the body is streamed in segments (true by default) rather than written once to a
+  /// temporary file.
   public let allowSegments: Bool
   /// The least change in bytes sent that is published as a new `uploading` state.
   public let progressGranularity: Int64
@@ -127,7 +128,7 @@ public struct Uploader: Sendable {
   ///   - compressor: the image compressor.
   ///   - options: per-attempt options.
   ///   - temporaryDirectory: where temporary files go.
-  ///   - allowSegments: whether to stream in segments when the transport can.
+  ///   - allowSegments: whether to stream in segments rather than through a temporary file.
   ///   - progressGranularity: the least progress change published (0: every report).
   public init(
     transport: any Transport, compressor: any ImageCompressor,
@@ -196,7 +197,10 @@ public struct Uploader: Sendable {
       http.headers["Idempotency-Key"] = key
       http.headers["Content-Type"] = layout.contentType
       let response = try await send(http, layout: layout, temporary: temporary, onState: onState)
-      if let failure = ResponseClassifier.classify(response, context: http.summary) {
+      // Classified once: the retry step's verdict, or here when no retry step ran.
+      if let failure = response.failure
+        ?? ResponseClassifier.classify(response, context: http.summary)
+      {
         throw failure
       }
       var fileSize: Int64?
@@ -271,8 +275,9 @@ public struct Uploader: Sendable {
     CompressionDecision.Verdict(send: .original, reason: .notAnImage, message: "")
   }
 
-  /// Sends the laid-out body: streamed in segments when the transport can, otherwise from a
-  /// temporary file (or memory, when small) written once and sent again on each attempt.
+  /// Sends the laid-out body: streamed in segments (every transport takes them), or, when
+  /// segments are not allowed, from a temporary file (or memory, when small) written once and
+  /// sent again on each attempt. Progress and retry decisions travel in the call's options.
   private func send(
     _ request: HTTPRequest, layout: MultipartBodyLayout, temporary: TemporaryFiles,
     onState: @escaping @Sendable (UploadState) -> Void
@@ -292,19 +297,17 @@ public struct Uploader: Sendable {
       onState(.retrying(attempt: attempt, maxAttempts: maxAttempts, delay: delay, reason: error))
     }
     onState(.uploading(sent: 0, total: total))
-    let key = request.headers["Idempotency-Key"] ?? UUID().uuidString
-    return try await RetryObservation.observing(key: key, observer) {
-      if allowSegments, let streamer = SegmentStreaming.streamer(for: transport) {
-        let segments = try Self.bodySegments(layout)
-        return try await streamer.upload(
-          request, segments: segments, options: options, progress: progress)
-      }
-      let writer = MultipartBodyWriter(directory: temporaryDirectory)
-      let body = try await writer.makeBody(layout)
-      if let url = body.fileURL { temporary.adopt(url) }
-      return try await body.send(
-        request, through: transport, options: options, progress: progress)
+    var callOptions = options
+    callOptions.progress = progress
+    callOptions.onRetry = observer
+    if allowSegments {
+      let segments = try Self.bodySegments(layout)
+      return try await transport.send(request, body: .segments(segments), options: callOptions)
     }
+    let writer = MultipartBodyWriter(directory: temporaryDirectory)
+    let body = try await writer.makeBody(layout)
+    if let url = body.fileURL { temporary.adopt(url) }
+    return try await body.send(request, through: transport, options: callOptions)
   }
 
   /// The layout's segments as the transport port describes them, after checking that every

@@ -99,20 +99,17 @@ public struct HTTPRequest: Sendable, Equatable {
   public var url: URL
   /// The header fields.
   public var headers: HTTPHeaders
-  /// The body held in memory, if any. Large bodies are sent from a file instead.
-  public var body: Data?
 
-  /// Creates a request.
+  /// Creates a request. Its body, if any, is given beside it when it is sent
+  /// (`Transport.send(_:body:options:)`).
   /// - Parameters:
   ///   - method: the method.
   ///   - url: the absolute URL.
   ///   - headers: the header fields.
-  ///   - body: an in-memory body.
-  public init(method: HTTPMethod, url: URL, headers: HTTPHeaders = [:], body: Data? = nil) {
+  public init(method: HTTPMethod, url: URL, headers: HTTPHeaders = [:]) {
     self.method = method
     self.url = url
     self.headers = headers
-    self.body = body
   }
 
   /// Whether sending this request twice is harmless: an idempotent method, or an
@@ -135,6 +132,10 @@ public struct HTTPResponse: Sendable, Equatable {
   public var body: Data
   /// How many attempts the pipeline made to get this response (1 without retries).
   public var attempts: Int
+  /// The pipeline's verdict on this response when it is a failure, set by the one step that
+  /// classified it (the retry step) so that nothing classifies it again; nil for a success or
+  /// a response no step has classified yet.
+  public var failure: CourierError?
 
   /// Creates a response.
   /// - Parameters:

@@ -9,7 +9,7 @@ import Foundation
 public enum RedirectFollowing {
   /// One hop's request.
   public struct Hop: Sendable {
-    /// The request: method, URL and fields for this hop; `body` nil once dropped.
+    /// The request: method, URL and fields for this hop.
     public var request: HTTPRequest
     /// Whether the original body (in memory, file or segments) is sent with this hop.
     public var sendsBody: Bool
@@ -52,7 +52,6 @@ public enum RedirectFollowing {
       hop.request.url = step.url
       if !step.keepsBody {
         hop.sendsBody = false
-        hop.request.body = nil
         hop.request.headers = HTTPHeaders(
           hop.request.headers.filter {
             !["content-type", "content-encoding", "content-length"].contains($0.name.lowercased())

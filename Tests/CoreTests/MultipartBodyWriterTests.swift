@@ -1,5 +1,6 @@
 import CourierCore
 import CourierDomain
+import CourierPorts
 import CourierTestKit
 import Foundation
 import Synchronization
@@ -230,7 +231,7 @@ struct MultipartBodyWriterTests {
 
 @Suite("MultipartBody")
 struct MultipartBodyTests {
-  @Test("an in-memory body is sent with send, its bytes and Content-Type set")
+  @Test("an in-memory body is sent as bytes, with its Content-Type")
   func sendInMemory() async throws {
     let layout = try MultipartForm([.text("title", "x")]).layout()
     let body = try await MultipartBodyWriter().makeBody(layout)
@@ -239,12 +240,11 @@ struct MultipartBodyTests {
     let request = HTTPRequest(
       method: .post, url: URL(string: "http://127.0.0.1:1/photos")!, headers: ["X-A": "1"])
     let progress = Mutex<[TransferProgress]>([])
-    let response = try await body.send(request, through: transport) { value in
-      progress.withLock { $0.append(value) }
-    }
+    let options = TransportOptions(progress: { value in progress.withLock { $0.append(value) } })
+    let response = try await body.send(request, through: transport, options: options)
     #expect(response.status == 201)
     let sent = try #require(transport.requests.first)
-    #expect(sent.body == layout.inMemoryBody)
+    #expect(transport.bodies.first == .bytes(layout.inMemoryBody ?? Data()))
     #expect(sent.headers["Content-Type"] == layout.contentType)
     #expect(sent.headers["X-A"] == "1")
     #expect(transport.uploadedFiles.isEmpty)
@@ -254,7 +254,7 @@ struct MultipartBodyTests {
       ])
   }
 
-  @Test("a file body is sent with the transport's from-file upload")
+  @Test("a file body is sent as a file, streamed by the transport")
   func sendFromFile() async throws {
     let scratch = try ScratchDirectory()
     let source = try scratch.file("big.bin", patternBytes(50_000))
@@ -269,7 +269,7 @@ struct MultipartBodyTests {
     #expect(status == 201)
     let uploaded = try #require(transport.uploadedFiles.first)
     #expect(uploaded.lastPathComponent.hasPrefix("courier-multipart-"))
-    #expect(transport.requests.first?.body == nil)
+    #expect(transport.bodies.first == .file(uploaded))
     #expect(transport.requests.first?.headers["Content-Type"] == layout.contentType)
     #expect(!FileManager.default.fileExists(atPath: uploaded.path))
   }

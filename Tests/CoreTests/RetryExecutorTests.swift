@@ -38,8 +38,8 @@ struct RetryExecutorTests {
     let clock = ManualClock()
     let log = EventLog()
     let stack = makeStack(transport, clock: clock, log: log)
-    let request = HTTPRequest(method: .post, url: url, body: Data("x".utf8))
-    let task = Task { try await stack.send(request) }
+    let request = HTTPRequest(method: .post, url: url)
+    let task = Task { try await stack.send(request, body: .bytes(Data("x".utf8))) }
     await clock.waitForSleepers(1)
     #expect(clock.sleepLog == [.milliseconds(250)])
     clock.advance(by: .milliseconds(250))
@@ -180,7 +180,8 @@ struct AuthTransportTests {
     #expect(requests.map(\.url.path) == ["/photos", "/auth/refresh", "/photos"])
     #expect(requests[0].headers["Authorization"] == "Bearer old")
     #expect(requests[1].headers["Authorization"] == nil)
-    #expect(String(decoding: requests[1].body ?? Data(), as: UTF8.self).contains("r1"))
+    let refreshBody = transport.receivedBodies[1] ?? Data()
+    #expect(String(decoding: refreshBody, as: UTF8.self).contains("r1"))
     #expect(requests[2].headers["Authorization"] == "Bearer new")
     #expect(try store.load()?.refreshToken == "r2")
   }

@@ -15,7 +15,7 @@ struct SyncEngineProofTests {
   static let portal = "<html><body><h1>Please log in to the network</h1></body></html>"
 
   func engine() -> SyncEngine<Article> {
-    let client = CourierClient(
+    let client = APIClient(
       baseURL: URL(string: "http://courier.test") ?? URL(fileURLWithPath: "/"),
       transport: transport)
     let clock = self.clock

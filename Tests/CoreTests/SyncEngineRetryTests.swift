@@ -12,7 +12,7 @@ struct SyncEngineRetryTests {
   let store = InMemoryLocalStore()
 
   func engine() -> SyncEngine<Article> {
-    let client = CourierClient(
+    let client = APIClient(
       baseURL: URL(string: "http://courier.test") ?? URL(fileURLWithPath: "/"),
       transport: transport)
     return SyncEngine<Article>(

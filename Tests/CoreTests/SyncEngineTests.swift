@@ -23,7 +23,7 @@ struct SyncEngineTests {
     policy: ConflictPolicy = .lastWriteWins, monitor: ManualPathMonitor? = nil,
     auto: Bool = false
   ) -> SyncEngine<Article> {
-    let client = CourierClient(
+    let client = APIClient(
       baseURL: URL(string: "http://courier.test") ?? URL(fileURLWithPath: "/"),
       transport: transport)
     let clock = self.clock

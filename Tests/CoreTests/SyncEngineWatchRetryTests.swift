@@ -16,7 +16,7 @@ struct SyncEngineWatchRetryTests {
 
   /// Every draw is 0.5: the wait is half the ceiling (1 s, 2 s, 4 s… → 0.5 s, 1 s, 2 s…).
   func engine() -> SyncEngine<Article> {
-    let client = CourierClient(
+    let client = APIClient(
       baseURL: URL(string: "http://courier.test") ?? URL(fileURLWithPath: "/"),
       transport: transport)
     return SyncEngine<Article>(

@@ -6,48 +6,6 @@ import Foundation
 import Synchronization
 import Testing
 
-/// A transport that streams segments in memory: it reads every segment, records the body and
-/// answers from the wrapped `InMemoryTransport`'s script.
-final class SegmentRecordingTransport: SegmentedBodyTransport {
-  let script: InMemoryTransport
-  private let bodies = Mutex<[Data]>([])
-
-  init(_ script: InMemoryTransport) { self.script = script }
-
-  var segmentedBodies: [Data] { bodies.withLock { $0 } }
-
-  func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
-    try await script.send(request, options: options)
-  }
-
-  func upload(
-    _ request: HTTPRequest, bodyFile file: URL, options: TransportOptions,
-    progress: @escaping @Sendable (TransferProgress) -> Void
-  ) async throws -> HTTPResponse {
-    try await script.upload(request, bodyFile: file, options: options, progress: progress)
-  }
-
-  func upload(
-    _ request: HTTPRequest, segments: [BodySegment], options: TransportOptions,
-    progress: @escaping @Sendable (TransferProgress) -> Void
-  ) async throws -> HTTPResponse {
-    var body = Data()
-    for segment in segments {
-      switch segment {
-      case .bytes(let data): body.append(data)
-      case .file(let url, let offset, let length):
-        let data = try Data(contentsOf: url)
-        body.append(data[Int(offset)..<Int(offset + length)])
-      }
-    }
-    bodies.withLock { $0.append(body) }
-    progress(TransferProgress(sent: Int64(body.count), total: segments.totalLength))
-    var carried = request
-    carried.body = body
-    return try await script.send(carried, options: options)
-  }
-}
-
 final class StateLog: Sendable {
   private let states = Mutex<[UploadState]>([])
   func append(_ state: UploadState) { states.withLock { $0.append(state) } }
@@ -150,16 +108,17 @@ struct UploaderTests {
     #expect(requests.count == 3)
     #expect(Set(requests.compactMap { $0.headers["Idempotency-Key"] }) == [result.idempotencyKey])
     #expect(Set(requests.compactMap { $0.headers["Content-Type"] }).count == 1)
-    #expect(Set(requests.compactMap(\.body)).count == 1)
-    let body = String(decoding: try #require(requests.first?.body), as: UTF8.self)
+    let bodies = script.receivedBodies
+    #expect(Set(bodies.compactMap { $0 }).count == 1)
+    let body = String(decoding: try #require(bodies.first ?? nil), as: UTF8.self)
     #expect(body.contains("name=\"title\"\r\n\r\nbeach.jpg\r\n"))
     #expect(body.contains("name=\"album\"\r\n\r\nsummer\r\n"))
     #expect(body.contains("filename=\"beach.jpg\"\r\nContent-Type: image/jpeg\r\n\r\nSMALLJPEG"))
-    #expect(Int64(try #require(requests.first?.body).count) == result.bodyLength)
+    #expect(Int64(try #require(bodies.first ?? nil).count) == result.bodyLength)
     #expect(dirs.leftovers.isEmpty)
   }
 
-  @Test("a body over the in-memory threshold goes through one body file, removed afterwards")
+  @Test("without segments, a body over the threshold goes through one file, removed afterwards")
   func bodyFileReusedAcrossAttempts() async throws {
     let dirs = try Directories()
     defer { dirs.remove() }
@@ -169,7 +128,9 @@ struct UploaderTests {
     script.enqueue(status: 201, json: #"{"id":"p2"}"#)
     let clock = ManualClock()
     let compressor = InMemoryImageCompressor(info: nil)
-    let upload = uploader(retrying(script, clock: clock), compressor, dirs)
+    let upload = Uploader(
+      transport: retrying(script, clock: clock), compressor: compressor,
+      temporaryDirectory: dirs.temporary, allowSegments: false, progressGranularity: 0)
     let sizes = Mutex<[Int64]>([])
     let task = Task {
       try await upload.perform(UploadRequest(file: file, target: target)) { state in
@@ -190,7 +151,7 @@ struct UploaderTests {
     #expect(dirs.leftovers.isEmpty)
   }
 
-  @Test("a segment-capable adapter under the decorators is streamed without a body file")
+  @Test("the body is streamed in segments through every decorator, without a body file")
   func streamsSegmentsThroughDecorators() async throws {
     let dirs = try Directories()
     defer { dirs.remove() }
@@ -199,18 +160,13 @@ struct UploaderTests {
     let script = InMemoryTransport()
     script.enqueue(status: 503, json: #"{"code":"unavailable","message":"busy"}"#)
     script.enqueue(status: 201, json: #"{"id":"p3"}"#)
-    let segmented = SegmentRecordingTransport(script)
     let clock = ManualClock()
     let lines = Mutex<[String]>([])
     let stack = retrying(
       AuthTransport(
-        LoggingTransport(segmented) { line in lines.withLock { $0.append(line) } },
+        LoggingTransport(script) { line in lines.withLock { $0.append(line) } },
         store: InMemoryCredentialStore(Credentials(accessToken: "t")), refreshURL: target),
       clock: clock)
-    #expect(SegmentStreaming.streamer(for: stack) != nil)
-    #expect(
-      SegmentStreaming.streamer(for: retrying(LoggingTransport(script) { _ in }, clock: clock))
-        == nil)
     let upload = uploader(stack, InMemoryImageCompressor(info: nil), dirs)
     let task = Task { try await upload.perform(UploadRequest(file: file, target: target)) { _ in } }
     await clock.waitForSleepers(1)
@@ -219,7 +175,12 @@ struct UploaderTests {
     let result = try await task.value
     #expect(result.response.status == 201)
     #expect(script.uploadedFiles.isEmpty)
-    let bodies = segmented.segmentedBodies
+    #expect(
+      script.bodies.allSatisfy { body in
+        if case .segments = body { return true }
+        return false
+      })
+    let bodies = script.receivedBodies.compactMap { $0 }
     #expect(bodies.count == 2)
     #expect(Set(bodies).count == 1)
     #expect(Int64(bodies[0].count) == result.bodyLength)
@@ -325,7 +286,7 @@ struct UploaderTests {
     #expect(log.verdict?.message.contains("pic.jpg") == true)
     if let sentType = row.sentType {
       let result = try outcome.get()
-      let body = try #require(script.requests.first?.body)
+      let body = try #require(script.receivedBodies.first ?? nil)
       #expect(body.range(of: original) != nil)
       #expect(body.range(of: Data("Content-Type: \(sentType)".utf8)) != nil)
       #expect(result.verdict.send == .original)
@@ -349,7 +310,7 @@ struct UploaderTests {
     ) { _ in }
     #expect(result.verdict.reason == .notAnImage)
     #expect(compressor.compressCount == 0)
-    let body = String(decoding: try #require(script.requests.first?.body), as: UTF8.self)
+    let body = String(decoding: try #require(script.receivedBodies.first ?? nil), as: UTF8.self)
     #expect(body.contains("filename=\"notes.txt\"\r\nContent-Type: text/plain\r\n\r\nhello\n"))
   }
 

@@ -1,7 +1,27 @@
 import CourierCurl
+import CourierDomain
 import CourierLinux
+import CourierPorts
+import CourierTestSupport
 import Foundation
+import Synchronization
 import Testing
+
+/// Adds `X-Courier-Test: yes` and counts the attempts it sees.
+final class TaggingMiddleware: ClientMiddleware {
+  private let count = Mutex(0)
+  var attempts: Int { count.withLock { $0 } }
+
+  func intercept(
+    _ request: HTTPRequest, body: RequestBody?, options: TransportOptions,
+    next: @Sendable (HTTPRequest, RequestBody?, TransportOptions) async throws -> HTTPResponse
+  ) async throws -> HTTPResponse {
+    count.withLock { $0 += 1 }
+    var request = request
+    request.headers["X-Courier-Test"] = "yes"
+    return try await next(request, body, options)
+  }
+}
 
 @Suite("The composition root offers the curl transport")
 struct CurlCompositionTests {
@@ -29,5 +49,24 @@ struct CurlCompositionTests {
     } catch {
       #expect(String(describing: error).contains("curl"))
     }
+  }
+
+  @Test("middlewares given to the environment reach a real server, with the token, once")
+  func middlewareOverLoopback() async throws {
+    let server = try LoopbackServer(.raw(AuthOriginCheck.ok))
+    defer { server.stop() }
+    var config = try ConfigLoader.load(
+      flags: [:], environment: ["HOME": "/nonexistent", "COURIER_TRANSPORT": "curl"],
+      readFile: { _ in nil })
+    config.baseURL = server.url
+    config.token = "tok-9"
+    let tagging = TaggingMiddleware()
+    let environment = try CourierEnvironment(config: config, middlewares: [tagging])
+    let response = try await environment.client.send(.get, "/things")
+    #expect(response.status == 200)
+    #expect(tagging.attempts == 1)
+    let head = try #require(server.requestHeads.first)
+    #expect(head.contains("x-courier-test: yes"), "\(head)")
+    #expect(head.contains("authorization: bearer tok-9"), "\(head)")
   }
 }

@@ -33,12 +33,14 @@ struct CurlTransportTests {
       .bytes(Multipart.close(boundary, afterFile: true)),
     ]
     let reports = Mutex<[Int64]>([])
-    let response = try await CurlTransport().upload(
+    let response = try await CurlTransport().send(
       HTTPRequest(
         method: .post, url: backend.url.appendingPathComponent("upload"),
         headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"]),
-      segments: segments, options: TransportOptions(deadline: .seconds(60)),
-      progress: { progress in reports.withLock { $0.append(progress.sent) } })
+      body: .segments(segments),
+      options: TransportOptions(
+        deadline: .seconds(60),
+        progress: { progress in reports.withLock { $0.append(progress.sent) } }))
     #expect(response.status == 200)
     let parts = try JSONSerialization.jsonObject(with: response.body) as? [[String: Any]]
     #expect(parts?.first?["value"] as? String == "from segments")
@@ -65,11 +67,11 @@ struct CurlTransportTests {
     ]
     let url = try #require(
       URL(string: "\(backend.url.absoluteString)/__redirect?status=308&to=/upload"))
-    let response = try await CurlTransport().upload(
+    let response = try await CurlTransport().send(
       HTTPRequest(
         method: .post, url: url,
         headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"]),
-      segments: segments, options: TransportOptions(deadline: .seconds(60)), progress: { _ in })
+      body: .segments(segments), options: TransportOptions(deadline: .seconds(60)))
     #expect(response.status == 200)
     let parts = try JSONSerialization.jsonObject(with: response.body) as? [[String: Any]]
     #expect(parts?.first?["value"] as? String == "moved")
@@ -107,9 +109,9 @@ struct CurlTransportTests {
     let transport = CurlTransport()
     for (segments, kind, name) in cases {
       do {
-        _ = try await transport.upload(
-          HTTPRequest(method: .post, url: server.url), segments: segments,
-          options: TransportOptions(deadline: .seconds(5)), progress: { _ in })
+        _ = try await transport.send(
+          HTTPRequest(method: .post, url: server.url), body: .segments(segments),
+          options: TransportOptions(deadline: .seconds(5)))
         Issue.record("expected a failure")
       } catch let error as CourierError {
         #expect(error.kind == kind)
@@ -208,10 +210,10 @@ struct CurlTransportTests {
     let transport = CurlTransport(configuration: .init(expectContinueThreshold: 1 << 30))
     let start = ContinuousClock.now
     do {
-      let response = try await transport.upload(
+      let response = try await transport.send(
         HTTPRequest(method: .post, url: limited.url.appendingPathComponent("upload")),
-        segments: [.bytes(Data(count: (1 << 20) + 1))],
-        options: TransportOptions(deadline: .seconds(20)), progress: { _ in })
+        body: .segments([.bytes(Data(count: (1 << 20) + 1))]),
+        options: TransportOptions(deadline: .seconds(20)))
       #expect(response.status == 413)
     } catch let error as CourierError {
       #expect(error.kind == .connectionLost)
@@ -285,13 +287,13 @@ struct CancelPlan: Sendable, CustomStringConvertible {
     if case .afterSending(let bytes) = point { threshold = bytes }
     let limit = threshold
     let task = Task {
-      try await transport.upload(
+      try await transport.send(
         HTTPRequest(method: .post, url: url),
-        segments: [
+        body: .segments([
           .bytes(Data("a".utf8)), .file(file, offset: 0, length: size), .bytes(Data("bc".utf8)),
-        ],
-        options: TransportOptions(deadline: nil),
-        progress: { progress in if progress.sent >= limit { reached.fire() } })
+        ]),
+        options: TransportOptions(
+          deadline: nil, progress: { progress in if progress.sent >= limit { reached.fire() } }))
     }
     switch point {
     case .beforeStart: break

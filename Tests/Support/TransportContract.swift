@@ -103,7 +103,8 @@ public struct TransportContract: Sendable, CustomStringConvertible {
 
   /// Every check.
   public static let all: [TransportContract] = [
-    articlesRoundTrip, idempotencyHeaders, inMemoryMultipart, uploadFromFile, earlyRefusal,
+    articlesRoundTrip, idempotencyHeaders, inMemoryMultipart, uploadFromFile, uploadSegments,
+    earlyRefusal,
     refused, reset, closedMidBody, closedWithoutResponse, garbage, hangsPastDeadline,
     cancellation, htmlErrorPage, unknownHost, sameOriginRedirects, otherOriginRedirect,
     fileUploadRedirected, compressedResponse,
@@ -122,8 +123,8 @@ public struct TransportContract: Sendable, CustomStringConvertible {
     auth["Content-Type"] = "application/json"
     let created = try await transport.send(
       HTTPRequest(
-        method: .put, url: url, headers: auth,
-        body: Data(#"{"title":"Crème brûlée","body":"Ünïcode ✓"}"#.utf8)))
+        method: .put, url: url, headers: auth),
+      body: .bytes(Data(#"{"title":"Crème brûlée","body":"Ünïcode ✓"}"#.utf8)))
     #expect(created.status == 201)
     let fetched = try await transport.send(HTTPRequest(method: .get, url: url, headers: auth))
     #expect(fetched.status == 200)
@@ -142,7 +143,8 @@ public struct TransportContract: Sendable, CustomStringConvertible {
     replace["If-Match"] = etag
     let updated = try await transport.send(
       HTTPRequest(
-        method: .put, url: url, headers: replace, body: Data(#"{"title":"t2","body":"b2"}"#.utf8)))
+        method: .put, url: url, headers: replace),
+      body: .bytes(Data(#"{"title":"t2","body":"b2"}"#.utf8)))
     #expect(updated.status == 200)
     #expect(updated.headers["etag"] == "\"v2\"")
     let deleted = try await transport.send(HTTPRequest(method: .delete, url: url, headers: auth))
@@ -164,10 +166,10 @@ public struct TransportContract: Sendable, CustomStringConvertible {
       headers: [
         "Authorization": "Bearer \(token)", "Content-Type": "application/json",
         "Idempotency-Key": "contract-\(id)",
-      ],
-      body: Data(#"{"id":"\#(id)","title":"once","body":"x"}"#.utf8))
-    let first = try await transport.send(request)
-    let second = try await transport.send(request)
+      ])
+    let body = RequestBody.bytes(Data(#"{"id":"\#(id)","title":"once","body":"x"}"#.utf8))
+    let first = try await transport.send(request, body: body)
+    let second = try await transport.send(request, body: body)
     #expect(first.status == 201)
     #expect(second.status == 201)
     #expect(first.headers["Idempotent-Replayed"] == nil)
@@ -185,7 +187,7 @@ public struct TransportContract: Sendable, CustomStringConvertible {
     let response = try await make(.satisfied).send(
       HTTPRequest(
         method: .post, url: backend.url.appendingPathComponent("upload"),
-        headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"], body: body))
+        headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"]), body: .bytes(body))
     #expect(response.status == 200)
     let parts = try JSONSerialization.jsonObject(with: response.body) as? [[String: Any]]
     #expect(parts?.count == 1)
@@ -204,12 +206,12 @@ public struct TransportContract: Sendable, CustomStringConvertible {
     let fileSize = try #require(
       FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int)
     let seen = ProgressLog()
-    let response = try await make(.satisfied).upload(
+    let response = try await make(.satisfied).send(
       HTTPRequest(
         method: .post, url: backend.url.appendingPathComponent("upload"),
         headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"]),
-      bodyFile: file, options: TransportOptions(deadline: .seconds(60)),
-      progress: { seen.append($0) })
+      body: .file(file),
+      options: TransportOptions(deadline: .seconds(60), progress: { seen.append($0) }))
     #expect(response.status == 200)
     let parts = try JSONSerialization.jsonObject(with: response.body) as? [[String: Any]]
     #expect(parts?.count == 2)
@@ -222,6 +224,39 @@ public struct TransportContract: Sendable, CustomStringConvertible {
     #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.sent <= $1.sent })
   }
 
+  static let uploadSegments = TransportContract(
+    name: "upload a body given as segments: memory around a range of a file, with progress"
+  ) { make, environment in
+    let backend = try #require(environment?.backend)
+    let boundary = "contract-\(UUID().uuidString)"
+    let payloadSize = 2 << 20
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "courier-contract-\(UUID().uuidString).bin")
+    // The payload sits between 100 bytes of padding on each side: only its range is sent.
+    try (Data(count: 100) + Multipart.payload(payloadSize) + Data(count: 100)).write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+    let segments: [BodySegment] = [
+      .bytes(
+        Multipart.field("title", "segments", boundary: boundary)
+          + Multipart.fileHead("file", filename: "p.bin", boundary: boundary)),
+      .file(file, offset: 100, length: Int64(payloadSize)),
+      .bytes(Multipart.close(boundary, afterFile: true)),
+    ]
+    let seen = ProgressLog()
+    let response = try await make(.satisfied).send(
+      HTTPRequest(
+        method: .post, url: backend.url.appendingPathComponent("upload"),
+        headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"]),
+      body: .segments(segments),
+      options: TransportOptions(deadline: .seconds(60), progress: { seen.append($0) }))
+    #expect(response.status == 200)
+    let parts = try JSONSerialization.jsonObject(with: response.body) as? [[String: Any]]
+    #expect(parts?.first?["value"] as? String == "segments")
+    #expect(parts?.last?["size"] as? Int == payloadSize)
+    #expect(parts?.last?["sha256"] as? String == Multipart.payloadSHA256(payloadSize))
+    #expect(seen.values.last?.sent == segments.totalLength)
+  }
+
   static let earlyRefusal = TransportContract(
     name: "a 413 sent before the body comes back promptly, not as a hang"
   ) { make, environment in
@@ -231,11 +266,11 @@ public struct TransportContract: Sendable, CustomStringConvertible {
     defer { try? FileManager.default.removeItem(at: file) }
     let start = ContinuousClock.now
     do {
-      let response = try await make(.satisfied).upload(
+      let response = try await make(.satisfied).send(
         HTTPRequest(
           method: .post, url: limited.url.appendingPathComponent("upload"),
           headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"]),
-        bodyFile: file, options: TransportOptions(deadline: .seconds(20)), progress: { _ in })
+        body: .file(file), options: TransportOptions(deadline: .seconds(20)))
       #expect(response.status == 413)
       #expect(ResponseClassifier.classify(response)?.kind == .business)
     } catch let error as CourierError {
@@ -386,14 +421,14 @@ public struct TransportContract: Sendable, CustomStringConvertible {
     let seeOther = try await transport.send(
       HTTPRequest(
         method: .post, url: redirect(303, to: "/health"),
-        headers: ["Content-Type": "application/json"], body: Data("{}".utf8)))
+        headers: ["Content-Type": "application/json"]), body: .bytes(Data("{}".utf8)))
     #expect(seeOther.status == 200)
     // A token only comes back if the 307 re-sent the POST and its body.
     let login = try await transport.send(
       HTTPRequest(
         method: .post, url: redirect(307, to: "/auth/token"),
-        headers: ["Content-Type": "application/json"],
-        body: Data(#"{"username":"alice","password":"secret"}"#.utf8)))
+        headers: ["Content-Type": "application/json"]),
+      body: .bytes(Data(#"{"username":"alice","password":"secret"}"#.utf8)))
     #expect(login.status == 200)
     let object = try JSONSerialization.jsonObject(with: login.body) as? [String: Any]
     let token = try #require(object?["access_token"] as? String)
@@ -402,8 +437,8 @@ public struct TransportContract: Sendable, CustomStringConvertible {
     let created = try await transport.send(
       HTTPRequest(
         method: .put, url: redirect(308, to: "/articles/\(id)"),
-        headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"],
-        body: Data(#"{"title":"moved","body":"b"}"#.utf8)))
+        headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"]),
+      body: .bytes(Data(#"{"title":"moved","body":"b"}"#.utf8)))
     #expect(created.status == 201)
   }
 
@@ -432,11 +467,11 @@ public struct TransportContract: Sendable, CustomStringConvertible {
     defer { try? FileManager.default.removeItem(at: file) }
     let url = try #require(
       URL(string: "\(backend.url.absoluteString)/__redirect?status=307&to=/upload"))
-    let response = try await make(.satisfied).upload(
+    let response = try await make(.satisfied).send(
       HTTPRequest(
         method: .post, url: url,
         headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"]),
-      bodyFile: file, options: TransportOptions(deadline: .seconds(60)), progress: { _ in })
+      body: .file(file), options: TransportOptions(deadline: .seconds(60)))
     #expect(response.status == 200)
     let parts = try JSONSerialization.jsonObject(with: response.body) as? [[String: Any]]
     #expect(parts?.last?["size"] as? Int == payloadSize)
@@ -477,8 +512,8 @@ public struct TransportContract: Sendable, CustomStringConvertible {
     let response = try await transport.send(
       HTTPRequest(
         method: .post, url: backend.url.appendingPathComponent("auth/token"),
-        headers: ["Content-Type": "application/json"],
-        body: Data(#"{"username":"alice","password":"secret"}"#.utf8)))
+        headers: ["Content-Type": "application/json"]),
+      body: .bytes(Data(#"{"username":"alice","password":"secret"}"#.utf8)))
     #expect(response.status == 200)
     let object = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
     return try #require(object?["access_token"] as? String)

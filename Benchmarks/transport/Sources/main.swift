@@ -2,7 +2,7 @@
 // prints one JSON line with the time the transfer itself took (process start-up excluded).
 //
 //   courier-transport-bench upload --transport urlsession|curl --url URL --body FILE
-//       sends FILE, a whole multipart body already on disk, with `upload(bodyFile:)`
+//       sends FILE, a whole multipart body already on disk, with `send(_:body: .file(…))`
 //   courier-transport-bench upload --transport curl-segments --url URL --payload FILE
 //       sends the multipart body as segments: head and tail from memory, FILE read in place
 //   courier-transport-bench requests --transport urlsession|curl --url URL --count N
@@ -86,13 +86,13 @@ func upload(_ options: Options, url: URL) async throws {
       .bytes(head), .file(payload, offset: 0, length: Int64(size)), .bytes(tail),
     ]
     bytes = segments.totalLength
-    response = try await CurlTransport().upload(
-      request, segments: segments, options: noDeadline, progress: { _ in })
+    response = try await CurlTransport().send(
+      request, body: .segments(segments), options: noDeadline)
   } else {
     guard let body = options.body else { usage("--body is required") }
     bytes = Int64((try FileManager.default.attributesOfItem(atPath: body.path)[.size] as? Int) ?? 0)
-    response = try await makeTransport(options.transport).upload(
-      request, bodyFile: body, options: noDeadline, progress: { _ in })
+    response = try await makeTransport(options.transport).send(
+      request, body: .file(body), options: noDeadline)
   }
   let seconds = start.duration(to: .now).seconds
   report([

@@ -10,7 +10,7 @@ import Foundation
 /// Docs/decisions/0500). Bodies are streamed by a read callback straight from their sources
 /// (memory, files, file ranges): a multipart upload needs no temporary file. Failures are told
 /// apart by `CURLcode` through `CurlErrorTable`. It never logs anything, headers included.
-public final class CurlTransport: SegmentedBodyTransport {
+public final class CurlTransport: Transport {
   /// How the transport behaves; every field has a safe default.
   public struct Configuration: Sendable {
     /// The path monitor's current status, to tell "offline" from "host unreachable".
@@ -73,61 +73,40 @@ public final class CurlTransport: SegmentedBodyTransport {
 
   deinit { engine.stop() }
 
-  /// Sends a request with an in-memory body (or none).
+  /// Sends a request with its body, each piece read from its source while sending (a read
+  /// callback): memory stays flat whatever the files' sizes, and a multipart upload needs no
+  /// temporary file.
   /// - Parameters:
   ///   - request: the request.
-  ///   - options: the per-attempt deadline.
+  ///   - body: the body: bytes, a whole file or segments; nil for none.
+  ///   - options: the per-attempt deadline and the progress observer.
   /// - Returns: the response, of any status.
-  /// - Throws: `CourierError` when no response was received.
-  public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
-    let segments = request.body.map { [BodySegment.bytes($0)] }
-    return try await perform(
-      request, body: segments, sink: .memory, options: options, progress: nil)
-  }
-
-  /// Sends a request whose body is a whole file, streamed from disk.
-  /// - Parameters:
-  ///   - request: the request; its `body` is ignored.
-  ///   - file: the body file.
-  ///   - options: the per-attempt deadline.
-  ///   - progress: bytes sent.
-  /// - Returns: the response, of any status.
-  /// - Throws: `CourierError` (`fileUnavailable` naming the file) when the file is unreadable,
-  ///   or when no response was received.
-  public func upload(
-    _ request: HTTPRequest, bodyFile file: URL, options: TransportOptions,
-    progress: @escaping @Sendable (TransferProgress) -> Void
+  /// - Throws: `CourierError`: `fileUnavailable` naming the file when a file or range is
+  ///   missing or shorter than announced, `invalidInput` for a negative range, or when no
+  ///   response was received.
+  public func send(
+    _ request: HTTPRequest, body: RequestBody?, options: TransportOptions
   ) async throws -> HTTPResponse {
-    let size = try BodyReader.fileSize(file, context: request.summary)
+    var segments: [BodySegment]?
+    switch body {
+    case nil: segments = nil
+    case .bytes(let data): segments = [.bytes(data)]
+    case .file(let file):
+      let size = try BodyReader.fileSize(file, context: request.summary)
+      segments = [.file(file, offset: 0, length: size)]
+    case .segments(let pieces):
+      try BodyReader.validate(pieces, context: request.summary)
+      segments = pieces
+    }
     return try await perform(
-      request, body: [.file(file, offset: 0, length: size)], sink: .memory, options: options,
-      progress: progress)
-  }
-
-  /// Sends a request whose body is the concatenation of segments, each read from its source
-  /// while sending; memory stays flat whatever the files' sizes.
-  /// - Parameters:
-  ///   - request: the request; its `body` is ignored.
-  ///   - segments: the body's pieces, in order.
-  ///   - options: the per-attempt deadline.
-  ///   - progress: bytes sent.
-  /// - Returns: the response, of any status.
-  /// - Throws: `CourierError`: `fileUnavailable` naming the file when a range is missing or
-  ///   shorter than announced, `invalidInput` for a negative range, or when no response was
-  ///   received.
-  public func upload(
-    _ request: HTTPRequest, segments: [BodySegment], options: TransportOptions,
-    progress: @escaping @Sendable (TransferProgress) -> Void
-  ) async throws -> HTTPResponse {
-    try BodyReader.validate(segments, context: request.summary)
-    return try await perform(
-      request, body: segments, sink: .memory, options: options, progress: progress)
+      request, body: segments, sink: .memory, options: options, progress: options.progress)
   }
 
   /// Sends a request and streams the response body into a file instead of memory (created or
   /// truncated), whatever its size or status.
   /// - Parameters:
-  ///   - request: the request, with its in-memory body if any.
+  ///   - request: the request.
+  ///   - body: the request's in-memory body, if any.
   ///   - file: where the response body goes.
   ///   - options: the per-attempt deadline.
   ///   - progress: bytes received so far, and the total when the server announced it.
@@ -135,10 +114,10 @@ public final class CurlTransport: SegmentedBodyTransport {
   /// - Throws: `CourierError`: `fileUnavailable` when the file cannot be written, or when no
   ///   response was received.
   public func download(
-    _ request: HTTPRequest, to file: URL, options: TransportOptions,
+    _ request: HTTPRequest, body: Data? = nil, to file: URL, options: TransportOptions,
     progress: (@Sendable (TransferProgress) -> Void)? = nil
   ) async throws -> HTTPResponse {
-    let segments = request.body.map { [BodySegment.bytes($0)] }
+    let segments = body.map { [BodySegment.bytes($0)] }
     return try await perform(
       request, body: segments, sink: .file(file), options: options, progress: progress)
   }
@@ -161,7 +140,7 @@ public final class CurlTransport: SegmentedBodyTransport {
     try await RedirectFollowing.run(request, deadline: options.deadline) { hop in
       try await performOnce(
         hop.request, body: hop.sendsBody ? body : nil, sink: sink,
-        options: TransportOptions(deadline: hop.deadline), progress: progress)
+        options: options.with(deadline: hop.deadline), progress: progress)
     }
   }
 

@@ -19,7 +19,8 @@ public final class InMemoryTransport: Transport {
   private struct State {
     var replies: [Reply] = []
     var requests: [HTTPRequest] = []
-    var uploads: [URL] = []
+    var bodies: [RequestBody?] = []
+    var bytes: [Data?] = []
   }
 
   private let state = Mutex(State())
@@ -45,23 +46,46 @@ public final class InMemoryTransport: Transport {
   /// Every request received, in order.
   public var requests: [HTTPRequest] { state.withLock { $0.requests } }
 
-  /// The body files of every upload received, in order.
-  public var uploadedFiles: [URL] { state.withLock { $0.uploads } }
+  /// The body given with each request received (nil for none), in the order of `requests`.
+  public var bodies: [RequestBody?] { state.withLock { $0.bodies } }
+
+  /// Each request's body as bytes, read whole when the request was received (files and
+  /// segments included; nil for no body or an unreadable file), in the order of `requests`.
+  /// Meant for tests: a large file body is held in memory.
+  public var receivedBodies: [Data?] { state.withLock { $0.bytes } }
+
+  /// The body files of every request sent with a whole-file body, in order.
+  public var uploadedFiles: [URL] {
+    bodies.compactMap { body in
+      if case .file(let url) = body { return url }
+      return nil
+    }
+  }
 
   /// How many scripted outcomes are left.
   public var pendingReplies: Int { state.withLock { $0.replies.count } }
 
-  /// Answers with the next scripted outcome.
+  /// Answers with the next scripted outcome, after reporting the whole body as sent.
   /// - Parameters:
   ///   - request: the request, recorded.
-  ///   - options: ignored.
+  ///   - body: the body, recorded as given (files are not read).
+  ///   - options: its `progress` hears of the body's length once; the deadline is ignored.
   /// - Returns: the scripted response.
   /// - Throws: the scripted error.
-  public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
+  public func send(
+    _ request: HTTPRequest, body: RequestBody?, options: TransportOptions
+  ) async throws -> HTTPResponse {
     try Task.checkCancellation()
+    let bytes = body.flatMap { try? Self.read($0) }
     let reply = state.withLock { state -> Reply? in
       state.requests.append(request)
+      state.bodies.append(body)
+      state.bytes.append(bytes)
       return state.replies.isEmpty ? nil : state.replies.removeFirst()
+    }
+    if let body, let progress = options.progress {
+      let size = body.length ?? 0
+      progress(TransferProgress(sent: size, total: size))
     }
     switch reply {
     case .response(let response): return response
@@ -73,22 +97,19 @@ public final class InMemoryTransport: Transport {
     }
   }
 
-  /// Answers an upload like `send`, reporting the file's size as sent.
-  /// - Parameters:
-  ///   - request: the request, recorded.
-  ///   - file: the body file, recorded.
-  ///   - options: ignored.
-  ///   - progress: called once with the whole size.
-  /// - Returns: the scripted response.
-  /// - Throws: the scripted error.
-  public func upload(
-    _ request: HTTPRequest, bodyFile file: URL, options: TransportOptions,
-    progress: @escaping @Sendable (TransferProgress) -> Void
-  ) async throws -> HTTPResponse {
-    state.withLock { $0.uploads.append(file) }
-    let attributes = try? FileManager.default.attributesOfItem(atPath: file.path)
-    let size = (attributes?[.size] as? NSNumber)?.int64Value ?? 0
-    progress(TransferProgress(sent: size, total: size))
-    return try await send(request, options: options)
+  /// The whole body, files read now.
+  private static func read(_ body: RequestBody) throws -> Data {
+    var data = Data()
+    for segment in try body.segments(context: "") {
+      switch segment {
+      case .bytes(let bytes): data.append(bytes)
+      case .file(let url, let offset, let length):
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        try handle.seek(toOffset: UInt64(offset))
+        data.append(try handle.read(upToCount: Int(length)) ?? Data())
+      }
+    }
+    return data
   }
 }

@@ -48,45 +48,58 @@ public final class URLSessionTransport: Transport {
 
   deinit { session.invalidateAndCancel() }
 
-  /// Sends a request with an in-memory body.
+  /// Sends a request with its body. Bytes go in the request; a file goes through
+  /// `uploadTask(with:fromFile:)`, streamed by libcurl from disk; segments are first copied,
+  /// a chunk at a time, into a temporary file removed when the call ends (URLSession has no
+  /// flat-memory way to send several sources, and `httpBodyStream` is unreliable on Linux).
   /// - Parameters:
   ///   - request: the request.
-  ///   - options: the per-attempt deadline.
+  ///   - body: the body; nil for none.
+  ///   - options: the per-attempt deadline and the progress observer.
   /// - Returns: the response, of any status.
-  /// - Throws: `CourierError` when no response was received.
-  public func send(_ request: HTTPRequest, options: TransportOptions) async throws -> HTTPResponse {
+  /// - Throws: `CourierError` when a file is unreadable or no response was received.
+  public func send(
+    _ request: HTTPRequest, body: RequestBody?, options: TransportOptions
+  ) async throws -> HTTPResponse {
     // URLSession drops a field whose value holds a line break, silently: refuse it instead,
     // as the curl adapter does.
     try HeaderFieldCheck.check(request)
-    return try await RedirectFollowing.run(request, deadline: options.deadline) { hop in
-      let urlRequest = Self.urlRequest(for: hop.request, includeBody: true)
-      return try await perform(hop.request, deadline: hop.deadline, progress: nil) { session in
-        session.dataTask(with: urlRequest)
+    switch body {
+    case nil, .bytes:
+      var data: Data?
+      if case .bytes(let bytes) = body { data = bytes }
+      return try await RedirectFollowing.run(request, deadline: options.deadline) { hop in
+        var prepared = Self.urlRequest(for: hop.request)
+        if hop.sendsBody { prepared.httpBody = data }
+        let urlRequest = prepared
+        let progress = hop.sendsBody && data != nil ? options.progress : nil
+        return try await perform(hop.request, deadline: hop.deadline, progress: progress) {
+          session in session.dataTask(with: urlRequest)
+        }
       }
+    case .file(let file):
+      return try await upload(request, file: file, options: options)
+    case .segments(let segments):
+      let file = try await SegmentSpooler.spoolOffPool(segments, context: request.summary)
+      defer { try? FileManager.default.removeItem(at: file) }
+      if Task.isCancelled { throw CourierError(.cancelled, context: request.summary) }
+      return try await upload(request, file: file, options: options)
     }
   }
 
-  /// Sends a request whose body is a file, streamed by libcurl from disk.
-  /// - Parameters:
-  ///   - request: the request; its `body` is ignored.
-  ///   - file: the body file.
-  ///   - options: the per-attempt deadline.
-  ///   - progress: bytes sent.
-  /// - Returns: the response, of any status.
-  /// - Throws: `CourierError` when the file is unreadable or no response was received.
-  public func upload(
-    _ request: HTTPRequest, bodyFile file: URL, options: TransportOptions,
-    progress: @escaping @Sendable (TransferProgress) -> Void
+  private func upload(
+    _ request: HTTPRequest, file: URL, options: TransportOptions
   ) async throws -> HTTPResponse {
-    try HeaderFieldCheck.check(request)
     guard FileManager.default.isReadableFile(atPath: file.path) else {
       throw CourierError(
         .fileUnavailable, serverMessage: "The file \(file.path) can't be read.",
         context: request.summary)
     }
     return try await RedirectFollowing.run(request, deadline: options.deadline) { hop in
-      let urlRequest = Self.urlRequest(for: hop.request, includeBody: false)
-      return try await perform(hop.request, deadline: hop.deadline, progress: progress) { session in
+      let urlRequest = Self.urlRequest(for: hop.request)
+      return try await perform(
+        hop.request, deadline: hop.deadline, progress: hop.sendsBody ? options.progress : nil
+      ) { session in
         hop.sendsBody
           ? session.uploadTask(with: urlRequest, fromFile: file)
           : session.dataTask(with: urlRequest)
@@ -94,14 +107,13 @@ public final class URLSessionTransport: Transport {
     }
   }
 
-  static func urlRequest(for request: HTTPRequest, includeBody: Bool) -> URLRequest {
+  static func urlRequest(for request: HTTPRequest) -> URLRequest {
     var urlRequest = URLRequest(url: request.url)
     urlRequest.httpMethod = request.method.rawValue
     urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
     for field in request.headers {
       urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
     }
-    if includeBody { urlRequest.httpBody = request.body }
     return urlRequest
   }
 
@@ -135,6 +147,86 @@ public final class URLSessionTransport: Transport {
       }
     } onCancel: {
       exchange.cancel()
+    }
+  }
+}
+
+/// Copies a segmented body into one temporary file, a chunk at a time, so URLSession can
+/// stream it from disk with memory flat.
+enum SegmentSpooler {
+  static let chunkSize = 256 * 1024
+
+  /// `spool` on a dispatch thread, so copying a large file never holds a thread of the
+  /// concurrency pool (two on a two-core machine) for the whole copy.
+  static func spoolOffPool(_ segments: [BodySegment], context: String) async throws -> URL {
+    try await withCheckedThrowingContinuation { continuation in
+      DispatchQueue.global(qos: .utility).async {
+        continuation.resume(with: Result { try spool(segments, context: context) })
+      }
+    }
+  }
+
+  /// Writes the segments, in order, to a new private temporary file.
+  /// - Returns: the file; the caller removes it.
+  /// - Throws: `invalidInput` for a negative range, `fileUnavailable` naming the file when a
+  ///   range cannot be read in full or the temporary file cannot be written.
+  static func spool(_ segments: [BodySegment], context: String) throws -> URL {
+    // Named as Core's `CourierTemporaryFile` names a multipart body (`<kind><pid>-<uuid>.<ext>`),
+    // so the next upload's sweep removes what a killed process left here.
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "courier-multipart-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString).body")
+    guard
+      FileManager.default.createFile(
+        atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]),
+      let output = try? FileHandle(forWritingTo: url)
+    else {
+      throw CourierError(
+        .fileUnavailable,
+        serverMessage: "The temporary file for the upload couldn't be created in "
+          + "\(url.deletingLastPathComponent().path).", context: context)
+    }
+    do {
+      defer { try? output.close() }
+      for segment in segments {
+        switch segment {
+        case .bytes(let data):
+          try output.write(contentsOf: data)
+        case .file(let file, let offset, let length):
+          try copy(file, offset: offset, length: length, to: output, context: context)
+        }
+      }
+      return url
+    } catch {
+      try? FileManager.default.removeItem(at: url)
+      throw error
+    }
+  }
+
+  private static func copy(
+    _ file: URL, offset: Int64, length: Int64, to output: FileHandle, context: String
+  ) throws {
+    guard offset >= 0, length >= 0 else {
+      throw CourierError(
+        .invalidInput, serverMessage: "The range \(offset)+\(length) of \(file.path) is negative.",
+        context: context)
+    }
+    guard let input = try? FileHandle(forReadingFrom: file) else {
+      throw CourierError(
+        .fileUnavailable, serverMessage: "The file \(file.path) can't be read.", context: context)
+    }
+    defer { try? input.close() }
+    try input.seek(toOffset: UInt64(offset))
+    var left = length
+    while left > 0 {
+      let chunk = try input.read(upToCount: Int(min(left, Int64(chunkSize))))
+      guard let chunk, !chunk.isEmpty else {
+        throw CourierError(
+          .fileUnavailable,
+          serverMessage: "The file \(file.path) is shorter than the range \(offset)+\(length).",
+          context: context)
+      }
+      try output.write(contentsOf: chunk)
+      left -= Int64(chunk.count)
     }
   }
 }

@@ -1,0 +1,151 @@
+import CourierDomain
+import CourierPorts
+import Foundation
+
+/// The request pipeline's front: builds requests against the base URL, sends them through the
+/// composed transport (retry, auth, logging around an adapter), and turns every failure into a
+/// classified `CourierError`. Successful responses (2xx, 304) are returned.
+public struct APIClient: Sendable {
+  /// The server's base URL; request paths are relative to it.
+  public let baseURL: URL
+  /// The composed transport.
+  public let transport: any Transport
+  /// Per-attempt options.
+  public let options: TransportOptions
+
+  /// Creates a client.
+  /// - Parameters:
+  ///   - baseURL: the base URL.
+  ///   - transport: the composed transport.
+  ///   - options: per-attempt options.
+  public init(
+    baseURL: URL, transport: any Transport, options: TransportOptions = TransportOptions()
+  ) {
+    self.baseURL = baseURL
+    self.transport = transport
+    self.options = options
+  }
+
+  /// Resolves a path against the base URL, keeping the base's own path prefix.
+  /// - Parameter path: a path such as `/articles/42?x=1`, or an absolute `http(s)` URL.
+  /// - Returns: the URL.
+  /// - Throws: `CourierError.invalidInput` when the result is not a valid URL.
+  public func url(_ path: String) throws -> URL {
+    if path.hasPrefix("http://") || path.hasPrefix("https://") {
+      guard let url = URL(string: path) else { throw Self.badPath(path) }
+      return url
+    }
+    var base = baseURL.absoluteString
+    while base.hasSuffix("/") { base.removeLast() }
+    let relative = path.drop { $0 == "/" }
+    guard let url = URL(string: base + "/" + relative) else { throw Self.badPath(path) }
+    return url
+  }
+
+  private static func badPath(_ path: String) -> CourierError {
+    CourierError(.invalidInput, serverMessage: "“\(path)” is not a valid path or URL.")
+  }
+
+  /// Builds a request (its body, if any, is given to `send`).
+  /// - Parameters:
+  ///   - method: the method.
+  ///   - path: the path relative to the base URL.
+  ///   - headers: header fields.
+  /// - Returns: the request, asking for JSON unless `headers` says otherwise.
+  /// - Throws: `CourierError.invalidInput` for a bad path.
+  public func request(
+    _ method: HTTPMethod, _ path: String, headers: HTTPHeaders = [:]
+  ) throws -> HTTPRequest {
+    var request = HTTPRequest(method: method, url: try url(path), headers: headers)
+    if request.headers["Accept"] == nil { request.headers["Accept"] = "application/json" }
+    return request
+  }
+
+  /// Encodes a value as a JSON body.
+  /// - Parameter value: the value.
+  /// - Returns: the body's bytes.
+  /// - Throws: `CourierError.invalidInput` when the value cannot be encoded.
+  public static func json(_ value: any Encodable & Sendable) throws -> RequestBody {
+    do {
+      return .bytes(try JSONEncoder().encode(value))
+    } catch {
+      throw CourierError(.invalidInput, underlying: String(describing: error))
+    }
+  }
+
+  /// Sends a request with its body through the pipeline, under this client's options plus
+  /// the given progress and retry observers.
+  /// - Parameters:
+  ///   - request: the request.
+  ///   - body: the body (bytes, a file or segments); nil for none.
+  ///   - progress: receives body bytes sent so far in the current attempt; nil for none.
+  ///   - onRetry: receives each retry decision for this call; nil for none.
+  /// - Returns: the response, when it is a success (2xx or 304).
+  /// - Throws: `CourierError`, classified, with the attempts made.
+  public func send(
+    _ request: HTTPRequest, body: RequestBody? = nil,
+    progress: (@Sendable (TransferProgress) -> Void)? = nil,
+    onRetry: (@Sendable (RetryEvent) -> Void)? = nil
+  ) async throws -> HTTPResponse {
+    var callOptions = options
+    if let progress { callOptions.progress = progress }
+    if let onRetry { callOptions.onRetry = onRetry }
+    let response: HTTPResponse
+    do {
+      response = try await transport.send(request, body: body, options: callOptions)
+    } catch {
+      var failure = CourierError.wrapping(error, context: request.summary)
+      if failure.context == nil { failure.context = request.summary }
+      throw failure
+    }
+    // Classified once: the retry step's verdict, or here when no retry step ran.
+    if let failure = response.failure
+      ?? ResponseClassifier.classify(response, context: request.summary)
+    {
+      throw failure
+    }
+    return response
+  }
+
+  /// Builds and sends a request with a JSON body (or none) through the pipeline.
+  /// - Parameters:
+  ///   - method: the method.
+  ///   - path: the path relative to the base URL.
+  ///   - headers: header fields.
+  ///   - json: a value sent as a JSON body; nil for none.
+  /// - Returns: the response, when it is a success (2xx or 304).
+  /// - Throws: `CourierError`: `invalidInput` for a bad path or an unencodable body, else
+  ///   classified with the attempts made.
+  public func send(
+    _ method: HTTPMethod, _ path: String, headers: HTTPHeaders = [:],
+    json: (any Encodable & Sendable)? = nil
+  ) async throws -> HTTPResponse {
+    var request = try request(method, path, headers: headers)
+    var body: RequestBody?
+    if let json {
+      body = try Self.json(json)
+      request.headers["Content-Type"] = "application/json; charset=utf-8"
+    }
+    return try await send(request, body: body)
+  }
+
+  /// Sends a request and decodes its JSON body.
+  /// - Parameters:
+  ///   - type: the expected type.
+  ///   - request: the request.
+  ///   - body: the request's body, if any.
+  /// - Returns: the decoded value.
+  /// - Throws: `CourierError`, `decoding` when the body does not match.
+  public func decode<T: Decodable>(
+    _ type: T.Type, from request: HTTPRequest, body: RequestBody? = nil
+  ) async throws -> T {
+    let response = try await send(request, body: body)
+    do {
+      return try JSONDecoder().decode(T.self, from: response.body)
+    } catch {
+      throw CourierError(
+        .decoding, status: response.status, attempts: response.attempts,
+        underlying: String(describing: error), context: request.summary)
+    }
+  }
+}

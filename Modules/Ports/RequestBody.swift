@@ -1,0 +1,67 @@
+import CourierDomain
+import Foundation
+
+/// One piece of a request body: bytes held in memory, or a range of a file read when sent.
+/// A multipart body is its boundaries and headers as `bytes` with each file as a `file` range,
+/// so it never needs a temporary copy on disk.
+public enum BodySegment: Sendable, Equatable {
+  /// Bytes in memory.
+  case bytes(Data)
+  /// `length` bytes of a file starting at `offset`, read while sending.
+  case file(URL, offset: Int64, length: Int64)
+
+  /// The number of bytes this segment contributes to the body.
+  public var length: Int64 {
+    switch self {
+    case .bytes(let data): return Int64(data.count)
+    case .file(_, _, let length): return length
+    }
+  }
+}
+
+extension Array where Element == BodySegment {
+  /// The body's total length: what `Content-Length` says.
+  public var totalLength: Int64 { reduce(0) { $0 + $1.length } }
+}
+
+/// The body of a request, given beside it to `Transport.send`: the one way to send a body.
+/// Adapters stream `file` and `segments` from disk while sending, so memory stays flat
+/// whatever the size; every attempt of a retried call reads the body again from its start.
+public enum RequestBody: Sendable, Equatable {
+  /// Bytes held in memory (a JSON document, a small form).
+  case bytes(Data)
+  /// The whole content of a file, read while sending.
+  case file(URL)
+  /// The concatenation of segments (memory and file ranges), read while sending.
+  case segments([BodySegment])
+
+  /// The body's length in bytes: what `Content-Length` says; nil for a file that cannot be
+  /// read (sending it fails as `fileUnavailable`).
+  public var length: Int64? {
+    switch self {
+    case .bytes(let data): return Int64(data.count)
+    case .segments(let segments): return segments.totalLength
+    case .file(let url):
+      let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+      return (attributes?[.size] as? NSNumber)?.int64Value
+    }
+  }
+
+  /// The body as segments, a whole file being one range of it.
+  /// - Parameter context: the request's summary, named in the error.
+  /// - Returns: the segments, in order.
+  /// - Throws: `fileUnavailable` naming the file when a whole-file body cannot be read.
+  public func segments(context: String) throws -> [BodySegment] {
+    switch self {
+    case .bytes(let data): return [.bytes(data)]
+    case .segments(let segments): return segments
+    case .file(let url):
+      guard let size = length else {
+        throw CourierError(
+          .fileUnavailable, serverMessage: "The file \(url.path) can't be read.",
+          context: context)
+      }
+      return [.file(url, offset: 0, length: size)]
+    }
+  }
+}
