@@ -7,10 +7,7 @@ import CourierLinux
 import Foundation
 
 let once = CommandLine.arguments.dropFirst().contains("--once")
-let environment = try CourierEnvironment(
-  config: ConfigLoader.load(
-    flags: [:], environment: ProcessInfo.processInfo.environment, readFile: { _ in nil }))
-let monitor = environment.pathMonitor
+let courier = try CourierSession.fromEnvironment()
 
 func describe(_ path: NetworkPath) -> String {
   let usable = path.interfaces.filter(\.isUsable).map(\.name)
@@ -18,14 +15,11 @@ func describe(_ path: NetworkPath) -> String {
   return "\(path.status)\(path.isExpensive ? " (expensive)" : ""): \(names)"
 }
 
-// The monitor runs in a task of its own until cancelled.
-let runner = Task { try await monitor.run() }
-
 if once {
   // The path is a hint: wait up to 3 s for a known one, then take what there is.
   let first = await withTaskGroup(of: NetworkPath?.self) { group in
     group.addTask {
-      for await path in monitor.updates() where path.status != .unknown { return path }
+      for await path in courier.paths() where path.status != .unknown { return path }
       return nil
     }
     group.addTask {
@@ -36,14 +30,10 @@ if once {
     group.cancelAll()
     return first
   }
-  runner.cancel()
-  if first == nil, case .failure(let error) = await runner.result, !(error is CancellationError) {
-    FileHandle.standardError.write(Data("path-watcher: the monitor stopped: \(error)\n".utf8))
-    exit(1)
-  }
-  print(describe(first ?? monitor.currentPath))
+  print(describe(first ?? courier.currentPath))
 } else {
-  for await path in monitor.updates() where path.status != .unknown {
+  // The monitor runs while the stream is iterated.
+  for await path in courier.paths() where path.status != .unknown {
     print(describe(path))
   }
 }
