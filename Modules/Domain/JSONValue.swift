@@ -53,7 +53,9 @@ public enum JSONValue: Sendable, Hashable, Codable {
     let parts = text.lowercased().split(separator: "e", omittingEmptySubsequences: false)
     guard parts.count <= 2, let mantissa = parts.first else { return nil }
     let exponent = parts.count == 2 ? Int(parts[1]) : 0
-    guard let exponent, abs(exponent) <= 400 else { return nil }
+    // A range, not abs(): the exponent -9223372036854775808 parses to Int.min, whose abs traps
+    // (found by fuzzing).
+    guard let exponent, (-400...400).contains(exponent) else { return nil }
     let negative = mantissa.hasPrefix("-")
     let unsigned = negative ? mantissa.dropFirst() : mantissa[...]
     let halves = unsigned.split(separator: ".", omittingEmptySubsequences: false)

@@ -60,6 +60,21 @@ struct JSONValueTests {
     }
   }
 
+  @Test("an exponent as large as Int itself is a number, not a trap (found by fuzzing)")
+  func hugeExponent() throws {
+    let value = try JSONValue(parsing: "[7963e-9223372036854775808, 1e-9223372036854775808]")
+    guard case .array(let items) = value, items.count == 2 else {
+      Issue.record("not an array of two: \(value)")
+      return
+    }
+    for item in items {
+      guard case .number = item else {
+        Issue.record("\(item) is not a .number")
+        continue
+      }
+    }
+  }
+
   @Test("numbers compare and hash by value across the two cases")
   func equalityByValue() {
     #expect(JSONValue.integer(1000) == .number(1000))
