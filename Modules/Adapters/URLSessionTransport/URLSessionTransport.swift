@@ -361,7 +361,9 @@ private final class Exchange: Sendable {
   }
 }
 
-/// A task handed to another queue for `cancel()`, which is safe from any thread.
+/// A task handed to another queue for `cancel()`. `@unchecked Sendable` without a lock of its
+/// own: the reference is immutable (`let`), and the only call made through it, `cancel()`, is
+/// documented by Foundation as safe from any thread (URLSessionTask synchronises internally).
 private struct UncheckedTask: @unchecked Sendable {
   let task: URLSessionTask
 }
