@@ -1,0 +1,9 @@
+/// Where `courier login` takes the password from.
+public enum PasswordSource: Sendable, Equatable {
+  /// `--password P`.
+  case argument(String)
+  /// `--password-stdin`, or standard input when not a terminal.
+  case standardInput
+  /// `COURIER_PASSWORD`.
+  case environment
+}
