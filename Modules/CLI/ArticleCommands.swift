@@ -10,39 +10,32 @@ import Synchronization
 /// truth, the sync engine talks to the server.
 enum ArticleCommands {
   static func run(_ command: ArticlesCommand, context: CommandContext) async throws -> ExitCode {
-    let (engine, store) = try makeEngine(context)
+    let articles = try openArticles(context)
     switch command {
     case .list(let offline):
-      return try await list(offline: offline, engine: engine, context: context)
+      return try await list(offline: offline, articles: articles, context: context)
     case .add(let title, let body):
-      let article = Article(id: UUID().uuidString.lowercased(), title: title, body: body)
-      let receipt = try await engine.create(article)
-      return try await afterWrite(
-        "Added", receipt: receipt, engine: engine, store: store, context: context)
+      let receipt = try await articles.add(title: title, body: body)
+      return try await afterWrite("Added", receipt: receipt, articles: articles, context: context)
     case .edit(let id, let title, let body):
-      guard let record = try store.record(RecordKey(collection: Article.collection, id: id)),
-        !record.isDeleted
-      else { return notFound(id, context: context) }
-      var article = try Article(record: record)
+      guard var article = try articles.article(id: id)?.value else {
+        return notFound(id, context: context)
+      }
       if let title { article.title = title }
       if let body { article.body = body }
-      let receipt = try await engine.update(article)
-      return try await afterWrite(
-        "Edited", receipt: receipt, engine: engine, store: store, context: context)
+      let receipt = try await articles.save(article)
+      return try await afterWrite("Edited", receipt: receipt, articles: articles, context: context)
     case .delete(let id):
-      guard let record = try store.record(RecordKey(collection: Article.collection, id: id)),
-        !record.isDeleted
-      else { return notFound(id, context: context) }
-      let receipt = try await engine.delete(id: id)
+      guard try articles.article(id: id) != nil else { return notFound(id, context: context) }
+      let receipt = try await articles.delete(id: id)
       return try await afterWrite(
-        "Deleted", receipt: receipt, engine: engine, store: store, context: context)
+        "Deleted", receipt: receipt, articles: articles, context: context)
     }
   }
 
   static func outbox(context: CommandContext) async throws -> ExitCode {
-    let store = try openStore(context)
-    let entries = try store.entries()
-    let counts = try store.counts()
+    let entries = try openArticles(context).outbox()
+    let counts = OutboxCounts(entries)
     let now = Date()
     if context.global.json {
       context.output.out(
@@ -65,23 +58,22 @@ enum ArticleCommands {
   /// `courier outbox retry ID|--all`: refused or conflicted entries back in the queue under a
   /// new key, then a replay (unless another courier is syncing: it will send them).
   static func retry(id: String?, context: CommandContext) async throws -> ExitCode {
-    let (engine, store) = try makeEngine(context)
+    let articles = try openArticles(context)
     var retried: [OutboxEntry]
     if let id {
-      guard let entry = try findEntry(id, store: store) else {
+      guard let entry = try findEntry(id, in: articles) else {
         return unknownEntry(id, context: context)
       }
       if entry.state.isPending {
         retried = []
       } else {
-        retried = [try await engine.retryEntry(operationID: entry.id)]
+        retried = [try await articles.retry(operationID: entry.id)]
       }
     } else {
-      retried = try await engine.retryAllEntries()
+      retried = try await articles.retryAll()
     }
-    let (report, heldBy) = try await replayIfFree(
-      engine, activity: "outbox retry", context: context)
-    let state = engine.state
+    let (report, heldBy) = try await replayIfFree(articles, activity: "outbox retry")
+    let state = articles.state
     let keys = Set(retried.map(\.key))
     let refusedAgain = (state.rejected + state.conflicted).filter { keys.contains($0.key) }
     if context.global.json {
@@ -119,13 +111,12 @@ enum ArticleCommands {
   /// `courier outbox discard ID`: drops the entry (and the record's other local changes) and
   /// shows the server's copy again.
   static func discard(id: String, context: CommandContext) async throws -> ExitCode {
-    let store = try openStore(context)
-    let engine = context.environment.articleSyncEngine(store: store, replaysAfterWrites: false)
-    guard let entry = try findEntry(id, store: store) else {
+    let articles = try openArticles(context)
+    guard let entry = try findEntry(id, in: articles) else {
       return unknownEntry(id, context: context)
     }
-    let dropped = try store.entries().filter { $0.key == entry.key }
-    let after = try await engine.discardEntry(operationID: entry.id).record
+    let dropped = try articles.outbox().filter { $0.key == entry.key }
+    let after = try await articles.discard(operationID: entry.id).record
     if context.global.json {
       var object: [String: Any] = [
         "status": "ok", "id": entry.key.id,
@@ -145,13 +136,13 @@ enum ArticleCommands {
   }
 
   /// An outbox entry by its number (`3`, `#3`) or its operation id.
-  static func findEntry(_ id: String, store: any LocalStore) throws -> OutboxEntry? {
+  static func findEntry(_ id: String, in articles: Articles) throws -> OutboxEntry? {
     let trimmed = id.hasPrefix("#") ? String(id.dropFirst()) : id
     if let sequence = Int64(trimmed) {
-      return try store.entries().first { $0.sequence == sequence }
+      return try articles.outbox().first { $0.sequence == sequence }
     }
     guard let uuid = UUID(uuidString: trimmed) else { return nil }
-    return try store.entry(uuid)
+    return try articles.outbox().first { $0.id == uuid }
   }
 
   static func unknownEntry(_ id: String, context: CommandContext) -> ExitCode {
@@ -171,18 +162,15 @@ enum ArticleCommands {
   }
 
   static func sync(watch: Bool, context: CommandContext) async throws -> ExitCode {
-    let lock: SyncLock
-    switch try SyncLock.acquire(
-      in: context.environment.config.dataDirectory, activity: watch ? "sync --watch" : "sync")
-    {
-    case .acquired(let acquired): lock = acquired
-    case .held(let holder): return busy(holder, context: context)
+    let articles = try openArticles(context)
+    if watch { return await watchLoop(articles: articles, context: context) }
+    let report: ReplayReport
+    do {
+      report = try await articles.sync()
+    } catch let busy as SyncInProgressError {
+      return Self.busy(busy, context: context)
     }
-    defer { lock.release() }
-    let (engine, _) = try makeEngine(context, replaysAfterWrites: watch)
-    if watch { return await watchLoop(engine: engine, context: context) }
-    let report = await engine.replay()
-    let state = engine.state
+    let state = articles.state
     if context.global.json {
       var object = reportObject(report)
       object["rejected_entries"] = state.rejected.map { entryObject($0, now: Date()) }
@@ -205,11 +193,10 @@ enum ArticleCommands {
   }
 
   /// Reports that another process is syncing this data directory: exit 75 (EX_TEMPFAIL).
-  static func busy(_ holder: SyncLock.Holder, context: CommandContext) -> ExitCode {
+  static func busy(_ busy: SyncInProgressError, context: CommandContext) -> ExitCode {
+    let holder = busy.holder
     let message =
-      "\(holder.description) is syncing this data folder "
-      + "(\(context.environment.config.dataDirectory.path)); nothing was sent by this one. "
-      + "Try again when it has finished."
+      "\(busy.description); nothing was sent by this one. Try again when it has finished."
     if context.global.json {
       var object: [String: Any] = [
         "status": "failed", "kind": "busy", "code": "sync_in_progress", "message": message,
@@ -225,37 +212,25 @@ enum ArticleCommands {
   }
 
   /// Replays the outbox unless another process is syncing this data directory (then the
-  /// writes stay saved for it, and its description is returned instead).
-  static func replayIfFree(_ engine: SyncEngine<Article>, activity: String, context: CommandContext)
-    async throws -> (report: ReplayReport, heldBy: SyncLock.Holder?)
-  {
-    switch try SyncLock.acquire(in: context.environment.config.dataDirectory, activity: activity) {
-    case .acquired(let lock):
-      defer { lock.release() }
-      return (await engine.replay(), nil)
-    case .held(let holder):
-      await engine.reloadState()
+  /// writes stay saved for it, and who it is is returned instead).
+  static func replayIfFree(_ articles: Articles, activity: String) async throws -> (
+    report: ReplayReport, heldBy: SyncLock.Holder?
+  ) {
+    do {
+      return (try await articles.sync(activity: activity), nil)
+    } catch let busy as SyncInProgressError {
       var report = ReplayReport()
-      report.pending = engine.state.pendingCount
-      return (report, holder)
+      report.pending = articles.state.pendingCount
+      return (report, busy.holder)
     }
   }
 
-  // MARK: - Engine
+  // MARK: - Store
 
-  /// Opens the local store, warnings (loose permissions tightened) on standard error.
-  static func openStore(_ context: CommandContext) throws -> any LocalStore {
+  /// The session's articles; warnings (loose permissions tightened) on standard error.
+  static func openArticles(_ context: CommandContext) throws -> Articles {
     let output = context.output
-    return try context.environment.openLocalStore(warn: { output.err("courier: warning: \($0)\n") })
-  }
-
-  static func makeEngine(_ context: CommandContext, replaysAfterWrites: Bool = false) throws -> (
-    SyncEngine<Article>, any LocalStore
-  ) {
-    let store = try openStore(context)
-    let engine = context.environment.articleSyncEngine(
-      store: store, replaysAfterWrites: replaysAfterWrites)
-    return (engine, store)
+    return try context.session.articles(warn: { output.err("courier: warning: \($0)\n") })
   }
 
   static func notFound(_ id: String, context: CommandContext) -> ExitCode {
@@ -275,13 +250,13 @@ enum ArticleCommands {
 
   // MARK: - List
 
-  static func list(offline: Bool, engine: SyncEngine<Article>, context: CommandContext)
+  static func list(offline: Bool, articles: Articles, context: CommandContext)
     async throws -> ExitCode
   {
-    let cached = try await engine.cached()
+    let cached = try await articles.cached()
     show(cached, context: context)
     if offline { return .success }
-    let fresh = await engine.refresh()
+    let fresh = await articles.refresh()
     show(fresh, context: context)
     if let error = fresh.error { return ExitCode.forError(error) }
     return .success
@@ -360,15 +335,14 @@ enum ArticleCommands {
   // MARK: - Writes
 
   static func afterWrite(
-    _ verb: String, receipt: WriteReceipt, engine: SyncEngine<Article>, store: any LocalStore,
-    context: CommandContext
+    _ verb: String, receipt: WriteReceipt, articles: Articles, context: CommandContext
   ) async throws -> ExitCode {
     let (report, heldBy) = try await replayIfFree(
-      engine, activity: "articles \(verb.lowercased())", context: context)
-    let state = engine.state
+      articles, activity: "articles \(verb.lowercased())")
+    let state = articles.state
     let refused = state.rejected.first { $0.key == receipt.key }
     let conflicted = state.conflicted.first { $0.key == receipt.key }
-    let record = try? store.record(receipt.key)
+    let record = try? articles.record(id: receipt.key.id)
     if context.global.json {
       var object: [String: Any] = [
         "status": refused != nil || conflicted != nil ? "refused" : "ok", "id": receipt.key.id,
@@ -501,66 +475,64 @@ enum ArticleCommands {
 
   // MARK: - Watch
 
-  static func watchLoop(engine: SyncEngine<Article>, context: CommandContext) async -> ExitCode {
-    let monitor = context.environment.pathMonitor
+  /// What ended a watch.
+  enum WatchEnd: Sendable {
+    case signal
+    case busy(SyncInProgressError)
+    case failed(String)
+  }
+
+  static func watchLoop(articles: Articles, context: CommandContext) async -> ExitCode {
     let signals = SignalWaiter([SIGINT, SIGTERM])
     let json = context.global.json
     let output = context.output
-    return await withTaskGroup(of: Bool.self) { group in
+    let end = await withTaskGroup(of: WatchEnd.self) { group in
       group.addTask {
-        do { try await monitor.run() } catch {
-          output.err("courier: the path monitor stopped: \(error)\n")
-        }
-        return false
-      }
-      group.addTask {
-        await engine.watch()
-        return false
-      }
-      group.addTask {
-        for await state in engine.states() {
-          let line: String
-          if json {
-            var object: [String: Any] = [
-              "path": state.path.rawValue, "online": state.isOnline, "syncing": state.isSyncing,
-              "pending": state.pendingCount, "rejected": state.rejected.count,
-              "conflicted": state.conflicted.count,
-            ]
-            if let error = state.lastError {
-              object["error"] = CommandContext.failureObject(error)
-            }
-            line = JSONLine.encode(object) + "\n"
-          } else {
-            let online = state.isOnline ? "online" : "offline"
-            let busy = state.isSyncing ? ", syncing" : ""
-            var text =
-              "\(online)\(busy): \(state.pendingCount) pending, \(state.rejected.count) refused, "
-              + "\(state.conflicted.count) in conflict"
-            if let error = state.lastError { text += " (last error: \(error.userMessage))" }
-            line = text + "\n"
+        do {
+          for try await state in articles.watch(activity: "sync --watch") {
+            output.out(stateLine(state, json: json))
           }
-          output.out(line)
+          return .failed("the watch ended")
+        } catch let busy as SyncInProgressError {
+          return .busy(busy)
+        } catch {
+          return .failed("the path monitor stopped: \(error)")
         }
-        return false
-      }
-      group.addTask {
-        _ = await engine.replay()
-        return false
       }
       group.addTask {
         await signals.wait()
-        return true
+        return .signal
       }
-      var interrupted = false
-      while let done = await group.next() {
-        if done {
-          interrupted = true
-          break
-        }
-      }
+      let end = await group.next() ?? .signal
       group.cancelAll()
       signals.cancel()
-      return interrupted ? .success : .failure
+      return end
     }
+    switch end {
+    case .signal: return .success
+    case .busy(let busy): return Self.busy(busy, context: context)
+    case .failed(let message):
+      output.err("courier: \(message)\n")
+      return .failure
+    }
+  }
+
+  static func stateLine(_ state: SyncState, json: Bool) -> String {
+    if json {
+      var object: [String: Any] = [
+        "path": state.path.rawValue, "online": state.isOnline, "syncing": state.isSyncing,
+        "pending": state.pendingCount, "rejected": state.rejected.count,
+        "conflicted": state.conflicted.count,
+      ]
+      if let error = state.lastError { object["error"] = CommandContext.failureObject(error) }
+      return JSONLine.encode(object) + "\n"
+    }
+    let online = state.isOnline ? "online" : "offline"
+    let busy = state.isSyncing ? ", syncing" : ""
+    var text =
+      "\(online)\(busy): \(state.pendingCount) pending, \(state.rejected.count) refused, "
+      + "\(state.conflicted.count) in conflict"
+    if let error = state.lastError { text += " (last error: \(error.userMessage))" }
+    return text + "\n"
   }
 }

@@ -120,8 +120,8 @@ public struct CommandRunner: Sendable {
     }
     let environment = try CourierEnvironment(config: config, overrides: overrides, log: log)
     return CommandContext(
-      global: global, environment: environment, output: output, processEnvironment: self.environment
-    )
+      global: global, session: CourierSession(environment: environment), output: output,
+      processEnvironment: self.environment)
   }
 
   static func readIfPresent(_ path: String) throws -> Data? {
@@ -145,9 +145,11 @@ public struct CommandRunner: Sendable {
 /// What a running command has at hand.
 struct CommandContext: Sendable {
   let global: GlobalOptions
-  let environment: CourierEnvironment
+  let session: CourierSession
   let output: any CommandOutput
   let processEnvironment: [String: String]
+
+  var environment: CourierEnvironment { session.environment }
 
   var client: APIClient { environment.client }
 

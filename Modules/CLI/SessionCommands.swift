@@ -31,7 +31,7 @@ enum SessionCommands {
       }
       password = line
     }
-    try await CourierSession(environment: context.environment)
+    try await context.session
       .login(username: username, password: password)
     if context.global.json {
       context.output.out(JSONLine.encode(["status": "ok", "username": username]) + "\n")

@@ -26,7 +26,7 @@ enum UploadCommand {
       // The photos endpoint answers with the stored record; another target only has to answer
       // JSON (the reference backend's /upload echoes what it parsed as a list).
       confirmation: options.target == nil ? .record : .json)
-    let session = CourierSession(environment: context.environment)
+    let session = context.session
     let view = UploadView(context: context)
     // The upload runs in a task of its own so SIGINT or SIGTERM can cancel it, and the command
     // waits for it to finish unwinding: its temporary files are gone when the process exits.

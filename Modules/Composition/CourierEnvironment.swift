@@ -165,6 +165,11 @@ extension String {
 }
 
 extension CourierEnvironment {
+  /// Whether the local store lives in the data directory, where other processes may open it
+  /// too (false for an in-memory store or one supplied in the overrides): replays then take
+  /// the data directory's `SyncLock`.
+  var localStoreIsShared: Bool { overrides.localStore == nil && config.store != .memory }
+
   /// Opens the local store named in the configuration, in the data directory (user data: the
   /// outbox and local edits live there and are never purged). Each call opens it anew: the
   /// caller owns the returned store.

@@ -14,7 +14,7 @@ import Synchronization
 /// for try await state in courier.upload(photo, title: "Beach") { print(state) }
 /// let articles = try courier.articles()
 /// _ = try await articles.add(title: "Hello")
-/// _ = await articles.sync()
+/// _ = try await articles.sync()
 /// ```
 ///
 /// Every adapter is chosen by the configuration (defaults, then the config file, then
@@ -24,6 +24,9 @@ import Synchronization
 public final class CourierSession: Sendable {
   /// The composition root this session uses: configuration, pipeline and adapters.
   public let environment: CourierEnvironment
+  /// The path monitor the session follows: the environment's, or a smoothed one over it.
+  public let pathMonitor: any PathMonitor
+  private let monitorRun: SharedRun
   private let articleStore = Mutex<Articles?>(nil)
 
   /// A session with the adapters named in `config`, or the ones in `overrides`.
@@ -32,16 +35,35 @@ public final class CourierSession: Sendable {
   ///   - overrides: adapters to use instead of the configured ones (fakes in tests).
   ///   - log: receives a line per request and retry decision; nil for none.
   /// - Throws: `ConfigError` for an adapter this build cannot provide.
-  public init(
+  public convenience init(
     config: CourierConfig, overrides: AdapterOverrides = AdapterOverrides(),
     log: (@Sendable (String) -> Void)? = nil
   ) throws {
-    environment = try CourierEnvironment(config: config, overrides: overrides, log: log)
+    self.init(
+      environment: try CourierEnvironment(config: config, overrides: overrides, log: log))
   }
 
   /// A session over an environment built already (the apps build theirs from their flags).
-  /// - Parameter environment: the composition root.
-  public init(environment: CourierEnvironment) { self.environment = environment }
+  /// - Parameters:
+  ///   - environment: the composition root.
+  ///   - pathSmoothing: how long a new path must hold before ``paths()`` and the articles'
+  ///     replays see it (an interface skipping blips); nil to follow the monitor as it is.
+  ///   - clock: the clock those delays are measured on.
+  public init(
+    environment: CourierEnvironment, pathSmoothing: PathDebounceDelays? = nil,
+    clock: any Clock<Duration> = ContinuousClock()
+  ) {
+    self.environment = environment
+    let monitor: any PathMonitor
+    if let pathSmoothing {
+      monitor = ConnectivityModel(
+        monitor: environment.pathMonitor, clock: clock, delays: pathSmoothing)
+    } else {
+      monitor = environment.pathMonitor
+    }
+    pathMonitor = monitor
+    monitorRun = SharedRun { try await monitor.run() }
+  }
 
   /// A session for `baseURL` with the defaults (libcurl on Linux, netlink, SQLite in the XDG
   /// data folder), then what `configure` changes.
@@ -189,11 +211,12 @@ public final class CourierSession: Sendable {
   /// replays: requests are never held back because of it.
   /// - Returns: the paths.
   public func paths() -> AsyncStream<NetworkPath> {
-    let monitor = environment.pathMonitor
+    let monitor = pathMonitor
+    let monitorRun = monitorRun
     let (stream, continuation) = AsyncStream.makeStream(of: NetworkPath.self)
     let task = Task {
       await withTaskGroup(of: Void.self) { group in
-        group.addTask { try? await monitor.run() }
+        group.addTask { try? await monitorRun.run() }
         group.addTask {
           for await path in monitor.updates() { continuation.yield(path) }
         }
@@ -207,87 +230,35 @@ public final class CourierSession: Sendable {
   }
 
   /// The network path now (`.unknown` before the monitor has run).
-  public var currentPath: NetworkPath { environment.pathMonitor.currentPath }
+  public var currentPath: NetworkPath { pathMonitor.currentPath }
 
   // MARK: - Articles
 
   /// The articles, offline first: the local store is the source of truth, writes are queued
   /// in a durable outbox and sent in order. Opened on first use and shared afterwards.
+  /// - Parameter warn: told when the data folder's permissions were tightened as it was
+  ///   opened (standard error by default).
   /// - Returns: the articles.
   /// - Throws: `StoreError` naming the file when the local store cannot be opened.
-  public func articles() throws -> Articles {
+  public func articles(
+    warn: @escaping @Sendable (String) -> Void = PrivateFiles.warnOnStandardError
+  ) throws -> Articles {
     try articleStore.withLock { cached in
       if let cached { return cached }
-      let store = try environment.openLocalStore()
+      let store = try environment.openLocalStore(warn: warn)
+      // Writes are sent by `sync()`, or by themselves while `watch()` runs.
+      let engine = SyncEngine<Article>(
+        client: environment.client, store: store, pathMonitor: pathMonitor,
+        configuration: SyncEngine<Article>.Configuration(
+          conflictPolicy: environment.config.conflictPolicy, replaysAfterWrites: false),
+        clock: ContinuousClock(), random: SystemRandomSource())
       let articles = Articles(
-        engine: environment.articleSyncEngine(store: store, replaysAfterWrites: false))
+        engine: engine, store: store,
+        lock: environment.localStoreIsShared
+          ? SharedSyncLock(directory: environment.config.dataDirectory) : nil,
+        monitor: monitorRun)
       cached = articles
       return articles
     }
   }
-}
-
-/// Articles kept offline first: ``list()`` shows the cache at once and then the server's
-/// copy, writes apply locally at once and wait in the outbox for ``sync()``.
-public struct Articles: Sendable {
-  /// The sync engine underneath, for conflicts, the outbox and state streams.
-  public let engine: SyncEngine<Article>
-
-  /// Wraps an engine.
-  /// - Parameter engine: the engine.
-  public init(engine: SyncEngine<Article>) { self.engine = engine }
-
-  /// The cached articles at once, then the server's when the refresh answers. A failed
-  /// refresh keeps the cache and says why in the second snapshot (`lastError`).
-  /// - Returns: one or two snapshots.
-  public func list() -> AsyncThrowingStream<SyncSnapshot<Article>, any Error> {
-    let engine = engine
-    return AsyncThrowingStream { continuation in
-      let task = Task {
-        do {
-          continuation.yield(try await engine.cached())
-          continuation.yield(await engine.refresh())
-          continuation.finish()
-        } catch {
-          continuation.finish(throwing: CourierError.wrapping(error))
-        }
-      }
-      continuation.onTermination = { _ in task.cancel() }
-    }
-  }
-
-  /// Adds an article locally, with a new client-made id, and queues it.
-  /// - Parameters:
-  ///   - title: the title.
-  ///   - body: the text.
-  /// - Returns: the article as saved.
-  /// - Throws: `StoreError` when it cannot be saved.
-  @discardableResult
-  public func add(title: String, body: String = "") async throws -> Article {
-    let article = Article(id: UUID().uuidString.lowercased(), title: title, body: body)
-    _ = try await engine.create(article)
-    return article
-  }
-
-  /// Saves a changed article locally and queues the change.
-  /// - Parameter article: the article with its changes.
-  /// - Returns: the receipt (the outbox entry).
-  /// - Throws: `StoreError` when it cannot be saved.
-  @discardableResult
-  public func save(_ article: Article) async throws -> WriteReceipt {
-    try await engine.update(article)
-  }
-
-  /// Deletes an article locally and queues the deletion.
-  /// - Parameter id: the article's id.
-  /// - Returns: the receipt.
-  /// - Throws: `StoreError` when it cannot be saved.
-  @discardableResult
-  public func delete(id: String) async throws -> WriteReceipt {
-    try await engine.delete(id: id)
-  }
-
-  /// Sends the waiting writes now, in order, each with its Idempotency-Key.
-  /// - Returns: what was sent, refused, in conflict or left pending (and why).
-  public func sync() async -> ReplayReport { await engine.replay() }
 }

@@ -24,7 +24,8 @@ public actor SyncEngine<Record: SyncRecord> {
     public var conflictPolicy: ConflictPolicy
     /// The collection's path on the server (`/articles`).
     public var path: String
-    /// Whether a write schedules a replay by itself (off for a caller that replays itself).
+    /// Whether a write schedules a replay by itself even when no `watch()` runs (off for a
+    /// caller that replays itself; while a `watch()` runs, writes always schedule one).
     public var replaysAfterWrites: Bool
     /// How many times one operation is re-sent after last-write-wins conflicts in one replay
     /// before it is kept conflicted for the user (the server record keeps changing).
@@ -184,13 +185,19 @@ public actor SyncEngine<Record: SyncRecord> {
   }
 
   /// The cached snapshot at once, then the refreshed one: stale-while-revalidate as a stream.
-  /// - Returns: a stream of one or two snapshots (one when the store cannot be read).
-  public nonisolated func list() -> AsyncStream<SyncSnapshot<Record>> {
-    AsyncStream { continuation in
+  /// A failed refresh keeps the cache and says why in the second snapshot (`error`).
+  /// - Returns: a stream of two snapshots; it throws the `CourierError` of a store that
+  ///   cannot be read.
+  public nonisolated func list() -> AsyncThrowingStream<SyncSnapshot<Record>, any Error> {
+    AsyncThrowingStream { continuation in
       let task = Task {
-        if let cached = try? await self.cached() { continuation.yield(cached) }
-        continuation.yield(await self.refresh())
-        continuation.finish()
+        do {
+          continuation.yield(try await self.cached())
+          continuation.yield(await self.refresh())
+          continuation.finish()
+        } catch {
+          continuation.finish(throwing: CourierError.wrapping(error))
+        }
       }
       continuation.onTermination = { _ in task.cancel() }
     }
@@ -338,9 +345,14 @@ public actor SyncEngine<Record: SyncRecord> {
 
   /// Schedules a replay in the background (after a write, or when the path comes back); a
   /// replay already running picks new entries up, and runs again if asked meanwhile.
-  /// Does nothing when writes do not replay by themselves or the path is known to be down.
+  /// Does nothing when writes do not replay by themselves (`replaysAfterWrites` off and no
+  /// `watch()` running) or the path is known to be down.
   public func scheduleReplay() {
-    guard configuration.replaysAfterWrites, state.isOnline else { return }
+    // The monitor's own current path, not the state `watch()` has caught up with: a write
+    // made just after the interface showed "offline" must not be sent.
+    let path = pathMonitor?.currentPath.status ?? state.path
+    guard configuration.replaysAfterWrites || watchers > 0, path == .satisfied || path == .unknown
+    else { return }
     if replayTask != nil {
       replayRequested = true
       return

@@ -20,6 +20,19 @@ public struct OutboxCounts: Sendable, Equatable {
     self.conflicted = conflicted
   }
 
+  /// The counts of `entries`.
+  /// - Parameter entries: outbox entries.
+  public init(_ entries: some Sequence<OutboxEntry>) {
+    self.init()
+    for entry in entries {
+      switch entry.state {
+      case .pending: pending += 1
+      case .rejected: rejected += 1
+      case .conflicted: conflicted += 1
+      }
+    }
+  }
+
   /// Every entry.
   public var total: Int { pending + rejected + conflicted }
 }

@@ -15,10 +15,9 @@ public final class CoreBridge: TUIActions {
   public static let pathDelays = PathDebounceDelays(
     online: .milliseconds(300), offline: .milliseconds(500))
 
-  private let environment: CourierEnvironment
+  private let session: CourierSession
   private let hub: UpdateHub
-  private let connectivity: ConnectivityModel
-  private let engine: SyncEngine<Article>
+  private let articles: Articles
   /// Where the articles on screen came from last: a refresh's answer, or the cache.
   private let source = Mutex<ArticlesSource>(.none)
 
@@ -33,26 +32,20 @@ public final class CoreBridge: TUIActions {
     environment: CourierEnvironment, hub: UpdateHub,
     clock: any Clock<Duration> = ContinuousClock(), pathDelays: PathDebounceDelays = pathDelays
   ) throws {
-    self.environment = environment
     self.hub = hub
-    let connectivity = ConnectivityModel(
-      monitor: environment.pathMonitor, clock: clock, delays: pathDelays)
-    self.connectivity = connectivity
-    self.engine = SyncEngine<Article>(
-      client: environment.client, store: try environment.openLocalStore(),
-      pathMonitor: connectivity,
-      configuration: .init(conflictPolicy: environment.config.conflictPolicy))
+    session = CourierSession(environment: environment, pathSmoothing: pathDelays, clock: clock)
+    articles = try session.articles()
   }
 
   /// The state for the first frame: the cached articles, so they show before any network.
   /// - Returns: the state.
   public func initialState() async -> TUIState {
     var state = TUIState()
-    let sync = engine.state
+    let sync = articles.state
     state.pendingCount = sync.pendingCount
     state.isSyncing = sync.isSyncing
     (state.rejected, state.conflicts) = Self.issues(sync)
-    if let snapshot = try? await engine.cached() {
+    if let snapshot = try? await articles.cached() {
       let source = Self.source(of: snapshot)
       self.source.withLock { $0 = source }
       state.articles = Self.items(snapshot, conflicted: Self.conflictedIDs(sync))
@@ -66,14 +59,20 @@ public final class CoreBridge: TUIActions {
   /// - Throws: what stops a source from starting (the path monitor's socket).
   public func run() async throws {
     try await withThrowingTaskGroup(of: Void.self) { group in
-      group.addTask { try await self.connectivity.run() }
       group.addTask {
-        for await path in self.connectivity.updates() { self.hub.send(.path(path.status)) }
+        for await path in self.session.paths() { self.hub.send(.path(path.status)) }
       }
-      group.addTask { await self.engine.watch() }
+      group.addTask {
+        do {
+          for try await _ in self.articles.watch(activity: "courier-tui") {}
+        } catch let busy as SyncInProgressError {
+          // The path and the articles still show; that process sends the writes.
+          self.hub.send(.status("Not sending from here: \(busy.holder.description) is syncing."))
+        }
+      }
       group.addTask {
         var last: SyncState?
-        for await state in self.engine.states() {
+        for await state in self.articles.states() {
           defer { last = state }
           self.hub.send(.outbox(pending: state.pendingCount, isSyncing: state.isSyncing))
           let blocked = state.lastError.map { UserMessages.message(for: $0) }
@@ -94,8 +93,8 @@ public final class CoreBridge: TUIActions {
         // A first refresh, then one each time the path comes back, so a list shown from the
         // saved copy while offline becomes the server's again without a key.
         try? await self.refresh()
-        var previous = self.connectivity.currentPath.status
-        for await path in self.connectivity.updates() {
+        var previous = self.session.currentPath.status
+        for await path in self.session.paths() {
           defer { previous = path.status }
           guard path.status == .satisfied, previous != .satisfied, previous != .unknown else {
             continue
@@ -111,7 +110,7 @@ public final class CoreBridge: TUIActions {
   /// Fetches the articles again; a failure keeps the stored ones on screen, marked as cached.
   /// - Throws: nothing today (the reason of a failure shows under the header).
   public func refresh() async throws {
-    let snapshot = await engine.refresh()
+    let snapshot = await articles.refresh()
     if let error = snapshot.error {
       hub.send(.refreshFailed(message: UserMessages.message(for: error)))
     } else {
@@ -120,18 +119,23 @@ public final class CoreBridge: TUIActions {
     let source = Self.source(of: snapshot)
     self.source.withLock { $0 = source }
     hub.send(
-      .articles(Self.items(snapshot, conflicted: Self.conflictedIDs(engine.state)), source: source)
-    )
+      .articles(
+        Self.items(snapshot, conflicted: Self.conflictedIDs(articles.state)), source: source))
   }
 
   /// Sends the outbox now.
   /// - Throws: `TUIActionError` when offline or when a transient failure stopped it.
   public func syncNow() async throws {
-    guard engine.state.isOnline else {
+    guard articles.state.isOnline else {
       throw TUIActionError(
         message: "You're offline. Your changes are kept and will be sent later.")
     }
-    let report = await engine.replay()
+    let report: ReplayReport
+    do {
+      report = try await articles.sync(activity: "courier-tui")
+    } catch let busy as SyncInProgressError {
+      throw TUIActionError(message: "\(busy.holder.description) is syncing; it sends them.")
+    }
     if let error = report.stoppedBy { throw error }
   }
 
@@ -141,7 +145,7 @@ public final class CoreBridge: TUIActions {
   ///   - body: the body.
   /// - Throws: what stopped the store from writing it.
   public func addArticle(title: String, body: String) async throws {
-    try await engine.create(Article(id: UUID().uuidString.lowercased(), title: title, body: body))
+    try await articles.add(title: title, body: body)
     await publishStored()
   }
 
@@ -152,7 +156,7 @@ public final class CoreBridge: TUIActions {
   ///   - body: the new body.
   /// - Throws: what stopped the store from writing it.
   public func editArticle(id: String, title: String, body: String) async throws {
-    try await engine.update(Article(id: id, title: title, body: body))
+    try await articles.save(Article(id: id, title: title, body: body))
     await publishStored()
   }
 
@@ -160,7 +164,7 @@ public final class CoreBridge: TUIActions {
   /// - Parameter id: the article.
   /// - Throws: what stopped the store from writing it.
   public func deleteArticle(id: String) async throws {
-    try await engine.delete(id: id)
+    try await articles.delete(id: id)
     await publishStored()
   }
 
@@ -182,7 +186,7 @@ public final class CoreBridge: TUIActions {
       if throttle.admit(sent: next.sent, total: next.total) { hub.send(.upload(next)) }
     }
     do {
-      for try await state in CourierSession(environment: environment).upload(file) { show(state) }
+      for try await state in session.upload(file) { show(state) }
     } catch {
       show(.failed(CourierError.wrapping(error)))  // the stream throws the failure
     }
@@ -222,15 +226,15 @@ public final class CoreBridge: TUIActions {
 
   /// Sends the stored articles again (after a local write or a replay), keeping the source.
   private func publishStored() async {
-    guard let snapshot = try? await engine.cached() else { return }
+    guard let snapshot = try? await articles.cached() else { return }
     let source = self.source.withLock { current -> ArticlesSource in
       if case .network = current { return .network }
       current = Self.source(of: snapshot)
       return current
     }
     hub.send(
-      .articles(Self.items(snapshot, conflicted: Self.conflictedIDs(engine.state)), source: source)
-    )
+      .articles(
+        Self.items(snapshot, conflicted: Self.conflictedIDs(articles.state)), source: source))
   }
 
   static func source(of snapshot: SyncSnapshot<Article>) -> ArticlesSource {

@@ -69,11 +69,11 @@ struct CourierSessionTests {
     var snapshots: [SyncSnapshot<Article>] = []
     for try await snapshot in articles.list() { snapshots.append(snapshot) }
     #expect(snapshots.map(\.source) == [.cache, .network])
-    #expect(snapshots.first?.items.map(\.value.id) == [added.id])
-    let report = await articles.sync()
+    #expect(snapshots.first?.items.map(\.value.id) == [added.key.id])
+    let report = try await articles.sync()
     #expect(report.sent == 1 && report.pending == 0, "\(report)")
     let puts = try await backend.log().filter {
-      ($0["method"] as? String) == "PUT" && ($0["path"] as? String) == "/articles/\(added.id)"
+      ($0["method"] as? String) == "PUT" && ($0["path"] as? String) == "/articles/\(added.key.id)"
     }
     #expect(puts.count == 1)
   }

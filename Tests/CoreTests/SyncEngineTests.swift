@@ -114,7 +114,7 @@ struct SyncEngineTests {
     let engine = engine()
     transport.enqueue(status: 304, json: "")
     var sources: [SyncSnapshot<Article>.Source] = []
-    for await snapshot in engine.list() {
+    for try await snapshot in engine.list() {
       sources.append(snapshot.source)
       #expect(snapshot.items.map(\.value.id) == ["a"])
     }

@@ -80,12 +80,13 @@ struct SyncEngineWatchRetryTests {
       ])
     #expect(clock.sleeperCount == 0)
 
-    // The success reset the count: the next failure waits the first ceiling's half again.
-    try await engine.create(Article(id: "z", title: "z", body: ""))
+    // While a watch runs a write is sent by itself, and the success reset the count: its
+    // failure waits the first ceiling's half again.
     transport.enqueue(.failure(CourierError(.timedOut)))
-    _ = await engine.replay()
+    try await engine.create(Article(id: "z", title: "z", body: ""))
     await clock.waitForSleepers(1)
     #expect(clock.sleepLog.last == .milliseconds(500))
+    #expect(transport.requests.last?.summary == "PUT /articles/z")
   }
 
   @Test("the path going down cancels the wait; its return replays at once with a fresh count")

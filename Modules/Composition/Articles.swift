@@ -1,0 +1,279 @@
+import CourierCore
+import CourierDomain
+import CourierPorts
+import Foundation
+import Synchronization
+
+/// Articles kept offline first: ``list()`` shows the cache at once and then the server's
+/// copy; writes apply locally at once and wait in a durable outbox until ``sync()`` or
+/// ``watch()`` sends them, in order, each with its `Idempotency-Key`.
+///
+/// Replays take the data folder's ``SyncLock``, so two processes never send the same outbox at
+/// once; a replay that finds another process syncing throws ``SyncInProgressError`` and
+/// leaves the writes for it.
+public struct Articles: Sendable {
+  /// The sync engine underneath: conflicts, state streams and everything below the façade.
+  public let engine: SyncEngine<Article>
+  private let store: any LocalStore
+  /// The data folder's `SyncLock`, taken once for every replay of this process; nil when the
+  /// store is not shared.
+  private let lock: SharedSyncLock?
+  /// Runs the path monitor while `watch()` needs it; nil when the caller runs it.
+  private let monitor: SharedRun?
+
+  /// Articles over an engine and its store (for tests and custom wiring: no cross-process
+  /// lock, and ``watch()`` expects the caller to run the engine's path monitor).
+  /// - Parameters:
+  ///   - engine: the engine.
+  ///   - store: the local store the engine uses.
+  public init(engine: SyncEngine<Article>, store: any LocalStore) {
+    self.init(engine: engine, store: store, lock: nil, monitor: nil)
+  }
+
+  init(
+    engine: SyncEngine<Article>, store: any LocalStore, lock: SharedSyncLock?, monitor: SharedRun?
+  ) {
+    self.engine = engine
+    self.store = store
+    self.lock = lock
+    self.monitor = monitor
+  }
+
+  // MARK: - Reads
+
+  /// The cached articles at once, then the server's when the refresh answers. A failed
+  /// refresh keeps the cache and says why in the second snapshot (`error`).
+  /// - Returns: one or two snapshots.
+  public func list() -> AsyncThrowingStream<SyncSnapshot<Article>, any Error> { engine.list() }
+
+  /// The cached articles, without the network.
+  /// - Returns: a `cache` snapshot with its age.
+  /// - Throws: `StoreError` when the store cannot be read.
+  public func cached() async throws -> SyncSnapshot<Article> { try await engine.cached() }
+
+  /// Asks the server for the articles (`If-None-Match`); a failure keeps the cache.
+  /// - Returns: a `network` snapshot; its `error` says why a refresh failed.
+  public func refresh() async -> SyncSnapshot<Article> { await engine.refresh() }
+
+  /// One article from the local store, with whether it waits to be sent.
+  /// - Parameter id: the article's id.
+  /// - Returns: the article, or nil when the store has none (or only its pending deletion).
+  /// - Throws: `StoreError` when the store cannot be read, `CourierError.invalidInput` when the
+  ///   stored record is not an article.
+  public func article(id: String) throws -> SyncItem<Article>? {
+    guard let record = try store.record(RecordKey(collection: Article.collection, id: id)),
+      !record.isDeleted
+    else { return nil }
+    return SyncItem(value: try Article(record: record), state: record.state)
+  }
+
+  /// The stored record as it is: its payload, its local state (a deletion waiting to be sent
+  /// included) and the server's version it was last seen at.
+  /// - Parameter id: the article's id.
+  /// - Returns: the record, or nil when the store has none.
+  /// - Throws: `StoreError` when the store cannot be read.
+  public func record(id: String) throws -> LocalRecord? {
+    try store.record(RecordKey(collection: Article.collection, id: id))
+  }
+
+  // MARK: - Writes
+
+  /// Adds an article locally, with a new client-made id, and queues it.
+  /// - Parameters:
+  ///   - title: the title.
+  ///   - body: the text.
+  /// - Returns: the receipt: the new id (`key.id`), the outbox entry, the record as shown.
+  /// - Throws: `StoreError` when it cannot be saved.
+  @discardableResult
+  public func add(title: String, body: String = "") async throws -> WriteReceipt {
+    try await add(Article(id: UUID().uuidString.lowercased(), title: title, body: body))
+  }
+
+  /// Adds an article with an id of the caller's, locally, and queues it.
+  /// - Parameter article: the new article.
+  /// - Returns: the receipt.
+  /// - Throws: `StoreError` when it cannot be saved.
+  @discardableResult
+  public func add(_ article: Article) async throws -> WriteReceipt {
+    try await engine.create(article)
+  }
+
+  /// Saves a changed article locally and queues the change.
+  /// - Parameter article: the article with its changes.
+  /// - Returns: the receipt (the outbox entry).
+  /// - Throws: `StoreError` when it cannot be saved.
+  @discardableResult
+  public func save(_ article: Article) async throws -> WriteReceipt {
+    try await engine.update(article)
+  }
+
+  /// Deletes an article locally and queues the deletion.
+  /// - Parameter id: the article's id.
+  /// - Returns: the receipt.
+  /// - Throws: `StoreError` when it cannot be saved.
+  @discardableResult
+  public func delete(id: String) async throws -> WriteReceipt {
+    try await engine.delete(id: id)
+  }
+
+  // MARK: - Outbox
+
+  /// The outbox: waiting, refused and conflicted writes, in the order they are sent.
+  /// - Returns: the entries.
+  /// - Throws: `StoreError` when the store cannot be read.
+  public func outbox() throws -> [OutboxEntry] { try store.entries() }
+
+  /// Puts a refused or conflicted write back in the queue under a new `Idempotency-Key`.
+  /// - Parameter operationID: the entry's operation id.
+  /// - Returns: the entry, pending again.
+  /// - Throws: `StoreError.notFound` for an unknown id; `StoreError` when it cannot be saved.
+  @discardableResult
+  public func retry(operationID: UUID) async throws -> OutboxEntry {
+    try await engine.retryEntry(operationID: operationID)
+  }
+
+  /// Puts every refused and conflicted write back in the queue.
+  /// - Returns: the entries now pending, in queue order.
+  /// - Throws: `StoreError` when the store cannot be written.
+  @discardableResult
+  public func retryAll() async throws -> [OutboxEntry] { try await engine.retryAllEntries() }
+
+  /// Drops a write with every later local change to its article, and shows the server's copy
+  /// again.
+  /// - Parameter operationID: the entry's operation id.
+  /// - Returns: the entry dropped, and the record after (nil when the server never had it).
+  /// - Throws: `StoreError.notFound` for an unknown id; `StoreError` when it cannot be saved.
+  @discardableResult
+  public func discard(operationID: UUID) async throws -> (entry: OutboxEntry, record: LocalRecord?)
+  {
+    try await engine.discardEntry(operationID: operationID)
+  }
+
+  // MARK: - Sync
+
+  /// The connectivity, activity and outbox now.
+  public var state: SyncState { engine.state }
+
+  /// The current state, then each change.
+  /// - Returns: the stream.
+  public func states() -> AsyncStream<SyncState> { engine.states() }
+
+  /// Sends the waiting writes now, in order, each with its `Idempotency-Key`.
+  /// - Parameter activity: what this process says it is doing, for another's busy message.
+  /// - Returns: what was sent, refused, in conflict or left pending (and why: `stoppedBy`).
+  /// - Throws: ``SyncInProgressError`` when another process is syncing this data folder (it
+  ///   will send them; ``state`` is reloaded first), `StoreError` when the lock file cannot be
+  ///   opened.
+  public func sync(activity: String = "sync") async throws -> ReplayReport {
+    try await withSyncLock(activity: activity) { await engine.replay() }
+  }
+
+  /// Keeps the outbox flowing until cancelled: sends it now, again whenever the network path
+  /// comes back and after a backed-off wait when a transient failure stopped it; writes made
+  /// meanwhile are sent by themselves. Yields the state at once and on each change. Holds the
+  /// data folder's sync lock while it runs, and runs the path monitor (shared with
+  /// `CourierSession.paths()`).
+  /// - Parameter activity: what this process says it is doing, for another's busy message.
+  /// - Returns: the states; the stream throws ``SyncInProgressError`` at once when another
+  ///   process is syncing, or the path monitor's error when it cannot run.
+  public func watch(activity: String = "sync --watch") -> AsyncThrowingStream<SyncState, any Error>
+  {
+    let (stream, continuation) = AsyncThrowingStream.makeStream(of: SyncState.self)
+    let engine = engine
+    let monitor = monitor
+    let task = Task {
+      do {
+        try await withSyncLock(activity: activity) {
+          try await withThrowingTaskGroup(of: Void.self) { group in
+            if let monitor { group.addTask { try await monitor.run() } }
+            group.addTask { await engine.watch() }
+            group.addTask { _ = await engine.replay() }
+            group.addTask {
+              for await state in engine.states() { continuation.yield(state) }
+            }
+            // The monitor throwing ends the watch; anything else runs until cancelled.
+            while try await group.next() != nil {}
+          }
+        }
+        continuation.finish()
+      } catch {
+        continuation.finish(throwing: error)
+      }
+    }
+    continuation.onTermination = { _ in task.cancel() }
+    return stream
+  }
+
+  private func withSyncLock<T: Sendable>(
+    activity: String, _ body: () async throws -> T
+  ) async throws -> T {
+    guard let lock else { return try await body() }
+    do {
+      try lock.acquire(activity: activity)
+    } catch let busy as SyncInProgressError {
+      await engine.reloadState()
+      throw busy
+    }
+    defer { lock.release() }
+    return try await body()
+  }
+}
+
+/// The data folder's `SyncLock`, held once by this process for all its replays: a `sync()`
+/// while a `watch()` of the same session holds it goes ahead (replays of one engine never
+/// interleave), another process is told it is busy.
+final class SharedSyncLock: Sendable {
+  private let directory: URL
+  private let state = Mutex<(lock: SyncLock?, holders: Int)>((nil, 0))
+
+  init(directory: URL) { self.directory = directory }
+
+  /// Takes the lock, or joins this process's hold of it.
+  /// - Throws: `SyncInProgressError` when another process holds it; `StoreError` when the
+  ///   lock file cannot be opened.
+  func acquire(activity: String) throws {
+    try state.withLock { state in
+      if state.holders == 0 {
+        switch try SyncLock.acquire(in: directory, activity: activity) {
+        case .acquired(let lock): state.lock = lock
+        case .held(let holder):
+          throw SyncInProgressError(holder: holder, dataDirectory: directory)
+        }
+      }
+      state.holders += 1
+    }
+  }
+
+  /// Leaves the hold; the last one releases the lock.
+  func release() {
+    let lock = state.withLock { state -> SyncLock? in
+      state.holders -= 1
+      guard state.holders == 0 else { return nil }
+      defer { state.lock = nil }
+      return state.lock
+    }
+    lock?.release()
+  }
+}
+
+/// Another process is syncing this data folder: the writes are saved, and it sends them.
+public struct SyncInProgressError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// Who holds the lock.
+  public var holder: SyncLock.Holder
+  /// The data folder.
+  public var dataDirectory: URL
+
+  /// Creates the error.
+  /// - Parameters:
+  ///   - holder: who holds the lock.
+  ///   - dataDirectory: the data folder.
+  public init(holder: SyncLock.Holder, dataDirectory: URL) {
+    self.holder = holder
+    self.dataDirectory = dataDirectory
+  }
+
+  /// "another courier (pid 12, running sync --watch) is syncing this data folder (…)".
+  public var description: String {
+    "\(holder.description) is syncing this data folder (\(dataDirectory.path))"
+  }
+}

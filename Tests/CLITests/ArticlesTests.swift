@@ -1,0 +1,130 @@
+import CourierCore
+import CourierDomain
+import CourierLinux
+import CourierTestKit
+import Foundation
+import Testing
+
+/// `CourierSession.articles()` over fakes and a real SQLite store in a temporary data folder:
+/// the cross-process sync lock, and the path monitor shared by `paths()` and `watch()`.
+@Suite("Articles")
+struct ArticlesTests {
+  struct Fixture {
+    let directory: URL
+    let monitor = ManualPathMonitor()
+    let transport = InMemoryTransport()
+    let session: CourierSession
+
+    init() throws {
+      directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("courier-articles-\(UUID().uuidString)")
+      var config = CourierConfig(environment: ["HOME": directory.path])
+      config.dataDirectory = directory.appendingPathComponent("data")
+      config.token = "token"
+      config.retry.maxAttempts = 1
+      session = try CourierSession(
+        config: config, overrides: AdapterOverrides(transport: transport, pathMonitor: monitor))
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: directory) }
+  }
+
+  /// The server's reply to a PUT of article `id` titled `title`: it echoes the record.
+  static func reply(_ id: String, _ title: String) -> String {
+    #"{"id":"\#(id)","title":"\#(title)","body":"","version":1,"updated_at":"2026-12-01T00:00:00Z"}"#
+  }
+
+  /// Waits (bounded) until `condition` holds.
+  static func eventually(_ condition: () -> Bool) async -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now + .seconds(30)
+    while !condition() {
+      if clock.now > deadline { return false }
+      try? await clock.sleep(for: .milliseconds(5))
+    }
+    return true
+  }
+
+  @Test("sync() while another process holds the data folder's lock: busy, the write kept")
+  func busyElsewhere() async throws {
+    let fixture = try Fixture()
+    defer { fixture.remove() }
+    let articles = try fixture.session.articles()
+    try await articles.add(Article(id: "a", title: "kept", body: ""))
+    // A lock taken on another descriptor conflicts as another process's would.
+    guard
+      case .acquired(let other) = try SyncLock.acquire(
+        in: fixture.session.environment.config.dataDirectory, activity: "a test")
+    else {
+      Issue.record("the lock was not free")
+      return
+    }
+    await #expect(throws: SyncInProgressError.self) { try await articles.sync() }
+    #expect(articles.state.pendingCount == 1)
+    #expect(fixture.transport.requests.isEmpty)
+    other.release()
+    fixture.transport.enqueue(status: 201, json: Self.reply("a", "kept"))
+    let report = try await articles.sync()
+    #expect(report.sent == 1, "\(report)")
+    #expect(fixture.transport.requests.count == 1)
+  }
+
+  @Test("sync() while this session's watch() holds the lock goes ahead, not busy")
+  func syncDuringWatch() async throws {
+    let fixture = try Fixture()
+    defer { fixture.remove() }
+    let articles = try fixture.session.articles()
+    var states = articles.watch().makeAsyncIterator()
+    _ = try await states.next()  // the watch holds the lock from here
+    let report = try await articles.sync()
+    #expect(report.stoppedBy == nil)
+    // Another process would be told who holds it.
+    if case .held(let holder) = try SyncLock.acquire(
+      in: fixture.session.environment.config.dataDirectory, activity: "a test")
+    {
+      #expect(holder.activity == "sync --watch")
+      #expect(holder.pid == getpid())
+    } else {
+      Issue.record("the watch did not hold the lock")
+    }
+  }
+
+  @Test("paths() and watch() run the one path monitor once, until the last one stops")
+  func sharedMonitor() async throws {
+    let fixture = try Fixture()
+    defer { fixture.remove() }
+    let articles = try fixture.session.articles()
+    let watching = Task {
+      for try await _ in articles.watch() {}
+    }
+    #expect(await Self.eventually { fixture.monitor.runCount.active == 1 })
+    var paths = fixture.session.paths().makeAsyncIterator()
+    _ = await paths.next()
+    #expect(fixture.monitor.send(.satisfied))
+    #expect(await paths.next()?.status == .satisfied)
+    #expect(fixture.monitor.runCount == (started: 1, active: 1))
+    watching.cancel()
+    // The path stream still runs it.
+    #expect(fixture.monitor.send(.unsatisfied))
+    #expect(await paths.next()?.status == .unsatisfied)
+    #expect(fixture.monitor.runCount.active == 1)
+  }
+
+  @Test("a write made while watch() runs is sent by itself")
+  func writesSentWhileWatching() async throws {
+    let fixture = try Fixture()
+    defer { fixture.remove() }
+    let articles = try fixture.session.articles()
+    let watching = Task {
+      for try await _ in articles.watch() {}
+    }
+    defer { watching.cancel() }
+    #expect(await Self.eventually { fixture.monitor.runCount.active == 1 })
+    #expect(fixture.monitor.send(.satisfied))
+    #expect(await Self.eventually { articles.state.isOnline })
+    fixture.transport.enqueue(status: 201, json: Self.reply("b", "sent by itself"))
+    try await articles.add(Article(id: "b", title: "sent by itself", body: ""))
+    #expect(await Self.eventually { articles.state.pendingCount == 0 })
+    #expect(fixture.transport.requests.map(\.url.path) == ["/articles/b"])
+  }
+}
