@@ -97,18 +97,25 @@ let package = Package(
         "CourierMemory",
       ],
       path: "Modules/Composition", swiftSettings: strict),
+    // The apps' one signal helper (a self-pipe and its reader thread); in no product.
+    .target(name: "CourierSignals", path: "Modules/Signals", swiftSettings: strict),
     .target(
       name: "CourierCLI",
-      dependencies: ["CourierDomain", "CourierPorts", "CourierCore", "CourierLinux"],
+      dependencies: [
+        "CourierDomain", "CourierPorts", "CourierCore", "CourierLinux", "CourierSignals",
+      ],
       path: "Modules/CLI", swiftSettings: strict),
     .target(
       name: "CourierTUI",
-      dependencies: ["CourierDomain", "CourierPorts", "CourierCore", "CourierLinux"],
+      dependencies: [
+        "CourierDomain", "CourierPorts", "CourierCore", "CourierLinux", "CourierSignals",
+      ],
       path: "Modules/TUI", swiftSettings: strict),
     .executableTarget(
-      name: "courier", dependencies: ["CourierCLI"], path: "Apps/courier", swiftSettings: strict),
+      name: "courier", dependencies: ["CourierCLI", "CourierSignals"], path: "Apps/courier",
+      swiftSettings: strict),
     .executableTarget(
-      name: "courier-tui", dependencies: ["CourierTUI", "CourierLinux"],
+      name: "courier-tui", dependencies: ["CourierTUI", "CourierLinux", "CourierSignals"],
       path: "Apps/courier-tui", swiftSettings: strict),
 
     // Benchmarks and their probes are a package of their own (Benchmarks/Package.swift), so a

@@ -2,6 +2,7 @@
 // labelled demo data with --demo (DemoCore.swift).
 
 import CourierLinux
+import CourierSignals
 import CourierTUI
 import Foundation
 
@@ -9,13 +10,8 @@ import Foundation
   import Glibc
 #endif
 
-// A parent may start us with SIGINT/SIGTERM blocked (a child spawned from a thread of Swift's
-// concurrency pool or of libdispatch inherits that thread's blocked mask): `kill` would then
-// never stop a watch. Unblock them before any thread starts, so the handlers see them.
-var terminationSignals = sigset_t()
-sigemptyset(&terminationSignals)
-for number in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&terminationSignals, number) }
-sigprocmask(SIG_UNBLOCK, &terminationSignals, nil)
+// Before any thread starts: a parent may have blocked them, and `kill` must stop us.
+SignalPipe.unblockTerminationSignals()
 
 func fail(_ message: String, status: Int32) -> Never {
   FileHandle.standardError.write(Data("courier-tui: \(message)\n".utf8))

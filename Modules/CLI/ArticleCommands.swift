@@ -2,6 +2,7 @@ import CourierCore
 import CourierDomain
 import CourierLinux
 import CourierPorts
+import CourierSignals
 import Dispatch
 import Foundation
 import Synchronization

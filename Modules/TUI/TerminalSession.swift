@@ -1,3 +1,4 @@
+import CourierSignals
 import Synchronization
 
 #if canImport(Glibc)
@@ -80,16 +81,12 @@ public struct TerminalIO: Sendable {
 // reads is therefore a lock-free atomic set up before the handler is installed, pointing at
 // memory allocated once and never freed.
 
-/// The write end of the self-pipe, or -1.
-private let signalPipeWriteFD = Atomic<Int32>(-1)
 /// The terminal's descriptor to restore in an emergency, or -1.
 private let emergencyFD = Atomic<Int32>(-1)
 /// The address of the saved `termios`, or 0.
 private let emergencyTermios = Atomic<UInt>(0)
 /// The address of the previous `sigaction`s, indexed by signal number, or 0.
 private let previousActions = Atomic<UInt>(0)
-/// How many terminating signals arrived: the second one restores and dies on the spot.
-private let terminatingSignalCount = Atomic<Int>(0)
 
 private let leaveSequence: StaticString = "\u{1B}[0m\u{1B}[?7h\u{1B}[?25h\u{1B}[?1049l"
 private let enterSequence = "\u{1B}[?1049h\u{1B}[?7l\u{1B}[?25l\u{1B}[H\u{1B}[2J"
@@ -107,22 +104,8 @@ private func emergencyRestore() {
   _ = tcsetattr(fd, TCSANOW, saved)
 }
 
-/// SIGINT, SIGTERM, SIGHUP, SIGWINCH: one byte into the self-pipe, the event loop does the rest.
-/// A second terminating signal means the loop did not get to it: restore and die.
-private func forwardingHandler(_ number: Int32) {
-  let savedErrno = errno
-  defer { errno = savedErrno }
-  if number != SIGWINCH {
-    let (old, _) = terminatingSignalCount.wrappingAdd(1, ordering: .relaxed)
-    if old >= 1 {
-      emergencyRestore()
-      _ = signal(number, SIG_DFL)
-      _ = raise(number)  // blocked until the handler returns, then the default action
-      return
-    }
-  }
-  let fd = signalPipeWriteFD.load(ordering: .acquiring)
-  guard fd >= 0 else { return }
+/// One byte (a signal's number) into a pipe.
+private func writeByte(_ fd: Int32, _ number: Int32) {
   var byte = UInt8(truncatingIfNeeded: number)
   _ = write(fd, &byte, 1)
 }
@@ -190,6 +173,9 @@ public final class TerminalSession: Sendable {
   private let savedAddress: UInt
   private let savedActionsAddress: UInt
   private let isActive = Atomic<Bool>(true)
+  /// The pipe's write end while the session is active (-1 after), and the subscription to the
+  /// process's `SignalPipe` that relays signals into it.
+  private let relay = Mutex<(fd: Int32, token: Int?)>((-1, nil))
 
   private var saved: UnsafeMutablePointer<termios>? {
     UnsafeMutablePointer(bitPattern: savedAddress)
@@ -258,9 +244,8 @@ public final class TerminalSession: Sendable {
     // The handlers read these: set them before installing the handlers.
     emergencyFD.store(input, ordering: .releasing)
     emergencyTermios.store(UInt(bitPattern: saved), ordering: .releasing)
-    signalPipeWriteFD.store(pipeWriteFD, ordering: .releasing)
-    terminatingSignalCount.store(0, ordering: .relaxed)
     previousActions.store(UInt(bitPattern: savedActions), ordering: .releasing)
+    relay.withLock { $0.fd = fds[1] }
     installHandlers()
     writeAll(fd, enterSequence)
   }
@@ -308,9 +293,13 @@ public final class TerminalSession: Sendable {
   /// signal handlers. Safe to call more than once.
   public func restore() {
     guard isActive.exchange(false, ordering: .acquiringAndReleasing) else { return }
-    // Handlers first, so that a late signal cannot write to a closed pipe.
-    signalPipeWriteFD.store(-1, ordering: .releasing)
     uninstallHandlers()
+    // No relay from here: a late signal cannot write to a closed pipe.
+    let token = relay.withLock { relay -> Int? in
+      relay.fd = -1
+      return relay.token
+    }
+    if let token { SignalPipe.shared.unsubscribe(token) }
     emergencyFD.store(-1, ordering: .releasing)
     emergencyTermios.store(0, ordering: .releasing)
     leaveSequence.withUTF8Buffer { writeAll(fd, String(decoding: $0, as: UTF8.self)) }
@@ -321,11 +310,18 @@ public final class TerminalSession: Sendable {
 
   private func installHandlers() {
     guard let savedActions else { return }
+    // SIGINT, SIGTERM, SIGHUP, SIGWINCH through the process's signal pipe, relayed into this
+    // session's pipe for the event loop; a second SIGINT/SIGTERM restores and dies on the spot.
+    let token = SignalPipe.shared.subscribe { [weak self] number in
+      self?.relay.withLock { relay in
+        guard relay.fd >= 0 else { return }
+        writeByte(relay.fd, number)
+      }
+    }
+    relay.withLock { $0.token = token }
+    SignalPipe.shared.setEmergencyAction { emergencyRestore() }
     for number in forwardedSignals {
-      var action = makeAction { forwardingHandler($0) }
-      // Restart interrupted reads and writes: the pipe, not EINTR, carries the news.
-      action.sa_flags = Int32(SA_RESTART)
-      _ = sigaction(number, &action, savedActions + Int(number))
+      savedActions[Int(number)] = SignalPipe.shared.catchSignal(number)
     }
     for number in fatalSignals {
       var action = makeAction { fatalHandler($0) }
@@ -335,6 +331,7 @@ public final class TerminalSession: Sendable {
 
   private func uninstallHandlers() {
     guard let savedActions else { return }
+    SignalPipe.shared.setEmergencyAction(nil)
     for number in forwardedSignals + fatalSignals {
       _ = sigaction(number, savedActions + Int(number), nil)
     }
