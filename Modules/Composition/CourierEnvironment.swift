@@ -17,39 +17,6 @@ import Synchronization
   import Darwin
 #endif
 
-/// Adapters a test or an embedding app supplies instead of the ones named in the config.
-public struct AdapterOverrides: Sendable {
-  /// The base transport (under auth, retry and logging).
-  public var transport: (any Transport)?
-  /// The credential store.
-  public var credentials: (any CredentialStore)?
-  /// The path monitor.
-  public var pathMonitor: (any PathMonitor)?
-  /// The local store (records and outbox).
-  public var localStore: (any LocalStore)?
-  /// The image compressor.
-  public var compressor: (any ImageCompressor)?
-
-  /// Creates overrides.
-  /// - Parameters:
-  ///   - transport: the base transport.
-  ///   - credentials: the credential store.
-  ///   - pathMonitor: the path monitor.
-  ///   - localStore: the local store.
-  ///   - compressor: the image compressor.
-  public init(
-    transport: (any Transport)? = nil, credentials: (any CredentialStore)? = nil,
-    pathMonitor: (any PathMonitor)? = nil, localStore: (any LocalStore)? = nil,
-    compressor: (any ImageCompressor)? = nil
-  ) {
-    self.transport = transport
-    self.credentials = credentials
-    self.pathMonitor = pathMonitor
-    self.localStore = localStore
-    self.compressor = compressor
-  }
-}
-
 /// The composition root: picks the adapters named in the configuration and builds the request
 /// pipeline `Retry(Auth(middlewares(Logging(adapter))))`: user middlewares run once per
 /// attempt, after the token is added and before the request is logged and sent (see
@@ -134,28 +101,6 @@ public struct CourierEnvironment: Sendable {
   }
 }
 
-/// A credential store holding one fixed token (from `COURIER_TOKEN`): nothing is written.
-public final class StaticCredentialStore: CredentialStore {
-  private let credentials: Mutex<Credentials?>
-
-  /// Creates a store.
-  /// - Parameter credentials: the fixed credentials.
-  public init(_ credentials: Credentials?) { self.credentials = Mutex(credentials) }
-
-  /// The credentials.
-  /// - Returns: them.
-  public func load() throws -> Credentials? { credentials.withLock { $0 } }
-
-  /// Replaces them in memory.
-  /// - Parameter credentials: the credentials.
-  public func save(_ credentials: Credentials) throws {
-    self.credentials.withLock { $0 = credentials }
-  }
-
-  /// Forgets them.
-  public func clear() throws { credentials.withLock { $0 = nil } }
-}
-
 extension String {
   func trimmingSuffix(_ suffix: Character) -> String {
     var copy = self
@@ -196,61 +141,6 @@ extension CourierEnvironment {
       return InMemoryLocalStore()
     case .sqlite:
       return try SQLiteLocalStore(path: directory.appendingPathComponent("courier.sqlite").path)
-    }
-  }
-}
-
-/// The data directory and the files in it are private to their owner (decision 0405).
-public enum PrivateFiles {
-  /// Writes a warning to the process's standard error.
-  /// - Parameter message: the sentence.
-  public static func warnOnStandardError(_ message: String) {
-    FileHandle.standardError.write(Data("courier: warning: \(message)\n".utf8))
-  }
-
-  /// Creates a directory (and its missing parents) with mode 0700, or tightens an existing one
-  /// that group or others may use, with a warning.
-  /// - Parameters:
-  ///   - path: the directory.
-  ///   - warn: receives a sentence when the mode was tightened.
-  /// - Throws: `StoreError.cannotCreate` naming the path when a part of it is a file or it
-  ///   cannot be created.
-  public static func prepareDirectory(_ path: String, warn: (String) -> Void) throws {
-    var prefix = path.hasPrefix("/") ? "" : "."
-    let parts = path.split(separator: "/", omittingEmptySubsequences: true)
-    for (index, part) in parts.enumerated() {
-      prefix += "/" + part
-      let isLast = index == parts.count - 1
-      var info = stat()
-      if stat(prefix, &info) == 0 {
-        guard (info.st_mode & S_IFMT) == S_IFDIR else {
-          throw StoreError(
-            .cannotCreate,
-            "The data folder \(path) cannot be created: \(prefix) is a file, not a folder.",
-            path: prefix)
-        }
-        if isLast && (info.st_mode & 0o077) != 0 {
-          if chmod(prefix, 0o700) == 0 {
-            warn(
-              "the data folder \(path) could be read by other users (mode "
-                + String(info.st_mode & 0o777, radix: 8) + "); it was made private (0700).")
-          } else {
-            warn(
-              "the data folder \(path) can be read by other users (mode "
-                + String(info.st_mode & 0o777, radix: 8) + ") and could not be made private: "
-                + String(cString: strerror(errno)) + ".")
-          }
-        }
-        continue
-      }
-      if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
-        let code = errno
-        throw StoreError(
-          code == ENOSPC || code == EIO ? .io : .cannotCreate,
-          "The data folder \(path) could not be created (\(prefix)).", path: prefix,
-          underlying: String(cString: strerror(code)))
-      }
-      if isLast { _ = chmod(prefix, 0o700) }  // whatever the umask
     }
   }
 }

@@ -3,37 +3,12 @@ import CourierPorts
 import Foundation
 import Synchronization
 
-/// An error that carries a `CourierError` along with more context (a response, say), so the
-/// executor can decide on it and hand the original back.
-public protocol CourierErrorCarrying: Error {
-  /// The classified failure.
-  var courierError: CourierError { get set }
-}
-
 extension CourierError: CourierErrorCarrying {
   /// The error itself: a `CourierError` needs no unwrapping to be classified.
   public var courierError: CourierError {
     get { self }
     set { self = newValue }
   }
-}
-
-/// A retry budget shared by every request of one client (see `RetryBudget`).
-public final class SharedRetryBudget: Sendable {
-  private let budget: Mutex<RetryBudget>
-
-  /// Creates a full budget.
-  /// - Parameter budget: the initial budget.
-  public init(_ budget: RetryBudget = RetryBudget()) { self.budget = Mutex(budget) }
-
-  /// Whether a retry may be made now.
-  public var allowsRetry: Bool { budget.withLock { $0.allowsRetry } }
-
-  /// Tokens left.
-  public var tokens: Double { budget.withLock { $0.tokens } }
-
-  func recordFailure() { budget.withLock { $0.recordFailure() } }
-  func recordSuccess() { budget.withLock { $0.recordSuccess() } }
 }
 
 /// Runs an operation under a retry policy: transient failures are retried after a jittered

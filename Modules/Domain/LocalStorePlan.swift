@@ -1,22 +1,5 @@
 import Foundation
 
-/// Mutations to commit together and the value to return once they are.
-public struct StorePlan<Result: Sendable>: Sendable {
-  /// The mutations, applied in order, all or nothing.
-  public var mutations: [StoreMutation]
-  /// What the operation returns after the commit.
-  public var result: Result
-
-  /// Creates a plan.
-  /// - Parameters:
-  ///   - mutations: the mutations.
-  ///   - result: the result.
-  public init(_ mutations: [StoreMutation], result: Result) {
-    self.mutations = mutations
-    self.result = result
-  }
-}
-
 /// The local store's rules as pure functions: given the rows an operation touches, the
 /// mutations it makes. Every adapter commits these plans, so they all behave the same.
 public enum LocalStorePlan {

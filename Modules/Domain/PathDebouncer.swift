@@ -1,39 +1,3 @@
-/// How long a new path must hold before it is published (see decision record 0201).
-public struct PathDebounceDelays: Sendable, Hashable {
-  /// The wait before publishing a satisfied path: short, so replays start quickly, but long
-  /// enough to skip a link that comes up and falls again at once.
-  public var online: Duration
-  /// The wait before publishing anything else (unsatisfied, unknown, requiresConnection):
-  /// longer, because a roaming or DHCP renewal removes the default route for a moment, and
-  /// reporting "offline" late costs nothing since requests are never blocked.
-  public var offline: Duration
-
-  /// Creates delays.
-  /// - Parameters:
-  ///   - online: the wait before publishing a satisfied path.
-  ///   - offline: the wait before publishing any other path.
-  public init(online: Duration, offline: Duration) {
-    self.online = online
-    self.offline = offline
-  }
-
-  /// 300 ms online, 2 s offline.
-  public static let standard = PathDebounceDelays(
-    online: .milliseconds(300), offline: .seconds(2))
-}
-
-/// What the debouncer's driver must do.
-public enum PathDebounceAction: Sendable, Hashable {
-  /// Nothing.
-  case none
-  /// Publish this path now.
-  case publish(NetworkPath)
-  /// Start (or restart) the one timer: call `fire(token)` after the duration.
-  case startTimer(token: UInt64, after: Duration)
-  /// Cancel the timer: the flap settled back on the published path.
-  case cancelTimer
-}
-
 /// Debounces a flapping path. Pure: the driver owns the clock and the timer.
 ///
 /// The first path, and any path after an `unknown` one, is published at once. Afterwards a change is held for `online` (when the

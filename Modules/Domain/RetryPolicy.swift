@@ -1,31 +1,3 @@
-/// Why a retry decision gave up.
-public enum GiveUpReason: String, Sendable, Equatable, Codable {
-  /// The failure is not transient (a business 4xx, 401, a conflict, bad input).
-  case notTransient
-  /// The request may have reached the server and is not safe to repeat.
-  case notSafeToRepeat
-  /// Every allowed attempt was made.
-  case attemptsExhausted
-  /// The next wait would end past the overall deadline.
-  case deadlineExceeded
-  /// The server asked to wait longer than the policy accepts.
-  case retryAfterTooLong
-  /// The client's shared retry budget is spent: too many failures across requests.
-  case budgetExhausted
-  /// Something on the network answered instead of the server (a Wi-Fi login page, a redirect
-  /// elsewhere): it will not go away within seconds, so the request is kept for later rather
-  /// than repeated now (decision 0414).
-  case notTheServer
-}
-
-/// What to do after a failed attempt.
-public enum RetryDecision: Sendable, Equatable {
-  /// Wait, then try again.
-  case retry(after: Duration)
-  /// Stop and report the failure.
-  case giveUp(GiveUpReason)
-}
-
 /// Exponential backoff with full jitter, for transient failures only. Pure: the random draw,
 /// the elapsed time and the budget are inputs.
 public struct RetryPolicy: Sendable, Equatable {
@@ -101,37 +73,6 @@ public struct RetryPolicy: Sendable, Equatable {
     guard budgetAllows else { return .giveUp(.budgetExhausted) }
     return .retry(after: wait)
   }
-}
-
-/// A retry budget shared by every request of one client, as gRPC's retry throttling does: each
-/// failed attempt takes a token, each success gives back a fraction; retries stop while the
-/// bucket is at or below half. A fleet of failing requests thus cannot become a storm.
-public struct RetryBudget: Sendable, Equatable {
-  /// The bucket's size.
-  public let capacity: Double
-  /// What a success gives back.
-  public let refillPerSuccess: Double
-  /// Tokens now.
-  public private(set) var tokens: Double
-
-  /// Creates a full bucket.
-  /// - Parameters:
-  ///   - capacity: the size (default 10).
-  ///   - refillPerSuccess: the token fraction a success returns (default 0.1).
-  public init(capacity: Double = 10, refillPerSuccess: Double = 0.1) {
-    self.capacity = max(1, capacity)
-    self.refillPerSuccess = refillPerSuccess
-    self.tokens = max(1, capacity)
-  }
-
-  /// Whether a retry may be made now.
-  public var allowsRetry: Bool { tokens > capacity / 2 }
-
-  /// Records a failed attempt: one token less.
-  public mutating func recordFailure() { tokens = max(0, tokens - 1) }
-
-  /// Records a success: a fraction of a token back.
-  public mutating func recordSuccess() { tokens = min(capacity, tokens + refillPerSuccess) }
 }
 
 extension Duration {

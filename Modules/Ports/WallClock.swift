@@ -6,13 +6,3 @@ public protocol WallClock: Sendable {
   /// - Returns: now.
   func now() -> Date
 }
-
-/// The system's wall clock.
-public struct SystemWallClock: WallClock {
-  /// Creates the clock.
-  public init() {}
-
-  /// The current time.
-  /// - Returns: `Date()`.
-  public func now() -> Date { Date() }
-}

@@ -1,44 +1,5 @@
 import CourierDomain
 
-/// What the interface asks the core to do; the event loop hands each one to `TUIActions`.
-public enum TUIAction: Sendable, Hashable {
-  /// Fetch the articles from the network again.
-  case refresh
-  /// Send the outbox now.
-  case syncNow
-  /// Create an article.
-  case addArticle(title: String, body: String)
-  /// Change an article.
-  case editArticle(id: String, title: String, body: String)
-  /// Delete an article.
-  case deleteArticle(id: String)
-  /// Upload the photo at a path, as typed.
-  case upload(path: String)
-  /// Leave the interface.
-  case quit
-}
-
-/// A change in the core's state, as the wiring reports it. The interface's own state (screen,
-/// selection, editors) is never touched by the core.
-public enum TUIUpdate: Sendable, Hashable {
-  /// The network path changed.
-  case path(PathStatus)
-  /// The outbox changed.
-  case outbox(pending: Int, isSyncing: Bool)
-  /// The refused operations and the conflicts, in full.
-  case issues(rejected: [SyncIssue], conflicts: [SyncIssue])
-  /// The articles, in full, and where they come from.
-  case articles([ArticleItem], source: ArticlesSource)
-  /// A refresh failed (with the message for a person), or nil once one succeeded.
-  case refreshFailed(message: String?)
-  /// Sending the outbox stopped (with the message for a person), or nil once it went on.
-  case sendBlocked(message: String?)
-  /// The photo upload changed (nil: none to show).
-  case upload(UploadState?)
-  /// A message for the status line.
-  case status(String?)
-}
-
 /// The interface's decisions as pure functions: a key or a core update in, a new state and the
 /// actions to run out. No I/O, so every behaviour is tested without a terminal.
 public enum Reducer {

@@ -1,27 +1,3 @@
-/// What `courier-tui`'s command line asks for.
-public enum TUIInvocation: Sendable, Hashable {
-  /// Print the help and exit 0.
-  case help
-  /// Run the interface.
-  /// - Parameters:
-  ///   - flags: configuration values by `ConfigLoader` key (`base_url`, `data_dir`, `config`).
-  ///   - demo: whether to run against the labelled demo data instead of the real core.
-  case run(flags: [String: String], demo: Bool)
-}
-
-/// A usage error: the sentence to print before the help; the process exits 64.
-public struct TUIUsageError: Error, Sendable, Hashable, CustomStringConvertible {
-  /// What is wrong, for a person.
-  public var message: String
-
-  /// Creates an error.
-  /// - Parameter message: what is wrong.
-  public init(message: String) { self.message = message }
-
-  /// The message.
-  public var description: String { message }
-}
-
 /// Parses `courier-tui`'s arguments: the same configuration flags as `courier`, so both read
 /// one configuration (defaults, then the file, then `COURIER_*`, then these flags).
 public enum TUICommandLine {

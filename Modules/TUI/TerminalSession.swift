@@ -7,92 +7,23 @@ import Synchronization
   import Darwin
 #endif
 
-/// Why the terminal could not be prepared.
-public struct TerminalError: Error, Sendable, Hashable, CustomStringConvertible {
-  /// The sentence for a person.
-  public var message: String
-  /// The `errno` of the failing call, when there was one.
-  public var errno: Int32?
-
-  /// Creates an error.
-  /// - Parameters:
-  ///   - message: the sentence for a person.
-  ///   - errno: the failing call's `errno`.
-  public init(message: String, errno: Int32? = nil) {
-    self.message = message
-    self.errno = errno
-  }
-
-  /// The message.
-  public var description: String { message }
-
-  /// Standard input or output is not a terminal.
-  public static let notATerminal = TerminalError(
-    message:
-      "courier-tui needs an interactive terminal: its input and output must be a TTY. "
-      + "For scripts and pipes, use `courier` instead.")
-}
-
-/// Whether colour may be used: only on a terminal, never with `NO_COLOR` (present at all, as
-/// the `courier` command line reads it) and never on a `dumb` terminal.
-public enum ColourPolicy {
-  /// Decides.
-  /// - Parameters:
-  ///   - isTerminal: whether the output is a TTY.
-  ///   - environment: the process environment.
-  /// - Returns: whether to colour.
-  public static func isEnabled(isTerminal: Bool, environment: [String: String]) -> Bool {
-    isTerminal && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
-  }
-}
-
-/// The file descriptors and calls the event loop needs from a terminal, so that tests can run
-/// the loop on pipes.
-public struct TerminalIO: Sendable {
-  /// Where key bytes come from (non-blocking is not required: it is polled).
-  public var inputFD: Int32
-  /// Where signal numbers arrive, one byte each (the session's self-pipe), or -1.
-  public var signalFD: Int32
-  /// Writes bytes to the terminal.
-  public var write: @Sendable (String) -> Void
-  /// The terminal's current size.
-  public var size: @Sendable () -> TerminalSize
-
-  /// Creates the I/O.
-  /// - Parameters:
-  ///   - inputFD: the input descriptor.
-  ///   - signalFD: the signal pipe's read end, or -1.
-  ///   - write: writes to the terminal.
-  ///   - size: reads the size.
-  public init(
-    inputFD: Int32, signalFD: Int32 = -1, write: @escaping @Sendable (String) -> Void,
-    size: @escaping @Sendable () -> TerminalSize
-  ) {
-    self.inputFD = inputFD
-    self.signalFD = signalFD
-    self.write = write
-    self.size = size
-  }
-}
-
-// MARK: - What the signal handlers may touch
-
-// A signal handler may only make async-signal-safe calls: no allocation, no lock. Everything it
-// reads is therefore a lock-free atomic set up before the handler is installed, pointing at
-// memory allocated once and never freed.
-
 /// The terminal's descriptor to restore in an emergency, or -1.
 private let emergencyFD = Atomic<Int32>(-1)
+
 /// The address of the saved `termios`, or 0.
 private let emergencyTermios = Atomic<UInt>(0)
+
 /// The address of the previous `sigaction`s, indexed by signal number, or 0.
 private let previousActions = Atomic<UInt>(0)
 
 private let leaveSequence: StaticString = "\u{1B}[0m\u{1B}[?7h\u{1B}[?25h\u{1B}[?1049l"
+
 private let enterSequence = "\u{1B}[?1049h\u{1B}[?7l\u{1B}[?25l\u{1B}[H\u{1B}[2J"
 
 private let forwardedSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGWINCH]
+
 private let fatalSignals: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT]
+
 private let signalTableSize = 65
 
 /// Puts the terminal back as it was, from a signal handler: only async-signal-safe calls.

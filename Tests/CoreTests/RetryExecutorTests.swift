@@ -159,76 +159,6 @@ struct RetryExecutorTests {
   }
 }
 
-@Suite("AuthTransport")
-struct AuthTransportTests {
-  let refreshURL = URL(fileURLWithPath: "/").testURL("http://127.0.0.1:9/auth/refresh")
-  let url = URL(fileURLWithPath: "/").testURL("http://127.0.0.1:9/photos")
-
-  @Test("401 → one refresh → one replay with the new token")
-  func refreshAndReplay() async throws {
-    let transport = InMemoryTransport()
-    transport.enqueue(status: 401, json: #"{"code":"unauthorized","message":"expired"}"#)
-    transport.enqueue(
-      status: 200,
-      json: #"{"access_token":"new","refresh_token":"r2","token_type":"Bearer","expires_in":3600}"#)
-    transport.enqueue(status: 201)
-    let store = InMemoryCredentialStore(Credentials(accessToken: "old", refreshToken: "r1"))
-    let auth = AuthTransport(transport, store: store, refreshURL: refreshURL)
-    let response = try await auth.send(HTTPRequest(method: .post, url: url))
-    #expect(response.status == 201)
-    let requests = transport.requests
-    #expect(requests.map(\.url.path) == ["/photos", "/auth/refresh", "/photos"])
-    #expect(requests[0].headers["Authorization"] == "Bearer old")
-    #expect(requests[1].headers["Authorization"] == nil)
-    let refreshBody = transport.receivedBodies[1] ?? Data()
-    #expect(String(decoding: refreshBody, as: UTF8.self).contains("r1"))
-    #expect(requests[2].headers["Authorization"] == "Bearer new")
-    #expect(try store.load()?.refreshToken == "r2")
-  }
-
-  @Test("a refused refresh returns the 401 and forgets the session")
-  func refusedRefresh() async throws {
-    let transport = InMemoryTransport()
-    transport.enqueue(status: 401)
-    transport.enqueue(status: 401, json: #"{"code":"invalid_refresh_token","message":"no"}"#)
-    let store = InMemoryCredentialStore(Credentials(accessToken: "old", refreshToken: "r1"))
-    let auth = AuthTransport(transport, store: store, refreshURL: refreshURL)
-    let response = try await auth.send(HTTPRequest(method: .get, url: url))
-    #expect(response.status == 401)
-    #expect(try store.load() == nil)
-    let error = try #require(ResponseClassifier.classify(response))
-    #expect(error.userMessage == "Your session has expired. Please log in again.")
-  }
-
-  @Test("concurrent 401s share a single refresh")
-  func singleFlight() async throws {
-    let transport = InMemoryTransport()
-    let refreshes = Mutex(0)
-    let gate = AsyncGate()
-    // Every call uses the same handler.
-    let handler = InMemoryTransport.Reply.handler { request in
-      if request.url.path == "/auth/refresh" {
-        refreshes.withLock { $0 += 1 }
-        await gate.wait()
-        return HTTPResponse(
-          status: 200, body: Data(#"{"access_token":"new","refresh_token":"r2"}"#.utf8))
-      }
-      return HTTPResponse(status: request.headers["Authorization"] == "Bearer new" ? 200 : 401)
-    }
-    for _ in 0..<20 { transport.enqueue(handler) }
-    let store = InMemoryCredentialStore(Credentials(accessToken: "old", refreshToken: "r1"))
-    let auth = AuthTransport(transport, store: store, refreshURL: refreshURL)
-    async let first = auth.send(HTTPRequest(method: .get, url: url))
-    async let second = auth.send(HTTPRequest(method: .get, url: url))
-    async let third = auth.send(HTTPRequest(method: .get, url: url))
-    await gate.waitForWaiters(1)
-    await gate.open()
-    let statuses = try await [first.status, second.status, third.status]
-    #expect(statuses == [200, 200, 200])
-    #expect(refreshes.withLock { $0 } == 1)
-  }
-}
-
 /// A gate tests open by hand: callers wait until it opens.
 actor AsyncGate {
   private var isOpen = false
@@ -260,27 +190,4 @@ actor AsyncGate {
 extension URL {
   /// A fixed test URL (never nil for these literals).
   func testURL(_ string: String) -> URL { URL(string: string) ?? self }
-}
-
-@Suite("LoggingTransport")
-struct LoggingTransportTests {
-  @Test("never logs an Authorization or Cookie value")
-  func redacts() async throws {
-    let transport = InMemoryTransport()
-    transport.enqueue(status: 200)
-    let lines = Mutex<[String]>([])
-    let logging = LoggingTransport(transport) { line in lines.withLock { $0.append(line) } }
-    let request = HTTPRequest(
-      method: .get, url: URL(fileURLWithPath: "/").testURL("http://127.0.0.1:9/articles"),
-      headers: [
-        "Authorization": "Bearer s3cr3t", "Cookie": "sid=abc", "Accept": "application/json",
-      ])
-    _ = try await logging.send(request)
-    let text = lines.withLock { $0.joined(separator: "\n") }
-    #expect(!text.contains("s3cr3t"))
-    #expect(!text.contains("sid=abc"))
-    #expect(text.contains("Authorization: <redacted>"))
-    #expect(text.contains("Accept: application/json"))
-    #expect(text.contains("← 200 GET /articles"))
-  }
 }

@@ -1,0 +1,51 @@
+import CourierCore
+import CourierCurl
+import CourierDomain
+import CourierFileStore
+import CourierMemory
+import CourierNetlink
+import CourierPorts
+import CourierSQLite
+import CourierURLSession
+import CourierVips
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Adapters a test or an embedding app supplies instead of the ones named in the config.
+public struct AdapterOverrides: Sendable {
+  /// The base transport (under auth, retry and logging).
+  public var transport: (any Transport)?
+  /// The credential store.
+  public var credentials: (any CredentialStore)?
+  /// The path monitor.
+  public var pathMonitor: (any PathMonitor)?
+  /// The local store (records and outbox).
+  public var localStore: (any LocalStore)?
+  /// The image compressor.
+  public var compressor: (any ImageCompressor)?
+
+  /// Creates overrides.
+  /// - Parameters:
+  ///   - transport: the base transport.
+  ///   - credentials: the credential store.
+  ///   - pathMonitor: the path monitor.
+  ///   - localStore: the local store.
+  ///   - compressor: the image compressor.
+  public init(
+    transport: (any Transport)? = nil, credentials: (any CredentialStore)? = nil,
+    pathMonitor: (any PathMonitor)? = nil, localStore: (any LocalStore)? = nil,
+    compressor: (any ImageCompressor)? = nil
+  ) {
+    self.transport = transport
+    self.credentials = credentials
+    self.pathMonitor = pathMonitor
+    self.localStore = localStore
+    self.compressor = compressor
+  }
+}

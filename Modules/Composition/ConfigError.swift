@@ -1,0 +1,29 @@
+import CourierCore
+import CourierDomain
+import Foundation
+
+/// A configuration error: names the source (file, environment variable or flag) and the key.
+public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// Where the bad value came from: a file path, `environment` or `command line`.
+  public var source: String
+  /// The key.
+  public var key: String?
+  /// What is wrong, for a person.
+  public var message: String
+
+  /// Creates an error.
+  /// - Parameters:
+  ///   - source: where the value came from.
+  ///   - key: the key.
+  ///   - message: what is wrong.
+  public init(source: String, key: String? = nil, message: String) {
+    self.source = source
+    self.key = key
+    self.message = message
+  }
+
+  /// "config.json: key \"transport\": ..."
+  public var description: String {
+    "\(source): " + (key.map { "\"\($0)\": " } ?? "") + message
+  }
+}

@@ -1,0 +1,192 @@
+import CourierCore
+import CourierDomain
+import Foundation
+
+/// Reads configuration in layers: defaults, then a JSON file (`--config`, else
+/// `$XDG_CONFIG_HOME/courier/config.json` when it exists), then the environment
+/// (`COURIER_*`), then command-line flags. Pure apart from the injected file reader.
+public enum ConfigLoader {
+  /// The keys a config file, the environment and flags may set, with their environment names.
+  public static let keys: [(key: String, environment: String)] = [
+    ("base_url", "COURIER_BASE_URL"), ("token", "COURIER_TOKEN"),
+    ("data_dir", "COURIER_DATA_DIR"),
+    ("transport", "COURIER_TRANSPORT"), ("path_monitor", "COURIER_PATH_MONITOR"),
+    ("store", "COURIER_STORE"), ("max_attempts", "COURIER_MAX_ATTEMPTS"),
+    ("timeout_seconds", "COURIER_TIMEOUT"), ("deadline_seconds", "COURIER_DEADLINE"),
+    ("retry_base_delay_ms", "COURIER_RETRY_BASE_DELAY_MS"),
+    ("retry_max_delay_ms", "COURIER_RETRY_MAX_DELAY_MS"),
+    ("conflict_policy", "COURIER_CONFLICT_POLICY"),
+  ]
+
+  /// The accepted range of each numeric key. The bounds keep every later conversion safe
+  /// (milliseconds and nanoseconds in `Int`, `Duration` arithmetic, libcurl's `long`) and
+  /// refuse values that can only be typing mistakes: a per-attempt timeout of more than a
+  /// day, a thousand attempts.
+  public static let numericRanges: [String: ClosedRange<Int>] = [
+    "max_attempts": 1...100,
+    "timeout_seconds": 1...86_400,
+    "deadline_seconds": 1...604_800,
+    "retry_base_delay_ms": 1...3_600_000,
+    "retry_max_delay_ms": 1...3_600_000,
+  ]
+
+  /// A value as shown in an error: at most 40 characters, control characters escaped.
+  static func shown(_ value: String) -> String {
+    var prefix = ""
+    prefix.unicodeScalars.append(contentsOf: value.unicodeScalars.prefix(40))
+    return LogText.escaped(prefix) + (value.unicodeScalars.count > 40 ? "…" : "")
+  }
+
+  /// Loads the configuration.
+  /// - Parameters:
+  ///   - flags: values from the command line, by key (`base_url`...), plus `config` for the file.
+  ///   - environment: the process environment.
+  ///   - readFile: reads a file; returns nil when it does not exist.
+  /// - Returns: the merged configuration.
+  /// - Throws: `ConfigError` naming the source and the key.
+  public static func load(
+    flags: [String: String], environment: [String: String],
+    readFile: (String) throws -> Data?
+  ) throws -> CourierConfig {
+    var config = CourierConfig(environment: environment)
+    let explicit = flags["config"]
+    let path: String? =
+      explicit
+      ?? {
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        let base =
+          environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+          ?? home + "/.config"
+        return base + "/courier/config.json"
+      }()
+    if let path {
+      let data: Data?
+      do {
+        data = try readFile(path)
+      } catch let problem as RegularFile.Problem {
+        throw ConfigError(source: path, message: problem.why + ".")
+      } catch {
+        throw ConfigError(source: path, message: "can't be read (\(error.localizedDescription)).")
+      }
+      if let data {
+        try apply(file: data, path: path, to: &config)
+        config.configFile = path
+      } else if explicit != nil {
+        throw ConfigError(source: path, message: "no such config file.")
+      }
+    }
+    for (key, name) in keys {
+      if let value = environment[name], !value.isEmpty {
+        try set(key, value, source: "environment variable \(name)", on: &config)
+      }
+    }
+    for (key, _) in keys {
+      if let value = flags[key] { try set(key, value, source: "command line", on: &config) }
+    }
+    return config
+  }
+
+  /// The largest config file read.
+  public static let maxFileBytes = 1 << 20
+
+  /// Reads a config file from disk: nil when nothing is at the path; only a regular file of
+  /// at most `maxFileBytes` (a FIFO would block the read, `/dev/zero` would never end).
+  /// - Parameter path: the path.
+  /// - Returns: the contents, or nil when the file does not exist.
+  /// - Throws: `RegularFile.Problem` saying what is wrong with it.
+  public static func readFileIfPresent(_ path: String) throws -> Data? {
+    var info = stat()
+    if stat(path, &info) != 0 && errno == ENOENT { return nil }
+    return try RegularFile.read(atPath: path, maxBytes: maxFileBytes)
+  }
+
+  static func apply(file data: Data, path: String, to config: inout CourierConfig) throws {
+    let json: JSONValue
+    do {
+      json = try JSONValue(parsing: data)
+    } catch {
+      throw ConfigError(source: path, message: "is not valid JSON.")
+    }
+    guard case .object(let members) = json else {
+      throw ConfigError(source: path, message: "must hold a JSON object.")
+    }
+    let known = Set(keys.map(\.key))
+    for (key, value) in members.sorted(by: { $0.key < $1.key }) {
+      guard known.contains(key) else {
+        throw ConfigError(
+          source: path, key: key,
+          message: "unknown key (known: \(keys.map(\.key).joined(separator: ", "))).")
+      }
+      let text: String
+      switch value {
+      case .string(let string): text = string
+      case .integer(let number): text = String(number)
+      case .number(let number):
+        // Int(exactly:): a non-finite number, a fraction or one beyond Int (1e93, found by
+        // fuzzing) keeps its own spelling and is refused by `set` like any other bad number.
+        text = Int(exactly: number).map(String.init) ?? String(number)
+      case .bool(let bool): text = String(bool)
+      default: throw ConfigError(source: path, key: key, message: "must be a string or a number.")
+      }
+      try set(key, text, source: path, on: &config)
+    }
+  }
+
+  static func set(_ key: String, _ value: String, source: String, on config: inout CourierConfig)
+    throws
+  {
+    func fail(_ message: String) -> ConfigError {
+      ConfigError(source: source, key: key, message: message)
+    }
+    func whole(_ value: String) throws -> Int {
+      guard let range = numericRanges[key] else { throw fail("unknown key.") }
+      let trimmed = value.trimmingCharacters(in: .whitespaces)
+      guard let number = Int(trimmed), range.contains(number) else {
+        throw fail(
+          "must be a whole number from \(range.lowerBound) to \(range.upperBound), "
+            + "not “\(Self.shown(value))”.")
+      }
+      return number
+    }
+    // The one place an adapter's name is read: anything else is refused naming its source.
+    func adapter<Adapter: RawRepresentable & CaseIterable>(_ value: String) throws -> Adapter
+    where Adapter.RawValue == String {
+      guard let adapter = Adapter(rawValue: value) else {
+        let names = Adapter.allCases.map(\.rawValue).joined(separator: ", ")
+        throw fail("unknown adapter “\(Self.shown(value))” (known: \(names)).")
+      }
+      return adapter
+    }
+    switch key {
+    case "base_url":
+      guard let url = URL(string: value), let scheme = url.scheme?.lowercased(),
+        scheme == "http" || scheme == "https", url.host != nil
+      else { throw fail("must be an http or https URL, not “\(Self.shown(value))”.") }
+      config.baseURL = url
+    case "token":
+      guard value.isEmpty || HeaderFieldCheck.isValidCredential(value) else {
+        // The value is a secret: never shown.
+        throw fail(
+          "can't be sent as a bearer token: it holds a line break, a space, a control "
+            + "character or a character beyond ASCII.")
+      }
+      config.token = value.isEmpty ? nil : value
+    case "data_dir": config.dataDirectory = URL(fileURLWithPath: value, isDirectory: true)
+    case "transport": config.transport = try adapter(value)
+    case "path_monitor": config.pathMonitor = try adapter(value)
+    case "store": config.store = try adapter(value)
+    case "conflict_policy":
+      guard let policy = ConflictPolicy.parse(value) else {
+        let names = ConflictPolicy.allCases.map(\.rawValue).joined(separator: ", ")
+        throw fail("unknown conflict policy “\(Self.shown(value))” (known: \(names)).")
+      }
+      config.conflictPolicy = policy
+    case "max_attempts": config.retry.maxAttempts = try whole(value)
+    case "timeout_seconds": config.timeout = .seconds(try whole(value))
+    case "deadline_seconds": config.retry.deadline = .seconds(try whole(value))
+    case "retry_base_delay_ms": config.retry.baseDelay = .milliseconds(try whole(value))
+    case "retry_max_delay_ms": config.retry.maxDelay = .milliseconds(try whole(value))
+    default: throw fail("unknown key.")
+    }
+  }
+}

@@ -1,0 +1,73 @@
+import CourierCore
+import CourierCurl
+import CourierDomain
+import CourierFileStore
+import CourierMemory
+import CourierNetlink
+import CourierPorts
+import CourierSQLite
+import CourierURLSession
+import CourierVips
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The data directory and the files in it are private to their owner (decision 0405).
+public enum PrivateFiles {
+  /// Writes a warning to the process's standard error.
+  /// - Parameter message: the sentence.
+  public static func warnOnStandardError(_ message: String) {
+    FileHandle.standardError.write(Data("courier: warning: \(message)\n".utf8))
+  }
+
+  /// Creates a directory (and its missing parents) with mode 0700, or tightens an existing one
+  /// that group or others may use, with a warning.
+  /// - Parameters:
+  ///   - path: the directory.
+  ///   - warn: receives a sentence when the mode was tightened.
+  /// - Throws: `StoreError.cannotCreate` naming the path when a part of it is a file or it
+  ///   cannot be created.
+  public static func prepareDirectory(_ path: String, warn: (String) -> Void) throws {
+    var prefix = path.hasPrefix("/") ? "" : "."
+    let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+    for (index, part) in parts.enumerated() {
+      prefix += "/" + part
+      let isLast = index == parts.count - 1
+      var info = stat()
+      if stat(prefix, &info) == 0 {
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+          throw StoreError(
+            .cannotCreate,
+            "The data folder \(path) cannot be created: \(prefix) is a file, not a folder.",
+            path: prefix)
+        }
+        if isLast && (info.st_mode & 0o077) != 0 {
+          if chmod(prefix, 0o700) == 0 {
+            warn(
+              "the data folder \(path) could be read by other users (mode "
+                + String(info.st_mode & 0o777, radix: 8) + "); it was made private (0700).")
+          } else {
+            warn(
+              "the data folder \(path) can be read by other users (mode "
+                + String(info.st_mode & 0o777, radix: 8) + ") and could not be made private: "
+                + String(cString: strerror(errno)) + ".")
+          }
+        }
+        continue
+      }
+      if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
+        let code = errno
+        throw StoreError(
+          code == ENOSPC || code == EIO ? .io : .cannotCreate,
+          "The data folder \(path) could not be created (\(prefix)).", path: prefix,
+          underlying: String(cString: strerror(code)))
+      }
+      if isLast { _ = chmod(prefix, 0o700) }  // whatever the umask
+    }
+  }
+}

@@ -1,0 +1,40 @@
+import CourierCore
+import CourierCurl
+import CourierDomain
+import CourierFileStore
+import CourierMemory
+import CourierNetlink
+import CourierPorts
+import CourierSQLite
+import CourierURLSession
+import CourierVips
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A credential store holding one fixed token (from `COURIER_TOKEN`): nothing is written.
+public final class StaticCredentialStore: CredentialStore {
+  private let credentials: Mutex<Credentials?>
+
+  /// Creates a store.
+  /// - Parameter credentials: the fixed credentials.
+  public init(_ credentials: Credentials?) { self.credentials = Mutex(credentials) }
+
+  /// The credentials.
+  /// - Returns: them.
+  public func load() throws -> Credentials? { credentials.withLock { $0 } }
+
+  /// Replaces them in memory.
+  /// - Parameter credentials: the credentials.
+  public func save(_ credentials: Credentials) throws {
+    self.credentials.withLock { $0 = credentials }
+  }
+
+  /// Forgets them.
+  public func clear() throws { credentials.withLock { $0 = nil } }
+}

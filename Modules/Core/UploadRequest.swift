@@ -1,0 +1,50 @@
+import CourierDomain
+import CourierPorts
+import Foundation
+import Synchronization
+
+/// What to upload and how.
+public struct UploadRequest: Sendable, Equatable {
+  /// The file to send.
+  public var file: URL
+  /// The `title` field (the file's name when nil).
+  public var title: String?
+  /// Extra text fields, in order, after the title.
+  public var fields: [MultipartPart]
+  /// Where the multipart body is posted.
+  public var target: URL
+  /// Whether an image is compressed first (`--no-compress` turns it off).
+  public var compress: Bool
+  /// How an image is compressed.
+  public var compression: CompressionOptions
+  /// The `Idempotency-Key` sent on every attempt; one is generated when nil.
+  public var idempotencyKey: String?
+  /// What the reply must show for the upload to count as done (decision 0414): the stored
+  /// record by default, so that a Wi-Fi login page's `200` is not taken for the server's.
+  public var confirmation: DeliveryProof.UploadConfirmation
+
+  /// Creates a request.
+  /// - Parameters:
+  ///   - file: the file.
+  ///   - target: the URL to post to.
+  ///   - title: the title (the file's name when nil).
+  ///   - fields: extra text fields.
+  ///   - compress: whether images are compressed.
+  ///   - compression: the compression options.
+  ///   - idempotencyKey: the key for every attempt; generated when nil.
+  ///   - confirmation: what the reply must show; the stored record by default.
+  public init(
+    file: URL, target: URL, title: String? = nil, fields: [MultipartPart] = [],
+    compress: Bool = true, compression: CompressionOptions = CompressionOptions(),
+    idempotencyKey: String? = nil, confirmation: DeliveryProof.UploadConfirmation = .record
+  ) {
+    self.confirmation = confirmation
+    self.file = file
+    self.target = target
+    self.title = title
+    self.fields = fields
+    self.compress = compress
+    self.compression = compression
+    self.idempotencyKey = idempotencyKey
+  }
+}

@@ -1,0 +1,7 @@
+/// What to do after a failed attempt.
+public enum RetryDecision: Sendable, Equatable {
+  /// Wait, then try again.
+  case retry(after: Duration)
+  /// Stop and report the failure.
+  case giveUp(GiveUpReason)
+}

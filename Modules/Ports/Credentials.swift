@@ -1,0 +1,22 @@
+import Foundation
+
+/// A session's tokens.
+public struct Credentials: Sendable, Equatable, Codable {
+  /// The bearer token sent with each request.
+  public var accessToken: String
+  /// The token that buys a new pair once.
+  public var refreshToken: String?
+  /// When the access token expires, if the server said.
+  public var expiresAt: Date?
+
+  /// Creates credentials.
+  /// - Parameters:
+  ///   - accessToken: the bearer token.
+  ///   - refreshToken: the refresh token.
+  ///   - expiresAt: the access token's expiry.
+  public init(accessToken: String, refreshToken: String? = nil, expiresAt: Date? = nil) {
+    self.accessToken = accessToken
+    self.refreshToken = refreshToken
+    self.expiresAt = expiresAt
+  }
+}

@@ -1,0 +1,44 @@
+import CourierDomain
+import Foundation
+
+/// Reads a local store's rows inside a transaction.
+public protocol LocalStoreReader {
+  /// Looks a record up by collection and id.
+  /// - Parameter key: which.
+  /// - Returns: it, or nil.
+  /// - Throws: `StoreError` when it cannot be read.
+  func record(_ key: RecordKey) throws -> LocalRecord?
+  /// A collection's records, sorted by id.
+  /// - Parameter collection: the collection.
+  /// - Returns: the records.
+  /// - Throws: `StoreError` when they cannot be read.
+  func records(in collection: String) throws -> [LocalRecord]
+  /// A collection's state.
+  /// - Parameter collection: the collection.
+  /// - Returns: its state.
+  /// - Throws: `StoreError` when it cannot be read.
+  func collectionState(_ collection: String) throws -> CollectionState
+  /// Looks an outbox entry up by its operation id.
+  /// - Parameter id: its operation id.
+  /// - Returns: it, or nil.
+  /// - Throws: `StoreError` when it cannot be read.
+  func entry(_ id: UUID) throws -> OutboxEntry?
+  /// A record's entries, in queue order.
+  /// - Parameter key: the record.
+  /// - Returns: the entries.
+  /// - Throws: `StoreError` when they cannot be read.
+  func entries(for key: RecordKey) throws -> [OutboxEntry]
+  /// Every entry, in queue order.
+  /// - Parameter pendingOnly: whether to list pending entries only.
+  /// - Returns: the entries.
+  /// - Throws: `StoreError` when they cannot be read.
+  func entries(pendingOnly: Bool) throws -> [OutboxEntry]
+  /// Counts the entries by state.
+  /// - Returns: the counts.
+  /// - Throws: `StoreError` when they cannot be read.
+  func counts() throws -> OutboxCounts
+  /// The sequence number the next appended entry gets.
+  /// - Returns: it.
+  /// - Throws: `StoreError` when it cannot be read.
+  func nextSequence() throws -> Int64
+}

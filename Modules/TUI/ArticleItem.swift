@@ -1,0 +1,32 @@
+import CourierDomain
+
+/// One article as the list shows it.
+public struct ArticleItem: Sendable, Hashable, Identifiable {
+  /// The article's id (a client-generated UUID).
+  public var id: String
+  /// The title.
+  public var title: String
+  /// The body.
+  public var body: String
+  /// Whether a local change to it waits in the outbox.
+  public var isPending: Bool
+  /// Whether the server refused a change to it because it changed elsewhere.
+  public var isConflicted: Bool
+
+  /// Creates a list item.
+  /// - Parameters:
+  ///   - id: the id.
+  ///   - title: the title.
+  ///   - body: the body.
+  ///   - isPending: whether a change waits to be sent.
+  ///   - isConflicted: whether it is in conflict.
+  public init(
+    id: String, title: String, body: String, isPending: Bool = false, isConflicted: Bool = false
+  ) {
+    self.id = id
+    self.title = title
+    self.body = body
+    self.isPending = isPending
+    self.isConflicted = isConflicted
+  }
+}

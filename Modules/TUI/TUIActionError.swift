@@ -1,0 +1,20 @@
+import CourierDomain
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// An error whose message is already written for a person, for `TUIActions` implementations.
+public struct TUIActionError: Error, Sendable, Hashable {
+  /// The message shown on the status line.
+  public var message: String
+
+  /// Creates an error.
+  /// - Parameter message: the sentence for a person.
+  public init(message: String) {
+    self.message = message
+  }
+}

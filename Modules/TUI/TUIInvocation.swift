@@ -1,0 +1,10 @@
+/// What `courier-tui`'s command line asks for.
+public enum TUIInvocation: Sendable, Hashable {
+  /// Print the help and exit 0.
+  case help
+  /// Run the interface.
+  /// - Parameters:
+  ///   - flags: configuration values by `ConfigLoader` key (`base_url`, `data_dir`, `config`).
+  ///   - demo: whether to run against the labelled demo data instead of the real core.
+  case run(flags: [String: String], demo: Bool)
+}
