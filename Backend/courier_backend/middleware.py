@@ -21,7 +21,8 @@ import asyncio
 import hashlib
 import ipaddress
 import logging
-from typing import Any
+import re
+from typing import Any, Callable
 
 from starlette.datastructures import Headers
 from starlette.requests import ClientDisconnect
@@ -35,6 +36,8 @@ IDEMPOTENT_METHODS = ("POST", "PUT")
 MAX_STORED_BODY = 4 * 1024 * 1024
 # Not stored: the client is meant to retry these with the same key.
 UNSTORED_STATUSES = {401, 408, 425, 429}
+# Body bytes sent to one tus upload are counted here, whatever the handler (or chaos) does with them.
+TUS_UPLOAD_PATH = re.compile(r"^/uploads/([^/]+)$")
 
 
 class _Disconnected(Exception):
@@ -44,8 +47,9 @@ class _Disconnected(Exception):
 class BodyTap:
     """Wraps `receive`: hashes every body byte and remembers whether the body is complete."""
 
-    def __init__(self, receive) -> None:
+    def __init__(self, receive, on_bytes: Callable[[int], None] | None = None) -> None:
         self._receive = receive
+        self.on_bytes = on_bytes
         self.hasher = hashlib.sha256()
         self.complete = False
         self.disconnected = False
@@ -63,6 +67,8 @@ class BodyTap:
             if body:
                 self.hasher.update(body)
                 self.size += len(body)
+                if self.on_bytes is not None:
+                    self.on_bytes(len(body))
             if not message.get("more_body", False):
                 self.complete = True
         elif message["type"] == "http.disconnect":
@@ -120,7 +126,12 @@ class CourierMiddleware:
         query = scope.get("query_string", b"").decode("latin-1")
         seq = self.store.log_start(method, path, query, key)
 
-        tap = BodyTap(receive)
+        tus_upload = TUS_UPLOAD_PATH.match(path)
+        if tus_upload is not None:
+            upload_id = tus_upload.group(1)
+            tap = BodyTap(receive, lambda n: self.store.count_upload_bytes(upload_id, n))
+        else:
+            tap = BodyTap(receive)
         state = {"started": False, "status": None, "completed": False}
 
         async def logged_send(message: dict) -> None:
@@ -172,7 +183,7 @@ class CourierMiddleware:
                                  headers=[("connection", "close")])
                 return
 
-        chaos = self.store.take_chaos(path)
+        chaos = self.store.take_chaos(path, method)
         if key is not None and method in IDEMPOTENT_METHODS:
             await self._idempotent(scope, tap, send, method, path, headers, key, chaos)
             return
@@ -215,6 +226,10 @@ class CourierMiddleware:
         message = "Injected failure: " + default_message(status)
         if status == 401:
             extra.append(("www-authenticate", 'Bearer error="invalid_token"'))
+        if chaos.tus:
+            extra.append(("tus-resumable", "1.0.0"))
+            if status == 412:
+                extra.append(("tus-version", "1.0.0"))
         if fmt == "problem":
             body = dumps({"type": "about:blank", "title": default_message(status), "status": status,
                           "detail": message, "code": code})
