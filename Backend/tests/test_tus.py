@@ -6,6 +6,7 @@ import base64
 import hashlib
 import io
 import os
+import signal
 import socket
 import time
 
@@ -468,3 +469,44 @@ def test_tuspy_resumes_a_stored_upload(client, auth, server):
     uploader.upload()
     assert photos(client, auth)[0]["sha256"] == hashlib.sha256(data).hexdigest()
     assert bytes_received(client, auth, url) == len(data)  # nothing sent twice
+
+
+# ---------------------------------------------------------------------- server crash
+def test_server_killed_mid_patch_claims_only_what_it_stored(tmp_path):
+    """kill -9 while a PATCH streams: after a restart on the same data, HEAD answers an offset whose
+    bytes are all on disk, and the upload completes from there with the right SHA-256."""
+    from conftest import start_server, stop_server
+
+    data_dir = tmp_path / "data"
+    env = {"COURIER_BACKEND_DATA": str(data_dir)}
+    size = 20 * 1024 * 1024
+    data = os.urandom(size)
+    srv = start_server(tmp_path, env)
+    try:
+        with httpx.Client(base_url=srv.base_url, timeout=30) as c:
+            token = login(c)["access_token"]
+            auth = {"Authorization": f"Bearer {token}"}
+            url = created(c, auth, size)
+            sent = 12 * 1024 * 1024
+            s = partial_patch(srv, url, token, 0, size, data[:sent])
+            wait_for(lambda: c.get("/__uploads").json()[0]["bytes_received"] == sent, "the first 12 MiB")
+            srv.process.send_signal(signal.SIGKILL)
+            srv.process.wait(timeout=10)
+            s.close()
+    finally:
+        stop_server(srv.process)
+    srv = start_server(tmp_path, env)
+    try:
+        with httpx.Client(base_url=srv.base_url, timeout=30) as c:
+            auth = {"Authorization": f"Bearer {login(c)['access_token']}"}
+            url = srv.base_url + "/uploads/" + url.rsplit("/", 1)[1]  # the port changed
+            h = head(c, auth, url)
+            assert h.status_code == 200, h.text
+            offset = int(h.headers["upload-offset"])
+            # Committed every 8 MiB while streaming: at least that much survived, nothing unsent is claimed.
+            assert 8 * 1024 * 1024 <= offset <= sent
+            r = patch(c, auth, url, offset, data[offset:])
+            assert r.status_code == 204, r.text
+            assert photos(c, auth)[0]["sha256"] == hashlib.sha256(data).hexdigest()
+    finally:
+        stop_server(srv.process)
