@@ -163,6 +163,9 @@ class Store:
         # which request currently writes each upload (a newer PATCH takes over from an older one).
         self.upload_bytes: dict[str, int] = {}
         self.upload_writers: dict[str, str] = {}
+        # tus: the SHA-256 of each upload's confirmed bytes, (offset, hasher), when known, so that
+        # completion need not read the file again. Lost on restart: then the file is hashed.
+        self.upload_hashes: dict[str, tuple[int, Any]] = {}
 
     def _runtime_config(self) -> RuntimeConfig:
         s = self.settings
@@ -183,6 +186,7 @@ class Store:
             self.in_flight.clear()
             self.upload_bytes.clear()
             self.upload_writers.clear()
+            self.upload_hashes.clear()
             self.generation += 1
         for folder in (self.photo_dir, self.upload_dir):
             shutil.rmtree(folder, ignore_errors=True)

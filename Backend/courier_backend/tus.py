@@ -210,6 +210,9 @@ def install(api: FastAPI, store: Store, require_user: Callable[[Request], str]) 
         fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
         written = 0
         committed = start
+        # The photo's SHA-256, carried along while every byte since 0 went through this process.
+        known = store.upload_hashes.get(upload_id)
+        content_hash = known[1].copy() if known and known[0] == start else hashlib.sha256() if start == 0 else None
 
         def commit() -> None:
             nonlocal committed
@@ -217,6 +220,8 @@ def install(api: FastAPI, store: Store, require_user: Callable[[Request], str]) 
             if start + written != committed:
                 committed = start + written
                 store.set_upload_offset(upload_id, committed, time.time() + store.config.tus_ttl)
+                if content_hash is not None:
+                    store.upload_hashes[upload_id] = (committed, content_hash.copy())
 
         try:
             os.ftruncate(fd, start)  # bytes past the confirmed offset were never confirmed: drop them
@@ -236,6 +241,8 @@ def install(api: FastAPI, store: Store, require_user: Callable[[Request], str]) 
                         n = os.write(fd, view)
                         view = view[n:]
                     written += len(chunk)
+                    if content_hash is not None:
+                        content_hash.update(chunk)
                     if checksum is not None:
                         checksum[0].update(chunk)
                     elif start + written - committed >= COMMIT_EVERY:
@@ -266,7 +273,11 @@ def install(api: FastAPI, store: Store, require_user: Callable[[Request], str]) 
         if os.path.exists(path):
             os.replace(path, photo_path)
             _fsync_dir(store.photo_dir)
-        digest, size = await anyio.to_thread.run_sync(_hash_file, photo_path)
+        known = store.upload_hashes.pop(upload["id"], None)
+        if known is not None and known[0] == upload["length"] == os.path.getsize(photo_path):
+            digest, size = known[1].hexdigest(), upload["length"]
+        else:
+            digest, size = await anyio.to_thread.run_sync(_hash_file, photo_path)
         record = {"id": upload["photo_id"], "owner": upload["owner"], "title": upload["title"],
                   "filename": upload["filename"], "content_type": upload["content_type"], "size": size,
                   "sha256": digest, "created_at": now_rfc3339()}
