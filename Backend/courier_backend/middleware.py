@@ -6,7 +6,8 @@ For a non-hook request (hooks are paths under /__, loopback only, never logged o
   3. chaos: take one armed failure, if any
   4. Idempotency-Key (POST/PUT): in flight -> 409, done -> replay or 422 (an armed failure wins
      over both), new -> mark in flight, run (the app, or the injected failure), store the answer
-     unless it is a 5xx, 401, 408, 425 or 429
+     unless it is a 5xx, 401, 408, 425 or 429 (a tus creation, POST /uploads, in flight goes to the
+     handler instead, which answers with the upload of that key)
   5. delay_ms, then the app (or the injected failure; with `after`, the app runs for real and
      the client gets the failure instead of its response)
 
@@ -38,6 +39,7 @@ MAX_STORED_BODY = 4 * 1024 * 1024
 UNSTORED_STATUSES = {401, 408, 425, 429}
 # Body bytes sent to one tus upload are counted here, whatever the handler (or chaos) does with them.
 TUS_UPLOAD_PATH = re.compile(r"^/uploads/([^/]+)$")
+TUS_CREATION_PATH = "/uploads"
 
 
 class _Disconnected(Exception):
@@ -187,7 +189,10 @@ class CourierMiddleware:
         if key is not None and method in IDEMPOTENT_METHODS:
             await self._idempotent(scope, tap, send, method, path, headers, key, chaos)
             return
+        await self._plain(scope, tap, send, chaos)
 
+    async def _plain(self, scope, tap: BodyTap, send, chaos: ChaosDecision) -> None:
+        """No Idempotency-Key: the injected failure or the app."""
         if chaos.fail and not chaos.after:
             await tap.drain()
             await self._sleep(chaos)
@@ -260,6 +265,12 @@ class CourierMiddleware:
         owner = self.store.user_for_authorization(headers.get("authorization")) or "-"
         target = path + ("?" + scope["query_string"].decode("latin-1") if scope.get("query_string") else "")
         begin = self.store.idem_begin(owner, key)
+        if begin.state == "in_flight" and method == "POST" and path == TUS_CREATION_PATH:
+            # A tus creation whose first attempt is still open (a client that died on a dead link,
+            # which the server has not noticed): the handler finds that upload by its key and
+            # answers with it, so the client is not told to wait for a ghost (Docs/tus.md).
+            await self._plain(scope, tap, send, chaos)
+            return
 
         def fingerprint() -> str:
             return hashlib.sha256(f"{method}\n{target}\n{tap.digest()}".encode("utf-8")).hexdigest()

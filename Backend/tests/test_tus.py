@@ -372,6 +372,30 @@ def test_creation_retried_after_its_answer_was_lost(client, auth, server):
     assert photos(client, auth)[0]["sha256"] == hashlib.sha256(data).hexdigest()
 
 
+def test_creation_retried_while_the_first_is_still_open(client, auth, server):
+    """The first creation-with-upload hangs (a dead link the server has not noticed): the retry with
+    the same key is not told to wait (409 in flight) but gets that upload, and its PATCH takes over."""
+    data = os.urandom(300_000)
+    token = auth["Authorization"].split()[1]
+    ghost = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    try:
+        ghost.sendall((f"POST /uploads HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n"
+                       f"Tus-Resumable: 1.0.0\r\nUpload-Length: {len(data)}\r\nUpload-Metadata: {meta(title='t')}\r\n"
+                       f"Idempotency-Key: ghost-1\r\nContent-Type: application/offset+octet-stream\r\n"
+                       f"Content-Length: {len(data)}\r\n\r\n").encode() + data[:100_000])
+        wait_for(lambda: [u["bytes_received"] for u in client.get("/__uploads").json()] == [100_000], "the first part")
+        r = create(client, auth, len(data), headers={"Idempotency-Key": "ghost-1"})
+        assert r.status_code == 201, r.text
+        [u] = client.get("/__uploads").json()
+        assert r.headers["location"].endswith(u["id"])
+        offset = int(r.headers["upload-offset"])
+        assert offset == 0  # nothing confirmed yet: the ghost is still streaming
+        assert patch(client, auth, r.headers["location"], offset, data[offset:]).status_code == 204
+    finally:
+        ghost.close()
+    assert photos(client, auth)[0]["sha256"] == hashlib.sha256(data).hexdigest()
+
+
 # ---------------------------------------------------------------------- chaos
 def test_chaos_offset_lies(client, auth):
     url = created(client, auth, 100)
