@@ -370,6 +370,7 @@ def install(api: FastAPI, store: Store, require_user: Callable[[Request], str]) 
                 offset = store.get_upload(upload_id)["upload_offset"]
             finally:
                 store.release_upload(upload_id, token)
+            upload = store.get_upload(upload_id) or upload
             upload["upload_offset"] = offset
         if offset == length:
             upload = await finish(request, upload)
@@ -423,6 +424,7 @@ def install(api: FastAPI, store: Store, require_user: Callable[[Request], str]) 
                 new_offset = await receive_into(request, upload, offset, checksum, token)
             except _Superseded:
                 raise tus_error(409, "upload_superseded", "A newer request took over this upload.")
+            upload = store.get_upload(upload_id) or upload  # the new Upload-Expires
             upload["upload_offset"] = new_offset
             if new_offset == upload["length"]:
                 upload = await finish(request, upload)
