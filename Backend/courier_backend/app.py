@@ -18,7 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 from starlette.responses import FileResponse, Response
 
-from . import __version__, lifeline
+from . import __version__, lifeline, tus
 from .config import Settings
 from .errors import ApiError, default_code, default_message, error_payload, json_response
 from .middleware import CourierMiddleware
@@ -335,11 +335,27 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
         fail_all = data.get("fail_all", False)
         if not isinstance(fail_all, bool):
             raise ApiError(422, "validation_failed", "'fail_all' must be a boolean.", field="fail_all")
+        method = data.get("method")
+        if method is not None and (not isinstance(method, str) or not method.isalpha()):
+            raise ApiError(422, "validation_failed", "'method' must be an HTTP method like PATCH.", field="method")
+        tus_mode = data.get("tus_offset_mode")
+        if tus_mode is not None and tus_mode not in ("beyond", "behind", "missing"):
+            raise ApiError(422, "validation_failed", "'tus_offset_mode' must be beyond, behind or missing.",
+                           field="tus_offset_mode")
+        tus_method = data.get("tus_offset_method")
+        if tus_method is not None and tus_method not in ("POST", "HEAD", "PATCH"):
+            raise ApiError(422, "validation_failed", "'tus_offset_method' must be POST, HEAD or PATCH.",
+                           field="tus_offset_method")
         chaos = Chaos(fail_next=int_field("fail_next", 0, 0, 1_000_000),
                       status=int_field("status", 503, 100, 599),
                       retry_after=retry_after,
                       delay_ms=int_field("delay_ms", 0, 0, 600_000),
-                      format=fmt, path=path, after=after, fail_all=fail_all)
+                      format=fmt, path=path, after=after, fail_all=fail_all,
+                      method=method.upper() if method else None,
+                      tus_offset_mode=tus_mode,
+                      tus_offset_count=int_field("tus_offset_count", 1, 0, 1_000_000),
+                      tus_offset_delta=int_field("tus_offset_delta", 1, 1, 2**62),
+                      tus_offset_method=tus_method)
         store.set_chaos(chaos)
         return json_response(200, chaos.to_json())
 
@@ -372,15 +388,34 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
         store.reset()
         return json_response(200, {"ok": True})
 
+    @api.get("/__uploads")
+    async def list_uploads() -> Response:
+        # tus uploads as stored, with the body bytes received for each since start or /__reset.
+        return json_response(200, [{"id": u["id"], "owner": u["owner"], "length": u["length"],
+                                    "offset": u["upload_offset"], "state": u["state"], "photo_id": u["photo_id"],
+                                    "title": u["title"], "filename": u["filename"],
+                                    "idempotency_key": u["idempotency_key"],
+                                    "bytes_received": store.upload_bytes.get(u["id"], 0)}
+                                   for u in store.list_uploads()])
+
+    @api.post("/__uploads/expire")
+    async def expire_uploads(request: Request) -> Response:
+        data = await read_json_object(request) if request.headers.get("content-length", "0") != "0" else {}
+        upload_id = data.get("id")
+        if upload_id is not None and not isinstance(upload_id, str):
+            raise ApiError(422, "validation_failed", "'id' must be a string.", field="id")
+        return json_response(200, {"expired": store.expire_uploads(upload_id)})
+
     @api.get("/__config")
     async def get_config() -> Response:
         return json_response(200, {"token_ttl": store.config.token_ttl, "max_upload": store.config.max_upload,
+                                   "tus_max_size": store.config.tus_max_size, "tus_ttl": store.config.tus_ttl,
                                    "data_dir": settings.data_dir})
 
     @api.post("/__config")
     async def set_config(request: Request) -> Response:
         data = await read_json_object(request)
-        for name in ("token_ttl", "max_upload"):
+        for name in ("token_ttl", "max_upload", "tus_max_size", "tus_ttl"):
             if name in data:
                 value = data[name]
                 if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -459,6 +494,9 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
             raise ApiError(404, "not_found", "No such photo.")
         return FileResponse(store.photo_path(photo_id), media_type=record["content_type"],
                             headers={"ETag": f'"{record["sha256"]}"'})
+
+    # ------------------------------------------------------------ tus (Docs/tus.md)
+    tus.install(api, store, require_user)
 
     # ------------------------------------------------------------ upload echo
     @api.post("/upload")

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 DEFAULT_TOKEN_TTL = 3600
 DEFAULT_REFRESH_TTL = 30 * 24 * 3600
 DEFAULT_MAX_UPLOAD = 10 * 1024 * 1024
+DEFAULT_TUS_MAX_SIZE = 4 * 1024 * 1024 * 1024
+DEFAULT_TUS_TTL = 24 * 3600
 
 
 def _int_env(name: str, default: int, minimum: int = 0) -> int:
@@ -32,6 +34,8 @@ class Settings:
     max_upload: int
     max_body: int  # 0 = no early 413
     hooks: str  # "loopback" | "all" | "off"
+    tus_max_size: int = DEFAULT_TUS_MAX_SIZE  # largest Upload-Length of a tus upload (/uploads)
+    tus_ttl: int = DEFAULT_TUS_TTL  # seconds an unfinished tus upload lives after its last PATCH
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -49,4 +53,6 @@ class Settings:
             max_upload=_int_env("COURIER_BACKEND_MAX_UPLOAD", DEFAULT_MAX_UPLOAD),
             max_body=_int_env("COURIER_BACKEND_MAX_BODY", 0),
             hooks=hooks,
+            tus_max_size=_int_env("COURIER_BACKEND_TUS_MAX_SIZE", DEFAULT_TUS_MAX_SIZE),
+            tus_ttl=_int_env("COURIER_BACKEND_TUS_TTL", DEFAULT_TUS_TTL, 1),
         )

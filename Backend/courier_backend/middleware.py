@@ -6,7 +6,8 @@ For a non-hook request (hooks are paths under /__, loopback only, never logged o
   3. chaos: take one armed failure, if any
   4. Idempotency-Key (POST/PUT): in flight -> 409, done -> replay or 422 (an armed failure wins
      over both), new -> mark in flight, run (the app, or the injected failure), store the answer
-     unless it is a 5xx, 401, 408, 425 or 429
+     unless it is a 5xx, 401, 408, 425 or 429 (a tus creation, POST /uploads, in flight goes to the
+     handler instead, which answers with the upload of that key)
   5. delay_ms, then the app (or the injected failure; with `after`, the app runs for real and
      the client gets the failure instead of its response)
 
@@ -21,7 +22,8 @@ import asyncio
 import hashlib
 import ipaddress
 import logging
-from typing import Any
+import re
+from typing import Any, Callable
 
 from starlette.datastructures import Headers
 from starlette.requests import ClientDisconnect
@@ -35,6 +37,9 @@ IDEMPOTENT_METHODS = ("POST", "PUT")
 MAX_STORED_BODY = 4 * 1024 * 1024
 # Not stored: the client is meant to retry these with the same key.
 UNSTORED_STATUSES = {401, 408, 425, 429}
+# Body bytes sent to one tus upload are counted here, whatever the handler (or chaos) does with them.
+TUS_UPLOAD_PATH = re.compile(r"^/uploads/([^/]+)$")
+TUS_CREATION_PATH = "/uploads"
 
 
 class _Disconnected(Exception):
@@ -44,8 +49,9 @@ class _Disconnected(Exception):
 class BodyTap:
     """Wraps `receive`: hashes every body byte and remembers whether the body is complete."""
 
-    def __init__(self, receive) -> None:
+    def __init__(self, receive, on_bytes: Callable[[int], None] | None = None) -> None:
         self._receive = receive
+        self.on_bytes = on_bytes
         self.hasher = hashlib.sha256()
         self.complete = False
         self.disconnected = False
@@ -63,6 +69,8 @@ class BodyTap:
             if body:
                 self.hasher.update(body)
                 self.size += len(body)
+                if self.on_bytes is not None:
+                    self.on_bytes(len(body))
             if not message.get("more_body", False):
                 self.complete = True
         elif message["type"] == "http.disconnect":
@@ -120,7 +128,12 @@ class CourierMiddleware:
         query = scope.get("query_string", b"").decode("latin-1")
         seq = self.store.log_start(method, path, query, key)
 
-        tap = BodyTap(receive)
+        tus_upload = TUS_UPLOAD_PATH.match(path)
+        if tus_upload is not None:
+            upload_id = tus_upload.group(1)
+            tap = BodyTap(receive, lambda n: self.store.count_upload_bytes(upload_id, n))
+        else:
+            tap = BodyTap(receive)
         state = {"started": False, "status": None, "completed": False}
 
         async def logged_send(message: dict) -> None:
@@ -172,11 +185,14 @@ class CourierMiddleware:
                                  headers=[("connection", "close")])
                 return
 
-        chaos = self.store.take_chaos(path)
+        chaos = self.store.take_chaos(path, method)
         if key is not None and method in IDEMPOTENT_METHODS:
             await self._idempotent(scope, tap, send, method, path, headers, key, chaos)
             return
+        await self._plain(scope, tap, send, chaos)
 
+    async def _plain(self, scope, tap: BodyTap, send, chaos: ChaosDecision) -> None:
+        """No Idempotency-Key: the injected failure or the app."""
         if chaos.fail and not chaos.after:
             await tap.drain()
             await self._sleep(chaos)
@@ -215,6 +231,10 @@ class CourierMiddleware:
         message = "Injected failure: " + default_message(status)
         if status == 401:
             extra.append(("www-authenticate", 'Bearer error="invalid_token"'))
+        if chaos.tus:
+            extra.append(("tus-resumable", "1.0.0"))
+            if status == 412:
+                extra.append(("tus-version", "1.0.0"))
         if fmt == "problem":
             body = dumps({"type": "about:blank", "title": default_message(status), "status": status,
                           "detail": message, "code": code})
@@ -245,6 +265,12 @@ class CourierMiddleware:
         owner = self.store.user_for_authorization(headers.get("authorization")) or "-"
         target = path + ("?" + scope["query_string"].decode("latin-1") if scope.get("query_string") else "")
         begin = self.store.idem_begin(owner, key)
+        if begin.state == "in_flight" and method == "POST" and path == TUS_CREATION_PATH:
+            # A tus creation whose first attempt is still open (a client that died on a dead link,
+            # which the server has not noticed): the handler finds that upload by its key and
+            # answers with it, so the client is not told to wait for a ghost (Docs/tus.md).
+            await self._plain(scope, tap, send, chaos)
+            return
 
         def fingerprint() -> str:
             return hashlib.sha256(f"{method}\n{target}\n{tap.digest()}".encode("utf-8")).hexdigest()

@@ -67,6 +67,22 @@ CREATE TABLE IF NOT EXISTS photos (
     sha256 TEXT NOT NULL,
     created_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS uploads (  -- tus uploads (/uploads); the bytes are in uploads/<id>
+    id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    length INTEGER NOT NULL,
+    upload_offset INTEGER NOT NULL,  -- bytes fsynced to the file: the only offset ever answered
+    metadata TEXT NOT NULL,          -- the Upload-Metadata header as received
+    title TEXT NOT NULL,
+    filename TEXT,
+    content_type TEXT NOT NULL,
+    photo_id TEXT NOT NULL,          -- chosen at creation: the photo the upload becomes
+    state TEXT NOT NULL,             -- active | completed | terminated | expired
+    idempotency_key TEXT,
+    created_at TEXT NOT NULL,
+    expires_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS uploads_by_key ON uploads(owner, idempotency_key);
 """
 
 
@@ -86,6 +102,13 @@ class Chaos:
     path: str | None = None  # only requests whose path starts with this fail
     after: bool = False  # process the request for real, then answer with the failure (a lost response)
     fail_all: bool = False  # every request fails (an outage) until the chaos is set again
+    method: str | None = None  # only requests with this method fail
+    # tus: lie about Upload-Offset in the next `tus_offset_count` answers (PATCH 204, HEAD 200,
+    # POST 201) of `tus_offset_method` (None: any of them). The stored upload stays truthful.
+    tus_offset_mode: str | None = None  # beyond | behind | missing
+    tus_offset_count: int = 1
+    tus_offset_delta: int = 1
+    tus_offset_method: str | None = None
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -95,6 +118,8 @@ class Chaos:
 class RuntimeConfig:
     token_ttl: int
     max_upload: int
+    tus_max_size: int
+    tus_ttl: int
 
 
 @dataclass
@@ -105,6 +130,7 @@ class ChaosDecision:
     format: str = "json"
     delay_ms: int = 0
     after: bool = False
+    tus: bool = False  # a /uploads path: the failure carries Tus-Resumable (and Tus-Version on 412)
 
 
 @dataclass
@@ -121,6 +147,8 @@ class Store:
         self.lock = threading.RLock()
         self.photo_dir = os.path.join(settings.data_dir, "photos")
         os.makedirs(self.photo_dir, exist_ok=True)
+        self.upload_dir = os.path.join(settings.data_dir, "uploads")
+        os.makedirs(self.upload_dir, exist_ok=True)
         self.db = sqlite3.connect(os.path.join(settings.data_dir, "courier.sqlite3"),
                                   check_same_thread=False, isolation_level=None)
         self.db.row_factory = sqlite3.Row
@@ -128,9 +156,20 @@ class Store:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
         self.chaos = Chaos()
-        self.config = RuntimeConfig(settings.token_ttl, settings.max_upload)
+        self.config = self._runtime_config()
         self.in_flight: dict[tuple[str, str], str] = {}
         self.generation = 0
+        # tus, in memory only: body bytes received per upload id (whatever became of them), and
+        # which request currently writes each upload (a newer PATCH takes over from an older one).
+        self.upload_bytes: dict[str, int] = {}
+        self.upload_writers: dict[str, str] = {}
+        # tus: the SHA-256 of each upload's confirmed bytes, (offset, hasher), when known, so that
+        # completion need not read the file again. Lost on restart: then the file is hashed.
+        self.upload_hashes: dict[str, tuple[int, Any]] = {}
+
+    def _runtime_config(self) -> RuntimeConfig:
+        s = self.settings
+        return RuntimeConfig(s.token_ttl, s.max_upload, s.tus_max_size, s.tus_ttl)
 
     # ------------------------------------------------------------------ helpers
     def _tx(self):
@@ -139,15 +178,19 @@ class Store:
     # ------------------------------------------------------------------ reset
     def reset(self) -> None:
         with self._tx() as db:
-            for table in ("tokens", "articles", "idempotency", "log", "photos"):
+            for table in ("tokens", "articles", "idempotency", "log", "photos", "uploads"):
                 db.execute(f"DELETE FROM {table}")
             db.execute("DELETE FROM sqlite_sequence")
             self.chaos = Chaos()
-            self.config = RuntimeConfig(self.settings.token_ttl, self.settings.max_upload)
+            self.config = self._runtime_config()
             self.in_flight.clear()
+            self.upload_bytes.clear()
+            self.upload_writers.clear()
+            self.upload_hashes.clear()
             self.generation += 1
-        shutil.rmtree(self.photo_dir, ignore_errors=True)
-        os.makedirs(self.photo_dir, exist_ok=True)
+        for folder in (self.photo_dir, self.upload_dir):
+            shutil.rmtree(folder, ignore_errors=True)
+            os.makedirs(folder, exist_ok=True)
 
     # ------------------------------------------------------------------ auth
     def issue_tokens(self, username: str) -> dict:
@@ -269,6 +312,98 @@ class Store:
     def new_upload_path(self) -> str:
         return os.path.join(self.photo_dir, f".upload-{uuid.uuid4().hex}")
 
+    # ------------------------------------------------------------------ tus uploads
+    def upload_path(self, upload_id: str) -> str:
+        return os.path.join(self.upload_dir, upload_id)
+
+    def create_upload(self, record: dict) -> None:
+        with self._tx() as db:
+            db.execute("INSERT INTO uploads(id, owner, length, upload_offset, metadata, title, filename, content_type,"
+                       " photo_id, state, idempotency_key, created_at, expires_at) VALUES (:id, :owner, :length,"
+                       " :upload_offset, :metadata, :title, :filename, :content_type, :photo_id, :state,"
+                       " :idempotency_key, :created_at, :expires_at)", record)
+
+    def get_upload(self, upload_id: str) -> dict | None:
+        with self.lock:
+            row = self.db.execute("SELECT * FROM uploads WHERE id=?", (upload_id,)).fetchone()
+        return dict(row) if row else None
+
+    def upload_for_key(self, owner: str, key: str) -> dict | None:
+        with self.lock:
+            row = self.db.execute("SELECT * FROM uploads WHERE owner=? AND idempotency_key=?"
+                                  " ORDER BY created_at DESC LIMIT 1", (owner, key)).fetchone()
+        return dict(row) if row else None
+
+    def list_uploads(self) -> list[dict]:
+        with self.lock:
+            rows = self.db.execute("SELECT * FROM uploads ORDER BY created_at, id").fetchall()
+        return [dict(r) for r in rows]
+
+    def set_upload_offset(self, upload_id: str, offset: int, expires_at: float) -> None:
+        """Called only after the file's bytes up to `offset` are fsynced."""
+        with self._tx() as db:
+            db.execute("UPDATE uploads SET upload_offset=?, expires_at=? WHERE id=? AND state='active'",
+                       (offset, expires_at, upload_id))
+
+    def set_upload_state(self, upload_id: str, state: str, only_from: str | None = "active") -> bool:
+        with self._tx() as db:
+            if only_from is None:
+                cur = db.execute("UPDATE uploads SET state=? WHERE id=?", (state, upload_id))
+            else:
+                cur = db.execute("UPDATE uploads SET state=? WHERE id=? AND state=?", (state, upload_id, only_from))
+            return cur.rowcount > 0
+
+    def expire_uploads(self, upload_id: str | None) -> list[str]:
+        """Test hook: makes active uploads (one, or all) expire now. Returns their ids."""
+        with self._tx() as db:
+            if upload_id is None:
+                rows = db.execute("SELECT id FROM uploads WHERE state='active'").fetchall()
+            else:
+                rows = db.execute("SELECT id FROM uploads WHERE state='active' AND id=?", (upload_id,)).fetchall()
+            ids = [r["id"] for r in rows]
+            for i in ids:
+                db.execute("UPDATE uploads SET expires_at=? WHERE id=?", (time.time() - 1, i))
+            return ids
+
+    def complete_upload(self, upload_id: str, photo: dict) -> None:
+        """The upload's file is already at photo_path(photo id): record the photo, mark the upload done."""
+        with self._tx() as db:
+            db.execute("INSERT OR IGNORE INTO photos(id, owner, title, filename, content_type, size, sha256,"
+                       " created_at) VALUES (:id, :owner, :title, :filename, :content_type, :size, :sha256,"
+                       " :created_at)", photo)
+            db.execute("UPDATE uploads SET state='completed' WHERE id=?", (upload_id,))
+
+    def count_upload_bytes(self, upload_id: str, n: int) -> None:
+        with self.lock:
+            self.upload_bytes[upload_id] = self.upload_bytes.get(upload_id, 0) + n
+
+    def claim_upload(self, upload_id: str) -> str:
+        """The caller becomes the upload's only writer; an older writer stops at its next chunk."""
+        token = uuid.uuid4().hex
+        with self.lock:
+            self.upload_writers[upload_id] = token
+        return token
+
+    def owns_upload(self, upload_id: str, token: str) -> bool:
+        with self.lock:
+            return self.upload_writers.get(upload_id) == token
+
+    def release_upload(self, upload_id: str, token: str) -> None:
+        with self.lock:
+            if self.upload_writers.get(upload_id) == token:
+                del self.upload_writers[upload_id]
+
+    def take_tus_offset_lie(self, method: str) -> tuple[str, int] | None:
+        """Consumes one armed Upload-Offset lie for a tus answer to `method`: (mode, delta)."""
+        with self.lock:
+            c = self.chaos
+            if not c.tus_offset_mode or c.tus_offset_count <= 0:
+                return None
+            if c.tus_offset_method is not None and c.tus_offset_method != method:
+                return None
+            c.tus_offset_count -= 1
+            return c.tus_offset_mode, c.tus_offset_delta
+
     # ------------------------------------------------------------------ idempotency
     def idem_begin(self, scope: str, key: str) -> IdemBegin:
         with self.lock:
@@ -298,15 +433,17 @@ class Store:
         with self.lock:
             self.chaos = chaos
 
-    def take_chaos(self, path: str) -> ChaosDecision:
+    def take_chaos(self, path: str, method: str = "GET") -> ChaosDecision:
         """Called once per non-hook request: consumes one failure if one is armed."""
+        tus = path == "/uploads" or path.startswith("/uploads/")
         with self.lock:
             c = self.chaos
-            if c.fail_all and (c.path is None or path.startswith(c.path)):
-                return ChaosDecision(True, c.status, c.retry_after, c.format, c.delay_ms, c.after)
-            if c.fail_next > 0 and (c.path is None or path.startswith(c.path)):
+            matches = (c.path is None or path.startswith(c.path)) and (c.method is None or c.method == method)
+            if c.fail_all and matches:
+                return ChaosDecision(True, c.status, c.retry_after, c.format, c.delay_ms, c.after, tus)
+            if c.fail_next > 0 and matches:
                 c.fail_next -= 1
-                return ChaosDecision(True, c.status, c.retry_after, c.format, c.delay_ms, c.after)
+                return ChaosDecision(True, c.status, c.retry_after, c.format, c.delay_ms, c.after, tus)
             return ChaosDecision(False, delay_ms=c.delay_ms)
 
     # ------------------------------------------------------------------ log
