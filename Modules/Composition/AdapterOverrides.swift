@@ -23,7 +23,7 @@ public struct AdapterOverrides: Sendable {
   public var transport: (any Transport)?
   /// The credential store.
   public var credentials: (any CredentialStore)?
-  /// The path monitor.
+  /// What reports the network path (a `ManualPathMonitor` in tests).
   public var pathMonitor: (any PathMonitor)?
   /// The local store (records and outbox).
   public var localStore: (any LocalStore)?

@@ -5,8 +5,8 @@ import Foundation
 import Synchronization
 
 /// Articles kept offline first: ``list()`` shows the cache at once and then the server's
-/// copy; writes apply locally at once and wait in a durable outbox until ``sync()`` or
-/// ``watch()`` sends them, in order, each with its `Idempotency-Key`.
+/// copy; writes apply locally at once and wait in a durable outbox until ``sync(activity:)`` or
+/// ``watch(activity:)`` sends them, in order, each with its `Idempotency-Key`.
 ///
 /// Replays take the data folder's ``SyncLock``, so two processes never send the same outbox at
 /// once; a replay that finds another process syncing throws ``SyncInProgressError`` and
@@ -22,7 +22,7 @@ public struct Articles: Sendable {
   private let monitor: SharedRun?
 
   /// Articles over an engine and its store (for tests and custom wiring: no cross-process
-  /// lock, and ``watch()`` expects the caller to run the engine's path monitor).
+  /// lock, and ``watch(activity:)`` expects the caller to run the engine's path monitor).
   /// - Parameters:
   ///   - engine: the engine.
   ///   - store: the local store the engine uses.

@@ -6,7 +6,7 @@ import Foundation
 public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
   /// Where the bad value came from: a file path, `environment` or `command line`.
   public var source: String
-  /// The key.
+  /// The configuration key that is wrong (`conflict_policy`), when one is.
   public var key: String?
   /// What is wrong, for a person.
   public var message: String
