@@ -170,20 +170,7 @@ public final class CourierSession: Sendable {
   /// - Parameter request: the upload.
   /// - Returns: the upload's states; the last is `.succeeded`, or the stream throws.
   public func upload(_ request: UploadRequest) -> AsyncThrowingStream<UploadState, any Error> {
-    let (stream, continuation) = AsyncThrowingStream.makeStream(of: UploadState.self)
-    let task = Task {
-      do {
-        let result = try await upload(request) { state in
-          if !state.isFinal { continuation.yield(state) }
-        }
-        continuation.yield(.succeeded(result))
-        continuation.finish()
-      } catch {
-        continuation.finish(throwing: CourierError.wrapping(error))
-      }
-    }
-    continuation.onTermination = { _ in task.cancel() }
-    return stream
+    uploader().states(for: request)
   }
 
   /// Uploads in the caller's task: when it returns or throws, even on cancellation, the
@@ -198,10 +185,13 @@ public final class CourierSession: Sendable {
   public func upload(
     _ request: UploadRequest, onState: @escaping @Sendable (UploadState) -> Void
   ) async throws -> UploadResult {
-    let uploader = Uploader(
+    try await uploader().perform(request, onState: onState)
+  }
+
+  private func uploader() -> Uploader {
+    Uploader(
       transport: environment.client.transport, compressor: environment.compressor,
       options: environment.client.options)
-    return try await uploader.perform(request, onState: onState)
   }
 
   // MARK: - Network path

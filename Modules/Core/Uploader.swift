@@ -45,23 +45,27 @@ public struct Uploader: Sendable {
     self.progressGranularity = max(0, progressGranularity)
   }
 
-  /// Starts an upload and publishes its states. The stream ends after `succeeded` or `failed`;
-  /// ending the iteration early (or cancelling the consuming task) cancels the upload.
+  /// Starts an upload and publishes its states. The last element is `succeeded`, or the
+  /// stream throws the `CourierError` that ended the upload (so a failure cannot be taken for
+  /// the end of progress); ending the iteration early (or cancelling the consuming task)
+  /// cancels the upload.
   /// - Parameter request: what to upload.
   /// - Returns: the states, in order; none is dropped.
-  public func states(for request: UploadRequest) -> AsyncStream<UploadState> {
-    AsyncStream { continuation in
-      let task = Task {
-        do {
-          let result = try await perform(request) { continuation.yield($0) }
-          continuation.yield(.succeeded(result))
-        } catch {
-          continuation.yield(.failed(CourierError.wrapping(error)))
+  public func states(for request: UploadRequest) -> AsyncThrowingStream<UploadState, any Error> {
+    let (stream, continuation) = AsyncThrowingStream.makeStream(of: UploadState.self)
+    let task = Task {
+      do {
+        let result = try await perform(request) { state in
+          if !state.isFinal { continuation.yield(state) }
         }
+        continuation.yield(.succeeded(result))
         continuation.finish()
+      } catch {
+        continuation.finish(throwing: CourierError.wrapping(error))
       }
-      continuation.onTermination = { _ in task.cancel() }
     }
+    continuation.onTermination = { _ in task.cancel() }
+    return stream
   }
 
   /// Runs an upload in the caller's task, reporting each state but the final one.

@@ -327,7 +327,11 @@ struct UploaderTests {
     let states = upload.states(for: UploadRequest(file: file, target: target))
     let consumer = Task { () -> [UploadState] in
       var seen: [UploadState] = []
-      for await state in states { seen.append(state) }
+      do {
+        for try await state in states { seen.append(state) }
+      } catch {
+        seen.append(.failed(CourierError.wrapping(error)))
+      }
       return seen
     }
     await clock.waitForSleepers(1)
@@ -354,7 +358,7 @@ struct UploaderTests {
     script.enqueue(status: 201, json: #"{"id":"p9"}"#)
     let upload = uploader(script, InMemoryImageCompressor(info: Self.photoInfo()), dirs)
     var seen: [UploadState] = []
-    for await state in upload.states(for: UploadRequest(file: file, target: target)) {
+    for try await state in upload.states(for: UploadRequest(file: file, target: target)) {
       seen.append(state)
     }
     #expect(seen.first == .compressing)
