@@ -338,8 +338,18 @@ enum ArticleCommands {
   static func afterWrite(
     _ verb: String, receipt: WriteReceipt, articles: Articles, context: CommandContext
   ) async throws -> ExitCode {
-    let (report, heldBy) = try await replayIfFree(
-      articles, activity: "articles \(verb.lowercased())")
+    let report: ReplayReport
+    let heldBy: SyncLock.Holder?
+    if await context.session.serverIsUnreachable() {
+      // No usable path: the write is saved; trying would only wait for the failures.
+      var offline = ReplayReport()
+      offline.pending = articles.state.pendingCount
+      offline.stoppedBy = CourierError(.offline)
+      (report, heldBy) = (offline, nil)
+    } else {
+      (report, heldBy) = try await replayIfFree(
+        articles, activity: "articles \(verb.lowercased())")
+    }
     let state = articles.state
     let refused = state.rejected.first { $0.key == receipt.key }
     let conflicted = state.conflicted.first { $0.key == receipt.key }

@@ -219,6 +219,22 @@ public final class CourierSession: Sendable {
     return stream
   }
 
+  /// Whether trying the server now is pointless: the system, asked once (``PathMonitor/snapshot()``),
+  /// has no usable path, and the server is not on this machine (a loopback server needs no
+  /// route). A hint for skipping an automatic send, never a reason to refuse one asked for.
+  /// - Returns: true when the path is known to be down for this server.
+  public func serverIsUnreachable() async -> Bool {
+    if let host = baseURL.host, Self.isLoopback(host) { return false }
+    let status = await environment.pathMonitor.snapshot().status
+    return status == .unsatisfied || status == .requiresConnection
+  }
+
+  static func isLoopback(_ host: String) -> Bool {
+    let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+    return host == "localhost" || host.hasSuffix(".localhost") || host == "::1"
+      || host.hasPrefix("127.")
+  }
+
   /// The network path now (`.unknown` before the monitor has run).
   public var currentPath: NetworkPath { pathMonitor.currentPath }
 
