@@ -282,7 +282,7 @@ enum ArticleCommands {
     case .cache:
       let age = snapshot.age.map { "refreshed \(ageText($0)) ago" } ?? "never refreshed"
       context.output.out("Cached (stale, \(age)): \(count(snapshot.items.count))\n")
-      for item in snapshot.items { context.output.out(articleLine(item)) }
+      context.output.out(articleLines(snapshot.items))
     case .network:
       if let error = snapshot.error {
         context.output.err(
@@ -291,7 +291,7 @@ enum ArticleCommands {
         context.output.out("Up to date: the server has no change.\n")
       } else {
         context.output.out("Refreshed: \(count(snapshot.items.count))\n")
-        for item in snapshot.items { context.output.out(articleLine(item)) }
+        context.output.out(articleLines(snapshot.items))
       }
     }
     if !snapshot.deletedIDs.isEmpty {
@@ -315,6 +315,14 @@ enum ArticleCommands {
     case ..<86400: return "\(Int(seconds / 3600))h"
     default: return "\(Int(seconds / 86400))d"
     }
+  }
+
+  /// Every item's line in one string: one write for the whole list, not one per article.
+  static func articleLines(_ items: [SyncItem<Article>]) -> String {
+    var text = ""
+    text.reserveCapacity(items.count * 64)
+    for item in items { text += articleLine(item) }
+    return text
   }
 
   static func articleLine(_ item: SyncItem<Article>) -> String {
