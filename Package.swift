@@ -53,7 +53,10 @@ let package = Package(
     .systemLibrary(
       name: "CCurl", path: "Modules/Adapters/CCurl", pkgConfig: "libcurl",
       providers: [.apt(["libcurl4-openssl-dev"])]),
-    .target(name: "CCurlShim", dependencies: ["CCurl"], path: "Modules/Adapters/CCurlShim"),
+    // Fixed-signature wrappers, and libcurl loaded with dlopen on first use (decision 0504).
+    .target(
+      name: "CCurlShim", dependencies: ["CCurl"], path: "Modules/Adapters/CCurlShim",
+      linkerSettings: [.linkedLibrary("dl")]),
     .target(
       name: "CourierCurl", dependencies: ["CourierDomain", "CourierPorts", "CCurl", "CCurlShim"],
       path: "Modules/Adapters/CurlTransport", swiftSettings: strict),

@@ -142,7 +142,12 @@ private final class CurlLoop {
 
   func run() {
     guard let multi = curl_multi_init() else {
-      failAll(commands: engine.takeCommands(), reason: "curl_multi_init failed")
+      // libcurl is loaded on first use (decision 0504): say which library is missing.
+      let reason = courier_curl_load_error().map {
+        "libcurl (libcurl.so.4) could not be loaded: \(String(cString: $0)). Install it "
+          + "(Debian: apt install libcurl4) or choose the urlsession transport."
+      }
+      failAll(commands: engine.takeCommands(), reason: reason ?? "curl_multi_init failed")
       engine.threadEnded()
       return
     }
