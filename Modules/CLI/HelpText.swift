@@ -37,6 +37,7 @@ public enum HelpText {
     courier: talk to your server over bad networks, without losing anything.
 
     USAGE: courier [GLOBAL OPTIONS] COMMAND [ARGUMENTS]
+           courier --version [--json]   the version and the adapters of this build
 
     COMMANDS:
       login      log in and keep the session in the data directory

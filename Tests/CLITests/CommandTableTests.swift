@@ -131,7 +131,7 @@ struct CommandTableTests {
         #expect(help?.contains(flag.name) == true, "help of \(command.name) lacks \(flag.name)")
       }
     }
-    for flag in CommandTable.globalFlags {
+    for flag in CommandTable.globalFlags + [CommandTable.versionFlag] {
       #expect(HelpText.text(for: nil)?.contains(flag.name) == true, "\(flag.name)")
     }
   }
