@@ -32,7 +32,8 @@ OUT="$ROOT/.build/cli-bench"
 mkdir -p "$OUT"
 PY="$ROOT/Backend/.venv/bin/python"
 [ -x "$PY" ] || bash "$ROOT/Backend/run.sh" --setup-only >/dev/null
-for tool in gcc curl vipsthumbnail vips convert ip; do
+CONVERT=/usr/bin/convert # the real ImageMagick, not a stand-in earlier on PATH
+for tool in gcc curl vipsthumbnail vips "$CONVERT" ip; do
   command -v "$tool" >/dev/null || { echo "cli bench: $tool missing (run scripts/setup)" >&2; exit 1; }
 done
 
@@ -159,7 +160,7 @@ done
 # 5. A 24 MP JPEG to a 2048 px long edge: courier's compression path (upload to the sink,
 #    which compresses first) against vipsthumbnail, as Benchmarks/compression makes it.
 echo "cli bench: 24 MP JPEG..." >&2
-convert -seed 11 -size 1500x1000 plasma:fractal -depth 8 "$WORK/p.png"
+"$CONVERT" -seed 11 -size 1500x1000 plasma:fractal -depth 8 "$WORK/p.png"
 vips resize "$WORK/p.png" "$WORK/up.v" 4 --kernel lanczos3
 vips gaussnoise "$WORK/n.v" 6000 4000 --sigma 10 --mean 0
 vips add "$WORK/up.v" "$WORK/n.v" "$WORK/s.v"
