@@ -124,7 +124,7 @@ public enum CommandTable {
     "--version", "print the version and the adapters of this build")
 
   /// The shells `courier completions` writes for.
-  public static let shells = ["bash", "zsh", "fish"]
+  public static let shells = CompletionShell.allCases.map(\.rawValue)
 
   /// The commands, in the order `--help` lists them.
   public static let commands: [Entry] = [
