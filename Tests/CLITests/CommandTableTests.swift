@@ -122,6 +122,10 @@ struct CommandTableTests {
     #expect(throws: UsageError.self) { try CommandLineParser.parse(["completions", "tcsh"]) }
     #expect(CommandLineParser.commands == CommandTable.visibleCommands.map(\.name))
     #expect(!CommandLineParser.commands.contains("completions"))
+    for command in CommandTable.commands where command.hidden {
+      #expect(HelpText.text(for: command.name) != nil, "no help for \(command.name)")
+      #expect(HelpText.text(for: nil)?.contains(command.name) == false, "\(command.name) shown")
+    }
     for command in CommandTable.visibleCommands {
       let help = HelpText.text(for: command.name)
       #expect(help != nil, "no help for \(command.name)")
