@@ -78,12 +78,14 @@ wait_http() {
 
 RESULTS="$WORK/results.tsv"
 : >"$RESULTS"
-# measure NAME RUNS COMMAND...: appends "NAME wall cpu rss_kib" to the results.
+# measure NAME RUNS COMMAND...: appends "NAME wall cpu rss_kib" to the results. The runner
+# itself starts inside WRAP (e.g. `ip netns exec NS`), so what WRAP costs is not measured.
+WRAP=()
 measure() {
   local name="$1" runs="$2"
   shift 2
   local line
-  line="$("$MEASURE" "$runs" "$@")"
+  line="$("${WRAP[@]}" "$MEASURE" "$runs" "$@")"
   printf '%s\t%s\n' "$name" "${line// /$'\t'}" >>"$RESULTS"
   echo "cli bench: $name: $line" >&2
 }
@@ -132,8 +134,10 @@ else
   IN_NS=()
   C=("$COURIER" --base-url "http://127.0.0.1:$(free_port)")
 fi
-measure add-offline "$RUNS" "${IN_NS[@]}" "${C[@]}" --data-dir "$WORK/offline" articles add --title "offline"
-measure fsync-peer "$RUNS" "${IN_NS[@]}" "$OUT/fsync-peer" "$WORK/offline/peer.log"
+WRAP=("${IN_NS[@]}")
+measure add-offline "$RUNS" "${C[@]}" --data-dir "$WORK/offline" articles add --title "offline"
+measure fsync-peer "$RUNS" "$OUT/fsync-peer" "$WORK/offline/peer.log"
+WRAP=()
 # Every offline add was saved and queued, none sent.
 pending="$("$COURIER" --data-dir "$WORK/offline" --json outbox |
   "$PY" -c 'import json,sys; print(json.load(sys.stdin)["pending"])')"
