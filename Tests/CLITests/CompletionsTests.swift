@@ -102,15 +102,20 @@ struct CompletionsTests {
       ("courier --base-url http://h sta", "status"), ("courier outbox r", "retry"),
       ("courier help up", "upload"), ("courier sync --w", "--watch"),
       ("courier upload --no-", "--no-compress"), ("courier --vers", "--version"),
+      ("courier --base-url=http://h:1 --timeout 5 sta", "status"),
+      ("courier --transport curl articles --json ed", "edit"),
     ])
   func bashCompletes(_ line: String, _ expected: String) throws {
     let file = try temporaryFile(Completions.script(for: .bash), suffix: ".bash")
     defer { try? FileManager.default.removeItem(at: file) }
-    // The words as bash splits them, the cursor at the end of the last one.
+    // The words as bash splits them (at blanks, `=` and `:`, its COMP_WORDBREAKS that matter
+    // here), the cursor at the end of the last one.
     let driver = """
       source "$1"
-      read -ra COMP_WORDS <<<"$2"
+      read -ra COMP_WORDS <<<"$(sed 's/[=:]/ & /g' <<<"$2")"
       COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+      COMP_LINE="$2"
+      COMP_POINT=${#COMP_LINE}
       _courier
       printf '%s\\n' "${COMPREPLY[@]}"
       """
