@@ -130,6 +130,13 @@ public enum Completions {
               ;;
           esac
         done
+        # `--flag=value`: bash gives `--flag`, `=` and the value as words of their own.
+        if [[ $cur == "=" ]]; then
+          pending="${COMP_WORDS[COMP_CWORD - 1]}"
+          cur=""
+        elif ((COMP_CWORD > 1)) && [[ ${COMP_WORDS[COMP_CWORD - 1]} == "=" ]]; then
+          pending="${COMP_WORDS[COMP_CWORD - 2]}"
+        fi
         COMPREPLY=()
         if [[ -n $pending ]]; then
           case "$pending" in
