@@ -43,9 +43,8 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
   swift build -c release --scratch-path .build/dynamic-stdlib --product courier >&2
   cp "$(swift build -c release --scratch-path .build/dynamic-stdlib --show-bin-path)/courier" \
     "$OUT/courier-dynamic"
-  echo "cli bench: building courier (release, --static-swift-stdlib)..." >&2
-  swift build -c release --static-swift-stdlib --product courier >&2
-  cp "$(swift build -c release --show-bin-path)/courier" "$OUT/courier-static"
+  echo "cli bench: building courier as scripts/install does (scripts/release-build)..." >&2
+  cp "$(scripts/release-build courier)/courier" "$OUT/courier-static"
   echo "cli bench: building the peers..." >&2
   gcc -O2 -o "$OUT/measure" Benchmarks/cli/measure.c
   gcc -O2 -o "$OUT/fsync-peer" Benchmarks/cli/fsync-peer.c
