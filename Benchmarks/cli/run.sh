@@ -44,7 +44,8 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
   cp "$(swift build -c release --scratch-path .build/dynamic-stdlib --show-bin-path)/courier" \
     "$OUT/courier-dynamic"
   echo "cli bench: building courier as scripts/install does (scripts/release-build)..." >&2
-  cp "$(scripts/release-build courier)/courier" "$OUT/courier-static"
+  release_bin="$(scripts/release-build courier)" # its own statement: a failure stops here
+  cp "$release_bin/courier" "$OUT/courier-static"
   echo "cli bench: building the peers..." >&2
   gcc -O2 -o "$OUT/measure" Benchmarks/cli/measure.c
   gcc -O2 -o "$OUT/fsync-peer" Benchmarks/cli/fsync-peer.c
