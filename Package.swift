@@ -50,9 +50,11 @@ let package = Package(
     .target(
       name: "CourierURLSession", dependencies: ["CourierDomain", "CourierPorts"],
       path: "Modules/Adapters/URLSessionTransport", swiftSettings: strict),
+    // libcurl's headers from the compiler's own search path, and no pkg-config: its `-L` of
+    // the system library folder would come first on the link line and defeat the AS_NEEDED
+    // libcurl of scripts/release-build (decision 0504).
     .systemLibrary(
-      name: "CCurl", path: "Modules/Adapters/CCurl", pkgConfig: "libcurl",
-      providers: [.apt(["libcurl4-openssl-dev"])]),
+      name: "CCurl", path: "Modules/Adapters/CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     // Fixed-signature wrappers, and libcurl loaded with dlopen on first use (decision 0504).
     .target(
       name: "CCurlShim", dependencies: ["CCurl"], path: "Modules/Adapters/CCurlShim",
