@@ -74,9 +74,10 @@ let package = Package(
     .target(
       name: "CVipsShim", path: "Modules/Adapters/CVipsShim",
       linkerSettings: [.linkedLibrary("dl")]),
+    // No pkg-config either, for the same reason as CCurl: the header is on the compiler's own
+    // search path and the module map links sqlite3.
     .systemLibrary(
-      name: "CSQLite", path: "Modules/Adapters/CSQLite", pkgConfig: "sqlite3",
-      providers: [.apt(["libsqlite3-dev"])]),
+      name: "CSQLite", path: "Modules/Adapters/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
     .target(
       name: "CourierSQLite", dependencies: ["CourierDomain", "CourierPorts", "CSQLite"],
       path: "Modules/Adapters/SQLiteStore", swiftSettings: strict),
