@@ -424,27 +424,15 @@ public actor SyncEngine<Record: SyncRecord> {
         outcome = Self.courierError(error, context: "reading the outbox")
         break
       }
-      var blocked = Set<RecordKey>()
-      var rejectedBefore: [RecordKey: [UUID]] = [:]
+      var queue = ReplayQueue(batch)
       var didWork = false
-      for entry in batch {
-        switch entry.state {
-        case .conflicted:
-          blocked.insert(entry.key)
-          continue
-        case .rejected:
-          rejectedBefore[entry.key, default: []].append(entry.id)
-          continue
-        case .pending:
-          break
-        }
-        if blocked.contains(entry.key) { continue }
+      while let (entry, superseded) = queue.next() {
         if Task.isCancelled {
           outcome = CourierError(.cancelled, context: "replay")
           break batches
         }
         // A newer write of a record supersedes its earlier refused ones.
-        for id in rejectedBefore.removeValue(forKey: entry.key) ?? [] {
+        for id in superseded {
           try? store.remove(id)
         }
         let step = await send(entry, report: &report, resends: &resends)
@@ -453,7 +441,7 @@ public actor SyncEngine<Record: SyncRecord> {
           didWork = true
         case .held:
           didWork = true
-          blocked.insert(entry.key)
+          queue.hold(entry.key)
         case .reread:
           didWork = true
           continue batches
