@@ -193,8 +193,9 @@ public struct Articles: Sendable {
               // the writes are this watch's to send.
               group.addTask { await Self.sendOthersWrites(engine, changes: folder) }
             }
-            group.addTask { await engine.watch() }
-            group.addTask { _ = await engine.replay() }
+            // The first replay inside the watch, once it counts as watching: no write can
+            // fall between that replay and the ones writes schedule while watching.
+            group.addTask { await engine.watch(replayingFirst: true) }
             group.addTask {
               for await state in engine.states() { continuation.yield(state) }
             }

@@ -615,8 +615,14 @@ public actor SyncEngine<Record: SyncRecord> {
   /// no retry waits while the path is known to be down (its return replays at once).
   /// Cancelling it ends it and its retries at once. Does not run the monitor itself (the
   /// caller runs `pathMonitor.run()` beside it). Returns at once without a path monitor.
-  public func watch() async {
-    guard let pathMonitor else { return }
+  /// - Parameter replayingFirst: whether to send the outbox once as it starts (unless the path
+  ///   is known to be down), after it counts as watching: a write made at any moment is then
+  ///   either in that replay or schedules its own, with no window between the two.
+  public func watch(replayingFirst: Bool = false) async {
+    guard let pathMonitor else {
+      if replayingFirst { _ = await replay() }
+      return
+    }
     watchers += 1
     defer {
       watchers -= 1
@@ -626,6 +632,8 @@ public actor SyncEngine<Record: SyncRecord> {
     if let stop = lastTransientStop, !retrySleeping, replayTask == nil, state.isOnline {
       scheduleRetry(after: stop)
     }
+    let now = pathMonitor.currentPath.status
+    if replayingFirst, now == .satisfied || now == .unknown { _ = await replay() }
     var previous: PathStatus?
     for await path in pathMonitor.updates() {
       if let previous, previous != path.status {
