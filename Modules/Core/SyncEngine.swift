@@ -615,10 +615,13 @@ public actor SyncEngine<Record: SyncRecord> {
   /// no retry waits while the path is known to be down (its return replays at once).
   /// Cancelling it ends it and its retries at once. Does not run the monitor itself (the
   /// caller runs `pathMonitor.run()` beside it). Returns at once without a path monitor.
+  public func watch() async { await watch(replayingFirst: false) }
+
+  /// ``watch()``, sending the outbox once as it starts.
   /// - Parameter replayingFirst: whether to send the outbox once as it starts (unless the path
   ///   is known to be down), after it counts as watching: a write made at any moment is then
   ///   either in that replay or schedules its own, with no window between the two.
-  public func watch(replayingFirst: Bool = false) async {
+  public func watch(replayingFirst: Bool) async {
     guard let pathMonitor else {
       if replayingFirst { _ = await replay() }
       return
