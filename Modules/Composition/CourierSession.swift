@@ -225,7 +225,7 @@ public final class CourierSession: Sendable {
     return stream
   }
 
-  /// Whether trying the server now is pointless: the system, asked once (``PathMonitor/snapshot()``),
+  /// Whether trying the server now is pointless: the system, asked once (`PathMonitor.snapshot()`),
   /// has no usable path, or, for a server on this machine (which needs no route), its loopback
   /// link is down. A hint for skipping an automatic send, never a reason to refuse one asked
   /// for.
