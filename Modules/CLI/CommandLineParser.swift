@@ -172,7 +172,7 @@ public enum CommandLineParser {
   static func parseUpload(_ arguments: [String]) throws -> UploadOptions {
     let options = try OptionReader(
       arguments, values: ["--title", "--field", "--to", "--max-pixels", "--quality"],
-      switches: ["--no-compress"], command: "upload")
+      switches: ["--no-compress", "--resumable"], command: "upload")
     guard options.positionals.count == 1, let file = options.positionals.first else {
       throw UsageError("upload takes exactly one FILE.", command: "upload")
     }
@@ -180,6 +180,7 @@ public enum CommandLineParser {
     upload.title = options.last("--title")
     upload.target = options.last("--to")
     upload.noCompress = options.switches.contains("--no-compress")
+    upload.resumable = options.switches.contains("--resumable")
     for field in options.values["--field"] ?? [] {
       guard let equals = field.firstIndex(of: "="), equals != field.startIndex else {
         throw UsageError("--field takes NAME=VALUE, not “\(field)”.", command: "upload")

@@ -30,6 +30,10 @@ public struct CourierEnvironment: Sendable {
   public let credentials: any CredentialStore
   /// The base transport, with no decorators (for logins and probes).
   public let baseTransport: any Transport
+  /// The pipeline without its retry step: one attempt per call, with the token (for the
+  /// base URL's origin only), the middlewares and logging. For use cases that retry on their
+  /// own terms, like the tus client, which resumes with a `HEAD` instead of repeating a request.
+  public let singleAttemptTransport: any Transport
   /// The path monitor: a hint for the interface and for replays, never a gate. Nobody runs it
   /// until a command needs it (`run()` in a task of the caller's).
   public let pathMonitor: any PathMonitor
@@ -90,6 +94,7 @@ public struct CourierEnvironment: Sendable {
       ?? config.baseURL
     let authenticator = RefreshTokenAuthenticator(store: credentials, refreshURL: refreshURL)
     stack = AuthTransport(stack, authenticator: authenticator, credentialOrigin: config.baseURL)
+    singleAttemptTransport = stack
     let executor = RetryExecutor(policy: config.retry, clock: ContinuousClock())
     stack = RetryingTransport(stack, executor: executor) { _, event in
       if case .attemptStarted = event { return }
