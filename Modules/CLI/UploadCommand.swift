@@ -38,7 +38,8 @@ enum UploadCommand {
     // waits for it to finish unwinding: its temporary files are gone when the process exits.
     let upload = Task {
       resumable
-        ? try await session.uploadResumable(request) { view.show($0) }
+        ? try await session.uploadResumable(
+          request, onState: { view.show($0) }, onResume: { view.resumed(at: $0, total: $1) })
         : try await session.upload(request) { view.show($0) }
     }
     let interrupts = SignalWaiter([SIGINT, SIGTERM]) { _ in upload.cancel() }
@@ -99,20 +100,6 @@ final class UploadView: Sendable {
       } else {
         output.err("courier: \(verdict.message)\n")
       }
-    case .resumed(let offset, let total):
-      state.withLock {
-        $0.attemptStart = .now
-        $0.resumedFrom = offset
-        $0.lastDraw = nil
-      }
-      if json {
-        emit(["event": "resumed", "resumed_at": offset, "total": total])
-      } else {
-        finishProgress()
-        output.err(
-          "courier: resumed at \(CompressionDecision.formatBytes(offset)) of "
-            + "\(CompressionDecision.formatBytes(total)): the server has the rest before it\n")
-      }
     case .uploading(let sent, let total):
       progress(sent: sent, total: total)
     case .retrying(let attempt, let maxAttempts, let delay, let reason):
@@ -137,6 +124,23 @@ final class UploadView: Sendable {
       }
     case .succeeded, .failed:
       break
+    }
+  }
+
+  /// A resumable upload goes on from `offset`: said once, and the rate counts from there.
+  func resumed(at offset: Int64, total: Int64) {
+    state.withLock {
+      $0.attemptStart = .now
+      $0.resumedFrom = offset
+      $0.lastDraw = nil
+    }
+    if json {
+      emit(["event": "resumed", "resumed_at": offset, "total": total])
+    } else {
+      finishProgress()
+      output.err(
+        "courier: resumed at \(CompressionDecision.formatBytes(offset)) of "
+          + "\(CompressionDecision.formatBytes(total)): the server has the rest before it\n")
     }
   }
 

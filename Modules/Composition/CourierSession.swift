@@ -200,8 +200,8 @@ public final class CourierSession: Sendable {
   /// (a `HEAD`, then only the rest), also in a new process: the upload's record is kept in
   /// the data folder's `uploads/` until the server confirms the last byte.
   ///
-  /// The stream says `.resumed(at:total:)` when the server already held bytes, then
-  /// `.uploading` from there; its last element is `.succeeded` (the result names the upload
+  /// A resumed upload's first `.uploading` is at the bytes the server already held (a bar
+  /// does not restart from 0; the result's `resumedAt` says where); its last element is `.succeeded` (the result names the upload
   /// URL and the stored photo), or it throws the `CourierError` that ended the upload.
   /// - Parameters:
   ///   - file: the file to send.
@@ -232,15 +232,18 @@ public final class CourierSession: Sendable {
   /// temporary files are gone, and the resume record is kept unless the upload completed.
   /// - Parameters:
   ///   - request: the upload.
-  ///   - onState: receives `compressing`, `prepared`, `resumed`, `uploading` and `retrying`,
-  ///     from any thread.
+  ///   - onState: receives `compressing`, `prepared`, `uploading` and `retrying`, from any
+  ///     thread; a resumed upload's first `uploading` is at the offset the server held.
+  ///   - onResume: told `(offset, total)` when the upload goes on from bytes the server
+  ///     already held, before that `uploading`.
   /// - Returns: the result: the answer that proved completion, the upload URL, the photo id.
   /// - Throws: `CourierError` (`fileUnavailable`, `invalidInput`, `invalidResponse` for an
   ///   answer that would risk a damaged file, the classified failure, `cancelled`).
   public func uploadResumable(
-    _ request: UploadRequest, onState: @escaping @Sendable (UploadState) -> Void
+    _ request: UploadRequest, onState: @escaping @Sendable (UploadState) -> Void,
+    onResume: @escaping @Sendable (_ offset: Int64, _ total: Int64) -> Void = { _, _ in }
   ) async throws -> UploadResult {
-    try await resumableUploader().perform(request, onState: onState)
+    try await resumableUploader().perform(request, onState: onState, onResume: onResume)
   }
 
   private func resumableUploader() -> TusUploader<ContinuousClock> {

@@ -87,13 +87,17 @@ public struct TusUploader<C: Clock>: Sendable where C.Duration == Duration {
   /// - Parameters:
   ///   - request: what to upload; `target` is the tus endpoint, `confirmation` `.record`
   ///     requires the server to name the stored record (`Courier-Photo-Id`).
-  ///   - onState: receives `compressing`, `prepared`, `resumed`, `uploading` and `retrying`.
+  ///   - onState: receives `compressing`, `prepared`, `uploading` and `retrying`; a resumed
+  ///     upload's first `uploading` is at the offset the server held, never at 0.
+  ///   - onResume: told `(offset, total)` when an attempt goes on from bytes the server
+  ///     already held (after a `HEAD`), before that `uploading`.
   /// - Returns: the result; its response is the answer that proved completion.
   /// - Throws: `CourierError`: `fileUnavailable`, `invalidInput`, `invalidResponse` for an
   ///   answer that would risk a damaged file (an impossible offset), the classified refusal,
   ///   the last transient failure after the retries, `cancelled`.
   public func perform(
-    _ request: UploadRequest, onState: @escaping @Sendable (UploadState) -> Void
+    _ request: UploadRequest, onState: @escaping @Sendable (UploadState) -> Void,
+    onResume: @escaping @Sendable (_ offset: Int64, _ total: Int64) -> Void = { _, _ in }
   ) async throws -> UploadResult {
     CourierTemporaryFile.sweepOnce(temporaryDirectory)
     let temporary = TemporaryFiles()
@@ -148,6 +152,7 @@ public struct TusUploader<C: Clock>: Sendable where C.Duration == Duration {
       let transfer = Transfer(
         uploader: self, run: run, request: request, file: sendURL, length: length,
         metadata: Tus.metadata(pairs), capabilities: capabilities, onState: onState,
+        onResume: onResume,
         throttle: ProgressThrottle(granularity: progressGranularity))
       let callObserver = options.onRetry
       let response = try await executor.run(
@@ -298,6 +303,7 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
   let metadata: String
   let capabilities: Tus.Capabilities
   let onState: @Sendable (UploadState) -> Void
+  let onResume: @Sendable (Int64, Int64) -> Void
   let throttle: ProgressThrottle
 
   var transport: any Transport { uploader.transport }
@@ -325,7 +331,7 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
           // Progress starts at what the server holds, never at 0 for a resumed upload.
           announced = true
           _ = run.started(at: from)
-          if from > 0 { onState(.resumed(at: from, total: length)) }
+          if from > 0 { onResume(from, length) }
           onState(.uploading(sent: from, total: length))
         }
         let before = from

@@ -11,9 +11,6 @@ public enum UploadState: Sendable, Equatable {
   case prepared(CompressionDecision.Verdict)
   /// `sent` of `total` body bytes are sent in the current attempt.
   case uploading(sent: Int64, total: Int64)
-  /// A resumable upload goes on from `at` of `total` bytes, which the server already holds
-  /// (after a `HEAD`): progress continues from there, not from 0.
-  case resumed(at: Int64, total: Int64)
   /// Attempt `attempt` failed for `reason`; attempt `attempt + 1` of `maxAttempts` starts after
   /// `delay`.
   case retrying(attempt: Int, maxAttempts: Int, delay: Duration, reason: CourierError)

@@ -206,7 +206,7 @@ public final class CoreBridge: TUIActions {
       next.phase = .compressing
     case .prepared:
       return nil
-    case .uploading(let sent, let total), .resumed(let sent, let total):
+    case .uploading(let sent, let total):
       next.phase = .uploading
       next.sent = sent
       next.total = total
