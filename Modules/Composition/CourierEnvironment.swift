@@ -40,6 +40,8 @@ public struct CourierEnvironment: Sendable {
   /// The image compressor.
   public let compressor: any ImageCompressor
   private let overrides: AdapterOverrides
+  /// The `--verbose` log, for use cases that retry outside the pipeline (the tus client).
+  let log: (@Sendable (String) -> Void)?
 
   /// Builds the environment.
   /// - Parameters:
@@ -54,6 +56,7 @@ public struct CourierEnvironment: Sendable {
   ) throws {
     self.config = config
     self.overrides = overrides
+    self.log = log
     let monitor: any PathMonitor
     if let overridden = overrides.pathMonitor {
       monitor = overridden

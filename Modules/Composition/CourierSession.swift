@@ -248,13 +248,21 @@ public final class CourierSession: Sendable {
 
   private func resumableUploader() -> TusUploader<ContinuousClock> {
     let config = environment.config
+    var options = environment.client.options
+    if let log = environment.log {
+      // `--verbose` shows the tus client's retry decisions as it does the pipeline's.
+      options.onRetry = { event in
+        if case .attemptStarted = event { return }
+        log(event.humanDescription)
+      }
+    }
     return TusUploader(
       transport: environment.singleAttemptTransport,
       executor: RetryExecutor(policy: config.retry, clock: ContinuousClock()),
       compressor: environment.compressor,
       store: FileResumableUploadStore(
         directory: config.dataDirectory.appendingPathComponent("uploads")),
-      options: environment.client.options)
+      options: options)
   }
 
   // MARK: - Network path
