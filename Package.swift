@@ -50,10 +50,15 @@ let package = Package(
     .target(
       name: "CourierURLSession", dependencies: ["CourierDomain", "CourierPorts"],
       path: "Modules/Adapters/URLSessionTransport", swiftSettings: strict),
+    // libcurl's headers from the compiler's own search path, and no pkg-config: its `-L` of
+    // the system library folder would come first on the link line and defeat the AS_NEEDED
+    // libcurl of scripts/release-build (decision 0504).
     .systemLibrary(
-      name: "CCurl", path: "Modules/Adapters/CCurl", pkgConfig: "libcurl",
-      providers: [.apt(["libcurl4-openssl-dev"])]),
-    .target(name: "CCurlShim", dependencies: ["CCurl"], path: "Modules/Adapters/CCurlShim"),
+      name: "CCurl", path: "Modules/Adapters/CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    // Fixed-signature wrappers, and libcurl loaded with dlopen on first use (decision 0504).
+    .target(
+      name: "CCurlShim", dependencies: ["CCurl"], path: "Modules/Adapters/CCurlShim",
+      linkerSettings: [.linkedLibrary("dl")]),
     .target(
       name: "CourierCurl", dependencies: ["CourierDomain", "CourierPorts", "CCurl", "CCurlShim"],
       path: "Modules/Adapters/CurlTransport", swiftSettings: strict),
@@ -69,9 +74,10 @@ let package = Package(
     .target(
       name: "CVipsShim", path: "Modules/Adapters/CVipsShim",
       linkerSettings: [.linkedLibrary("dl")]),
+    // No pkg-config either, for the same reason as CCurl: the header is on the compiler's own
+    // search path and the module map links sqlite3.
     .systemLibrary(
-      name: "CSQLite", path: "Modules/Adapters/CSQLite", pkgConfig: "sqlite3",
-      providers: [.apt(["libsqlite3-dev"])]),
+      name: "CSQLite", path: "Modules/Adapters/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
     .target(
       name: "CourierSQLite", dependencies: ["CourierDomain", "CourierPorts", "CSQLite"],
       path: "Modules/Adapters/SQLiteStore", swiftSettings: strict),

@@ -1,5 +1,5 @@
-// libFuzzer target: CommandLineParser.parse (Modules/CLI/CommandLineParser.swift and
-// Invocation.swift, compiled into this target by scripts/fuzz). Built by scripts/fuzz.
+// libFuzzer target: CommandLineParser.parse (Modules/CLI/CommandLineParser.swift, the
+// command table and the types they return, compiled into this target by scripts/fuzz).
 import Foundation
 
 /// The bytes are argv without the program name, split at NUL: it parses, or throws a

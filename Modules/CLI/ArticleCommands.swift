@@ -282,7 +282,7 @@ enum ArticleCommands {
     case .cache:
       let age = snapshot.age.map { "refreshed \(ageText($0)) ago" } ?? "never refreshed"
       context.output.out("Cached (stale, \(age)): \(count(snapshot.items.count))\n")
-      for item in snapshot.items { context.output.out(articleLine(item)) }
+      context.output.out(articleLines(snapshot.items))
     case .network:
       if let error = snapshot.error {
         context.output.err(
@@ -291,7 +291,7 @@ enum ArticleCommands {
         context.output.out("Up to date: the server has no change.\n")
       } else {
         context.output.out("Refreshed: \(count(snapshot.items.count))\n")
-        for item in snapshot.items { context.output.out(articleLine(item)) }
+        context.output.out(articleLines(snapshot.items))
       }
     }
     if !snapshot.deletedIDs.isEmpty {
@@ -317,6 +317,14 @@ enum ArticleCommands {
     }
   }
 
+  /// Every item's line in one string: one write for the whole list, not one per article.
+  static func articleLines(_ items: [SyncItem<Article>]) -> String {
+    var text = ""
+    text.reserveCapacity(items.count * 64)
+    for item in items { text += articleLine(item) }
+    return text
+  }
+
   static func articleLine(_ item: SyncItem<Article>) -> String {
     let version = item.value.version.map { "v\($0)" } ?? "new"
     let marker = item.state == .synced ? "" : "  [\(item.state.rawValue), not sent yet]"
@@ -338,8 +346,18 @@ enum ArticleCommands {
   static func afterWrite(
     _ verb: String, receipt: WriteReceipt, articles: Articles, context: CommandContext
   ) async throws -> ExitCode {
-    let (report, heldBy) = try await replayIfFree(
-      articles, activity: "articles \(verb.lowercased())")
+    let report: ReplayReport
+    let heldBy: SyncLock.Holder?
+    if await context.session.serverIsUnreachable() {
+      // No usable path: the write is saved; trying would only wait for the failures.
+      var offline = ReplayReport()
+      offline.pending = articles.state.pendingCount
+      offline.stoppedBy = CourierError(.offline)
+      (report, heldBy) = (offline, nil)
+    } else {
+      (report, heldBy) = try await replayIfFree(
+        articles, activity: "articles \(verb.lowercased())")
+    }
     let state = articles.state
     let refused = state.rejected.first { $0.key == receipt.key }
     let conflicted = state.conflicted.first { $0.key == receipt.key }

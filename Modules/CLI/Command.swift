@@ -27,4 +27,8 @@ public enum Command: Sendable, Equatable {
   case outboxDiscard(id: String)
   /// `courier sync [--watch]`.
   case sync(watch: Bool)
+  /// `courier completions bash|zsh|fish` (hidden): the shell's completion script.
+  case completions(CompletionShell)
+  /// `courier manpage` (hidden): the man page, in roff.
+  case manpage
 }

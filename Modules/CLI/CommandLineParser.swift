@@ -2,15 +2,8 @@ import Foundation
 
 /// Turns arguments into an `Invocation`. Pure: tested without a process.
 public enum CommandLineParser {
-  static let globalValueFlags = [
-    "--base-url", "--config", "--data-dir", "--transport", "--timeout", "--max-attempts",
-  ]
-  static let globalSwitches = ["--json", "--verbose", "-v"]
-
-  /// The commands, in the order `--help` lists them.
-  public static let commands = [
-    "login", "logout", "get", "upload", "status", "watch", "articles", "outbox", "sync", "help",
-  ]
+  /// The commands, in the order `--help` lists them (from `CommandTable`).
+  public static var commands: [String] { CommandTable.visibleCommands.map(\.name) }
 
   /// Parses arguments (without the program name).
   /// - Parameter arguments: the arguments.
@@ -20,6 +13,7 @@ public enum CommandLineParser {
     var global = GlobalOptions()
     var rest: [String] = []
     var wantsHelp = false
+    var wantsVersion = false
     var index = 0
     while index < arguments.count {
       let argument = arguments[index]
@@ -27,7 +21,7 @@ public enum CommandLineParser {
       if argument == "--" {
         rest += arguments[(index + 1)...]
         break
-      } else if globalValueFlags.contains(name) {
+      } else if CommandTable.globalValueFlagNames.contains(name) {
         let value: String
         if let inlineValue {
           value = inlineValue
@@ -46,19 +40,21 @@ public enum CommandLineParser {
         case "--timeout": global.timeout = value
         default: global.maxAttempts = value
         }
-      } else if name == "--json" {
-        global.json = true
-      } else if name == "--verbose" || name == "-v" {
-        global.verbose = true
-      } else if name == "--help" || name == "-h" {
-        wantsHelp = true
-      } else if name == "--version" && rest.isEmpty {
-        return Invocation(global: global, command: .version)
+      } else if let flag = CommandTable.globalSwitchNames[name] {
+        switch flag {
+        case "--json": global.json = true
+        case "--verbose": global.verbose = true
+        case "--help": wantsHelp = true
+        default: preconditionFailure("CommandTable's global \(flag) is not parsed")
+        }
+      } else if name == CommandTable.versionFlag.name && rest.isEmpty {
+        wantsVersion = true
       } else {
         rest.append(argument)
       }
       index += 1
     }
+    if wantsVersion { return Invocation(global: global, command: .version) }
     guard let name = rest.first else {
       return Invocation(global: global, command: .help(topic: nil))
     }
@@ -67,14 +63,27 @@ public enum CommandLineParser {
     let command: Command
     switch name {
     case "help":
-      command = .help(topic: arguments.first)
+      let options = try OptionReader(arguments, entry: CommandTable.entry(name), command: name)
+      guard options.positionals.count <= 1 else {
+        throw UsageError("help takes one COMMAND at most.", command: name)
+      }
+      command = .help(topic: options.positionals.first)
     case "login":
       command = try parseLogin(arguments)
-    case "logout":
-      try expectNothing(arguments, command: name)
-      command = .logout
+    case "logout", "status", "watch", "manpage":
+      let options = try OptionReader(arguments, entry: CommandTable.entry(name), command: name)
+      try expectNothing(options.positionals, command: name)
+      switch name {
+      case "logout": command = .logout
+      case "status": command = .status
+      case "watch": command = .watch
+      default: command = .manpage
+      }
     case "get":
-      guard arguments.count == 1, let path = arguments.first, !path.hasPrefix("-") else {
+      let options = try OptionReader(arguments, entry: CommandTable.entry(name), command: name)
+      guard options.positionals.count == 1, let path = options.positionals.first,
+        !path.hasPrefix("-")
+      else {
         throw UsageError("get takes exactly one PATH.", command: name)
       }
       command = .get(path: path)
@@ -82,13 +91,20 @@ public enum CommandLineParser {
       command = .upload(try parseUpload(arguments))
     case "outbox":
       command = try parseOutbox(arguments)
-    case "status", "watch":
-      try expectNothing(arguments, command: name)
-      command = name == "status" ? .status : .watch
     case "sync":
-      let options = try OptionReader(arguments, values: [], switches: ["--watch"], command: name)
+      let options = try OptionReader(arguments, entry: CommandTable.entry(name), command: name)
       try expectNothing(options.positionals, command: name)
-      command = .sync(watch: options.switches.contains("--watch"))
+      command = .sync(watch: options.has("--watch"))
+    case "completions":
+      let options = try OptionReader(arguments, entry: CommandTable.entry(name), command: name)
+      guard options.positionals.count == 1, let shell = options.positionals.first,
+        let kind = CompletionShell(rawValue: shell)
+      else {
+        throw UsageError(
+          "completions takes one SHELL: \(CommandTable.shells.joined(separator: ", ")).",
+          command: name)
+      }
+      command = .completions(kind)
     case "articles":
       command = .articles(try parseArticles(arguments))
     default:
@@ -110,18 +126,18 @@ public enum CommandLineParser {
     }
   }
 
-  /// Reads `--name value` / `--name=value` options and switches of one command.
+  /// Reads `--name value` / `--name=value` options and switches of one command, accepting
+  /// exactly the flags `CommandTable` gives it.
   struct OptionReader {
     var values: [String: [String]] = [:]
     var switches: Set<String> = []
     var positionals: [String] = []
+    let entry: CommandTable.Entry
 
-    init(
-      _ arguments: [String], values names: Set<String>, switches switchNames: Set<String>,
-      command: String
-    )
-      throws
-    {
+    init(_ arguments: [String], entry: CommandTable.Entry, command: String) throws {
+      self.entry = entry
+      let names = entry.valueFlagNames
+      let switchNames = entry.switchNames
       var index = 0
       while index < arguments.count {
         let (name, inline) = CommandLineParser.split(arguments[index])
@@ -146,24 +162,35 @@ public enum CommandLineParser {
       }
     }
 
-    func last(_ name: String) -> String? { values[name]?.last }
+    /// The last value of a flag taking one.
+    func last(_ name: String) -> String? { all(name).last }
+
+    /// Every value of a flag taking one, in order.
+    func all(_ name: String) -> [String] {
+      precondition(entry.valueFlagNames.contains(name), "\(name) is not in CommandTable")
+      return values[name] ?? []
+    }
+
+    /// Whether a switch was given.
+    func has(_ name: String) -> Bool {
+      precondition(entry.switchNames.contains(name), "\(name) is not in CommandTable")
+      return switches.contains(name)
+    }
   }
 
   static func parseLogin(_ arguments: [String]) throws -> Command {
-    let options = try OptionReader(
-      arguments, values: ["--username", "--password"], switches: ["--password-stdin"],
-      command: "login")
+    let options = try OptionReader(arguments, entry: CommandTable.entry("login"), command: "login")
     try expectNothing(options.positionals, command: "login")
     guard let username = options.last("--username"), !username.isEmpty else {
       throw UsageError("login needs --username.", command: "login")
     }
-    if options.last("--password") != nil && options.switches.contains("--password-stdin") {
+    if options.last("--password") != nil && options.has("--password-stdin") {
       throw UsageError("give --password or --password-stdin, not both.", command: "login")
     }
     if let password = options.last("--password") {
       return .login(username: username, password: .argument(password))
     }
-    if options.switches.contains("--password-stdin") {
+    if options.has("--password-stdin") {
       return .login(username: username, password: .standardInput)
     }
     return .login(username: username, password: .environment)
@@ -171,17 +198,16 @@ public enum CommandLineParser {
 
   static func parseUpload(_ arguments: [String]) throws -> UploadOptions {
     let options = try OptionReader(
-      arguments, values: ["--title", "--field", "--to", "--max-pixels", "--quality"],
-      switches: ["--no-compress", "--resumable"], command: "upload")
+      arguments, entry: CommandTable.entry("upload"), command: "upload")
     guard options.positionals.count == 1, let file = options.positionals.first else {
       throw UsageError("upload takes exactly one FILE.", command: "upload")
     }
     var upload = UploadOptions(file: file)
     upload.title = options.last("--title")
     upload.target = options.last("--to")
-    upload.noCompress = options.switches.contains("--no-compress")
-    upload.resumable = options.switches.contains("--resumable")
-    for field in options.values["--field"] ?? [] {
+    upload.noCompress = options.has("--no-compress")
+    upload.resumable = options.has("--resumable")
+    for field in options.all("--field") {
       guard let equals = field.firstIndex(of: "="), equals != field.startIndex else {
         throw UsageError("--field takes NAME=VALUE, not “\(field)”.", command: "upload")
       }
@@ -214,12 +240,12 @@ public enum CommandLineParser {
 
   static func parseOutbox(_ arguments: [String]) throws -> Command {
     guard let sub = arguments.first else { return .outbox }
-    let options = try OptionReader(
-      Array(arguments.dropFirst()), values: [], switches: ["--all"], command: "outbox")
+    let rest = Array(arguments.dropFirst())
     switch sub {
     case "retry":
-      let all = options.switches.contains("--all")
-      if all {
+      let options = try OptionReader(
+        rest, entry: CommandTable.entry("outbox", sub), command: "outbox")
+      if options.has("--all") {
         try expectNothing(options.positionals, command: "outbox")
         return .outboxRetry(id: nil)
       }
@@ -228,9 +254,9 @@ public enum CommandLineParser {
       }
       return .outboxRetry(id: id)
     case "discard":
-      guard !options.switches.contains("--all"), options.positionals.count == 1,
-        let id = options.positionals.first
-      else {
+      let options = try OptionReader(
+        rest, entry: CommandTable.entry("outbox", sub), command: "outbox")
+      guard options.positionals.count == 1, let id = options.positionals.first else {
         throw UsageError("outbox discard takes exactly one ID.", command: "outbox")
       }
       return .outboxDiscard(id: id)
@@ -247,12 +273,13 @@ public enum CommandLineParser {
     let rest = Array(arguments.dropFirst())
     switch sub {
     case "list":
-      let options = try OptionReader(rest, values: [], switches: ["--offline"], command: "articles")
+      let options = try OptionReader(
+        rest, entry: CommandTable.entry("articles", sub), command: "articles")
       try expectNothing(options.positionals, command: "articles")
-      return .list(offline: options.switches.contains("--offline"))
+      return .list(offline: options.has("--offline"))
     case "add":
       let options = try OptionReader(
-        rest, values: ["--title", "--body"], switches: [], command: "articles")
+        rest, entry: CommandTable.entry("articles", sub), command: "articles")
       try expectNothing(options.positionals, command: "articles")
       guard let title = options.last("--title") else {
         throw UsageError("articles add needs --title.", command: "articles")
@@ -260,7 +287,7 @@ public enum CommandLineParser {
       return .add(title: title, body: options.last("--body") ?? "")
     case "edit":
       let options = try OptionReader(
-        rest, values: ["--title", "--body"], switches: [], command: "articles")
+        rest, entry: CommandTable.entry("articles", sub), command: "articles")
       guard options.positionals.count == 1, let id = options.positionals.first else {
         throw UsageError("articles edit takes exactly one ID.", command: "articles")
       }
@@ -271,7 +298,8 @@ public enum CommandLineParser {
       }
       return .edit(id: id, title: title, body: body)
     case "delete":
-      let options = try OptionReader(rest, values: [], switches: [], command: "articles")
+      let options = try OptionReader(
+        rest, entry: CommandTable.entry("articles", sub), command: "articles")
       guard options.positionals.count == 1, let id = options.positionals.first else {
         throw UsageError("articles delete takes exactly one ID.", command: "articles")
       }

@@ -58,7 +58,13 @@ public struct CommandRunner: Sendable {
       output.out(text)
       return .success
     case .version:
-      output.out("courier 0.1.0\n")
+      output.out((invocation.global.json ? BuildInfo.json : BuildInfo.line) + "\n")
+      return .success
+    case .completions(let shell):
+      output.out(Completions.script(for: shell))
+      return .success
+    case .manpage:
+      output.out(ManPage.courier)
       return .success
     default:
       break
@@ -98,7 +104,7 @@ public struct CommandRunner: Sendable {
         return try await ArticleCommands.discard(id: id, context: context)
       case .sync(let watch):
         return try await ArticleCommands.sync(watch: watch, context: context)
-      case .help, .version:
+      case .help, .version, .completions, .manpage:
         return .success
       }
     } catch let error as UsageError {

@@ -16,6 +16,16 @@ public enum HelpText {
     case "outbox": return outbox
     case "sync": return sync
     case "help": return "USAGE: courier help [COMMAND]\n\nShows the help of a command.\n"
+    case "completions":
+      return """
+        USAGE: courier completions bash|zsh|fish
+
+        Prints the shell's completion script, generated from the table the parser uses.
+        scripts/install puts them where each shell looks.
+
+        """
+    case "manpage":
+      return "USAGE: courier manpage\n\nPrints courier(1) in roff, from the same table.\n"
     default: return nil
     }
   }
@@ -37,6 +47,7 @@ public enum HelpText {
     courier: talk to your server over bad networks, without losing anything.
 
     USAGE: courier [GLOBAL OPTIONS] COMMAND [ARGUMENTS]
+           courier --version [--json]   the version and the adapters of this build
 
     COMMANDS:
       login      log in and keep the session in the data directory
@@ -118,7 +129,7 @@ public enum HelpText {
       --max-pixels N        the longest edge after downsampling (default 2048)
       --quality Q           JPEG quality, 1-100 or 0.01-1.0 (default 70)
       --no-compress         send the file as is
-      --resumable           resumable upload with tus (see above)
+      --resumable           resumable upload with tus 1.0.0 (resumes after kill -9)
 
     \(globalOptions)
     """ + "\n"

@@ -9,9 +9,14 @@ enum PathCommands {
 
   static func status(context: CommandContext) async throws -> ExitCode {
     let monitor = context.environment.pathMonitor
-    let runner = Task { try await monitor.run() }
-    defer { runner.cancel() }
-    let path = try await firstKnownPath(of: monitor, runner: runner)
+    // Asked once (one netlink dump, no monitor thread); a monitor that cannot answer that way
+    // is run until its first answer.
+    var path = await monitor.snapshot()
+    if path.status == .unknown {
+      let runner = Task { try await monitor.run() }
+      defer { runner.cancel() }
+      path = try await firstKnownPath(of: monitor, runner: runner)
+    }
     if context.global.json {
       context.output.out(PathReport.json(path, at: Date()) + "\n")
     } else {

@@ -170,7 +170,9 @@ public struct Articles: Sendable {
 
   /// Keeps the outbox flowing until cancelled: sends it now, again whenever the network path
   /// comes back and after a backed-off wait when a transient failure stopped it; writes made
-  /// meanwhile are sent by themselves. Yields the state at once and on each change. Holds the
+  /// meanwhile are sent by themselves, this process's and those another process leaves in the
+  /// same data folder because this one holds the lock (noticed with inotify on Linux). Yields
+  /// the state at once and on each change. Holds the
   /// data folder's sync lock while it runs, and runs the path monitor (shared with
   /// `CourierSession.paths()`).
   /// - Parameter activity: what this process says it is doing, for another's busy message.
@@ -186,6 +188,11 @@ public struct Articles: Sendable {
         try await withSyncLock(activity: activity) {
           try await withThrowingTaskGroup(of: Void.self) { group in
             if let monitor { group.addTask { try await monitor.run() } }
+            if let folder = lock?.directory.path {
+              // Another process's writes to this folder's outbox: it found the lock held, and
+              // the writes are this watch's to send.
+              group.addTask { await Self.sendOthersWrites(engine, changes: folder) }
+            }
             group.addTask { await engine.watch() }
             group.addTask { _ = await engine.replay() }
             group.addTask {
@@ -202,6 +209,22 @@ public struct Articles: Sendable {
     }
     continuation.onTermination = { _ in task.cancel() }
     return stream
+  }
+
+  /// Reloads the outbox after each change to the data folder, and replays when it holds more
+  /// waiting writes than before (only another process adds them while this one holds the
+  /// lock; this process's own replays only take away, so a stopped replay is not hurried
+  /// past its backoff).
+  private static func sendOthersWrites(_ engine: SyncEngine<Article>, changes folder: String)
+    async
+  {
+    var pending = engine.state.pendingCount
+    for await _ in FolderChanges.stream(folder) {
+      await engine.reloadState()
+      let now = engine.state.pendingCount
+      defer { pending = now }
+      if now > pending { await engine.scheduleReplay() }
+    }
   }
 
   private func withSyncLock<T: Sendable>(
@@ -223,7 +246,8 @@ public struct Articles: Sendable {
 /// while a `watch()` of the same session holds it goes ahead (replays of one engine never
 /// interleave), another process is told it is busy.
 final class SharedSyncLock: Sendable {
-  private let directory: URL
+  /// The data folder.
+  let directory: URL
   private let state = Mutex<(lock: SyncLock?, holders: Int)>((nil, 0))
 
   init(directory: URL) { self.directory = directory }

@@ -4,6 +4,12 @@ import CourierPorts
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// Courier for one server, batteries included: log in, upload photos with progress, follow the
 /// network path, and keep articles offline first (cached at once, refreshed, written locally
 /// and sent when the network allows).
@@ -288,6 +294,40 @@ public final class CourierSession: Sendable {
     }
     continuation.onTermination = { _ in task.cancel() }
     return stream
+  }
+
+  /// Whether trying the server now is pointless: the system, asked once (``PathMonitor/snapshot()``),
+  /// has no usable path, or, for a server on this machine (which needs no route), its loopback
+  /// link is down. A hint for skipping an automatic send, never a reason to refuse one asked
+  /// for.
+  /// - Returns: true when the path is known to be down for this server.
+  public func serverIsUnreachable() async -> Bool {
+    // A server on this machine needs no route, only the loopback link up.
+    if let host = baseURL.host, Self.isLoopback(host) { return !Self.loopbackIsUp() }
+    let status = await environment.pathMonitor.snapshot().status
+    return status == .unsatisfied || status == .requiresConnection
+  }
+
+  /// Whether a loopback interface is up and running (`getifaddrs`); true when that cannot be
+  /// told, so that nothing is skipped on a doubt.
+  static func loopbackIsUp() -> Bool {
+    var list: UnsafeMutablePointer<ifaddrs>?
+    guard getifaddrs(&list) == 0, let first = list else { return true }
+    defer { freeifaddrs(list) }
+    var entry: UnsafeMutablePointer<ifaddrs>? = first
+    while let current = entry {
+      let flags = Int32(bitPattern: current.pointee.ifa_flags)
+      let wanted = Int32(IFF_LOOPBACK | IFF_UP | IFF_RUNNING)
+      if flags & wanted == wanted { return true }
+      entry = current.pointee.ifa_next
+    }
+    return false
+  }
+
+  static func isLoopback(_ host: String) -> Bool {
+    let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+    return host == "localhost" || host.hasSuffix(".localhost") || host == "::1"
+      || host.hasPrefix("127.")
   }
 
   /// The network path now (`.unknown` before the monitor has run).

@@ -32,6 +32,9 @@ public actor SyncEngine<Record: SyncRecord> {
     public var maxResendsPerReplay: Int
     /// The wait before `watch()` replays again after a replay a transient failure stopped.
     public var replayBackoff: ReplayBackoff
+    /// Settles the fields both sides changed under `ConflictPolicy.merge` (the collection's
+    /// resolver); nil for last write wins per field.
+    public var mergeResolver: FieldResolver?
 
     /// Creates settings.
     /// - Parameters:
@@ -421,27 +424,15 @@ public actor SyncEngine<Record: SyncRecord> {
         outcome = Self.courierError(error, context: "reading the outbox")
         break
       }
-      var blocked = Set<RecordKey>()
-      var rejectedBefore: [RecordKey: [UUID]] = [:]
+      var queue = ReplayQueue(batch)
       var didWork = false
-      for entry in batch {
-        switch entry.state {
-        case .conflicted:
-          blocked.insert(entry.key)
-          continue
-        case .rejected:
-          rejectedBefore[entry.key, default: []].append(entry.id)
-          continue
-        case .pending:
-          break
-        }
-        if blocked.contains(entry.key) { continue }
+      while let (entry, superseded) = queue.next() {
         if Task.isCancelled {
           outcome = CourierError(.cancelled, context: "replay")
           break batches
         }
         // A newer write of a record supersedes its earlier refused ones.
-        for id in rejectedBefore.removeValue(forKey: entry.key) ?? [] {
+        for id in superseded {
           try? store.remove(id)
         }
         let step = await send(entry, report: &report, resends: &resends)
@@ -450,7 +441,7 @@ public actor SyncEngine<Record: SyncRecord> {
           didWork = true
         case .held:
           didWork = true
-          blocked.insert(entry.key)
+          queue.hold(entry.key)
         case .reread:
           didWork = true
           continue batches
@@ -478,40 +469,29 @@ public actor SyncEngine<Record: SyncRecord> {
   }
 
   /// The `Idempotency-Key` of one send: the operation id, plus the base version when there is
-  /// one, so a re-send after a conflict (same operation, new base) is a new request for the
-  /// server while a replay after a crash (same operation, same base) is recognised.
+  /// one (`ReplayRequest.idempotencyKey(for:)`).
   /// - Parameter operation: the operation.
   /// - Returns: the key.
   public static func idempotencyKey(for operation: OutboxOperation) -> String {
-    let id = operation.id.uuidString.lowercased()
-    guard let base = operation.baseVersion else { return id }
-    return "\(id).v\(base)"
+    ReplayRequest.idempotencyKey(for: operation)
   }
 
-  /// The request that sends an operation.
+  /// The request that sends an operation, as `ReplayRequest` describes it (without the
+  /// `Content-Type` its body adds).
   /// - Parameter operation: the operation.
   /// - Returns: the method, path, headers and JSON body.
   public nonisolated func requestParts(for operation: OutboxOperation) -> (
     method: HTTPMethod, path: String, headers: HTTPHeaders, json: JSONValue?
   ) {
-    let escaped =
-      operation.key.id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
-      ?? operation.key.id
-    let path = "\(configuration.path)/\(escaped)"
-    var headers: HTTPHeaders = ["Idempotency-Key": Self.idempotencyKey(for: operation)]
-    if let base = operation.baseVersion { headers["If-Match"] = "\"v\(base)\"" }
-    switch operation.kind {
-    case .create, .update:
-      return (.put, path, headers, operation.payload ?? .object([:]))
-    case .delete:
-      return (.delete, path, headers, nil)
-    }
+    let described = ReplayRequest(operation, collection: collection)
+    var headers = described.headers
+    headers["Content-Type"] = nil
+    return (described.method, described.path, headers, described.json)
   }
 
-  private static var canonicalEncoder: JSONEncoder {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return encoder
+  /// The collection as the replay addresses it.
+  private nonisolated var collection: CollectionDescription {
+    CollectionDescription(name: Record.collection, path: configuration.path, schema: Record.schema)
   }
 
   private func send(
@@ -526,98 +506,102 @@ public actor SyncEngine<Record: SyncRecord> {
       return .stop(Self.courierError(error, context: "counting a send attempt"))
     }
     let operation = entry.operation
-    let parts = requestParts(for: operation)
     do {
-      var request = try client.request(parts.method, parts.path, headers: parts.headers)
-      var body: RequestBody?
-      if let json = parts.json {
-        // The same bytes on every send: a replay after a crash must match the payload the
-        // server stored under the Idempotency-Key (dictionary order changes between runs).
-        body = .bytes(try Self.canonicalEncoder.encode(json))
-        request.headers["Content-Type"] = "application/json; charset=utf-8"
-      }
+      let described = ReplayRequest(operation, collection: collection)
+      let request = try client.request(
+        described.method, described.path, headers: described.headers)
+      let body = try described.body().map { RequestBody.bytes($0) }
       let response = try await client.send(request, body: body)
       // Only a reply that proves the intended server applied the write completes it; a login
       // page or any other 2xx throws `notTheServer` and the entry stays pending (decision 0414).
       let server = try DeliveryProof.write(operation, response: response, schema: Record.schema)
-      try store.complete(entry.id, serverRecord: server)
-      report.sent += 1
-      publisher.update { $0.pendingCount = max(0, $0.pendingCount - 1) }
-      return .next
+      return carryOut(entry, answer: .delivered(server), report: &report, resends: &resends)
     } catch let error as CourierError {
-      return settle(entry, error: error, report: &report, resends: &resends)
+      return carryOut(entry, answer: .failed(error), report: &report, resends: &resends)
     } catch {
       return .stop(Self.courierError(error, context: "sending \(operation.key)"))
     }
   }
 
-  private func settle(
-    _ entry: OutboxEntry, error: CourierError, report: inout ReplayReport,
+  /// Carries out what `ReplayDecision` decided for an entry: the store calls, the report and
+  /// the published state. Every rule is in the decision; this only executes it.
+  private func carryOut(
+    _ entry: OutboxEntry, answer: ReplayAnswer, report: inout ReplayReport,
     resends: inout [UUID: Int]
   ) -> Step {
-    let operation = entry.operation
-    do {
-      // Already gone: the delete's effect holds (a replay after a lost response), when the
-      // 404 is the server's own and not a portal's page.
-      if operation.kind == .delete, DeliveryProof.deleteAlreadyApplied(error) {
-        try store.complete(entry.id, serverRecord: nil)
-        report.sent += 1
-        return .next
-      }
-      // Only the server's own refusal is recorded against a write. Anything else (transient,
-      // a session problem, a local failure, a reply that cannot be read) stops the replay and
-      // keeps the entry pending with its Idempotency-Key: nothing is lost or marked refused.
-      // (A 4xx page without the API's error body is already `notTheServer`.)
-      guard error.kind == .business || error.kind == .conflict else { return .stop(error) }
-      if error.kind == .conflict, error.code == "version_conflict" || error.current != nil {
-        return try settleConflict(entry, error: error, report: &report, resends: &resends)
-      }
-      let message = error.serverMessage ?? error.userMessage
-      let rejected = try store.markRejected(entry.id, message: message, code: error.code)
-      report.rejected += 1
-      publisher.update {
-        $0.pendingCount = max(0, $0.pendingCount - 1)
-        $0.rejected.append(rejected)
-        $0.lastError = error
-      }
-      return .next
-    } catch {
-      return .stop(Self.courierError(error, context: "recording the outcome of \(operation.key)"))
-    }
-  }
-
-  private func settleConflict(
-    _ entry: OutboxEntry, error: CourierError, report: inout ReplayReport,
-    resends: inout [UUID: Int]
-  ) throws -> Step {
-    let server = error.current.flatMap { try? Record.schema.serverRecord(from: $0) }
-    var resolution = configuration.conflictPolicy.resolve(
-      localEditAt: entry.operation.enqueuedAt, server: server)
-    if case .resend = resolution, resends[entry.id, default: 0] >= configuration.maxResendsPerReplay
+    let decision = ReplayDecision(
+      policy: configuration.conflictPolicy, schema: Record.schema,
+      maxResends: configuration.maxResendsPerReplay, resolver: configuration.mergeResolver)
+    // The merge needs the copy the write started from: the record's server copy (only read
+    // for a conflict, so a plain replay costs no extra read).
+    var base: ServerRecord?
+    if configuration.conflictPolicy == .merge, case .failed(let error) = answer,
+      error.kind == .conflict
     {
-      resolution = .keepBoth
+      base = (try? store.record(entry.key))?.server
     }
-    switch resolution {
-    case .resend(let base):
-      resends[entry.id, default: 0] += 1
-      if let server { try store.applyServerRecord(server, key: entry.key) }
-      try store.markPending(entry.id, baseVersion: base)
-      report.conflictsResent += 1
-      return .reread
-    case .takeServer:
-      try store.revert(entry.key)
-      if let server { try store.applyServerRecord(server, key: entry.key) }
-      report.conflictsTakenFromServer += 1
-      return .reread
-    case .keepBoth:
-      if let server { try store.applyServerRecord(server, key: entry.key) }
-      let kept = try store.markConflicted(entry.id, serverRecord: error.current ?? .null)
-      report.conflictsKept += 1
-      publisher.update {
-        $0.pendingCount = max(0, $0.pendingCount - 1)
-        $0.conflicted.append(kept)
+    var step = decision.step(
+      for: entry, answer: answer, resends: resends[entry.id, default: 0], base: base)
+    do {
+      if case .resendMerged(let payload, let server) = step {
+        do {
+          resends[entry.id, default: 0] += 1
+          try store.rebase(entry.id, payload: payload, onto: server)
+          report.conflictsMerged += 1
+          return .reread
+        } catch let error as StoreError where error.code == .unusable {
+          // A store that cannot merge: keep the conflict for the user, nothing is dropped.
+          let current = Record.schema.json(for: server)
+          step = .keepConflict(current: current, adopting: server)
+        }
       }
-      return .held
+      switch step {
+      case .complete(let server):
+        try store.complete(entry.id, serverRecord: server)
+        report.sent += 1
+        if case .delivered = answer {
+          publisher.update { $0.pendingCount = max(0, $0.pendingCount - 1) }
+        }
+        return .next
+      case .resend(let base, let server):
+        resends[entry.id, default: 0] += 1
+        if let server { try store.applyServerRecord(server, key: entry.key) }
+        try store.markPending(entry.id, baseVersion: base)
+        report.conflictsResent += 1
+        return .reread
+      case .takeServer(let server):
+        try store.revert(entry.key)
+        if let server { try store.applyServerRecord(server, key: entry.key) }
+        report.conflictsTakenFromServer += 1
+        return .reread
+      case .keepConflict(let current, let server):
+        if let server { try store.applyServerRecord(server, key: entry.key) }
+        let kept = try store.markConflicted(entry.id, serverRecord: current)
+        report.conflictsKept += 1
+        publisher.update {
+          $0.pendingCount = max(0, $0.pendingCount - 1)
+          $0.conflicted.append(kept)
+        }
+        return .held
+      case .reject(let message, let code):
+        let rejected = try store.markRejected(entry.id, message: message, code: code)
+        report.rejected += 1
+        let error: CourierError? =
+          if case .failed(let error) = answer { error } else { nil }
+        publisher.update {
+          $0.pendingCount = max(0, $0.pendingCount - 1)
+          $0.rejected.append(rejected)
+          $0.lastError = error
+        }
+        return .next
+      case .stop(let error):
+        return .stop(error)
+      case .resendMerged:
+        return .reread  // carried out above
+      }
+    } catch {
+      return .stop(
+        Self.courierError(error, context: "recording the outcome of \(entry.operation.key)"))
     }
   }
 

@@ -9,9 +9,13 @@ public enum ConflictPolicy: String, Sendable, Codable, CaseIterable {
   case serverWins
   /// Keep both, mark the write conflicted and let the user decide.
   case manual
+  /// Merge field by field against the base copy the local write started from: fields only one
+  /// side changed keep that side's value, fields both changed go to a resolver (last write wins
+  /// by default). Decided by `ReplayDecision` with `ThreeWayMerge` (decision 1201).
+  case merge
 
   /// Reads a policy from its configuration spelling (case-insensitive, `-`/`_` ignored).
-  /// - Parameter text: `lastWriteWins`, `last_write_wins`, `serverWins`, `manual`...
+  /// - Parameter text: `lastWriteWins`, `last_write_wins`, `serverWins`, `manual`, `merge`...
   /// - Returns: the policy, or nil when the text names none.
   public static func parse(_ text: String) -> ConflictPolicy? {
     let folded = text.lowercased().filter { $0 != "-" && $0 != "_" }
@@ -30,6 +34,10 @@ public enum ConflictPolicy: String, Sendable, Codable, CaseIterable {
     case .serverWins:
       return .takeServer
     case .manual:
+      return .keepBoth
+    case .merge:
+      // A merge needs the base copy and the local fields, which `ReplayDecision` has; on the
+      // record level alone nothing can be merged, so nothing is dropped.
       return .keepBoth
     case .lastWriteWins:
       // A server record without a time cannot be compared: it counts as older, the user's

@@ -154,6 +154,55 @@ public enum LocalStorePlan {
     return StorePlan(mutations, result: after)
   }
 
+  /// Puts a conflicted write back in the queue with merged fields on top of the server's
+  /// record (`ConflictPolicy.merge`): the entry carries `payload` and is based on the server's
+  /// version; the server's record becomes the record's server copy; later pending entries of
+  /// the record based on the same version are rebased too and get the server's side of the
+  /// merge for the fields they did not change themselves; the record shows the result.
+  /// - Parameters:
+  ///   - entry: the conflicted entry.
+  ///   - payload: the merged fields.
+  ///   - server: the server's current record.
+  ///   - record: the local record.
+  ///   - entries: the record's entries, in queue order, `entry` included.
+  /// - Returns: the plan, returning the entry after.
+  public static func rebase(
+    _ entry: OutboxEntry, payload: JSONValue, onto server: ServerRecord, record: LocalRecord?,
+    entries: [OutboxEntry]
+  ) -> StorePlan<OutboxEntry> {
+    let before = entry.operation.payload
+    let oldBase = entry.operation.baseVersion
+    var updated = entry
+    updated.operation.payload = payload
+    updated.operation.baseVersion = server.version
+    updated.state = .pending
+    var mutations: [StoreMutation] = [.replaceEntry(updated)]
+    // A later write keeps what it changed over this one; the merge fills in the rest.
+    func carried(_ later: JSONValue?) -> JSONValue? {
+      guard let later else { return nil }
+      if case .merged(let fields) = ThreeWayMerge.merge(
+        base: before, mine: later, theirs: payload, resolve: ThreeWayMerge.localWins)
+      {
+        return fields
+      }
+      return later
+    }
+    for other in entries where other.sequence > entry.sequence && other.state.isPending {
+      var rebased = other
+      if other.operation.baseVersion == oldBase { rebased.operation.baseVersion = server.version }
+      rebased.operation.payload = carried(other.operation.payload)
+      if rebased != other { mutations.append(.replaceEntry(rebased)) }
+    }
+    let key = entry.key
+    let shown = record.map { carried($0.payload) } ?? payload
+    mutations.append(
+      .putRecord(
+        LocalRecord(
+          key: key, payload: shown, state: .pending(payload: shown, server: server),
+          server: server)))
+    return StorePlan(mutations, result: updated)
+  }
+
   /// Drops every local change to a record: removes all its outbox entries (whatever their
   /// state) and restores the server's copy (or removes the record when the server never had
   /// it). The rollback of a refused optimistic write.

@@ -12,6 +12,8 @@ public struct ReplayReport: Sendable, Equatable {
   public var conflictsTakenFromServer: Int = 0
   /// Conflicts kept for the user (manual policy).
   public var conflictsKept: Int = 0
+  /// Conflicts settled by a three-way merge and sent again (merge policy).
+  public var conflictsMerged: Int = 0
   /// Entries still pending when the replay ended.
   public var pending: Int = 0
   /// Why the replay stopped early (a transient failure), nil when the queue was drained.
@@ -21,5 +23,7 @@ public struct ReplayReport: Sendable, Equatable {
   public init() {}
 
   /// Every conflict met.
-  public var conflicts: Int { conflictsResent + conflictsTakenFromServer + conflictsKept }
+  public var conflicts: Int {
+    conflictsResent + conflictsTakenFromServer + conflictsKept + conflictsMerged
+  }
 }

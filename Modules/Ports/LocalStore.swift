@@ -47,6 +47,36 @@ public protocol LocalStore: RecordStore, Outbox {
   /// - Throws: `StoreError.notFound` when no entry has `id`, `duplicate` when `newID` is taken.
   @discardableResult
   func requeue(_ id: UUID, as newID: UUID, baseVersion: Int?) throws -> OutboxEntry
+
+  /// Puts a conflicted write back in the queue with merged fields on top of the server's
+  /// record, atomically (`LocalStorePlan.rebase`: the entry, later entries of the record, the
+  /// record and its server copy). Its place in the queue and its attempt count are kept.
+  /// - Parameters:
+  ///   - id: the entry's operation id.
+  ///   - payload: the merged fields.
+  ///   - server: the server's current record, the write's new base.
+  /// - Returns: the entry after.
+  /// - Throws: `StoreError.notFound` when no entry has `id`; `StoreError.unusable` from a
+  ///   store that does not implement it (the default).
+  @discardableResult
+  func rebase(_ id: UUID, payload: JSONValue, onto server: ServerRecord) throws -> OutboxEntry
+}
+
+extension LocalStore {
+  /// Refuses: a store outside `LocalStoreBackend` cannot merge a conflicted write (the merge
+  /// policy then keeps the conflict for the user).
+  /// - Parameters:
+  ///   - id: the entry's operation id.
+  ///   - payload: the merged fields.
+  ///   - server: the server's current record.
+  /// - Returns: never.
+  /// - Throws: `StoreError.unusable`.
+  @discardableResult
+  public func rebase(_ id: UUID, payload: JSONValue, onto server: ServerRecord) throws
+    -> OutboxEntry
+  {
+    throw StoreError(.unusable, "This local store cannot merge a conflicted write.")
+  }
 }
 
 extension LocalStoreState: LocalStoreReader {

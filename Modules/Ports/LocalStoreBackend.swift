@@ -243,6 +243,29 @@ extension LocalStoreBackend {
     }
   }
 
+  /// Puts a conflicted write back in the queue with merged fields on top of the server's
+  /// record (`LocalStorePlan.rebase`).
+  /// - Parameters:
+  ///   - id: the operation id.
+  ///   - payload: the merged fields.
+  ///   - server: the server's current record.
+  /// - Returns: the entry after.
+  /// - Throws: `StoreError.notFound` when absent, `invalidInput` when `server` is another record.
+  @discardableResult
+  public func rebase(_ id: UUID, payload: JSONValue, onto server: ServerRecord) throws
+    -> OutboxEntry
+  {
+    try write { reader in
+      let entry = try Self.existing(reader, id)
+      guard server.id == entry.key.id else {
+        throw StoreError(.invalidInput, "The server's record \(server.id) is not \(entry.key).")
+      }
+      return LocalStorePlan.rebase(
+        entry, payload: payload, onto: server, record: try reader.record(entry.key),
+        entries: try reader.entries(for: entry.key))
+    }
+  }
+
   /// Rolls back a record's local changes.
   /// - Parameter key: the record.
   /// - Returns: the record after.

@@ -14,4 +14,15 @@ public protocol PathMonitor: Sendable {
   /// Watches until the calling task is cancelled, then releases its resources.
   /// - Throws: when the monitor cannot start (no permission, no socket).
   func run() async throws
+  /// The path now, asked of the system once, without running the monitor: for a short command
+  /// deciding whether trying the network is worth it. `currentPath` by default (a monitor that
+  /// cannot ask says what it last heard, `unknown` when nothing).
+  /// - Returns: the path.
+  func snapshot() async -> NetworkPath
+}
+
+extension PathMonitor {
+  /// What the monitor last heard: the default for a monitor that cannot ask the system once.
+  /// - Returns: `currentPath`.
+  public func snapshot() async -> NetworkPath { currentPath }
 }

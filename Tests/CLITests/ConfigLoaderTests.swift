@@ -46,6 +46,21 @@ struct ConfigLoaderTests {
     #expect(withFlags.retry.maxAttempts == 2)
   }
 
+  @Test("conflict_policy merge: from the file, the environment and the flags layer")
+  func mergePolicy() throws {
+    let file = ["/home/u/.config/courier/config.json": #"{"conflict_policy":"merge"}"#]
+    #expect(try load().conflictPolicy == .lastWriteWins)
+    #expect(try load(files: file).conflictPolicy == .merge)
+    #expect(try load(environment: ["COURIER_CONFLICT_POLICY": "merge"]).conflictPolicy == .merge)
+    #expect(
+      try load(environment: ["COURIER_CONFLICT_POLICY": "manual"], files: file).conflictPolicy
+        == .manual)
+    #expect(try load(flags: ["conflict_policy": "MERGE"]).conflictPolicy == .merge)
+    #expect(throws: ConfigError.self) {
+      try load(environment: ["COURIER_CONFLICT_POLICY": "merge-ish"])
+    }
+  }
+
   @Test("a whole number too large for Int is an error, not a trap (found by scripts/fuzz)")
   func hugeWholeNumber() {
     let path = "/home/u/.config/courier/config.json"

@@ -280,6 +280,28 @@ struct OutboxCommandsTests {
     #expect(puts.count == 2, "\(puts)")
   }
 
+  @Test("a write made beside a running sync --watch is sent by that watch, with no path change")
+  func watchSendsOthersWrites() async throws {
+    let backend = try await SharedBackend.fresh()
+    let dir = try await client(backend)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let url = backend.url.absoluteString
+    let (watch, _, _) = try start(url, ["sync", "--watch"], dir: dir)
+    defer { if watch.isRunning { kill(watch.processIdentifier, SIGKILL) } }
+    try await waitUntil("the watch holds the lock") {
+      lockSays(dir, pid: watch.processIdentifier, "sync --watch")
+    }
+    // This process finds the lock held and leaves the write to the watch.
+    let add = await run(url, ["--json", "articles", "add", "--title", "Beside"], dataDir: dir)
+    #expect(add.code == 0)
+    #expect((add.lines.first?["not_sent"] as? [String: Any])?["kind"] as? String == "busy")
+    try await waitUntil("the watch sends it") { try await serverTitles(backend) == ["Beside"] }
+    let puts = try await backend.log().filter { $0["method"] as? String == "PUT" }
+    #expect(puts.count == 1, "\(puts)")
+    watch.terminate()
+    #expect(await watch.exited(), "sync --watch ignored SIGTERM")
+  }
+
   @Test("sync while sync --watch runs exits 75 saying so; after the watch ends it syncs")
   func syncBesideWatch() async throws {
     let backend = try await SharedBackend.fresh()

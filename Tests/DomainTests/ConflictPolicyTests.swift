@@ -43,6 +43,9 @@ struct ConflictPolicyTests {
       name: "manual, server newer → keep both", policy: .manual, localMinusServer: -5,
       expected: .keepBoth),
     Row(
+      name: "merge on the record level alone → keep both (ReplayDecision merges)",
+      policy: .merge, localMinusServer: 5, expected: .keepBoth),
+    Row(
       name: "LWW without the server's record → keep both", policy: .lastWriteWins,
       localMinusServer: 5, serverRecord: false, expected: .keepBoth),
     Row(
@@ -66,7 +69,7 @@ struct ConflictPolicyTests {
     arguments: [
       ("lastWriteWins", ConflictPolicy.lastWriteWins), ("last_write_wins", .lastWriteWins),
       ("LAST-WRITE-WINS", .lastWriteWins), ("serverWins", .serverWins),
-      ("server_wins", .serverWins), ("manual", .manual),
+      ("server_wins", .serverWins), ("manual", .manual), ("merge", .merge), ("MERGE", .merge),
     ])
   func parse(_ text: String, _ expected: ConflictPolicy) {
     #expect(ConflictPolicy.parse(text) == expected)

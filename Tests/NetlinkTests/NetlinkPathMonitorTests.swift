@@ -219,6 +219,20 @@ struct NetlinkPathMonitorTests {
     try await second.value
   }
 
+  @Test("snapshot() asks the system once, without run(): satisfied, then not after the route goes")
+  func snapshotWithoutRun() async throws {
+    let pair = try VethPair()
+    defer { pair.remove() }
+    try pair.connect()
+    let monitor = NetlinkPathMonitor(options: .init(namespacePath: pair.path))
+    #expect(await monitor.snapshot().status == .satisfied)
+    try pair.here("route", "del", "default")
+    #expect(await monitor.snapshot().status == .unsatisfied)
+    // Nothing ran: the monitor itself heard nothing.
+    #expect(monitor.currentPath.status == .unknown)
+    #expect(monitor.statistics.fullDumps == 0)
+  }
+
   /// Every open descriptor as "number -> target" (socket:[inode], anon_inode:[eventfd]...).
   static func descriptors() throws -> Set<String> {
     let names = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")

@@ -27,9 +27,14 @@ final class CurlEasy {
   /// Creates and configures a handle for a transfer.
   /// - Throws: `CourierError` when libcurl refuses an option or the output file can't be made.
   init(_ transfer: Transfer, configuration: CurlTransport.Configuration) throws(CourierError) {
+    _ = curlGlobalInit
     guard let handle = curl_easy_init() else {
+      let reason = courier_curl_load_error().map {
+        "libcurl (libcurl.so.4) could not be loaded: \(String(cString: $0)). Install it "
+          + "(Debian: apt install libcurl4) or choose the urlsession transport."
+      }
       throw CourierError(
-        .connectionLost, underlying: "curl_easy_init failed", context: transfer.context)
+        .connectionLost, underlying: reason ?? "curl_easy_init failed", context: transfer.context)
     }
     self.transfer = transfer
     self.handle = handle

@@ -5,7 +5,9 @@ import Foundation
 import Synchronization
 
 /// libcurl's global setup, done once before the first handle (thread-safe in libcurl ≥ 7.84).
-private let curlGlobalInit: CURLcode = courier_curl_global_init()
+/// Touched by the first transfer, not by the transport's creation: libcurl is loaded on first
+/// use (decision 0504), and a command that sends nothing never loads it.
+let curlGlobalInit: CURLcode = courier_curl_global_init()
 
 /// The transport's side that callers touch: an inbox of commands for the thread that owns the
 /// multi handle, and the means to wake that thread. Everything libcurl touches stays on that
@@ -34,7 +36,6 @@ final class CurlEngine: Sendable {
 
   init(configuration: CurlTransport.Configuration) {
     self.configuration = configuration
-    _ = curlGlobalInit
   }
 
   var activeTransfers: Int { inbox.withLock { $0.active } }
@@ -142,7 +143,12 @@ private final class CurlLoop {
 
   func run() {
     guard let multi = curl_multi_init() else {
-      failAll(commands: engine.takeCommands(), reason: "curl_multi_init failed")
+      // libcurl is loaded on first use (decision 0504): say which library is missing.
+      let reason = courier_curl_load_error().map {
+        "libcurl (libcurl.so.4) could not be loaded: \(String(cString: $0)). Install it "
+          + "(Debian: apt install libcurl4) or choose the urlsession transport."
+      }
+      failAll(commands: engine.takeCommands(), reason: reason ?? "curl_multi_init failed")
       engine.threadEnded()
       return
     }

@@ -109,6 +109,34 @@ public final class NetlinkPathMonitor: PathMonitor {
     }
   }
 
+  /// One full dump of links, addresses and routes, evaluated: the path now, in about a
+  /// millisecond, without the monitor's subscription. Done on a thread of its own (in the
+  /// monitor's namespace when it has one); a failed dump answers `currentPath`.
+  /// - Returns: the path.
+  public func snapshot() async -> NetworkPath {
+    let fallback = currentPath
+    let generation = broadcaster.generation
+    let namespace = options.namespacePath
+    return await withCheckedContinuation { (done: CheckedContinuation<NetworkPath, Never>) in
+      let thread = Thread {
+        done.resume(
+          returning: Self.dumpOnce(namespace: namespace, generation: generation) ?? fallback)
+      }
+      thread.name = "courier-netlink-snapshot"
+      thread.start()
+    }
+  }
+
+  private static func dumpOnce(namespace: String?, generation: UInt64) -> NetworkPath? {
+    if let namespace, courier_setns_net(namespace) != 0 { return nil }
+    guard let wake = try? WakeSignal() else { return nil }
+    defer { wake.close() }
+    guard let requests = try? NetlinkSocket(groups: 0, receiveBuffer: nil) else { return nil }
+    let stats = Mutex(Statistics())
+    var session = Session(requests: requests, wake: wake, timeout: .seconds(2))
+    return try? session.fullDump(stats).evaluate(generation: generation)
+  }
+
   /// Times full resynchronisations (dump links, addresses and routes, then evaluate) in the
   /// calling thread's network namespace, for the benchmark (Benchmarks/netlink): SPI, not API.
   /// - Parameter repeats: how many snapshots to take.

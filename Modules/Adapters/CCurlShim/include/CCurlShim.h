@@ -7,6 +7,9 @@
 
 #include <curl/curl.h>
 
+/// Why libcurl could not be loaded (dlopen of libcurl.so.4 on first use), or NULL once it is.
+const char *courier_curl_load_error(void);
+
 /// curl_global_init(CURL_GLOBAL_ALL); thread-safe in libcurl >= 7.84 built "threadsafe".
 CURLcode courier_curl_global_init(void);
 

@@ -1,0 +1,253 @@
+#!/usr/bin/env bash
+# The command-line benchmark of issue 14 (Docs/benchmarks/cli.md): each `courier` command
+# against its peer, in one run, each number the minimum of RUNS fresh processes (peak RSS: the
+# maximum), then a table of ratios with their goals and PASS/MISS.
+#
+#   Benchmarks/cli/run.sh
+#
+# Environment (defaults in brackets):
+#   RUNS [20]            runs of each start-up, write and list row
+#   N [10000]            articles cached for `articles list --offline`
+#   UPLOAD_MIB ["1 1024"] upload sizes, in MiB (the first and the last make the "flat" row)
+#   UPLOAD_RUNS [3]      runs of each upload
+#   IMAGE_RUNS [3]       runs of each 24 MP JPEG → 2048 px
+#   SKIP_BUILD=1         reuse the binaries of the last run (in .build/cli-bench)
+#
+# It builds `courier` in release twice, with the Swift runtime linked statically (as
+# scripts/install does: the binary measured) and dynamically (the build before issue 14, for
+# reference; in .build/dynamic-stdlib), builds its peers (measure.c, fsync-peer.c, hello.swift with -static-stdlib and
+# without), starts the reference backend and the discard sink on free loopback ports, and
+# stops them at the end. The offline write runs in a network namespace it creates (only a
+# loopback, down) and deletes; without root it says so and uses a closed port instead.
+set -euo pipefail
+RUNS="${RUNS:-20}"
+N="${N:-10000}"
+read -r -a UPLOAD_SIZES <<<"${UPLOAD_MIB:-1 1024}"
+UPLOAD_RUNS="${UPLOAD_RUNS:-3}"
+IMAGE_RUNS="${IMAGE_RUNS:-3}"
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$ROOT"
+command -v swift >/dev/null || export PATH="/opt/swift/usr/bin:$PATH"
+OUT="$ROOT/.build/cli-bench"
+mkdir -p "$OUT"
+PY="$ROOT/Backend/.venv/bin/python"
+[ -x "$PY" ] || bash "$ROOT/Backend/run.sh" --setup-only >/dev/null
+CONVERT=/usr/bin/convert # the real ImageMagick, not a stand-in earlier on PATH
+for tool in gcc curl vipsthumbnail vips "$CONVERT" ip; do
+  command -v "$tool" >/dev/null || { echo "cli bench: $tool missing (run scripts/setup)" >&2; exit 1; }
+done
+
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  echo "cli bench: building courier (release, dynamic Swift runtime)..." >&2
+  # A scratch folder of its own: switching .build between the two recompiles every module.
+  swift build -c release --scratch-path .build/dynamic-stdlib --product courier >&2
+  cp "$(swift build -c release --scratch-path .build/dynamic-stdlib --show-bin-path)/courier" \
+    "$OUT/courier-dynamic"
+  echo "cli bench: building courier as scripts/install does (scripts/release-build)..." >&2
+  release_bin="$(scripts/release-build courier)" # its own statement: a failure stops here
+  cp "$release_bin/courier" "$OUT/courier-static"
+  echo "cli bench: building the peers..." >&2
+  gcc -O2 -o "$OUT/measure" Benchmarks/cli/measure.c
+  gcc -O2 -o "$OUT/fsync-peer" Benchmarks/cli/fsync-peer.c
+  swiftc -O -static-stdlib Benchmarks/cli/hello.swift -o "$OUT/hello-static" 2>/dev/null
+  swiftc -O Benchmarks/cli/hello.swift -o "$OUT/hello-dynamic"
+fi
+COURIER="$OUT/courier-static"
+MEASURE="$OUT/measure"
+if ldd "$COURIER" | grep -q libswiftCore; then
+  echo "cli bench: $COURIER is not linked statically" >&2
+  exit 1
+fi
+
+WORK="$(mktemp -d /tmp/courier-cli-bench.XXXXXX)"
+NETNS="courier-cli-bench-$$"
+BACKEND=""
+SINK=""
+cleanup() {
+  for pid in $BACKEND $SINK; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true; done
+  ip netns delete "$NETNS" 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_http() {
+  for _ in $(seq 300); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done
+  echo "cli bench: nothing answers at $1" >&2
+  exit 1
+}
+
+RESULTS="$WORK/results.tsv"
+: >"$RESULTS"
+# measure NAME RUNS COMMAND...: appends "NAME wall cpu rss_kib" to the results. The runner
+# itself starts inside WRAP (e.g. `ip netns exec NS`), so what WRAP costs is not measured.
+WRAP=()
+measure() {
+  local name="$1" runs="$2"
+  shift 2
+  local line
+  line="$("${WRAP[@]}" "$MEASURE" "$runs" "$@")"
+  printf '%s\t%s\n' "$name" "${line// /$'\t'}" >>"$RESULTS"
+  echo "cli bench: $name: $line" >&2
+}
+
+# 1. Start-up: --version and status, static and dynamic, against the Swift hellos.
+echo "cli bench: start-up..." >&2
+measure hello-static "$RUNS" "$OUT/hello-static"
+measure hello-dynamic "$RUNS" "$OUT/hello-dynamic"
+measure version-static "$RUNS" "$COURIER" --version
+measure version-dynamic "$RUNS" "$OUT/courier-dynamic" --version
+measure status-static "$RUNS" env HOME="$WORK" "$COURIER" --data-dir "$WORK/status" status
+measure status-dynamic "$RUNS" env HOME="$WORK" "$OUT/courier-dynamic" --data-dir "$WORK/status" status
+
+# 2. The backend, a logged-in client with N cached articles, and curl's list for comparison.
+PORT="$(free_port)"
+COURIER_BACKEND_DATA="$WORK/backend" COURIER_BACKEND_LOG_LEVEL=warning \
+  Backend/run.sh --port "$PORT" >"$WORK/backend.log" 2>&1 &
+BACKEND=$!
+BASE="http://127.0.0.1:$PORT"
+wait_http "$BASE/health"
+C=("$COURIER" --base-url "$BASE")
+export HOME="$WORK"
+echo secret | "${C[@]}" --data-dir "$WORK/list" login --username alice --password-stdin >/dev/null
+echo secret | "${C[@]}" --data-dir "$WORK/offline" login --username alice --password-stdin >/dev/null
+echo "cli bench: seeding $N articles..." >&2
+"$PY" Benchmarks/sync/peer.py 127.0.0.1 "$PORT" "$N" >/dev/null
+"${C[@]}" --data-dir "$WORK/list" articles list >/dev/null # fetches and caches them
+"${C[@]}" --data-dir "$WORK/list" articles list --offline --json >"$WORK/offline.json"
+got="$("$PY" -c 'import json,sys; print(len(json.loads(open(sys.argv[1]).readline())["articles"]))' "$WORK/offline.json")"
+[ "$got" -ge "$N" ] || { echo "cli bench: the cache holds $got articles, not $N" >&2; exit 1; }
+TOKEN="$(curl -s -X POST -H 'Content-Type: application/json' \
+  -d '{"username":"alice","password":"secret"}' "$BASE/auth/token" |
+  "$PY" -c 'import json,sys; print(json.load(sys.stdin)["access_token"])')"
+curl -sf -H "Authorization: Bearer $TOKEN" "$BASE/articles" >/dev/null # warm
+echo "cli bench: list ($got cached)..." >&2
+measure list-offline "$RUNS" "${C[@]}" --data-dir "$WORK/list" articles list --offline
+measure curl-list "$RUNS" curl -sf -H "Authorization: Bearer $TOKEN" "$BASE/articles"
+
+# 3. A write with no usable path, against start-up + one fdatasync.
+echo "cli bench: offline write..." >&2
+if [ "$(id -u)" = 0 ] && ip netns add "$NETNS" 2>/dev/null; then
+  OFFLINE_HOW="network namespace, only lo, down"
+  IN_NS=(ip netns exec "$NETNS")
+else
+  OFFLINE_HOW="base URL on a closed loopback port (no root for a namespace)"
+  IN_NS=()
+  C=("$COURIER" --base-url "http://127.0.0.1:$(free_port)")
+fi
+WRAP=("${IN_NS[@]}")
+measure add-offline "$RUNS" "${C[@]}" --data-dir "$WORK/offline" articles add --title "offline"
+measure fsync-peer "$RUNS" "$OUT/fsync-peer" "$WORK/offline/peer.log"
+WRAP=()
+# Every offline add was saved and queued, none sent.
+pending="$("$COURIER" --data-dir "$WORK/offline" --json outbox |
+  "$PY" -c 'import json,sys; print(json.load(sys.stdin)["pending"])')"
+[ "$pending" = "$RUNS" ] || { echo "cli bench: $pending writes queued, not $RUNS" >&2; exit 1; }
+kill "$BACKEND" && wait "$BACKEND" 2>/dev/null || true
+BACKEND=""
+
+# 4. Uploads to the discard sink: courier --no-compress against curl -F.
+SPORT="$(free_port)"
+(cd Backend && exec "$PY" -m courier_backend.sink --port "$SPORT") >"$WORK/sink.log" 2>&1 &
+SINK=$!
+SINK_URL="http://127.0.0.1:$SPORT/"
+wait_http "$SINK_URL"
+for size in "${UPLOAD_SIZES[@]}"; do
+  echo "cli bench: upload $size MiB..." >&2
+  head -c "$((size * 1024 * 1024))" /dev/urandom >"$WORK/payload.bin"
+  cat "$WORK/payload.bin" >/dev/null
+  measure "upload-curl-$size" "$UPLOAD_RUNS" curl -sS -F title=bench -F "file=@$WORK/payload.bin" "$SINK_URL"
+  measure "upload-courier-$size" "$UPLOAD_RUNS" "$COURIER" --base-url "http://127.0.0.1:$SPORT" \
+    --data-dir "$WORK/upload" --timeout 600 upload "$WORK/payload.bin" --no-compress --to "$SINK_URL"
+  rm -f "$WORK/payload.bin"
+done
+
+# 5. A 24 MP JPEG to a 2048 px long edge: courier's compression path (upload to the sink,
+#    which compresses first) against vipsthumbnail, as Benchmarks/compression makes it.
+echo "cli bench: 24 MP JPEG..." >&2
+"$CONVERT" -seed 11 -size 1500x1000 plasma:fractal -depth 8 "$WORK/p.png"
+vips resize "$WORK/p.png" "$WORK/up.v" 4 --kernel lanczos3
+vips gaussnoise "$WORK/n.v" 6000 4000 --sigma 10 --mean 0
+vips add "$WORK/up.v" "$WORK/n.v" "$WORK/s.v"
+vips cast "$WORK/s.v" "$WORK/c.v" uchar
+vips jpegsave "$WORK/c.v" "$WORK/photo.jpg" --Q 92
+rm -f "$WORK"/*.v "$WORK/p.png"
+measure image-vipsthumbnail "$IMAGE_RUNS" vipsthumbnail "$WORK/photo.jpg" -s 2048 \
+  -o "$WORK/thumb.jpg[Q=70,strip,optimize_coding]"
+measure image-courier "$IMAGE_RUNS" "$COURIER" --base-url "http://127.0.0.1:$SPORT" \
+  --data-dir "$WORK/upload" upload "$WORK/photo.jpg" --to "$SINK_URL"
+
+# The table.
+echo
+printf 'courier %s, %s, %d cores, load %s; RUNS=%s N=%s UPLOAD_MIB="%s" UPLOAD_RUNS=%s IMAGE_RUNS=%s\n' \
+  "$("$COURIER" --version | cut -d' ' -f2)" "$(uname -r)" "$(nproc)" \
+  "$(cut -d' ' -f1-3 /proc/loadavg)" "$RUNS" "$N" "${UPLOAD_SIZES[*]}" "$UPLOAD_RUNS" "$IMAGE_RUNS"
+printf 'offline write: %s\n\n' "$OFFLINE_HOW"
+"$PY" - "$RESULTS" "${UPLOAD_SIZES[0]}" "${UPLOAD_SIZES[${#UPLOAD_SIZES[@]}-1]}" <<'PYEOF'
+import sys
+
+rows = {}
+for line in open(sys.argv[1]):
+    name, wall, cpu, rss = line.rstrip("\n").split("\t")
+    rows[name] = (float(wall), float(cpu), int(rss) / 1024)
+small, large = sys.argv[2], sys.argv[3]
+table = []
+
+
+def row(what, courier, peer, value, goal, ok):
+    table.append((what, courier, peer, value, goal, "PASS" if ok else "MISS"))
+
+
+def ms(name):
+    return f"{rows[name][0] * 1000:.1f} ms"
+
+
+def mib(name):
+    return f"{rows[name][2]:.1f} MiB"
+
+
+for command, name in (("--version", "version-static"), ("status", "status-static")):
+    ratio = rows[name][0] / rows["hello-static"][0]
+    row(f"`courier {command}` wall", ms(name), ms("hello-static") + " (static hello)",
+        f"{ratio:.2f}×", "≤ 1.5×", ratio <= 1.5)
+    row(f"`courier {command}` peak RSS", mib(name), mib("hello-static") + " (static hello)",
+        mib(name), "≤ 16 MiB", rows[name][2] <= 16)
+ratio = rows["add-offline"][0] / rows["fsync-peer"][0]
+row("`courier articles add`, no usable path", ms("add-offline"),
+    ms("fsync-peer") + " (C start + fdatasync)", f"{ratio:.2f}×", "≤ 2×", ratio <= 2)
+ratio = rows["list-offline"][0] / rows["curl-list"][0]
+row("`courier articles list --offline`, N cached", ms("list-offline"),
+    ms("curl-list") + " (curl GET, warm)", f"{ratio:.2f}×", "≤ 0.5×", ratio <= 0.5)
+for size in sorted({small, large}, key=int):
+    c, p = f"upload-courier-{size}", f"upload-curl-{size}"
+    speed = rows[p][0] / rows[c][0]
+    mb = int(size)
+    row(f"upload {size} MiB --no-compress, throughput", f"{mb / rows[c][0]:.0f} MiB/s",
+        f"{mb / rows[p][0]:.0f} MiB/s (curl -F)", f"{speed:.2f}×", "≥ 1.0×", speed >= 1.0)
+    row(f"upload {size} MiB --no-compress, peak RSS", mib(c), mib(p) + " (curl -F)", mib(c),
+        "≤ 24 MiB", rows[c][2] <= 24)
+if small != large:
+    growth = rows[f"upload-courier-{large}"][2] - rows[f"upload-courier-{small}"][2]
+    row(f"upload peak RSS, {large} MiB − {small} MiB", mib(f"upload-courier-{large}"),
+        mib(f"upload-courier-{small}"), f"{growth:+.1f} MiB", "flat (≤ +2 MiB)", growth <= 2)
+ratio = rows["image-courier"][2] / rows["image-vipsthumbnail"][2]
+row("24 MP JPEG → 2048 px, peak RSS", mib("image-courier"), mib("image-vipsthumbnail") +
+    " (vipsthumbnail)", f"{ratio:.2f}×", "≤ 1.0×", ratio <= 1.0)
+ratio = rows["image-courier"][1] / rows["image-vipsthumbnail"][1]
+row("24 MP JPEG → 2048 px, CPU", f"{rows['image-courier'][1]:.2f} s",
+    f"{rows['image-vipsthumbnail'][1]:.2f} s (vipsthumbnail)", f"{ratio:.2f}×", "≤ 1.05×",
+    ratio <= 1.05)
+
+print("| row | courier | peer | ratio / value | goal | |")
+print("|---|---:|---:|---:|---|---|")
+for r in table:
+    print("| " + " | ".join(r) + " |")
+print()
+print("Static vs dynamic Swift runtime (reference, same run):")
+print()
+print("| command | wall | CPU | peak RSS |")
+print("|---|---:|---:|---:|")
+for name in ("hello-static", "hello-dynamic", "version-static", "version-dynamic",
+             "status-static", "status-dynamic"):
+    wall, cpu, rss = rows[name]
+    print(f"| {name} | {wall * 1000:.1f} ms | {cpu * 1000:.1f} ms | {rss:.1f} MiB |")
+PYEOF

@@ -1,0 +1,59 @@
+import CourierLinux
+import Foundation
+
+/// What this build of `courier` is: its version (the one place it is written) and the
+/// adapters the composition root can pick, with the default of each.
+public enum BuildInfo {
+  /// The version of Courier's tools.
+  public static let version = "0.1.0"
+
+  /// One kind of adapter: what the build has and what it picks when nothing is configured.
+  public struct Adapters: Sendable, Equatable {
+    /// The name of the kind, plural: `transports`.
+    public var kind: String
+    /// The adapters, by the name configuration uses.
+    public var available: [String]
+    /// The one used when nothing is configured.
+    public var defaultName: String
+  }
+
+  /// The adapters of this build, by kind, in a fixed order.
+  public static var adapters: [Adapters] {
+    // No HOME lookup: only the adapter defaults are read.
+    let defaults = CourierConfig(environment: ["HOME": "/"])
+    return [
+      Adapters(
+        kind: "transports", available: CourierConfig.TransportAdapter.allCases.map(\.rawValue),
+        defaultName: defaults.transport.rawValue),
+      Adapters(
+        kind: "stores", available: CourierConfig.StoreAdapter.allCases.map(\.rawValue),
+        defaultName: defaults.store.rawValue),
+      Adapters(
+        kind: "path_monitors",
+        available: CourierConfig.PathMonitorAdapter.allCases.map(\.rawValue),
+        defaultName: defaults.pathMonitor.rawValue),
+      // One compressor, libvips, loaded with dlopen on the first compression.
+      Adapters(kind: "compressors", available: ["vips"], defaultName: "vips"),
+    ]
+  }
+
+  /// `courier 0.1.0 (transports: curl, urlsession, memory; default curl; …)`.
+  public static var line: String {
+    let parts = adapters.map { adapters in
+      let kind = adapters.kind.replacingOccurrences(of: "_", with: " ")
+      return
+        "\(kind): \(adapters.available.joined(separator: ", ")); default \(adapters.defaultName)"
+    }
+    return "courier \(version) (\(parts.joined(separator: "; ")))"
+  }
+
+  /// The same as one JSON object: `{"version": …, "transports": {"available": […],
+  /// "default": …}, …}`.
+  public static var json: String {
+    var object: [String: Any] = ["version": version]
+    for adapters in adapters {
+      object[adapters.kind] = ["available": adapters.available, "default": adapters.defaultName]
+    }
+    return JSONLine.encode(object)
+  }
+}

@@ -1,0 +1,115 @@
+import Foundation
+
+/// Decides what the replay does with an outbox entry once the server answered (decisions 0410,
+/// 0411, 0414): complete it, send it again on a new base, keep it conflicted, mark it refused,
+/// or stop the replay.
+///
+/// Pure: every row is a table test (`ReplayDecisionTests`); the sync engine only carries the
+/// step out against its store.
+public struct ReplayDecision: Sendable {
+  /// How version conflicts are settled.
+  public var policy: ConflictPolicy
+  /// How the collection's records name their id, version and update time (to read `current`).
+  public var schema: RecordSchema
+  /// How many last-write-wins re-sends of one entry a replay allows before keeping it
+  /// conflicted (two clients fighting must not loop forever).
+  public var maxResends: Int
+  /// Settles the fields both sides changed under `ConflictPolicy.merge`; nil for last write
+  /// wins per field (`ThreeWayMerge.lastWriteWins`).
+  public var resolver: FieldResolver?
+
+  /// Creates a decision.
+  /// - Parameters:
+  ///   - policy: the conflict policy.
+  ///   - schema: the collection's record schema.
+  ///   - maxResends: the re-send bound per entry and replay.
+  ///   - resolver: the merge policy's resolver for fields both sides changed.
+  public init(
+    policy: ConflictPolicy, schema: RecordSchema = .standard, maxResends: Int = 3,
+    resolver: FieldResolver? = nil
+  ) {
+    self.policy = policy
+    self.schema = schema
+    self.maxResends = maxResends
+    self.resolver = resolver
+  }
+
+  /// Decides the step for one entry.
+  /// - Parameters:
+  ///   - entry: the entry sent (its operation: kind, base version, edit time).
+  ///   - answer: what came back.
+  ///   - resends: how many times this replay already re-sent the entry after a conflict.
+  ///   - base: the server's copy the local record holds (`LocalRecord.server`); under the
+  ///     merge policy it is the base copy of the write when its version is the write's base
+  ///     version, and the merge goes without a base otherwise.
+  /// - Returns: the step.
+  public func step(
+    for entry: OutboxEntry, answer: ReplayAnswer, resends: Int = 0, base: ServerRecord? = nil
+  ) -> ReplayStep {
+    let error: CourierError
+    switch answer {
+    case .delivered(let record):
+      return .complete(serverRecord: record)
+    case .failed(let failure):
+      error = failure
+    }
+    // Already gone: the delete's effect holds (a replay after a lost response), when the 404
+    // is the server's own and not a portal's page.
+    if entry.operation.kind == .delete, DeliveryProof.deleteAlreadyApplied(error) {
+      return .complete(serverRecord: nil)
+    }
+    // Only the server's own refusal is recorded against a write. Anything else stops the
+    // replay and keeps the entry pending with its Idempotency-Key (0414).
+    guard error.kind == .business || error.kind == .conflict else { return .stop(error) }
+    if error.kind == .conflict, error.code == "version_conflict" || error.current != nil {
+      return conflict(entry, current: error.current, resends: resends, base: base)
+    }
+    return .reject(message: error.serverMessage ?? error.userMessage, code: error.code)
+  }
+
+  private func conflict(
+    _ entry: OutboxEntry, current: JSONValue?, resends: Int, base: ServerRecord?
+  ) -> ReplayStep {
+    let server = current.flatMap { try? schema.serverRecord(from: $0) }
+    if policy == .merge, let server {
+      return merge(entry, current: current ?? .null, server: server, resends: resends, base: base)
+    }
+    var resolution = policy.resolve(localEditAt: entry.operation.enqueuedAt, server: server)
+    if case .resend = resolution, resends >= maxResends { resolution = .keepBoth }
+    switch resolution {
+    case .resend(let base):
+      return .resend(baseVersion: base, adopting: server)
+    case .takeServer:
+      return .takeServer(server)
+    case .keepBoth:
+      return .keepConflict(current: current ?? .null, adopting: server)
+    }
+  }
+
+  private func merge(
+    _ entry: OutboxEntry, current: JSONValue, server: ServerRecord, resends: Int,
+    base: ServerRecord?
+  ) -> ReplayStep {
+    // Two clients merging in turn converge, but a server that keeps changing must not loop.
+    guard resends < maxResends else { return .keepConflict(current: current, adopting: server) }
+    let operation = entry.operation
+    let baseKnown = base != nil && base?.version == operation.baseVersion
+    let resolve =
+      resolver
+      ?? ThreeWayMerge.lastWriteWins(
+        localEditAt: operation.enqueuedAt, serverUpdatedAt: server.updatedAt)
+    let mine: JSONValue? = operation.kind == .delete ? nil : operation.payload ?? .object([:])
+    switch ThreeWayMerge.merge(
+      base: base?.payload, mine: mine, theirs: server.payload, baseKnown: baseKnown,
+      resolve: resolve)
+    {
+    case .merged(let payload):
+      return .resendMerged(payload: payload, onto: server)
+    case .deleted:
+      // Only a local delete of a record the server left as it was: send it on the new version.
+      return .resend(baseVersion: server.version, adopting: server)
+    case .conflict:
+      return .keepConflict(current: current, adopting: server)
+    }
+  }
+}

@@ -1,0 +1,104 @@
+import CourierTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// `courier articles add` in a network namespace with no usable path (loopback only): the
+/// write is saved and the command ends without trying the network; with a route to the same
+/// (absent) server, it tries. A namespace created and removed here.
+@Suite("An offline write does not try the network", .serialized)
+struct OfflineWriteTests {
+  static var root: Bool { getuid() == 0 }
+
+  /// Runs a command to the end: its status, standard output and standard error.
+  static func run(_ arguments: [String], environment: [String: String]) throws -> (
+    Int32, String, String
+  ) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = arguments
+    process.environment = environment
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+    try process.run()
+    // Both pipes are drained before waiting, so a full pipe cannot stall the child.
+    let errData = Mutex<Data>(Data())
+    let reader = Thread { errData.withLock { $0 = err.fileHandleForReading.readDataToEndOfFile() } }
+    reader.start()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    while reader.isExecuting || !reader.isFinished { usleep(1000) }
+    return (
+      process.terminationStatus, String(decoding: outData, as: UTF8.self),
+      String(decoding: errData.withLock { $0 }, as: UTF8.self)
+    )
+  }
+
+  @Test(
+    "no route: saved at once, no request; with a route: the request is tried", .enabled(if: root))
+  func offlineWrite() async throws {
+    let binary = ReferenceBackend.repositoryRoot.appendingPathComponent(".build/debug/courier")
+    try #require(FileManager.default.isExecutableFile(atPath: binary.path))
+    let namespace = "coffline-\(getpid())"
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("courier-off-\(UUID())")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer {
+      _ = try? Self.run(["ip", "netns", "del", namespace], environment: [:])
+      try? FileManager.default.removeItem(at: dir)
+    }
+    let (added, _, addError) = try Self.run(["ip", "netns", "add", namespace], environment: [:])
+    try #require(added == 0, "ip netns add: \(addError)")
+    let environment = [
+      "HOME": dir.path, "XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path,
+      "PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "COURIER_TOKEN": "t", "COURIER_MAX_ATTEMPTS": "1",
+    ]
+    // A server on this machine with the loopback link down (a new namespace's is): not tried.
+    let local = [
+      "ip", "netns", "exec", namespace, binary.path, "--base-url", "http://127.0.0.1:9",
+      "--data-dir", dir.appendingPathComponent("local").path, "--verbose",
+    ]
+    let down = try Self.run(
+      local + ["articles", "add", "--title", "lo down"], environment: environment)
+    #expect(down.0 == 0, "\(down.1)\(down.2)")
+    #expect(!down.2.contains("→ PUT"), "a request was tried with loopback down: \(down.2)")
+    let (up, _, upError) = try Self.run(
+      ["ip", "-n", namespace, "link", "set", "lo", "up"], environment: [:])
+    try #require(up == 0, "lo up: \(upError)")
+    let tried = try Self.run(
+      local + ["articles", "add", "--title", "lo up"], environment: environment)
+    #expect(tried.2.contains("→ PUT"), "not tried with loopback up: \(tried.2)")
+
+    let courier = [
+      "ip", "netns", "exec", namespace, binary.path, "--base-url", "http://10.80.0.2:8080",
+      "--data-dir", dir.appendingPathComponent("data").path, "--verbose",
+    ]
+    let (status, out, err) = try Self.run(
+      courier + ["articles", "add", "--title", "offline"], environment: environment)
+    #expect(status == 0, "\(out)\(err)")
+    #expect(out.contains("Added article"), "\(out)")
+    #expect(out.contains("Not sent yet"), "\(out)")
+    #expect(!err.contains("→ PUT"), "a request was tried: \(err)")
+    let (_, outbox, _) = try Self.run(courier + ["outbox"], environment: environment)
+    #expect(outbox.contains("1 pending"), "\(outbox)")
+
+    // A route to the server (a veth whose peer has no address: nothing answers): now the
+    // write is tried.
+    for command in [
+      ["ip", "-n", namespace, "link", "add", "va", "type", "veth", "peer", "name", "vb"],
+      ["ip", "-n", namespace, "addr", "add", "10.80.0.1/24", "dev", "va"],
+      ["ip", "-n", namespace, "link", "set", "va", "up"],
+      ["ip", "-n", namespace, "link", "set", "vb", "up"],
+      ["ip", "-n", namespace, "route", "add", "default", "via", "10.80.0.2", "dev", "va"],
+    ] {
+      let (status, _, err) = try Self.run(command, environment: [:])
+      try #require(status == 0, "\(command.joined(separator: " ")): \(err)")
+    }
+    let routed = try Self.run(
+      courier + ["--timeout", "1", "articles", "add", "--title", "routed"],
+      environment: environment)
+    #expect(routed.2.contains("→ PUT"), "the write was not tried with a route: \(routed.2)")
+  }
+}

@@ -1,0 +1,106 @@
+import CourierDomain
+import Foundation
+import Testing
+
+@Suite("ReplayRequest")
+struct ReplayRequestTests {
+  static let id = UUID(uuidString: "6F1C2A4E-0000-4000-8000-00000000000A") ?? UUID()
+  static let articles = CollectionDescription(name: "articles")
+
+  static func operation(
+    _ kind: OutboxKind, id: String = "a1", base: Int? = nil, payload: JSONValue? = nil
+  ) -> OutboxOperation {
+    OutboxOperation(
+      id: Self.id, key: RecordKey(collection: "articles", id: id), kind: kind, payload: payload,
+      baseVersion: base, enqueuedAt: Date(timeIntervalSinceReferenceDate: 0))
+  }
+
+  struct Row: Sendable, CustomTestStringConvertible {
+    var name: String
+    var operation: OutboxOperation
+    var collection = ReplayRequestTests.articles
+    var method: HTTPMethod
+    var path: String
+    var ifMatch: String?
+    var key: String
+    var contentType: String?
+    var body: String?
+    var testDescription: String { name }
+  }
+
+  static let payload: JSONValue = .object([
+    "title": .string("a/b"), "body": .string("x"), "tags": .array([.integer(2), .integer(1)]),
+  ])
+
+  static let rows: [Row] = [
+    Row(
+      name: "create: PUT, no If-Match, key = operation id, sorted body",
+      operation: operation(.create, payload: payload), method: .put, path: "/articles/a1",
+      key: "6f1c2a4e-0000-4000-8000-00000000000a",
+      contentType: "application/json; charset=utf-8",
+      body: #"{"body":"x","tags":[2,1],"title":"a/b"}"#),
+    Row(
+      name: "update on v4: If-Match \"v4\", key carries .v4",
+      operation: operation(.update, base: 4, payload: payload), method: .put,
+      path: "/articles/a1", ifMatch: "\"v4\"", key: "6f1c2a4e-0000-4000-8000-00000000000a.v4",
+      contentType: "application/json; charset=utf-8",
+      body: #"{"body":"x","tags":[2,1],"title":"a/b"}"#),
+    Row(
+      name: "create re-based after a conflict on v9 (a create with a base)",
+      operation: operation(.create, base: 9, payload: payload), method: .put,
+      path: "/articles/a1", ifMatch: "\"v9\"", key: "6f1c2a4e-0000-4000-8000-00000000000a.v9",
+      contentType: "application/json; charset=utf-8",
+      body: #"{"body":"x","tags":[2,1],"title":"a/b"}"#),
+    Row(
+      name: "update without a payload sends an empty object",
+      operation: operation(.update, base: 1), method: .put, path: "/articles/a1",
+      ifMatch: "\"v1\"", key: "6f1c2a4e-0000-4000-8000-00000000000a.v1",
+      contentType: "application/json; charset=utf-8", body: "{}"),
+    Row(
+      name: "delete on v2: DELETE, If-Match, no body, no Content-Type",
+      operation: operation(.delete, base: 2), method: .delete, path: "/articles/a1",
+      ifMatch: "\"v2\"", key: "6f1c2a4e-0000-4000-8000-00000000000a.v2"),
+    Row(
+      name: "an id with a space and a question mark is percent-encoded",
+      operation: operation(.delete, id: "a b?c", base: 2), method: .delete,
+      path: "/articles/a%20b%3Fc", ifMatch: "\"v2\"",
+      key: "6f1c2a4e-0000-4000-8000-00000000000a.v2"),
+    Row(
+      name: "another collection's path",
+      operation: operation(.delete, base: 2),
+      collection: CollectionDescription(name: "notes", path: "/api/v2/notes"), method: .delete,
+      path: "/api/v2/notes/a1", ifMatch: "\"v2\"",
+      key: "6f1c2a4e-0000-4000-8000-00000000000a.v2"),
+  ]
+
+  @Test("request table", arguments: rows)
+  func request(_ row: Row) throws {
+    let request = ReplayRequest(row.operation, collection: row.collection)
+    #expect(request.method == row.method)
+    #expect(request.path == row.path)
+    #expect(request.headers["If-Match"] == row.ifMatch)
+    #expect(request.headers["Idempotency-Key"] == row.key)
+    #expect(request.headers["Content-Type"] == row.contentType)
+    let body = try request.body().map { String(decoding: $0, as: UTF8.self) }
+    #expect(body == row.body)
+  }
+
+  @Test("the same payload gives the same bytes whatever the insertion order")
+  func canonicalBytes() throws {
+    var members: [String: JSONValue] = [:]
+    for letter in "zyxwvutsrqponmlkjihgfedcba" { members[String(letter)] = .integer(1) }
+    let one = ReplayRequest(
+      Self.operation(.create, payload: .object(members)), collection: Self.articles)
+    let reversed = Dictionary(uniqueKeysWithValues: members.reversed())
+    let two = ReplayRequest(
+      Self.operation(.create, payload: .object(reversed)), collection: Self.articles)
+    let bytes = try one.body()
+    #expect(bytes == (try two.body()))
+    #expect(bytes.map { String(decoding: $0, as: UTF8.self) }?.hasPrefix(#"{"a":1,"b":1"#) == true)
+  }
+
+  @Test("CollectionDescription's path defaults to /<name>")
+  func defaultPath() {
+    #expect(CollectionDescription(name: "notes").path == "/notes")
+  }
+}
