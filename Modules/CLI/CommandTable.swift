@@ -148,6 +148,7 @@ public enum CommandTable {
         .option("--max-pixels", "N", "the longest edge after downsampling (default 2048)"),
         .option("--quality", "Q", "JPEG quality, 1-100 or 0.01-1.0 (default 70)"),
         .toggle("--no-compress", "send the file as is"),
+        .toggle("--resumable", "resumable upload with tus 1.0.0 (resumes after kill -9)"),
       ],
       positionals: [Positional(name: "FILE", kind: .file, optional: false)]),
     Entry("status", "print the network path now, and why"),

@@ -105,7 +105,7 @@ public enum HelpText {
 
   static let upload = """
     USAGE: courier upload FILE [--title T] [--field NAME=VALUE]... [--to URL]
-                          [--max-pixels N] [--quality Q] [--no-compress]
+                          [--max-pixels N] [--quality Q] [--no-compress] [--resumable]
 
     Downsamples and compresses an image (JPEG, quality 70, long edge 2048 px, EXIF orientation
     applied, metadata and GPS removed), then sends it as multipart/form-data to BASE_URL/photos
@@ -114,6 +114,14 @@ public enum HelpText {
     a device). On a terminal: a progress bar and a line per retry.
     With --json: one JSON object per event, then the result.
 
+    With --resumable (or "resumable_uploads": true in the config file), the file (compressed
+    first, as above) goes with the tus 1.0.0 protocol to BASE_URL/uploads (or --to URL, any tus
+    server; the session's token goes only to the base URL's server) in checksummed 4 MiB
+    chunks. Interrupted, even by kill -9, the same command with the same file asks the server
+    how much it has and sends only the rest ("resumed at" / "resumed_at" with --json); a
+    changed file starts over. The resume state lives in the data folder until the server
+    confirms the last byte.
+
     OPTIONS:
       --title T             the photo's title (default: the file's name)
       --field NAME=VALUE    an extra text field (repeatable)
@@ -121,6 +129,7 @@ public enum HelpText {
       --max-pixels N        the longest edge after downsampling (default 2048)
       --quality Q           JPEG quality, 1-100 or 0.01-1.0 (default 70)
       --no-compress         send the file as is
+      --resumable           resumable upload with tus 1.0.0 (resumes after kill -9)
 
     \(globalOptions)
     """ + "\n"

@@ -13,8 +13,12 @@ enum UploadCommand {
     let file = URL(fileURLWithPath: options.file)
     if let problem = fileProblem(file) { return context.report(problem) }
     let client = context.client
-    let target = try client.url(options.target ?? "/photos")
-    if let given = options.target {
+    let session = context.session
+    let resumable = options.resumable || session.environment.config.resumableUploads
+    let target = try client.url(options.target ?? (resumable ? "/uploads" : "/photos"))
+    // A tus endpoint may be another server (the token never goes there: the auth step sends
+    // it to the base URL's origin only); a multipart target must be on the base URL's server.
+    if let given = options.target, !resumable {
       try GetCommand.sameServer(target, path: given, client: client, command: "upload")
     }
     var compression = CompressionOptions()
@@ -25,13 +29,19 @@ enum UploadCommand {
       fields: options.fields.map { MultipartPart.text($0.name, $0.value) },
       compress: !options.noCompress, compression: compression,
       // The photos endpoint answers with the stored record; another target only has to answer
-      // JSON (the reference backend's /upload echoes what it parsed as a list).
-      confirmation: options.target == nil ? .record : .json)
-    let session = context.session
+      // JSON (the reference backend's /upload echoes what it parsed as a list). A tus upload
+      // to the backend's /uploads must name the photo it became; elsewhere the final offset
+      // is the proof.
+      confirmation: options.target == nil ? .record : (resumable ? .status : .json))
     let view = UploadView(context: context)
     // The upload runs in a task of its own so SIGINT or SIGTERM can cancel it, and the command
     // waits for it to finish unwinding: its temporary files are gone when the process exits.
-    let upload = Task { try await session.upload(request) { view.show($0) } }
+    let upload = Task {
+      resumable
+        ? try await session.uploadResumable(
+          request, onState: { view.show($0) }, onResume: { view.resumed(at: $0, total: $1) })
+        : try await session.upload(request) { view.show($0) }
+    }
     let interrupts = SignalWaiter([SIGINT, SIGTERM]) { _ in upload.cancel() }
     defer { interrupts.cancel() }
     let outcome = await upload.result
@@ -64,6 +74,7 @@ final class UploadView: Sendable {
     var attemptStart = ContinuousClock.now
     var lastDraw: ContinuousClock.Instant?
     var barShown = false
+    var resumedFrom: Int64 = 0
   }
 
   private let context: CommandContext
@@ -116,8 +127,44 @@ final class UploadView: Sendable {
     }
   }
 
+  /// A resumable upload goes on from `offset`: said once, and the rate counts from there.
+  func resumed(at offset: Int64, total: Int64) {
+    state.withLock {
+      $0.attemptStart = .now
+      $0.resumedFrom = offset
+      $0.lastDraw = nil
+    }
+    if json {
+      emit(["event": "resumed", "resumed_at": offset, "total": total])
+    } else {
+      finishProgress()
+      output.err(
+        "courier: resumed at \(CompressionDecision.formatBytes(offset)) of "
+          + "\(CompressionDecision.formatBytes(total)): the server has the rest before it\n")
+    }
+  }
+
   func succeeded(_ result: UploadResult) {
     let response = result.response
+    if let uploadURL = result.uploadURL {
+      // A tus upload's last answer has no body: say what was stored, and where.
+      var object: [String: Any] = [
+        "upload_url": uploadURL.absoluteString, "size": result.bodyLength,
+        "resumed_at": result.resumedAt ?? 0,
+      ]
+      if let id = result.recordID { object["id"] = id }
+      if json {
+        object["status"] = "ok"
+        object["http_status"] = response.status
+        object["attempts"] = response.attempts
+        object["idempotency_key"] = result.idempotencyKey
+        object["compression"] = [
+          "send": result.verdict.send.rawValue, "reason": result.verdict.reason.rawValue,
+        ]
+      }
+      emit(object)
+      return
+    }
     if json {
       var object: [String: Any] = [
         "status": "ok", "http_status": response.status, "attempts": response.attempts,
@@ -153,11 +200,11 @@ final class UploadView: Sendable {
   private func progress(sent: Int64, total: Int64) {
     let now = ContinuousClock.now
     let interval = json ? jsonInterval : redrawInterval
-    let (due, elapsed) = state.withLock { state -> (Bool, Duration) in
+    let (due, elapsed, base) = state.withLock { state -> (Bool, Duration, Int64) in
       let due =
         sent >= total || state.lastDraw.map { $0.duration(to: now) >= interval } ?? true
       if due { state.lastDraw = now }
-      return (due, state.attemptStart.duration(to: now))
+      return (due, state.attemptStart.duration(to: now), state.resumedFrom)
     }
     guard due else { return }
     if json {
@@ -165,24 +212,27 @@ final class UploadView: Sendable {
       return
     }
     guard output.isTerminal else { return }
-    let line = Self.progressLine(sent: sent, total: total, elapsed: elapsed)
+    let line = Self.progressLine(sent: sent, total: total, elapsed: elapsed, base: base)
     state.withLock { $0.barShown = true }
     output.err("\r" + line)
   }
 
   /// `[#########-----------]  45%  12.3 MB / 27.1 MB  8.2 MB/s  ETA 2 s`
-  static func progressLine(sent: Int64, total: Int64, elapsed: Duration) -> String {
+  static func progressLine(sent: Int64, total: Int64, elapsed: Duration, base: Int64 = 0)
+    -> String
+  {
     let width = 24
     let fraction = total > 0 ? min(1, Double(sent) / Double(total)) : 1
     let filled = Int(fraction * Double(width))
     let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
     let percent = String(format: "%3d%%", Int(fraction * 100))
     let seconds = max(elapsed.seconds, 0.001)
-    let rate = Double(sent) / seconds
+    // The rate of this run: bytes the server held before it are not counted.
+    let rate = Double(max(0, sent - base)) / seconds
     let sizes =
       "\(CompressionDecision.formatBytes(sent)) / \(CompressionDecision.formatBytes(total))"
     var line = "[\(bar)] \(percent)  \(sizes)"
-    if sent > 0 && elapsed > .milliseconds(200) {
+    if sent > base && elapsed > .milliseconds(200) {
       line += "  \(CompressionDecision.formatBytes(Int64(rate)))/s"
       if sent < total {
         let eta = Int((Double(total - sent) / rate).rounded(.up))

@@ -16,6 +16,8 @@ public struct UploadOptions: Sendable, Equatable {
   public var quality: Int?
   /// `--no-compress`.
   public var noCompress = false
+  /// `--resumable`: tus 1.0.0 to BASE_URL/uploads (or `--to`), resumed after a kill.
+  public var resumable = false
 
   /// One extra text field.
   public struct Field: Sendable, Equatable {

@@ -16,6 +16,7 @@ public enum ConfigLoader {
     ("retry_base_delay_ms", "COURIER_RETRY_BASE_DELAY_MS"),
     ("retry_max_delay_ms", "COURIER_RETRY_MAX_DELAY_MS"),
     ("conflict_policy", "COURIER_CONFLICT_POLICY"),
+    ("resumable_uploads", "COURIER_RESUMABLE_UPLOADS"),
   ]
 
   /// The accepted range of each numeric key. The bounds keep every later conversion safe
@@ -181,6 +182,12 @@ public enum ConfigLoader {
         throw fail("unknown conflict policy “\(Self.shown(value))” (known: \(names)).")
       }
       config.conflictPolicy = policy
+    case "resumable_uploads":
+      switch value.trimmingCharacters(in: .whitespaces).lowercased() {
+      case "true", "1", "yes": config.resumableUploads = true
+      case "false", "0", "no": config.resumableUploads = false
+      default: throw fail("must be true or false, not “\(Self.shown(value))”.")
+      }
     case "max_attempts": config.retry.maxAttempts = try whole(value)
     case "timeout_seconds": config.timeout = .seconds(try whole(value))
     case "deadline_seconds": config.retry.deadline = .seconds(try whole(value))

@@ -24,6 +24,9 @@ public struct CourierConfig: Sendable, Equatable {
   public var configFile: String?
   /// How the sync engine settles version conflicts (`conflict_policy`).
   public var conflictPolicy: ConflictPolicy = .lastWriteWins
+  /// Whether `courier upload` uses tus (resumable) without `--resumable`
+  /// (`resumable_uploads`).
+  public var resumableUploads = false
 
   /// Creates the defaults for an environment.
   /// - Parameter environment: the process environment (for `HOME` and the XDG variables).

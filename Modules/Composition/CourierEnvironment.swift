@@ -30,12 +30,18 @@ public struct CourierEnvironment: Sendable {
   public let credentials: any CredentialStore
   /// The base transport, with no decorators (for logins and probes).
   public let baseTransport: any Transport
+  /// The pipeline without its retry step: one attempt per call, with the token (for the
+  /// base URL's origin only), the middlewares and logging. For use cases that retry on their
+  /// own terms, like the tus client, which resumes with a `HEAD` instead of repeating a request.
+  public let singleAttemptTransport: any Transport
   /// The path monitor: a hint for the interface and for replays, never a gate. Nobody runs it
   /// until a command needs it (`run()` in a task of the caller's).
   public let pathMonitor: any PathMonitor
   /// The image compressor.
   public let compressor: any ImageCompressor
   private let overrides: AdapterOverrides
+  /// The `--verbose` log, for use cases that retry outside the pipeline (the tus client).
+  let log: (@Sendable (String) -> Void)?
 
   /// Builds the environment.
   /// - Parameters:
@@ -50,6 +56,7 @@ public struct CourierEnvironment: Sendable {
   ) throws {
     self.config = config
     self.overrides = overrides
+    self.log = log
     let monitor: any PathMonitor
     if let overridden = overrides.pathMonitor {
       monitor = overridden
@@ -90,6 +97,7 @@ public struct CourierEnvironment: Sendable {
       ?? config.baseURL
     let authenticator = RefreshTokenAuthenticator(store: credentials, refreshURL: refreshURL)
     stack = AuthTransport(stack, authenticator: authenticator, credentialOrigin: config.baseURL)
+    singleAttemptTransport = stack
     let executor = RetryExecutor(policy: config.retry, clock: ContinuousClock())
     stack = RetryingTransport(stack, executor: executor) { _, event in
       if case .attemptStarted = event { return }

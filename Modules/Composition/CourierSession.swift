@@ -200,6 +200,77 @@ public final class CourierSession: Sendable {
       options: environment.client.options)
   }
 
+  /// Uploads a file resumably with tus 1.0.0 (decision 1301), to the server's `/uploads` or
+  /// to `endpoint`: compressed once like ``upload(_:title:fields:compress:compression:)``, then
+  /// sent in checksummed chunks. An interrupted transfer resumes where the server stopped
+  /// (a `HEAD`, then only the rest), also in a new process: the upload's record is kept in
+  /// the data folder's `uploads/` until the server confirms the last byte.
+  ///
+  /// A resumed upload's first `.uploading` is at the bytes the server already held (a bar
+  /// does not restart from 0; the result's `resumedAt` says where); its last element is `.succeeded` (the result names the upload
+  /// URL and the stored photo), or it throws the `CourierError` that ended the upload.
+  /// - Parameters:
+  ///   - file: the file to send.
+  ///   - title: the `title` metadata (the file's name when nil).
+  ///   - endpoint: another tus server's creation URL; nil for `{base}/uploads`, whose answer
+  ///     must name the stored photo (`Courier-Photo-Id`) to count as delivered.
+  ///   - compress: false to send the file's bytes unchanged.
+  ///   - compression: the longest edge, JPEG quality and metadata rule for an image.
+  /// - Returns: the upload's states.
+  public func uploadResumable(
+    _ file: URL, title: String? = nil, to endpoint: URL? = nil, compress: Bool = true,
+    compression: CompressionOptions = CompressionOptions()
+  ) -> AsyncThrowingStream<UploadState, any Error> {
+    let request: UploadRequest
+    do {
+      request = UploadRequest(
+        file: file, target: try endpoint ?? environment.client.url("/uploads"), title: title,
+        compress: compress, compression: compression,
+        confirmation: endpoint == nil ? .record : .status)
+    } catch {
+      return AsyncThrowingStream { $0.finish(throwing: CourierError.wrapping(error)) }
+    }
+    return resumableUploader().states(for: request)
+  }
+
+  /// Uploads resumably in the caller's task, as `request` says (`target` is the tus creation
+  /// URL; `confirmation` `.record` requires `Courier-Photo-Id`); when it returns or throws the
+  /// temporary files are gone, and the resume record is kept unless the upload completed.
+  /// - Parameters:
+  ///   - request: the upload.
+  ///   - onState: receives `compressing`, `prepared`, `uploading` and `retrying`, from any
+  ///     thread; a resumed upload's first `uploading` is at the offset the server held.
+  ///   - onResume: told `(offset, total)` when the upload goes on from bytes the server
+  ///     already held, before that `uploading`.
+  /// - Returns: the result: the answer that proved completion, the upload URL, the photo id.
+  /// - Throws: `CourierError` (`fileUnavailable`, `invalidInput`, `invalidResponse` for an
+  ///   answer that would risk a damaged file, the classified failure, `cancelled`).
+  public func uploadResumable(
+    _ request: UploadRequest, onState: @escaping @Sendable (UploadState) -> Void,
+    onResume: @escaping @Sendable (_ offset: Int64, _ total: Int64) -> Void = { _, _ in }
+  ) async throws -> UploadResult {
+    try await resumableUploader().perform(request, onState: onState, onResume: onResume)
+  }
+
+  private func resumableUploader() -> TusUploader<ContinuousClock> {
+    let config = environment.config
+    var options = environment.client.options
+    if let log = environment.log {
+      // `--verbose` shows the tus client's retry decisions as it does the pipeline's.
+      options.onRetry = { event in
+        if case .attemptStarted = event { return }
+        log(event.humanDescription)
+      }
+    }
+    return TusUploader(
+      transport: environment.singleAttemptTransport,
+      executor: RetryExecutor(policy: config.retry, clock: ContinuousClock()),
+      compressor: environment.compressor,
+      store: FileResumableUploadStore(
+        directory: config.dataDirectory.appendingPathComponent("uploads")),
+      options: options)
+  }
+
   // MARK: - Network path
 
   /// The network path: the current one first, then each change, for as long as it is

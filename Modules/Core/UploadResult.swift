@@ -13,6 +13,13 @@ public struct UploadResult: Sendable, Equatable {
   public var bodyLength: Int64
   /// The `Idempotency-Key` every attempt carried.
   public var idempotencyKey: String
+  /// A resumable (tus) upload's URL at the server; nil for a multipart upload.
+  public var uploadURL: URL?
+  /// The record the server made of a resumable upload (`Courier-Photo-Id`), when it names one.
+  public var recordID: String?
+  /// Where a resumable upload started in its last run: the bytes the server already held
+  /// (0 for a fresh upload); nil for a multipart upload.
+  public var resumedAt: Int64?
 
   /// Creates a result.
   /// - Parameters:

@@ -123,7 +123,7 @@ public struct Uploader: Sendable {
   }
 
   /// Compresses when asked and worth it, and decides which file part goes out.
-  private func choose(
+  func choose(
     _ request: UploadRequest, original: MultipartPart, temporary: TemporaryFiles,
     onState: @Sendable (UploadState) -> Void
   ) async throws -> (MultipartPart, CompressionDecision.Verdict) {
@@ -239,7 +239,7 @@ public struct Uploader: Sendable {
 }
 
 /// The temporary files one upload made, removed together at its end.
-private final class TemporaryFiles: Sendable {
+final class TemporaryFiles: Sendable {
   private let urls = Mutex<[URL]>([])
 
   func make(extension ext: String, in directory: URL) -> URL {

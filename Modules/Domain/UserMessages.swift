@@ -47,6 +47,10 @@ public enum UserMessages {
       return error.serverMessage
         ?? "This item was changed elsewhere since you last saw it."
     case .invalidResponse:
+      // A resumable upload's impossible offset says what was stopped and why (decision 1301).
+      if error.code?.hasPrefix("tus_") == true, let message = error.serverMessage {
+        return message
+      }
       return "The server sent a reply that couldn't be understood."
     case .decoding:
       return "The server's reply couldn't be read."

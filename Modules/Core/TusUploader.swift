@@ -1,0 +1,464 @@
+import CourierDomain
+import CourierPorts
+import Foundation
+import Synchronization
+
+/// The resumable upload use case, tus 1.0.0 (decision 1301): compress once (the same rules as
+/// `Uploader`), create the upload with one `Idempotency-Key` for its whole life, send the file
+/// in chunks with `PATCH` (each with its SHA-256 when the server offers checksums), and after
+/// any interruption ask the server (`HEAD`) where it stopped and send only the rest. The
+/// upload's record (URL, key, file identity, confirmed offset) is saved in `store` so a new
+/// process resumes too; a changed file starts over. Memory stays flat: chunks are file ranges
+/// read while sending.
+///
+/// `transport` must make one attempt per call (no retry step): this type retries itself,
+/// through `executor`, and each retry resumes with a `HEAD` instead of repeating a `PATCH`.
+public struct TusUploader<C: Clock>: Sendable where C.Duration == Duration {
+  /// The transport, one attempt per call (auth, middlewares and logging around an adapter).
+  public let transport: any Transport
+  /// The retry executor: its policy decides whether an interrupted upload is resumed.
+  public let executor: RetryExecutor<C>
+  /// The image compressor.
+  public let compressor: any ImageCompressor
+  /// Where upload records survive the process; nil to keep them in memory only.
+  public let store: (any ResumableUploadStore)?
+  /// Per-request options (the deadline of one request).
+  public let options: TransportOptions
+  /// The bytes per `PATCH`.
+  public let chunkSize: Int64
+  /// Where the compressed image is written.
+  public let temporaryDirectory: URL
+  /// The least change in bytes sent that is published as a new `uploading` state.
+  public let progressGranularity: Int64
+
+  /// The default bytes per `PATCH`: 4 MiB. A checksummed chunk cut short is sent again
+  /// whole, so this bounds what an interruption costs; larger chunks gain nothing measurable.
+  public static var defaultChunkSize: Int64 { 4 * 1024 * 1024 }
+
+  /// Creates an uploader.
+  /// - Parameters:
+  ///   - transport: one attempt per call.
+  ///   - executor: the retry executor.
+  ///   - compressor: the image compressor.
+  ///   - store: where records survive the process; nil for none.
+  ///   - options: per-request options.
+  ///   - chunkSize: bytes per `PATCH` (at least 1).
+  ///   - temporaryDirectory: where the compressed image goes.
+  ///   - progressGranularity: the least progress change published.
+  public init(
+    transport: any Transport, executor: RetryExecutor<C>, compressor: any ImageCompressor,
+    store: (any ResumableUploadStore)? = nil, options: TransportOptions = TransportOptions(),
+    chunkSize: Int64 = defaultChunkSize,
+    temporaryDirectory: URL = FileManager.default.temporaryDirectory,
+    progressGranularity: Int64 = 64 * 1024
+  ) {
+    self.transport = transport
+    self.executor = executor
+    self.compressor = compressor
+    self.store = store
+    self.options = options
+    self.chunkSize = max(1, chunkSize)
+    self.temporaryDirectory = temporaryDirectory
+    self.progressGranularity = max(0, progressGranularity)
+  }
+
+  /// Starts an upload and publishes its states, like `Uploader.states(for:)`: the last
+  /// element is `succeeded`, or the stream throws the `CourierError` that ended the upload.
+  /// - Parameter request: what to upload; `target` is the tus endpoint (creation URL).
+  /// - Returns: the states, in order.
+  public func states(for request: UploadRequest) -> AsyncThrowingStream<UploadState, any Error> {
+    let (stream, continuation) = AsyncThrowingStream.makeStream(of: UploadState.self)
+    let task = Task {
+      do {
+        let result = try await perform(request) { state in
+          if !state.isFinal { continuation.yield(state) }
+        }
+        continuation.yield(.succeeded(result))
+        continuation.finish()
+      } catch {
+        continuation.finish(throwing: CourierError.wrapping(error))
+      }
+    }
+    continuation.onTermination = { _ in task.cancel() }
+    return stream
+  }
+
+  /// Runs a resumable upload in the caller's task.
+  /// - Parameters:
+  ///   - request: what to upload; `target` is the tus endpoint, `confirmation` `.record`
+  ///     requires the server to name the stored record (`Courier-Photo-Id`).
+  ///   - onState: receives `compressing`, `prepared`, `uploading` and `retrying`; a resumed
+  ///     upload's first `uploading` is at the offset the server held, never at 0.
+  ///   - onResume: told `(offset, total)` when an attempt goes on from bytes the server
+  ///     already held (after a `HEAD`), before that `uploading`.
+  /// - Returns: the result; its response is the answer that proved completion.
+  /// - Throws: `CourierError`: `fileUnavailable`, `invalidInput`, `invalidResponse` for an
+  ///   answer that would risk a damaged file (an impossible offset), the classified refusal,
+  ///   the last transient failure after the retries, `cancelled`.
+  public func perform(
+    _ request: UploadRequest, onState: @escaping @Sendable (UploadState) -> Void,
+    onResume: @escaping @Sendable (_ offset: Int64, _ total: Int64) -> Void = { _, _ in }
+  ) async throws -> UploadResult {
+    CourierTemporaryFile.sweepOnce(temporaryDirectory)
+    let temporary = TemporaryFiles()
+    defer { temporary.removeAll() }
+    do {
+      let original = try MultipartPart.file("file", at: request.file)
+      let helper = Uploader(
+        transport: transport, compressor: compressor, options: options,
+        temporaryDirectory: temporaryDirectory)
+      let (part, verdict) = try await helper.choose(
+        request, original: original, temporary: temporary, onState: onState)
+      onState(.prepared(verdict))
+      if verdict.send == .nothing {
+        throw CourierError(
+          .invalidInput, code: CompressionDecision.Reason.originalHasLocation.rawValue,
+          serverMessage: verdict.message, field: "file", context: request.file.path)
+      }
+      guard case .file(let sendURL, let length) = part.content,
+        case .file(_, let originalSize) = original.content
+      else {
+        throw CourierError(.unexpected, underlying: "the file part has no file")
+      }
+      let path = request.file.standardizedFileURL.path
+      let fresh = ResumableUpload(
+        endpoint: request.target.absoluteString, file: path, fileSize: originalSize,
+        fileModified: Self.modificationTime(path),
+        sha256: try Self.sha256Hex(of: sendURL, offset: 0, length: length), length: length,
+        idempotencyKey: request.idempotencyKey ?? UUID().uuidString.lowercased())
+      let key = ResumableUpload.storageKey(endpoint: fresh.endpoint, file: path)
+      var record = fresh
+      if let saved = store?.load(key) {
+        if saved.resumes(fresh) {
+          record = saved
+        } else if let old = saved.uploadURL.flatMap(URL.init(string:)) {
+          // The file changed: the old upload can never complete; free it (best effort).
+          _ = try? await transport.send(
+            HTTPRequest(method: .delete, url: old, headers: ["Tus-Resumable": Tus.version]),
+            body: nil, options: options)
+        }
+      }
+      let run = TusRun(record: record, key: key, store: store)
+      try run.save()
+      let capabilities = await discover(request.target)
+      let title = request.title ?? request.file.lastPathComponent
+      var pairs: [(key: String, value: String)] = [
+        ("title", title), ("filename", part.filename ?? request.file.lastPathComponent),
+        ("filetype", part.contentType ?? "application/octet-stream"),
+      ]
+      for field in request.fields {
+        if case .text(let value) = field.content { pairs.append((field.name, value)) }
+      }
+      let transfer = Transfer(
+        uploader: self, run: run, request: request, file: sendURL, length: length,
+        metadata: Tus.metadata(pairs), capabilities: capabilities, onState: onState,
+        onResume: onResume,
+        throttle: ProgressThrottle(granularity: progressGranularity))
+      let callObserver = options.onRetry
+      let response = try await executor.run(
+        safeToRepeat: true,
+        onEvent: { event in
+          callObserver?(event)
+          if case .retrying(let attempt, let maxAttempts, let delay, let error) = event {
+            onState(
+              .retrying(attempt: attempt, maxAttempts: maxAttempts, delay: delay, reason: error))
+          }
+        }
+      ) { attempt in
+        var answer = try await transfer.attempt()
+        answer.attempts = attempt
+        return answer
+      }
+      run.finish()
+      var result = UploadResult(
+        response: response, verdict: verdict, bodyLength: length,
+        idempotencyKey: run.record.idempotencyKey)
+      result.uploadURL = run.record.uploadURL.flatMap(URL.init(string:))
+      result.recordID = response.headers[Tus.photoIDHeader]
+      result.resumedAt = run.resumedAt
+      return result
+    } catch {
+      var failure = CourierError.wrapping(
+        error, context: "upload \(request.file.lastPathComponent)")
+      if Task.isCancelled { failure.kind = .cancelled }
+      throw failure
+    }
+  }
+
+  /// `OPTIONS` on the endpoint; a server that does not answer is assumed to speak core and
+  /// creation only.
+  private func discover(_ endpoint: URL) async -> Tus.Capabilities {
+    let request = HTTPRequest(method: .options, url: endpoint)
+    guard let response = try? await transport.send(request, body: nil, options: options) else {
+      return .assumed
+    }
+    return Tus.Capabilities(options: response)
+  }
+
+  static func modificationTime(_ path: String) -> Int64 {
+    let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+    guard let date = attributes?[.modificationDate] as? Date else { return 0 }
+    return Int64((date.timeIntervalSince1970 * 1_000_000_000).rounded())
+  }
+
+  /// SHA-256 of a file range, read 1 MiB at a time.
+  static func sha256(of url: URL, offset: Int64, length: Int64) throws -> [UInt8] {
+    let handle = try RegularFile.openForReading(atPath: url.path)
+    defer { try? handle.close() }
+    try handle.seek(toOffset: UInt64(offset))
+    var hasher = SHA256()
+    var remaining = length
+    while remaining > 0 {
+      try Task.checkCancellation()
+      let data = try handle.read(upToCount: Int(min(remaining, 1 << 20))) ?? Data()
+      guard !data.isEmpty else {
+        throw CourierError(
+          .fileUnavailable, code: "file_changed",
+          serverMessage: "The file \(url.lastPathComponent) got shorter while it was being sent.",
+          context: url.path)
+      }
+      hasher.update(data)
+      remaining -= Int64(data.count)
+    }
+    return hasher.finalize()
+  }
+
+  static func sha256Hex(of url: URL, offset: Int64, length: Int64) throws -> String {
+    SHA256.hex(try sha256(of: url, offset: offset, length: length))
+  }
+}
+
+/// One upload's record while it runs, saved at every change that matters.
+final class TusRun: Sendable {
+  private struct State {
+    var record: ResumableUpload
+    var restarted = false
+    var resumedAt: Int64?
+  }
+  private let state: Mutex<State>
+  let key: String
+  let store: (any ResumableUploadStore)?
+
+  init(record: ResumableUpload, key: String, store: (any ResumableUploadStore)?) {
+    state = Mutex(State(record: record))
+    self.key = key
+    self.store = store
+  }
+
+  var record: ResumableUpload { state.withLock { $0.record } }
+  var resumedAt: Int64? { state.withLock { $0.resumedAt } }
+
+  func save() throws {
+    guard let store else { return }
+    do {
+      try store.save(record, as: key)
+    } catch {
+      throw CourierError(
+        .localStore, code: "upload_state_unwritable",
+        serverMessage: "The upload's resume state couldn't be saved in the data folder.",
+        underlying: String(describing: error))
+    }
+  }
+
+  func update(_ change: (inout ResumableUpload) -> Void) throws {
+    state.withLock { change(&$0.record) }
+    try save()
+  }
+
+  /// Notes where a run started; the first one counts.
+  func started(at offset: Int64) -> Bool {
+    state.withLock { state in
+      guard state.resumedAt == nil else { return false }
+      state.resumedAt = offset
+      return true
+    }
+  }
+
+  /// A new upload, once: false when one was already started over.
+  func restart() throws -> Bool {
+    let first = state.withLock { state -> Bool in
+      guard !state.restarted else { return false }
+      state.restarted = true
+      state.record.uploadURL = nil
+      state.record.confirmedOffset = 0
+      state.record.idempotencyKey = UUID().uuidString.lowercased()
+      state.resumedAt = nil
+      return true
+    }
+    if first { try save() }
+    return first
+  }
+
+  func finish() { store?.remove(key) }
+}
+
+/// The protocol exchange of one upload: each `attempt()` starts by learning where the server
+/// stands (a creation, or a `HEAD`) and sends the rest.
+private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
+  let uploader: TusUploader<C>
+  let run: TusRun
+  let request: UploadRequest
+  let file: URL
+  let length: Int64
+  let metadata: String
+  let capabilities: Tus.Capabilities
+  let onState: @Sendable (UploadState) -> Void
+  let onResume: @Sendable (Int64, Int64) -> Void
+  let throttle: ProgressThrottle
+
+  var transport: any Transport { uploader.transport }
+  var confirmation: DeliveryProof.UploadConfirmation { request.confirmation }
+
+  func attempt() async throws -> HTTPResponse {
+    throttle.reset()
+    let creating = run.record.uploadURL == nil
+    // A creation in this attempt sends from byte 0 itself (creation-with-upload): its offset
+    // afterwards is progress, not a resume. A HEAD's offset is what the server held already.
+    var announced = creating
+    if creating {
+      _ = run.started(at: 0)
+      onState(.uploading(sent: 0, total: length))
+    }
+    var (step, last) = creating ? try await create() : try await head()
+    var unsettled = 0
+    while true {
+      switch step {
+      case .complete:
+        return last
+      case .send(let from):
+        try run.update { $0.confirmedOffset = from }
+        if !announced {
+          // Progress starts at what the server holds, never at 0 for a resumed upload.
+          announced = true
+          _ = run.started(at: from)
+          if from > 0 { onResume(from, length) }
+          onState(.uploading(sent: from, total: length))
+        }
+        let before = from
+        (step, last) = try await patch(from: from)
+        if case .send(let next) = step, next > before { unsettled = 0 }
+      case .resync:
+        unsettled += 1
+        if unsettled > 3 {
+          throw Tus.anomaly("tus_offset_unsettled", last, "kept changing where it stands")
+        }
+        (step, last) = try await head()
+      case .restart:
+        guard try run.restart() else {
+          throw CourierError(
+            .business, status: last.status, code: "upload_gone",
+            serverMessage: "The server lost the upload twice; it was not sent.",
+            attempts: last.attempts)
+        }
+        announced = true
+        _ = run.started(at: 0)
+        onState(.uploading(sent: 0, total: length))
+        (step, last) = try await create()
+      case .resendChunk:
+        (step, last) = try await head()
+      case .fail(let error):
+        throw error
+      }
+    }
+  }
+
+  private func headers(_ extra: HTTPHeaders = [:]) -> HTTPHeaders {
+    var headers: HTTPHeaders = ["Tus-Resumable": Tus.version]
+    for (name, value) in extra { headers[name] = value }
+    return headers
+  }
+
+  private func uploadURL() throws -> URL {
+    guard let text = run.record.uploadURL, let url = URL(string: text) else {
+      throw CourierError(.unexpected, underlying: "no upload URL")
+    }
+    return url
+  }
+
+  private func create() async throws -> (Tus.Step, HTTPResponse) {
+    var http = HTTPRequest(
+      method: .post, url: request.target,
+      headers: headers([
+        "Upload-Length": String(length), "Upload-Metadata": metadata,
+        "Idempotency-Key": run.record.idempotencyKey,
+      ]))
+    var body: RequestBody?
+    var sent: Int64 = 0
+    if capabilities.createsWithUpload && length > 0 {
+      sent = min(uploader.chunkSize, length)
+      http.headers["Content-Type"] = Tus.offsetContentType
+      if let algorithm = capabilities.checksumAlgorithm {
+        http.headers["Upload-Checksum"] = try checksum(algorithm, from: 0, length: sent)
+      }
+      body = .segments([.file(file, offset: 0, length: sent)])
+    }
+    var options = uploader.options
+    options.progress = progress(from: 0)
+    let response = try await transport.send(http, body: body, options: options)
+    var step = Tus.afterCreation(
+      response, length: length, sentBody: sent, confirmation: confirmation)
+    if case .fail = step { return (step, response) }
+    guard let location = response.headers["Location"],
+      let url = URL(string: location, relativeTo: request.target)?.absoluteURL
+    else { return (step, response) }
+    try run.update { $0.uploadURL = url.absoluteString }
+    if response.headers["Idempotent-Replayed"]?.lowercased() == "true",
+      case .send = step
+    {
+      // A replayed answer tells the offset of the first attempt, not of now.
+      step = .resync
+    }
+    return (step, response)
+  }
+
+  private func head() async throws -> (Tus.Step, HTTPResponse) {
+    let http = HTTPRequest(method: .head, url: try uploadURL(), headers: headers())
+    let response = try await transport.send(http, body: nil, options: uploader.options)
+    let step = Tus.afterHead(
+      response, length: length, confirmed: run.record.confirmedOffset,
+      confirmation: confirmation)
+    return (step, response)
+  }
+
+  private func patch(from: Int64) async throws -> (Tus.Step, HTTPResponse) {
+    let chunk = min(uploader.chunkSize, length - from)
+    var resends = 0
+    while true {
+      var http = HTTPRequest(
+        method: .patch, url: try uploadURL(),
+        headers: headers([
+          "Upload-Offset": String(from), "Content-Type": Tus.offsetContentType,
+        ]))
+      if let algorithm = capabilities.checksumAlgorithm {
+        http.headers["Upload-Checksum"] = try checksum(algorithm, from: from, length: chunk)
+      }
+      var options = uploader.options
+      options.progress = progress(from: from)
+      let response = try await transport.send(
+        http, body: .segments([.file(file, offset: from, length: chunk)]), options: options)
+      let step = Tus.afterPatch(
+        response, from: from, chunk: chunk, length: length, resends: resends,
+        confirmation: confirmation)
+      if step == .resendChunk {
+        resends += 1
+        continue
+      }
+      return (step, response)
+    }
+  }
+
+  private func checksum(_ algorithm: String, from: Int64, length: Int64) throws -> String {
+    let digest = try TusUploader<C>.sha256(of: file, offset: from, length: length)
+    return "\(algorithm) \(Data(digest).base64EncodedString())"
+  }
+
+  private func progress(from: Int64) -> @Sendable (TransferProgress) -> Void {
+    let total = length
+    let onState = onState
+    let throttle = throttle
+    return { value in
+      let sent = min(total, from + value.sent)
+      if throttle.admit(sent: sent, total: total) { onState(.uploading(sent: sent, total: total)) }
+    }
+  }
+}

@@ -1,0 +1,264 @@
+import Foundation
+
+/// The tus 1.0.0 resumable upload protocol's pure parts (decision 1301): what a server offers,
+/// how metadata is written, and what to do with each answer to a creation, a `HEAD` or a
+/// `PATCH`. A delivery counts only when the server's own answer proves it: the final offset
+/// equals the length (and, where asked, the stored record's id is named).
+///
+/// Pure: every rule is a table test (`TusTests`).
+public enum Tus {
+  /// The protocol version sent in `Tus-Resumable`.
+  public static let version = "1.0.0"
+  /// The media type of a `PATCH` body.
+  public static let offsetContentType = "application/offset+octet-stream"
+  /// The header by which the reference backend names the photo a finished upload became.
+  public static let photoIDHeader = "Courier-Photo-Id"
+
+  /// What a server offers, read from its `OPTIONS` answer.
+  public struct Capabilities: Sendable, Equatable {
+    /// `Tus-Extension`, lower-cased.
+    public var extensions: Set<String>
+    /// `Tus-Checksum-Algorithm`, lower-cased, in the server's order.
+    public var checksumAlgorithms: [String]
+    /// `Tus-Max-Size`, when given.
+    public var maxSize: Int64?
+
+    /// What is assumed of a server that did not answer `OPTIONS`: core and creation only.
+    public static let assumed = Capabilities(extensions: ["creation"])
+
+    /// Creates capabilities.
+    /// - Parameters:
+    ///   - extensions: the extensions.
+    ///   - checksumAlgorithms: the checksum algorithms.
+    ///   - maxSize: the largest upload.
+    public init(extensions: Set<String>, checksumAlgorithms: [String] = [], maxSize: Int64? = nil) {
+      self.extensions = extensions
+      self.checksumAlgorithms = checksumAlgorithms
+      self.maxSize = maxSize
+    }
+
+    /// Reads an `OPTIONS` answer; a non-2xx answer or one without `Tus-Version` is a server
+    /// that says nothing, so ``assumed`` holds.
+    /// - Parameter response: the answer.
+    /// - Returns: the capabilities.
+    public init(options response: HTTPResponse) {
+      guard (200..<300).contains(response.status), response.headers["Tus-Version"] != nil else {
+        self = .assumed
+        return
+      }
+      let list = { (name: String) -> [String] in
+        (response.headers[name] ?? "").split(separator: ",").map {
+          $0.trimmingCharacters(in: .whitespaces).lowercased()
+        }.filter { !$0.isEmpty }
+      }
+      extensions = Set(list("Tus-Extension"))
+      checksumAlgorithms = list("Tus-Checksum-Algorithm")
+      maxSize = response.headers["Tus-Max-Size"].flatMap { Int64($0) }
+    }
+
+    /// The checksum algorithm the client uses: `sha256` when the server offers the checksum
+    /// extension with it, else none (the only one Courier computes).
+    public var checksumAlgorithm: String? {
+      extensions.contains("checksum") && checksumAlgorithms.contains("sha256") ? "sha256" : nil
+    }
+
+    /// Whether the first chunk may go with the creation.
+    public var createsWithUpload: Bool { extensions.contains("creation-with-upload") }
+  }
+
+  /// What the client does next.
+  public enum Step: Sendable, Equatable {
+    /// Send the bytes from this offset (the server holds everything before it).
+    case send(from: Int64)
+    /// The server has every byte; the proof is in the answer (the stored record's id when the
+    /// server names one).
+    case complete(recordID: String?)
+    /// Resend the chunk just sent: the server discarded it (checksum mismatch).
+    case resendChunk
+    /// Ask the server (`HEAD`) where the upload stands before sending more.
+    case resync
+    /// The upload is gone or unknown (404, 410): create a new one, from byte 0.
+    case restart
+    /// Stop with this error (transient ones are retried by the caller's retry policy, which
+    /// resumes with a `HEAD`).
+    case fail(CourierError)
+  }
+
+  /// `Upload-Metadata`: `key base64(value)` pairs separated by commas, in the given order.
+  /// - Parameter pairs: keys (without spaces or commas) and values.
+  /// - Returns: the header value.
+  public static func metadata(_ pairs: [(key: String, value: String)]) -> String {
+    pairs.map { pair in
+      pair.value.isEmpty
+        ? pair.key : "\(pair.key) \(Data(pair.value.utf8).base64EncodedString())"
+    }.joined(separator: ",")
+  }
+
+  /// Decides on the answer to a creation (`POST`).
+  /// - Parameters:
+  ///   - response: the answer.
+  ///   - length: the upload's length.
+  ///   - sentBody: the bytes sent with the creation (creation-with-upload), 0 for none.
+  ///   - confirmation: what proves completion.
+  /// - Returns: `send(from:)` (the upload URL is the answer's `Location`), `complete`,
+  ///   `resync` (the offset is not given: ask), or `fail`.
+  public static func afterCreation(
+    _ response: HTTPResponse, length: Int64, sentBody: Int64,
+    confirmation: DeliveryProof.UploadConfirmation
+  ) -> Step {
+    switch response.status {
+    case 201, 460:
+      guard let location = response.headers["Location"], !location.isEmpty else {
+        return .fail(anomaly("tus_location_missing", response, "gave no upload address"))
+      }
+      _ = location
+      if response.status == 460 { return .send(from: 0) }
+      guard let text = response.headers["Upload-Offset"] else {
+        return sentBody == 0 ? .send(from: 0) : .resync
+      }
+      guard let offset = Int64(text), offset >= 0 else {
+        return .fail(anomaly("tus_offset_invalid", response, "gave an unreadable offset"))
+      }
+      if offset > sentBody || offset > length {
+        return .fail(anomaly("tus_offset_beyond", response, "claims bytes that were never sent"))
+      }
+      return offset == length
+        ? completion(response, confirmation: confirmation) : .send(from: offset)
+    default:
+      return refusal(response, restartable: false)
+    }
+  }
+
+  /// Decides on the answer to a `HEAD` of the upload.
+  /// - Parameters:
+  ///   - response: the answer.
+  ///   - length: the upload's length.
+  ///   - confirmed: the offset the server confirmed before (0 when unknown).
+  ///   - confirmation: what proves completion.
+  /// - Returns: `send(from:)`, `complete`, `restart` (404, 410) or `fail`.
+  public static func afterHead(
+    _ response: HTTPResponse, length: Int64, confirmed: Int64,
+    confirmation: DeliveryProof.UploadConfirmation
+  ) -> Step {
+    guard response.status == 200 || response.status == 204 else {
+      return refusal(response, restartable: true)
+    }
+    if let text = response.headers["Upload-Length"], Int64(text) != length {
+      return .fail(anomaly("tus_length_mismatch", response, "describes an upload of another size"))
+    }
+    guard let text = response.headers["Upload-Offset"] else {
+      return .fail(anomaly("tus_offset_missing", response, "did not say how much it has"))
+    }
+    guard let offset = Int64(text), offset >= 0 else {
+      return .fail(anomaly("tus_offset_invalid", response, "gave an unreadable offset"))
+    }
+    if offset > length {
+      return .fail(anomaly("tus_offset_beyond", response, "claims more bytes than the file has"))
+    }
+    if offset < confirmed {
+      return .fail(anomaly("tus_offset_behind", response, "lost bytes it had confirmed"))
+    }
+    return offset == length
+      ? completion(response, confirmation: confirmation) : .send(from: offset)
+  }
+
+  /// Decides on the answer to a `PATCH` that sent `chunk` bytes from `from`.
+  /// - Parameters:
+  ///   - response: the answer.
+  ///   - from: the `Upload-Offset` sent.
+  ///   - chunk: the body's length.
+  ///   - length: the upload's length.
+  ///   - resends: how often this chunk was already sent again after a checksum mismatch.
+  ///   - confirmation: what proves completion.
+  /// - Returns: the next step.
+  public static func afterPatch(
+    _ response: HTTPResponse, from: Int64, chunk: Int64, length: Int64, resends: Int,
+    confirmation: DeliveryProof.UploadConfirmation
+  ) -> Step {
+    switch response.status {
+    case 204, 200:
+      guard let text = response.headers["Upload-Offset"] else {
+        return .fail(anomaly("tus_offset_missing", response, "did not say how much it has"))
+      }
+      guard let offset = Int64(text), offset >= 0 else {
+        return .fail(anomaly("tus_offset_invalid", response, "gave an unreadable offset"))
+      }
+      if offset > from + chunk || offset > length {
+        return .fail(anomaly("tus_offset_beyond", response, "claims bytes that were never sent"))
+      }
+      if offset < from {
+        return .fail(anomaly("tus_offset_behind", response, "lost bytes it had confirmed"))
+      }
+      return offset == length
+        ? completion(response, confirmation: confirmation) : .send(from: offset)
+    case 460:
+      guard resends < 1 else {
+        var error = anomaly(
+          "checksum_mismatch", response, "received the file damaged twice in a row")
+        error.kind = .connectionLost
+        return .fail(error)
+      }
+      return .resendChunk
+    case 409:
+      let code = ServerProblem.decode(response.body, contentType: response.headers["Content-Type"])
+        .code
+      // Another offset than ours (a PATCH cut short stored part of its body) or a newer PATCH
+      // took over: the server says where it stands, on a HEAD.
+      if code == nil || code == "offset_mismatch" || code == "upload_superseded" { return .resync }
+      return refusal(response, restartable: true)
+    default:
+      return refusal(response, restartable: true)
+    }
+  }
+
+  /// The completion proof: the offset equals the length, and the record's id when the target
+  /// must name one (the reference backend's `Courier-Photo-Id`).
+  static func completion(_ response: HTTPResponse, confirmation: DeliveryProof.UploadConfirmation)
+    -> Step
+  {
+    let id = response.headers[photoIDHeader].flatMap { $0.isEmpty ? nil : $0 }
+    if confirmation == .record && id == nil {
+      return .fail(
+        CourierError(
+          .notTheServer, status: response.status,
+          code: DeliveryProof.Shortfall.notUploadRecord.rawValue, attempts: response.attempts,
+          underlying: "complete without \(photoIDHeader)"))
+    }
+    return .complete(recordID: id)
+  }
+
+  /// A refusal: 404 and 410 restart (where allowed), 412 is a version the server does not
+  /// speak, anything else is classified as every response is.
+  static func refusal(_ response: HTTPResponse, restartable: Bool) -> Step {
+    if restartable && (response.status == 404 || response.status == 410) { return .restart }
+    var error =
+      ResponseClassifier.classify(response)
+      ?? CourierError(
+        .invalidResponse, status: response.status, code: "tus_unexpected_status",
+        attempts: response.attempts)
+    if response.status == 412 {
+      error.kind = .business
+      error.code = "tus_version_unsupported"
+      error.serverMessage =
+        error.serverMessage ?? "The server does not speak the tus version \(version)."
+    }
+    return .fail(error)
+  }
+
+  /// The error for an answer the client cannot build on without risking a damaged file (an
+  /// impossible offset): `invalidResponse`, with a sentence saying the upload was stopped.
+  /// - Parameters:
+  ///   - code: the machine-readable code (`tus_offset_beyond`...).
+  ///   - response: the answer.
+  ///   - what: what the server did, after "The upload server".
+  /// - Returns: the error.
+  public static func anomaly(_ code: String, _ response: HTTPResponse, _ what: String)
+    -> CourierError
+  {
+    CourierError(
+      .invalidResponse, status: response.status, code: code,
+      serverMessage: "The upload server \(what); the upload was stopped so that no damaged "
+        + "file is stored. Run it again to resume from what the server confirms.",
+      attempts: response.attempts)
+  }
+}

@@ -1,0 +1,317 @@
+import CourierDomain
+import Foundation
+import Testing
+
+@Suite("Tus")
+struct TusTests {
+  static let photo: HTTPHeaders = ["Courier-Photo-Id": "p1"]
+
+  static func answer(_ status: Int, _ headers: HTTPHeaders = [:], body: String = "")
+    -> HTTPResponse
+  {
+    var all = headers
+    if !body.isEmpty { all["Content-Type"] = "application/json" }
+    return HTTPResponse(status: status, headers: all, body: Data(body.utf8))
+  }
+
+  static func headers(_ offset: Int64?, _ extra: HTTPHeaders = [:]) -> HTTPHeaders {
+    var headers = extra
+    if let offset { headers["Upload-Offset"] = String(offset) }
+    return headers
+  }
+
+  struct Row: Sendable, CustomTestStringConvertible {
+    let name: String
+    let response: HTTPResponse
+    let confirmation: DeliveryProof.UploadConfirmation
+    let expected: Expected
+    var testDescription: String { name }
+  }
+
+  /// The step without the error's details: its kind and code are what a table states.
+  enum Expected: Sendable, Equatable {
+    case send(Int64)
+    case complete(String?)
+    case resendChunk
+    case resync
+    case restart
+    case fail(CourierError.Kind, String?)
+  }
+
+  static func expected(_ step: Tus.Step) -> Expected {
+    switch step {
+    case .send(let from): return .send(from)
+    case .complete(let id): return .complete(id)
+    case .resendChunk: return .resendChunk
+    case .resync: return .resync
+    case .restart: return .restart
+    case .fail(let error): return .fail(error.kind, error.code)
+    }
+  }
+
+  // A PATCH of 100 bytes from offset 400 of a 1000-byte upload.
+  static let patchRows: [Row] = [
+    Row(
+      name: "204 at from + chunk → send the rest", response: answer(204, headers(500)),
+      confirmation: .record, expected: .send(500)),
+    Row(
+      name: "204 short of the chunk (server took fewer bytes) → send from there",
+      response: answer(204, headers(450)), confirmation: .record, expected: .send(450)),
+    Row(
+      name: "204 beyond what was sent → error, nothing more is sent",
+      response: answer(204, headers(501)), confirmation: .record,
+      expected: .fail(.invalidResponse, "tus_offset_beyond")),
+    Row(
+      name: "204 behind what was confirmed → error", response: answer(204, headers(399)),
+      confirmation: .record, expected: .fail(.invalidResponse, "tus_offset_behind")),
+    Row(
+      name: "204 without Upload-Offset (a portal's empty 204) → error",
+      response: answer(204), confirmation: .record,
+      expected: .fail(.invalidResponse, "tus_offset_missing")),
+    Row(
+      name: "204 with a non-number offset → error", response: answer(204, ["Upload-Offset": "x"]),
+      confirmation: .record, expected: .fail(.invalidResponse, "tus_offset_invalid")),
+    Row(
+      name: "460 checksum mismatch → resend the chunk",
+      response: answer(460, headers(400), body: #"{"code":"checksum_mismatch","message":"x"}"#),
+      confirmation: .record, expected: .resendChunk),
+    Row(
+      name: "409 offset_mismatch → HEAD",
+      response: answer(409, headers(420), body: #"{"code":"offset_mismatch","message":"x"}"#),
+      confirmation: .record, expected: .resync),
+    Row(
+      name: "409 upload_superseded → HEAD",
+      response: answer(409, body: #"{"code":"upload_superseded","message":"x"}"#),
+      confirmation: .record, expected: .resync),
+    Row(
+      name: "404 → start over", response: answer(404, body: #"{"code":"not_found","message":"x"}"#),
+      confirmation: .record, expected: .restart),
+    Row(
+      name: "410 → start over",
+      response: answer(410, body: #"{"code":"upload_gone","message":"x"}"#),
+      confirmation: .record, expected: .restart),
+    Row(
+      name: "412 → business error naming the version",
+      response: answer(412, body: #"{"code":"tus_version_unsupported","message":"x"}"#),
+      confirmation: .record, expected: .fail(.business, "tus_version_unsupported")),
+    Row(
+      name: "412 without a body (a proxy) → still a clear version error", response: answer(412),
+      confirmation: .record, expected: .fail(.business, "tus_version_unsupported")),
+    Row(
+      name: "503 → transient, retried by the policy (then HEAD)", response: answer(503),
+      confirmation: .record, expected: .fail(.overloaded, nil)),
+    Row(
+      name: "413 → business refusal",
+      response: answer(413, body: #"{"code":"upload_too_large","message":"x"}"#),
+      confirmation: .record, expected: .fail(.business, "upload_too_large")),
+  ]
+
+  @Test("after a PATCH", arguments: patchRows)
+  func afterPatch(_ row: Row) {
+    let step = Tus.afterPatch(
+      row.response, from: 400, chunk: 100, length: 1000, resends: 0,
+      confirmation: row.confirmation)
+    #expect(Self.expected(step) == row.expected)
+  }
+
+  static let finalRows: [Row] = [
+    Row(
+      name: "the last byte with the photo's id → complete",
+      response: answer(204, headers(1000, photo)), confirmation: .record,
+      expected: .complete("p1")),
+    Row(
+      name: "the last byte without the photo's id, when the record is required → not the server",
+      response: answer(204, headers(1000)), confirmation: .record,
+      expected: .fail(.notTheServer, "reply_not_upload_record")),
+    Row(
+      name: "the last byte, any tus server (offset is the proof) → complete",
+      response: answer(204, headers(1000)), confirmation: .status, expected: .complete(nil)),
+    Row(
+      name: "a portal's 200 with no offset is no completion",
+      response: answer(200, ["Content-Type": "text/html"]), confirmation: .status,
+      expected: .fail(.invalidResponse, "tus_offset_missing")),
+  ]
+
+  @Test("the final PATCH (900 + 100 of 1000)", arguments: finalRows)
+  func finalPatch(_ row: Row) {
+    let step = Tus.afterPatch(
+      row.response, from: 900, chunk: 100, length: 1000, resends: 0,
+      confirmation: row.confirmation)
+    #expect(Self.expected(step) == row.expected)
+  }
+
+  @Test("a second 460 for the same chunk ends the upload (transient: resumed by the policy)")
+  func secondMismatch() {
+    let step = Tus.afterPatch(
+      Self.answer(460, Self.headers(400)), from: 400, chunk: 100, length: 1000, resends: 1,
+      confirmation: .record)
+    #expect(Self.expected(step) == .fail(.connectionLost, "checksum_mismatch"))
+  }
+
+  // A HEAD of a 1000-byte upload of which 300 were confirmed before.
+  static let headRows: [Row] = [
+    Row(
+      name: "offset 300 → send from 300", response: answer(200, headers(300)),
+      confirmation: .record, expected: .send(300)),
+    Row(
+      name: "offset 650 (a cut PATCH kept bytes) → send from 650",
+      response: answer(200, headers(650)), confirmation: .record, expected: .send(650)),
+    Row(
+      name: "behind what was confirmed → error", response: answer(200, headers(299)),
+      confirmation: .record, expected: .fail(.invalidResponse, "tus_offset_behind")),
+    Row(
+      name: "beyond the length → error", response: answer(200, headers(1001)),
+      confirmation: .record, expected: .fail(.invalidResponse, "tus_offset_beyond")),
+    Row(
+      name: "missing → error", response: answer(200), confirmation: .record,
+      expected: .fail(.invalidResponse, "tus_offset_missing")),
+    Row(
+      name: "another Upload-Length → error",
+      response: answer(200, headers(300, ["Upload-Length": "999"])), confirmation: .record,
+      expected: .fail(.invalidResponse, "tus_length_mismatch")),
+    Row(
+      name: "complete with the photo (killed after the last PATCH) → complete",
+      response: answer(200, headers(1000, photo)), confirmation: .record,
+      expected: .complete("p1")),
+    Row(
+      name: "404 → start over", response: answer(404), confirmation: .record,
+      expected: .restart),
+    Row(
+      name: "410 → start over", response: answer(410), confirmation: .record,
+      expected: .restart),
+    Row(
+      name: "412 → version error", response: answer(412), confirmation: .record,
+      expected: .fail(.business, "tus_version_unsupported")),
+  ]
+
+  @Test("after a HEAD", arguments: headRows)
+  func afterHead(_ row: Row) {
+    let step = Tus.afterHead(
+      row.response, length: 1000, confirmed: 300, confirmation: row.confirmation)
+    #expect(Self.expected(step) == row.expected)
+  }
+
+  // A creation of a 1000-byte upload that carried the first 100 bytes.
+  static let creationRows: [Row] = [
+    Row(
+      name: "201 with the body stored → send from 100",
+      response: answer(201, headers(100, ["Location": "http://h/uploads/a"])),
+      confirmation: .record, expected: .send(100)),
+    Row(
+      name: "201 that stored part of the body → send from there",
+      response: answer(201, headers(40, ["Location": "http://h/uploads/a"])),
+      confirmation: .record, expected: .send(40)),
+    Row(
+      name: "201 claiming more than the body → error",
+      response: answer(201, headers(101, ["Location": "http://h/uploads/a"])),
+      confirmation: .record, expected: .fail(.invalidResponse, "tus_offset_beyond")),
+    Row(
+      name: "201 without an offset → HEAD",
+      response: answer(201, ["Location": "http://h/uploads/a"]), confirmation: .record,
+      expected: .resync),
+    Row(
+      name: "201 without Location → error", response: answer(201, headers(100)),
+      confirmation: .record, expected: .fail(.invalidResponse, "tus_location_missing")),
+    Row(
+      name: "460: the upload exists at 0 → send from 0",
+      response: answer(460, headers(0, ["Location": "http://h/uploads/a"])),
+      confirmation: .record, expected: .send(0)),
+    Row(
+      name: "404 to a creation is no restart, a refusal",
+      response: answer(404, body: #"{"code":"not_found","message":"x"}"#),
+      confirmation: .record, expected: .fail(.business, "not_found")),
+    Row(
+      name: "412 → version error", response: answer(412), confirmation: .record,
+      expected: .fail(.business, "tus_version_unsupported")),
+  ]
+
+  @Test("after a creation", arguments: creationRows)
+  func afterCreation(_ row: Row) {
+    let step = Tus.afterCreation(
+      row.response, length: 1000, sentBody: 100, confirmation: row.confirmation)
+    #expect(Self.expected(step) == row.expected)
+  }
+
+  @Test("an empty upload is complete at its creation (with the photo)")
+  func emptyUpload() {
+    let step = Tus.afterCreation(
+      Self.answer(201, Self.headers(0, ["Location": "/u/1", "Courier-Photo-Id": "p"])),
+      length: 0, sentBody: 0, confirmation: .record)
+    #expect(step == .complete(recordID: "p"))
+  }
+
+  @Test("capabilities: sha256 only when the checksum extension offers it")
+  func capabilities() {
+    let reference = Tus.Capabilities(
+      options: HTTPResponse(
+        status: 204,
+        headers: [
+          "Tus-Version": "1.0.0",
+          "Tus-Extension": "creation,creation-with-upload,termination,checksum,expiration",
+          "Tus-Checksum-Algorithm": "sha1,sha256,md5", "Tus-Max-Size": "4294967296",
+        ]))
+    #expect(reference.checksumAlgorithm == "sha256")
+    #expect(reference.createsWithUpload)
+    #expect(reference.maxSize == 4_294_967_296)
+    let peer = Tus.Capabilities(
+      options: HTTPResponse(
+        status: 204,
+        headers: ["Tus-Version": "1.0.0", "Tus-Extension": "creation,creation-with-upload"]))
+    #expect(peer.checksumAlgorithm == nil)
+    #expect(Tus.Capabilities(options: HTTPResponse(status: 405)) == .assumed)
+    #expect(Tus.Capabilities.assumed.checksumAlgorithm == nil)
+    #expect(!Tus.Capabilities.assumed.createsWithUpload)
+  }
+
+  @Test("metadata: key base64(value), comma-separated, in order")
+  func metadata() {
+    #expect(
+      Tus.metadata([("title", "Été"), ("filename", "a.jpg"), ("empty", "")])
+        == "title w4l0w6k=,filename YS5qcGc=,empty")
+  }
+
+  @Test("SHA-256 of known inputs, whole and in pieces")
+  func sha256() {
+    #expect(
+      SHA256.hex(SHA256.hash(Data()))
+        == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    #expect(
+      SHA256.hex(SHA256.hash(Data("abc".utf8)))
+        == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    let long = Data((0..<1000).map { UInt8(truncatingIfNeeded: $0 * 7) })
+    var pieces = SHA256()
+    for start in stride(from: 0, to: long.count, by: 37) {
+      pieces.update(long[start..<min(long.count, start + 37)])
+    }
+    #expect(pieces.finalize() == SHA256.hash(long))
+    #expect(
+      SHA256.hex(
+        SHA256.hash(Data("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)))
+        == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+  }
+
+  @Test("a resume record resumes only the same bytes to the same endpoint")
+  func resumeIdentity() {
+    let record = ResumableUpload(
+      endpoint: "http://h/uploads", file: "/a.bin", fileSize: 10, fileModified: 5,
+      sha256: "ab", length: 10, idempotencyKey: "k", uploadURL: "http://h/uploads/1",
+      confirmedOffset: 4)
+    var same = record
+    same.idempotencyKey = "other"
+    same.uploadURL = nil
+    same.confirmedOffset = 0
+    #expect(record.resumes(same))
+    var touched = same
+    touched.fileModified = 6
+    #expect(!record.resumes(touched))
+    var changed = same
+    changed.sha256 = "cd"
+    #expect(!record.resumes(changed))
+    var elsewhere = same
+    elsewhere.endpoint = "http://other/files/"
+    #expect(!record.resumes(elsewhere))
+    #expect(
+      ResumableUpload.storageKey(endpoint: "e", file: "/a")
+        != ResumableUpload.storageKey(endpoint: "e", file: "/b"))
+  }
+}
