@@ -27,7 +27,9 @@ package final class SignalWaiter: Sendable {
     let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
     self.stream = stream
     self.continuation = continuation
+    // The pipe carries every signal anyone catches (the terminal's SIGWINCH…): only these.
     token = SignalPipe.shared.subscribe { number in
+      guard numbers.contains(number) else { return }
       onSignal?(number)
       continuation.yield(number)
     }

@@ -34,10 +34,11 @@ struct ArticlesTests {
     #"{"id":"\#(id)","title":"\#(title)","body":"","version":1,"updated_at":"2026-12-01T00:00:00Z"}"#
   }
 
-  /// Waits (bounded) until `condition` holds.
+  /// Waits (bounded) until `condition` holds. The bound is generous: beside the whole suite on
+  /// two cores, a pool thread can be kept busy by other tests for tens of seconds.
   static func eventually(_ condition: () -> Bool) async -> Bool {
     let clock = ContinuousClock()
-    let deadline = clock.now + .seconds(30)
+    let deadline = clock.now + .seconds(120)
     while !condition() {
       if clock.now > deadline { return false }
       try? await clock.sleep(for: .milliseconds(5))

@@ -10,8 +10,16 @@ import Testing
 struct OfflineWriteTests {
   static var root: Bool { getuid() == 0 }
 
-  /// Runs a command to the end: its status, standard output and standard error.
-  static func run(_ arguments: [String], environment: [String: String]) throws -> (
+  /// Runs a command to the end off the concurrency pool (a blocked pool thread would starve
+  /// the other suites running beside this one): its status, output and error.
+  static func run(_ arguments: [String], environment: [String: String]) async throws -> (
+    Int32, String, String
+  ) {
+    try await offPool { try runBlocking(arguments, environment: environment) }
+  }
+
+  /// Runs a command to the end in the calling thread.
+  static func runBlocking(_ arguments: [String], environment: [String: String]) throws -> (
     Int32, String, String
   ) {
     let process = Process()
@@ -46,10 +54,11 @@ struct OfflineWriteTests {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("courier-off-\(UUID())")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer {
-      _ = try? Self.run(["ip", "netns", "del", namespace], environment: [:])
+      _ = try? Self.runBlocking(["ip", "netns", "del", namespace], environment: [:])
       try? FileManager.default.removeItem(at: dir)
     }
-    let (added, _, addError) = try Self.run(["ip", "netns", "add", namespace], environment: [:])
+    let (added, _, addError) = try await Self.run(
+      ["ip", "netns", "add", namespace], environment: [:])
     try #require(added == 0, "ip netns add: \(addError)")
     let environment = [
       "HOME": dir.path, "XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path,
@@ -60,14 +69,14 @@ struct OfflineWriteTests {
       "ip", "netns", "exec", namespace, binary.path, "--base-url", "http://127.0.0.1:9",
       "--data-dir", dir.appendingPathComponent("local").path, "--verbose",
     ]
-    let down = try Self.run(
+    let down = try await Self.run(
       local + ["articles", "add", "--title", "lo down"], environment: environment)
     #expect(down.0 == 0, "\(down.1)\(down.2)")
     #expect(!down.2.contains("→ PUT"), "a request was tried with loopback down: \(down.2)")
-    let (up, _, upError) = try Self.run(
+    let (up, _, upError) = try await Self.run(
       ["ip", "-n", namespace, "link", "set", "lo", "up"], environment: [:])
     try #require(up == 0, "lo up: \(upError)")
-    let tried = try Self.run(
+    let tried = try await Self.run(
       local + ["articles", "add", "--title", "lo up"], environment: environment)
     #expect(tried.2.contains("→ PUT"), "not tried with loopback up: \(tried.2)")
 
@@ -75,13 +84,13 @@ struct OfflineWriteTests {
       "ip", "netns", "exec", namespace, binary.path, "--base-url", "http://10.80.0.2:8080",
       "--data-dir", dir.appendingPathComponent("data").path, "--verbose",
     ]
-    let (status, out, err) = try Self.run(
+    let (status, out, err) = try await Self.run(
       courier + ["articles", "add", "--title", "offline"], environment: environment)
     #expect(status == 0, "\(out)\(err)")
     #expect(out.contains("Added article"), "\(out)")
     #expect(out.contains("Not sent yet"), "\(out)")
     #expect(!err.contains("→ PUT"), "a request was tried: \(err)")
-    let (_, outbox, _) = try Self.run(courier + ["outbox"], environment: environment)
+    let (_, outbox, _) = try await Self.run(courier + ["outbox"], environment: environment)
     #expect(outbox.contains("1 pending"), "\(outbox)")
 
     // A route to the server (a veth whose peer has no address: nothing answers): now the
@@ -93,10 +102,10 @@ struct OfflineWriteTests {
       ["ip", "-n", namespace, "link", "set", "vb", "up"],
       ["ip", "-n", namespace, "route", "add", "default", "via", "10.80.0.2", "dev", "va"],
     ] {
-      let (status, _, err) = try Self.run(command, environment: [:])
+      let (status, _, err) = try await Self.run(command, environment: [:])
       try #require(status == 0, "\(command.joined(separator: " ")): \(err)")
     }
-    let routed = try Self.run(
+    let routed = try await Self.run(
       courier + ["--timeout", "1", "articles", "add", "--title", "routed"],
       environment: environment)
     #expect(routed.2.contains("→ PUT"), "the write was not tried with a route: \(routed.2)")
