@@ -52,7 +52,7 @@ struct MultipartCrosscheckTests {
   ) -> Part {
     Part(
       name: name, filename: filename, content_type: contentType, size: Int64(bytes.count),
-      sha256: TestSHA256.hex(bytes))
+      sha256: SHA256.hex(SHA256.hash(Data(bytes))))
   }
 
   /// werkzeug's parse_options_header turns `%22` back into `"` in every parameter (browsers'
