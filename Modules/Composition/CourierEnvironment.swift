@@ -42,6 +42,10 @@ public struct CourierEnvironment: Sendable {
   private let overrides: AdapterOverrides
   /// The `--verbose` log, for use cases that retry outside the pipeline (the tus client).
   let log: (@Sendable (String) -> Void)?
+  /// The pipeline without the auth step, for the login itself (there is no session to add or
+  /// refresh yet): retried like any call, under the same retry budget, with the middlewares
+  /// and logging.
+  let loginClient: APIClient
 
   /// Builds the environment.
   /// - Parameters:
@@ -92,6 +96,7 @@ public struct CourierEnvironment: Sendable {
     var stack: any Transport = base
     if let log { stack = LoggingTransport(stack, log: log) }
     if !middlewares.isEmpty { stack = MiddlewareTransport(stack, middlewares: middlewares) }
+    let unauthenticated = stack
     let refreshURL =
       URL(string: config.baseURL.absoluteString.trimmingSuffix("/") + "/auth/refresh")
       ?? config.baseURL
@@ -99,13 +104,18 @@ public struct CourierEnvironment: Sendable {
     stack = AuthTransport(stack, authenticator: authenticator, credentialOrigin: config.baseURL)
     singleAttemptTransport = stack
     let executor = RetryExecutor(policy: config.retry, clock: ContinuousClock())
-    stack = RetryingTransport(stack, executor: executor) { _, event in
+    let logRetry: @Sendable (HTTPRequest, RetryEvent) -> Void = { _, event in
       if case .attemptStarted = event { return }
       log?(event.humanDescription)
     }
+    stack = RetryingTransport(stack, executor: executor, onEvent: logRetry)
     client = APIClient(
       baseURL: config.baseURL, transport: stack, options: TransportOptions(deadline: config.timeout)
     )
+    loginClient = APIClient(
+      baseURL: config.baseURL,
+      transport: RetryingTransport(unauthenticated, executor: executor, onEvent: logRetry),
+      options: TransportOptions(deadline: config.timeout))
   }
 }
 

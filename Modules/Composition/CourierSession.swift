@@ -113,12 +113,9 @@ public final class CourierSession: Sendable {
   /// - Throws: `CourierError`: `.unauthorized` for wrong credentials, a transport kind when
   ///   the server cannot be reached, `.fileUnavailable` when the session cannot be saved.
   public func login(username: String, password: String) async throws {
-    // Through the base transport under the client's options, never through the auth
-    // decorator: there is no session to refresh yet.
-    let client = environment.client
-    let loginClient = APIClient(
-      baseURL: client.baseURL, transport: environment.baseTransport, options: client.options)
-    let response = try await loginClient.send(
+    // Never through the auth decorator (there is no session to refresh yet), but retried
+    // like any call: a 503 or a reset during a login is as transient as anywhere else.
+    let response = try await environment.loginClient.send(
       .post, "/auth/token", json: ["username": username, "password": password])
     let credentials = try TokenResponse.credentials(from: response.body, now: Date())
     do {
