@@ -2,68 +2,12 @@ import CourierTestSupport
 import Foundation
 import Testing
 
-/// What a command did: its exit status (or the signal that ended it), standard output and
-/// standard error.
-private struct ShellResult: Sendable, CustomStringConvertible {
-  var status: Int32
-  var signaled: Bool
-  var out: String
-  var err: String
-
-  var description: String {
-    (signaled ? "killed by signal \(status)" : "exit \(status)")
-      + "; stdout: \(out.suffix(2_000)); stderr: \(err.suffix(4_000))"
-  }
-}
-
-/// Runs a command to the end on a thread of its own (never one of the concurrency pool's two),
-/// its standard error in a file so that a crash's report reaches the failure message.
+/// Runs a command to its end (`ChildProcess`: off the pool, stderr and a crash's backtrace kept).
 @discardableResult
-private func shell(_ arguments: [String], input: String? = nil) async throws -> ShellResult {
-  try await offPool {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    var environment = ProcessInfo.processInfo.environment
-    // A crash of a child prints its backtrace on its standard error, which we keep.
-    environment["SWIFT_BACKTRACE"] = "enable=yes,interactive=no"
-    process.environment = environment
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    let errFile = FileManager.default.temporaryDirectory
-      .appendingPathComponent("courier-shell-\(UUID()).err")
-    _ = FileManager.default.createFile(atPath: errFile.path, contents: nil)
-    defer { try? FileManager.default.removeItem(at: errFile) }
-    let errHandle = try FileHandle(forWritingTo: errFile)
-    defer { try? errHandle.close() }
-    process.standardError = errHandle
-    let stdin = Pipe()
-    process.standardInput = stdin
-    try process.run()
-    if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-    try? stdin.fileHandleForWriting.close()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let err = (try? String(contentsOf: errFile, encoding: .utf8)) ?? ""
-    return ShellResult(
-      status: process.terminationStatus,
-      signaled: process.terminationReason == .uncaughtSignal,
-      out: String(decoding: data, as: UTF8.self), err: err)
-  }
-}
-
-/// Removes network namespaces (from a `defer`, which cannot wait asynchronously: `ip netns del`
-/// returns at once).
-private func deleteNamespaces(_ names: [String]) {
-  for name in names {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["ip", "netns", "del", name]
-    process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-    process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-    guard (try? process.run()) != nil else { continue }
-    process.waitUntilExit()
-  }
+private func shell(_ arguments: [String], input: String? = nil) async throws
+  -> ChildProcess.Result
+{
+  try await ChildProcess.run(arguments, input: input)
 }
 
 /// `courier sync --watch` in a network namespace whose only link goes down and up: writes
@@ -87,7 +31,8 @@ struct ReconnectReplayTests {
       for process in processes where process.isRunning {
         kill(process.processIdentifier, SIGKILL)
       }
-      deleteNamespaces([a, b])
+      ChildProcess.runBlocking(["ip", "netns", "del", a])
+      ChildProcess.runBlocking(["ip", "netns", "del", b])
       try? FileManager.default.removeItem(at: dir)
     }
     for command in [
@@ -124,7 +69,7 @@ struct ReconnectReplayTests {
     try backend.run()
     processes.append(backend)
     func curl(_ path: String) async throws -> String {
-      try await shell(["ip", "netns", "exec", a, "curl", "-s", "-m", "2", base + path]).out
+      try await shell(["ip", "netns", "exec", a, "curl", "-s", "-m", "2", base + path]).stdout
     }
     let up = ContinuousClock.now + .seconds(60)
     while ContinuousClock.now < up, try await !curl("/health").contains("true") {
@@ -142,7 +87,7 @@ struct ReconnectReplayTests {
     ]
     let login = try await shell(
       courier + ["login", "--username", "alice", "--password-stdin"], input: "secret\n")
-    try #require(login.status == 0 && !login.signaled, "login: \(login)")
+    try #require(login.succeeded, "login: \(login)")
 
     let watchOutput = dir.appendingPathComponent("watch.jsonl")
     _ = FileManager.default.createFile(atPath: watchOutput.path, contents: nil)
@@ -187,8 +132,8 @@ struct ReconnectReplayTests {
     for title in ["un", "deux", "trois"] {
       let add = try await shell(
         courier + ["--max-attempts", "1", "--json", "articles", "add", "--title", title])
-      try #require(add.status == 0 && !add.signaled, "queued offline: \(add)")
-      let object = try JSONSerialization.jsonObject(with: Data(add.out.utf8)) as? [String: Any]
+      try #require(add.succeeded, "queued offline: \(add)")
+      let object = try JSONSerialization.jsonObject(with: Data(add.stdout.utf8)) as? [String: Any]
       ids.append(object?["id"] as? String ?? "")
     }
     let before = try await curl("/__log")
