@@ -129,7 +129,8 @@ let package = Package(
 
     // Test helpers shared by test targets: the reference backend launcher, misbehaving servers.
     .target(
-      name: "CourierTestSupport", dependencies: ["CourierDomain", "CourierPorts"],
+      name: "CourierTestSupport",
+      dependencies: ["CourierDomain", "CourierPorts", "CourierCore", "CourierTestKit"],
       path: "Tests/Support", swiftSettings: strict),
     .testTarget(
       name: "CourierDomainTests", dependencies: ["CourierDomain"], path: "Tests/DomainTests",
