@@ -17,8 +17,13 @@ import Synchronization
 /// `codec_unavailable` naming the missing library. Cancelling the calling task stops the
 /// encoder at its next batch of tiles.
 public struct VipsImageCompressor: ImageCompressor {
-  /// libvips' default worker threads per image: the processor count, at most 4.
-  public static let defaultConcurrency = min(4, ProcessInfo.processInfo.activeProcessorCount)
+  /// libvips' default worker threads per image: the online processor count, at most 4.
+  ///
+  /// From `sysconf`, not `ProcessInfo.activeProcessorCount`, which reads the cgroup's CPU quota
+  /// through Foundation's file and URL machinery: a seventh of what `courier status` cost, in
+  /// every command that builds the composition root (issue 14).
+  public static let defaultConcurrency = min(
+    4, max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
 
   /// Creates a compressor.
   /// - Parameter concurrency: libvips' worker threads per image; only the first value used
