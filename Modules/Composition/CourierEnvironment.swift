@@ -189,7 +189,10 @@ extension CourierEnvironment {
     case .memory:
       return InMemoryLocalStore()
     case .sqlite:
-      return try SQLiteLocalStore(path: directory.appendingPathComponent("courier.sqlite").path)
+      // The log is kept at close: an offline write is one fdatasync (decision 1403).
+      return try SQLiteLocalStore(
+        path: directory.appendingPathComponent("courier.sqlite").path,
+        options: .init(checkpointOnClose: false))
     }
   }
 }

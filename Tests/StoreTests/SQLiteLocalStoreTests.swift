@@ -62,6 +62,28 @@ struct SQLiteLocalStoreTests {
     #expect(try bytes(path) == data)
   }
 
+  @Test(
+    "checkpointOnClose off: close leaves the log, and a reopened store reads what it holds",
+    arguments: [true, false])
+  func logAtClose(checkpointOnClose: Bool) throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.path + "/store.sqlite"
+    let options = SQLiteLocalStore.Options(checkpointOnClose: checkpointOnClose)
+    let store = try SQLiteLocalStore(path: path, options: options)
+    for n in 0..<3 { try store.enqueue(F.operation("r\(n)", .create, "v\(n)")) }
+    store.close()
+    let log = FileManager.default.contents(atPath: path + "-wal")
+    if checkpointOnClose {
+      #expect(log == nil, "the log outlived close")
+    } else {
+      #expect((log?.count ?? 0) > 0, "the log was folded or removed at close")
+    }
+    let reopened = try SQLiteLocalStore(path: path, options: options)
+    defer { reopened.close() }
+    #expect(try reopened.pending().count == 3)
+  }
+
   @Test("a missing directory cannot hold the file: cannotCreate naming it")
   func unopenable() throws {
     let path = "/nonexistent-\(getpid())/store.sqlite"

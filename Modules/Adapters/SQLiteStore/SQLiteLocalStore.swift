@@ -32,21 +32,33 @@ public final class SQLiteLocalStore: LocalStoreBackend {
     public var busyTimeout: Duration
     /// Whether to run `PRAGMA quick_check` on open (reads the whole file).
     public var checkIntegrityOnOpen: Bool
+    /// Whether `close()` copies the write-ahead log into the database file and deletes it
+    /// (the default: the file alone then holds everything). Off, the log stays for the next
+    /// process to append to, and a short-lived process's commit costs one `fdatasync` instead
+    /// of five (the log's header, its folder, the commit, a checkpoint's two); a commit still
+    /// checkpoints once the log passes 100 pages. The folder's `-wal` file is then part of
+    /// the data (decision 1403). The composition root opens its stores this way.
+    public var checkpointOnClose: Bool
 
     /// Creates options.
     /// - Parameters:
     ///   - synchronous: the durability of each commit.
     ///   - busyTimeout: the wait for another process.
     ///   - checkIntegrityOnOpen: whether to check the whole file on open.
+    ///   - checkpointOnClose: whether closing folds the log into the database file.
     public init(
       synchronous: Synchronous = .full, busyTimeout: Duration = .seconds(5),
-      checkIntegrityOnOpen: Bool = false
+      checkIntegrityOnOpen: Bool = false, checkpointOnClose: Bool = true
     ) {
       self.synchronous = synchronous
       self.busyTimeout = busyTimeout
       self.checkIntegrityOnOpen = checkIntegrityOnOpen
+      self.checkpointOnClose = checkpointOnClose
     }
   }
+
+  /// How long the log kept at close may grow, in pages, before a commit checkpoints it.
+  static let keptLogPages = 100
 
   /// The schema version this code writes.
   public static let schemaVersion = Int64(SQLiteSchema.migrations.count)
@@ -97,6 +109,7 @@ public final class SQLiteLocalStore: LocalStoreBackend {
       options.busyTimeout.components.seconds * 1000
       + options.busyTimeout.components.attoseconds / 1_000_000_000_000_000
     connection.setBusyTimeout(Int32(clamping: milliseconds))
+    if !options.checkpointOnClose { try connection.keepLogOnClose() }
     // Read-only first: a file that is not a database fails here, before anything is written.
     _ = try knownSchemaVersion(connection)
     if options.checkIntegrityOnOpen {
@@ -115,6 +128,12 @@ public final class SQLiteLocalStore: LocalStoreBackend {
         path: connection.path, underlying: "journal_mode=\(mode ?? "?")")
     }
     try connection.exec("PRAGMA synchronous=\(options.synchronous.rawValue)")
+    if !options.checkpointOnClose {
+      // A process that opens a store it was the last to close reads the whole log back
+      // (SQLite's recovery: it cannot trust the -shm file): keep the log short, checkpointed
+      // every 100 pages instead of 1,000 (decision 1403).
+      try connection.exec("PRAGMA wal_autocheckpoint=\(Self.keptLogPages)")
+    }
     try migrate(connection)
   }
 
