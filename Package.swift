@@ -183,7 +183,9 @@ let package = Package(
       path: "Tests/CLITests", swiftSettings: strict),
     .testTarget(
       name: "CourierTUITests",
-      dependencies: ["CourierTUI", "CourierCore", "CourierLinux", "CourierTestKit"],
+      dependencies: [
+        "CourierTUI", "CourierCore", "CourierLinux", "CourierTestKit", "CourierTestSupport",
+      ],
       path: "Tests/TUITests", swiftSettings: strict),
   ]
 )

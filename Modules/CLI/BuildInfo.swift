@@ -4,8 +4,8 @@ import Foundation
 /// What this build of `courier` is: its version (the one place it is written) and the
 /// adapters the composition root can pick, with the default of each.
 public enum BuildInfo {
-  /// The version of Courier's tools.
-  public static let version = "0.1.0"
+  /// The version of Courier's tools (`ToolsVersion`, shared with `courier-tui`).
+  public static var version: String { ToolsVersion.current }
 
   /// One kind of adapter: what the build has and what it picks when nothing is configured.
   public struct Adapters: Sendable, Equatable {
