@@ -180,15 +180,16 @@ public struct VipsImageCompressor: ImageCompressor {
   }
 
   static func fileSize(_ url: URL) throws -> Int64 {
-    do {
-      let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
-      return (attributes[.size] as? NSNumber)?.int64Value ?? 0
-    } catch {
+    // stat(2), not FileManager's attributes, which also look up the owner's user and group
+    // names (issue 14).
+    var info = stat()
+    guard stat(url.path, &info) == 0 else {
       throw CourierError(
         .fileUnavailable, code: "file_unreadable",
         serverMessage: "Can't read \(url.path): no such file or no permission.",
-        underlying: String(describing: error), context: "compress \(url.path)")
+        underlying: String(cString: strerror(errno)), context: "compress \(url.path)")
     }
+    return Int64(info.st_size)
   }
 
   static func format(of info: courier_vips_info) -> ImageFormat {
