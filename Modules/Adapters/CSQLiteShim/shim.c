@@ -105,6 +105,8 @@ COURIER_FORWARD(sqlite3_int64, sqlite3_column_int64, 0, (sqlite3_stmt * statemen
                 (statement, column))
 COURIER_FORWARD(double, sqlite3_column_double, 0, (sqlite3_stmt * statement, int column),
                 (statement, column))
+COURIER_FORWARD(int, sqlite3_column_bytes, 0, (sqlite3_stmt * statement, int column),
+                (statement, column))
 COURIER_FORWARD(const unsigned char *, sqlite3_column_text, NULL,
                 (sqlite3_stmt * statement, int column), (statement, column))
 

@@ -35,6 +35,16 @@ struct SQLiteRow {
     guard let bytes = sqlite3_column_text(statement, column) else { return nil }
     return String(cString: bytes)
   }
+
+  /// A text column's bytes as SQLite holds them, valid until the next step: no `String` is
+  /// made (nil for NULL).
+  func withBytes<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer?) throws -> T) rethrows
+    -> T
+  {
+    guard let bytes = sqlite3_column_text(statement, column) else { return try body(nil) }
+    let count = Int(sqlite3_column_bytes(statement, column))
+    return try body(UnsafeRawBufferPointer(start: bytes, count: count))
+  }
 }
 
 /// One SQLite connection with a cache of prepared statements. Not thread-safe: the store owns
