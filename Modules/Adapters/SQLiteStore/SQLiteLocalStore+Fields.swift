@@ -21,6 +21,7 @@ extension SQLiteLocalStore: RecordFieldsReading {
     let path = self.path
     let members = JSONStringMembers(names)
     let none = [String?](repeating: nil, count: names.count)
+    let states = LocalState.allCases.map { (bytes: Array($0.rawValue.utf8), state: $0) }
     return try read { reader in
       guard let reader = reader as? SQLiteReader else { return [] }
       return try reader.connection.query(sql, [.text(collection)]) { row in
@@ -31,8 +32,12 @@ extension SQLiteLocalStore: RecordFieldsReading {
               + "\(row.text(0) ?? "?")); it was left as it is.",
             path: path)
         }
-        guard let id = row.text(0), let state = row.text(1).flatMap(LocalState.init(rawValue:))
-        else { throw damaged() }
+        // The state compared as bytes: a String per row only to look it up cost as much as
+        // the id's (issue 14).
+        let state = row.withBytes(1) { bytes in
+          bytes.flatMap { bytes in states.first { $0.bytes.elementsEqual(bytes) }?.state }
+        }
+        guard let id = row.text(0), let state else { throw damaged() }
         let values = try row.withBytes(4) { bytes -> [String?]? in
           guard let bytes else { return nil }
           do {
