@@ -35,8 +35,8 @@ public final class SQLiteLocalStore: LocalStoreBackend {
     /// Whether `close()` copies the write-ahead log into the database file and deletes it
     /// (the default: the file alone then holds everything). Off, the log stays for the next
     /// process to append to, and a short-lived process's commit costs one `fdatasync` instead
-    /// of five (the log's header, its folder, the commit, a checkpoint's two); a commit still
-    /// checkpoints once the log passes 100 pages. The folder's `-wal` file is then part of
+    /// of five (the log's header, its folder, the commit, a checkpoint's two); a close folds the
+    /// log into the file and empties it once it passes 100 pages. The folder's `-wal` file is then part of
     /// the data (decision 1403). The composition root opens its stores this way.
     public var checkpointOnClose: Bool
 
@@ -57,7 +57,8 @@ public final class SQLiteLocalStore: LocalStoreBackend {
     }
   }
 
-  /// How long the log kept at close may grow, in pages, before a commit checkpoints it.
+  /// How long the log kept at close may grow, in pages, before a close folds it into the
+  /// database file and empties it.
   static let keptLogPages = 100
 
   /// The schema version this code writes.
@@ -65,6 +66,7 @@ public final class SQLiteLocalStore: LocalStoreBackend {
 
   /// The database file.
   public let path: String
+  private let keepsLog: Bool
 
   // The connection is not thread-safe; every use goes through `mutex`, which makes this box
   // safe to share (hence @unchecked).
@@ -102,6 +104,7 @@ public final class SQLiteLocalStore: LocalStoreBackend {
       throw error
     }
     locked = LockedConnection(connection)
+    keepsLog = !options.checkpointOnClose
   }
 
   private static func prepare(_ connection: SQLiteConnection, options: Options) throws {
@@ -128,11 +131,10 @@ public final class SQLiteLocalStore: LocalStoreBackend {
         path: connection.path, underlying: "journal_mode=\(mode ?? "?")")
     }
     try connection.exec("PRAGMA synchronous=\(options.synchronous.rawValue)")
-    if !options.checkpointOnClose {
-      // A process that opens a store it was the last to close reads the whole log back
-      // (SQLite's recovery: it cannot trust the -shm file): keep the log short, checkpointed
-      // every 100 pages instead of 1,000 (decision 1403).
-      try connection.exec("PRAGMA wal_autocheckpoint=\(Self.keptLogPages)")
+    if !options.checkpointOnClose, logPages(connection.path) > keptLogPages {
+      // The log another process left: folded into the file and emptied once it passes 100
+      // pages (a short-lived process rarely closes its store; see close()).
+      _ = try? connection.query("PRAGMA wal_checkpoint(TRUNCATE)") { $0.int(0) }
     }
     try migrate(connection)
   }
@@ -190,9 +192,23 @@ public final class SQLiteLocalStore: LocalStoreBackend {
   /// Closes the database. Later calls throw `StoreError.unusable`.
   public func close() {
     try? locked.with { connection in
+      if keepsLog, Self.logPages(path) > Self.keptLogPages {
+        // Every process after the last one's close recovers the log and counts none of it as
+        // copied yet, so SQLite's own checkpoint at commit would copy the whole log again at
+        // every commit once it passed its limit, and never restart it: here, past 100 pages,
+        // it is copied once and emptied (decision 1403).
+        _ = try? connection.query("PRAGMA wal_checkpoint(TRUNCATE)") { $0.int(0) }
+      }
       connection.close()
     }
     locked.mutex.withLock { _ in locked.connection = nil }
+  }
+
+  /// The size of the write-ahead log beside the database, in pages (0 without one).
+  static func logPages(_ path: String) -> Int {
+    var info = stat()
+    guard stat(path + "-wal", &info) == 0 else { return 0 }
+    return Int(info.st_size) / 4096
   }
 
   /// Runs a read in a transaction, for a consistent view.
