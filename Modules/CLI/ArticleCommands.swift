@@ -319,16 +319,37 @@ enum ArticleCommands {
 
   /// Every item's line in one string: one write for the whole list, not one per article.
   static func articleLines(_ items: [SyncItem<Article>]) -> String {
-    var text = ""
-    text.reserveCapacity(items.count * 64)
-    for item in items { text += articleLine(item) }
-    return text
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(items.count * 80)
+    for item in items { appendLine(item, to: &bytes) }
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   static func articleLine(_ item: SyncItem<Article>) -> String {
-    let version = item.value.version.map { "v\($0)" } ?? "new"
-    let marker = item.state == .synced ? "" : "  [\(item.state.rawValue), not sent yet]"
-    return "  \(item.value.id)  \(version)  \(item.value.title)\(marker)\n"
+    var bytes: [UInt8] = []
+    appendLine(item, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// `  ID  vN  TITLE[  [state, not sent yet]]`, as bytes: string interpolation cost ten times
+  /// as much, a fifth of listing 10,000 articles (issue 14).
+  static func appendLine(_ item: SyncItem<Article>, to bytes: inout [UInt8]) {
+    bytes.append(contentsOf: "  ".utf8)
+    bytes.append(contentsOf: item.value.id.utf8)
+    if let version = item.value.version {
+      bytes.append(contentsOf: "  v".utf8)
+      bytes.append(contentsOf: String(version).utf8)
+    } else {
+      bytes.append(contentsOf: "  new".utf8)
+    }
+    bytes.append(contentsOf: "  ".utf8)
+    bytes.append(contentsOf: item.value.title.utf8)
+    if item.state != .synced {
+      bytes.append(contentsOf: "  [".utf8)
+      bytes.append(contentsOf: item.state.rawValue.utf8)
+      bytes.append(contentsOf: ", not sent yet]".utf8)
+    }
+    bytes.append(UInt8(ascii: "\n"))
   }
 
   static func articleObject(_ item: SyncItem<Article>) -> [String: Any] {

@@ -49,7 +49,16 @@ public struct Articles: Sendable {
   /// The cached articles, without the network.
   /// - Returns: a `cache` snapshot with its age.
   /// - Throws: `StoreError` when the store cannot be read.
-  public func cached() async throws -> SyncSnapshot<Article> { try await engine.cached() }
+  public func cached() async throws -> SyncSnapshot<Article> {
+    // A store that reads chosen members (SQLite) hands out titles and bodies without a whole
+    // decode of every record: the same snapshot, three times faster (decision 1404).
+    guard let projecting = store as? any RecordFieldsReading else {
+      return try await engine.cached()
+    }
+    let fields = try projecting.fields(Article.listedFields, in: Article.collection)
+    let state = try store.collectionState(Article.collection)
+    return Article.cachedSnapshot(fields, lastRefresh: state.lastRefresh, now: Date())
+  }
 
   /// Asks the server for the articles (`If-None-Match`); a failure keeps the cache.
   /// - Returns: a `network` snapshot; its `error` says why a refresh failed.

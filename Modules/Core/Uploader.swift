@@ -223,8 +223,11 @@ public struct Uploader: Sendable {
       case .bytes(let data):
         return .bytes(data)
       case .file(let url, let offset, let length, let fileSize):
-        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-        let size = (attributes?[.size] as? NSNumber)?.int64Value
+        // stat(2), which follows a symbolic link as the layout's size (read through an open
+        // file) did; FileManager's attributes describe the link itself, and asked the user
+        // and group databases for the owner's names on the way (issue 14).
+        var info = stat()
+        let size = stat(url.path, &info) == 0 ? Int64(info.st_size) : nil
         guard size == fileSize else {
           throw CourierError(
             .fileUnavailable, code: "file_changed",
