@@ -106,6 +106,7 @@ public enum HelpText {
   static let upload = """
     USAGE: courier upload FILE [--title T] [--field NAME=VALUE]... [--to URL]
                           [--max-pixels N] [--quality Q] [--no-compress] [--resumable]
+                          [--queue]
 
     Downsamples and compresses an image (JPEG, quality 70, long edge 2048 px, EXIF orientation
     applied, metadata and GPS removed), then sends it as multipart/form-data to BASE_URL/photos
@@ -122,6 +123,16 @@ public enum HelpText {
     changed file starts over. The resume state lives in the data folder until the server
     confirms the last byte.
 
+    With --queue, nothing is sent now, and no network is needed: the file is compressed (as
+    above), the exact bytes to send are kept in the data folder with an outbox entry, and the
+    command prints the entry and returns ({"status":"queued","id":…} with --json).
+    `courier sync`, `courier sync --watch` and courier-tui send it in outbox order with the
+    other writes, under one Idempotency-Key for its whole life: with tus when --resumable is
+    given (or configured) or when the target answers as a tus server (an interruption, even
+    kill -9, resumes where the server stopped), else as multipart. `courier outbox` shows the
+    bytes the server confirmed; the kept bytes go once the server confirms, or with
+    `courier outbox discard` for an upload it refused.
+
     OPTIONS:
       --title T             the photo's title (default: the file's name)
       --field NAME=VALUE    an extra text field (repeatable)
@@ -130,6 +141,7 @@ public enum HelpText {
       --quality Q           JPEG quality, 1-100 or 0.01-1.0 (default 70)
       --no-compress         send the file as is
       --resumable           resumable upload with tus 1.0.0 (resumes after kill -9)
+      --queue               queue it in the outbox and return at once; 'courier sync' sends it
 
     \(globalOptions)
     """ + "\n"

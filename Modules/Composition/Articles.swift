@@ -20,6 +20,10 @@ public struct Articles: Sendable {
   private let lock: SharedSyncLock?
   /// Runs the path monitor while `watch()` needs it; nil when the caller runs it.
   private let monitor: SharedRun?
+  /// Run after an entry is discarded (the session removes a queued upload's files).
+  private let afterDiscard: @Sendable () -> Void
+  /// The local store, for the session's queued uploads (their entries share the outbox).
+  var outboxStore: any LocalStore { store }
 
   /// Articles over an engine and its store (for tests and custom wiring: no cross-process
   /// lock, and ``watch(activity:)`` expects the caller to run the engine's path monitor).
@@ -31,12 +35,14 @@ public struct Articles: Sendable {
   }
 
   init(
-    engine: SyncEngine<Article>, store: any LocalStore, lock: SharedSyncLock?, monitor: SharedRun?
+    engine: SyncEngine<Article>, store: any LocalStore, lock: SharedSyncLock?, monitor: SharedRun?,
+    afterDiscard: @escaping @Sendable () -> Void = {}
   ) {
     self.engine = engine
     self.store = store
     self.lock = lock
     self.monitor = monitor
+    self.afterDiscard = afterDiscard
   }
 
   // MARK: - Reads
@@ -139,14 +145,16 @@ public struct Articles: Sendable {
   public func retryAll() async throws -> [OutboxEntry] { try await engine.retryAllEntries() }
 
   /// Drops a write with every later local change to its article, and shows the server's copy
-  /// again.
+  /// again; a queued upload's kept bytes go with it.
   /// - Parameter operationID: the entry's operation id.
   /// - Returns: the entry dropped, and the record after (nil when the server never had it).
   /// - Throws: `StoreError.notFound` for an unknown id; `StoreError` when it cannot be saved.
   @discardableResult
   public func discard(operationID: UUID) async throws -> (entry: OutboxEntry, record: LocalRecord?)
   {
-    try await engine.discardEntry(operationID: operationID)
+    let dropped = try await engine.discardEntry(operationID: operationID)
+    afterDiscard()
+    return dropped
   }
 
   // MARK: - Sync

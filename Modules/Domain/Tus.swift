@@ -66,6 +66,18 @@ public enum Tus {
     public var createsWithUpload: Bool { extensions.contains("creation-with-upload") }
   }
 
+  /// Whether an `OPTIONS` answer comes from a tus 1.0.0 server: a 2xx whose `Tus-Version`
+  /// lists `1.0.0` (a queued upload to a target that does not goes as multipart).
+  /// - Parameter response: the answer.
+  /// - Returns: true for a tus server.
+  public static func speaks(_ response: HTTPResponse) -> Bool {
+    guard (200..<300).contains(response.status), let versions = response.headers["Tus-Version"]
+    else { return false }
+    return versions.split(separator: ",").contains {
+      $0.trimmingCharacters(in: .whitespaces) == version
+    }
+  }
+
   /// What the client does next.
   public enum Step: Sendable, Equatable {
     /// Send the bytes from this offset (the server holds everything before it).

@@ -314,4 +314,18 @@ struct TusTests {
       ResumableUpload.storageKey(endpoint: "e", file: "/a")
         != ResumableUpload.storageKey(endpoint: "e", file: "/b"))
   }
+
+  static let speakRows: [(String, HTTPResponse, Bool)] = [
+    ("204 with Tus-Version 1.0.0", answer(204, ["Tus-Version": "1.0.0"]), true),
+    ("200 with a list of versions", answer(200, ["Tus-Version": "0.2.2, 1.0.0"]), true),
+    ("204 with only another version", answer(204, ["Tus-Version": "0.2.2"]), false),
+    ("204 without Tus-Version (a plain CORS answer)", answer(204, ["Allow": "POST"]), false),
+    ("405 (a multipart endpoint)", answer(405, ["Tus-Version": "1.0.0"]), false),
+    ("a login page's 200", answer(200, ["Content-Type": "text/html"]), false),
+  ]
+
+  @Test("an OPTIONS answer is a tus server's or not", arguments: speakRows)
+  func speaks(_ name: String, _ response: HTTPResponse, _ expected: Bool) {
+    #expect(Tus.speaks(response) == expected, "\(name)")
+  }
 }
