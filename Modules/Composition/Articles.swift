@@ -20,8 +20,9 @@ public struct Articles: Sendable {
   private let lock: SharedSyncLock?
   /// Runs the path monitor while `watch()` needs it; nil when the caller runs it.
   private let monitor: SharedRun?
-  /// Run after an entry is discarded (the session removes a queued upload's files).
-  private let afterDiscard: @Sendable () -> Void
+  /// Run after a replay and after a discard: the session removes the files of queued uploads
+  /// that left the outbox.
+  private let tidy: @Sendable () -> Void
   /// The local store, for the session's queued uploads (their entries share the outbox).
   var outboxStore: any LocalStore { store }
 
@@ -36,13 +37,13 @@ public struct Articles: Sendable {
 
   init(
     engine: SyncEngine<Article>, store: any LocalStore, lock: SharedSyncLock?, monitor: SharedRun?,
-    afterDiscard: @escaping @Sendable () -> Void = {}
+    tidy: @escaping @Sendable () -> Void = {}
   ) {
     self.engine = engine
     self.store = store
     self.lock = lock
     self.monitor = monitor
-    self.afterDiscard = afterDiscard
+    self.tidy = tidy
   }
 
   // MARK: - Reads
@@ -153,7 +154,7 @@ public struct Articles: Sendable {
   public func discard(operationID: UUID) async throws -> (entry: OutboxEntry, record: LocalRecord?)
   {
     let dropped = try await engine.discardEntry(operationID: operationID)
-    afterDiscard()
+    tidy()
     return dropped
   }
 
@@ -173,7 +174,10 @@ public struct Articles: Sendable {
   ///   will send them; ``state`` is reloaded first), `StoreError` when the lock file cannot be
   ///   opened.
   public func sync(activity: String = "sync") async throws -> ReplayReport {
-    try await withSyncLock(activity: activity) { await engine.replay() }
+    try await withSyncLock(activity: activity) {
+      defer { tidy() }
+      return await engine.replay()
+    }
   }
 
   /// Keeps the outbox flowing until cancelled: sends it now, again whenever the network path

@@ -408,7 +408,7 @@ public final class CourierSession: Sendable {
     return stream
   }
 
-  private func queuedUploadSender() -> any ReplaySender {
+  private func queuedUploadSender(tidy: @escaping @Sendable () -> Void) -> any ReplaySender {
     let config = environment.config
     var options = environment.client.options
     if let log = environment.log {
@@ -424,7 +424,7 @@ public final class CourierSession: Sendable {
       store: queuedUploadStore, options: options)
     let records = queuedUploadStore.resumeRecords
     return TrackedReplaySender(
-      base: sender, tracker: uploadTracker,
+      base: sender, tracker: uploadTracker, tidy: tidy,
       confirmed: { records.load($0)?.confirmedOffset })
   }
 
@@ -512,23 +512,24 @@ public final class CourierSession: Sendable {
       // Writes are sent by `sync()`, or by themselves while `watch()` runs.
       var configuration = SyncEngine<Article>.Configuration(
         conflictPolicy: environment.config.conflictPolicy, replaysAfterWrites: false)
-      // Queued uploads replay in outbox order with the articles' writes.
-      configuration.senders[QueuedUpload.collection] = queuedUploadSender()
-      let engine = SyncEngine<Article>(
-        client: environment.client, store: store, pathMonitor: pathMonitor,
-        configuration: configuration, clock: ContinuousClock(), random: SystemRandomSource())
       let uploads = queuedUploadStore
       // Bytes no entry points to (delivered, discarded, or kept by a process killed before
-      // its entry was committed) go when the store opens and after each discard.
+      // its entry was committed) go when the store opens, after each replay and discard, and
+      // before each queued upload is sent.
       let sweep: @Sendable () -> Void = {
         uploads.sweep { try Self.uploadIDs(in: store) }
       }
+      // Queued uploads replay in outbox order with the articles' writes.
+      configuration.senders[QueuedUpload.collection] = queuedUploadSender(tidy: sweep)
+      let engine = SyncEngine<Article>(
+        client: environment.client, store: store, pathMonitor: pathMonitor,
+        configuration: configuration, clock: ContinuousClock(), random: SystemRandomSource())
       sweep()
       let articles = Articles(
         engine: engine, store: store,
         lock: environment.localStoreIsShared
           ? SharedSyncLock(directory: environment.config.dataDirectory) : nil,
-        monitor: monitorRun, afterDiscard: sweep)
+        monitor: monitorRun, tidy: sweep)
       cached = articles
       return articles
     }

@@ -53,15 +53,18 @@ final class QueuedUploadTracker: Sendable {
 }
 
 /// A `ReplaySender` decorator that tells the tracker when a queued upload's transfer begins,
-/// moves and ends, and passes the progress on.
+/// moves and ends, and passes the progress on; before each send it removes the files of
+/// uploads that left the outbox (the last one's proof, once its entry was completed).
 struct TrackedReplaySender: ReplaySender {
   let base: any ReplaySender
   let tracker: QueuedUploadTracker
+  let tidy: @Sendable () -> Void
   let confirmed: @Sendable (String) -> Int64?
 
   func send(_ entry: OutboxEntry, progress: (@Sendable (TransferProgress) -> Void)?) async
     -> ReplayAnswer
   {
+    tidy()
     let id = entry.key.id
     let tracker = tracker
     tracker.began(id, at: confirmed(id))
