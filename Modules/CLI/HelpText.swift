@@ -125,7 +125,7 @@ public enum HelpText {
 
     With --queue, nothing is sent now, and no network is needed: the file is compressed (as
     above), the exact bytes to send are kept in the data folder with an outbox entry, and the
-    command prints the entry and returns ({"status":"queued","id":…} with --json).
+    command prints the entry and returns ({"status":"queued","id":...} with --json).
     `courier sync`, `courier sync --watch` and courier-tui send it in outbox order with the
     other writes, under one Idempotency-Key for its whole life: with tus when --resumable is
     given (or configured) or when the target answers as a tus server (an interruption, even
