@@ -35,9 +35,9 @@ public struct QueuedUpload: Sendable, Equatable {
 
   /// One extra text field (a tus metadata pair, or a form field), in order.
   public struct Field: Sendable, Equatable {
-    /// The name.
+    /// The form field's name, or the tus metadata key (no spaces or commas).
     public var name: String
-    /// The value.
+    /// The text sent, as is (UTF-8; base64 in tus metadata).
     public var value: String
 
     /// Creates a field.
