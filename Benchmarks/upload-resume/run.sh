@@ -110,11 +110,12 @@ if [ "${SKIP_LINK:-0}" != 1 ]; then
   # bytes crossed the link since the last kill, KILLS times, then runs it to the end. Prints
   # "wire_bytes seconds exit".
   run_interrupted() {
-    local port="$1"
-    shift
-    local step=$((SIZE / (KILLS + 1))) start end mark
+    local port="$1" kills="$2"
+    shift 2
+    local step=$((SIZE / (kills + 1))) start end mark base
+    base="$(counted "$port")"
     start="$(date +%s.%N)"
-    for kill_number in $(seq 1 "$KILLS"); do
+    for kill_number in $(seq 1 "$kills"); do
       mark="$(counted "$port")"
       "$@" >"$WORK/run.log" 2>&1 &
       local pid=$!
@@ -127,7 +128,7 @@ if [ "${SKIP_LINK:-0}" != 1 ]; then
     local code=0
     "$@" >"$WORK/run.log" 2>&1 || code=$?
     end="$(date +%s.%N)"
-    echo "$(counted "$port") $(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }') $code"
+    echo "$(($(counted "$port") - base)) $(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }') $code"
   }
   TUS_DIR="$WORK/client-tus"
   MP_DIR="$WORK/client-multipart"
@@ -137,10 +138,15 @@ if [ "${SKIP_LINK:-0}" != 1 ]; then
   client "$TUS_DIR" "$BASE"
   "${CMD[@]}" login --username alice --password secret >/dev/null 2>&1
   "${CMD[@]}" upload --queue --resumable --json "$FILE" >"$WORK/queued.json" 2>/dev/null
-  read -r tus_wire tus_secs tus_code < <(run_interrupted "$BPORT" "${CMD[@]}" sync)
+  read -r tus_wire tus_secs tus_code < <(run_interrupted "$BPORT" "$KILLS" "${CMD[@]}" sync)
   stored="$(ip netns exec "$SRV" curl -s "http://127.0.0.1:$BPORT/__uploads")"
+  # The same, uninterrupted: the link's own pace for each protocol.
+  "${CMD[@]}" upload --queue --resumable --json "$FILE" >/dev/null 2>&1
+  read -r tus0_wire tus0_secs tus0_code < <(run_interrupted "$BPORT" 0 "${CMD[@]}" sync)
   client "$MP_DIR" "$SINK"
-  read -r mp_wire mp_secs mp_code < <(run_interrupted "$SPORT" "${CMD[@]}" \
+  read -r mp_wire mp_secs mp_code < <(run_interrupted "$SPORT" "$KILLS" "${CMD[@]}" \
+    upload --no-compress --to "$SINK/" "$FILE")
+  read -r mp0_wire mp0_secs mp0_code < <(run_interrupted "$SPORT" 0 "${CMD[@]}" \
     upload --no-compress --to "$SINK/" "$FILE")
 
   echo "## 1. $SIZE_MIB MiB over a $RATE link, killed -9 $KILLS times (every $((SIZE / (KILLS + 1) / 1048576)) MiB on the wire)"
@@ -149,6 +155,8 @@ if [ "${SKIP_LINK:-0}" != 1 ]; then
   echo "|---|---:|---:|---:|---:|"
   awk -v w="$tus_wire" -v s="$SIZE" -v t="$tus_secs" -v c="$tus_code" 'BEGIN { printf "| tus: queued, then courier sync (resumes) | %d | %d | %.3f | %.1f |\n", c, w, w / s, t }'
   awk -v w="$mp_wire" -v s="$SIZE" -v t="$mp_secs" -v c="$mp_code" 'BEGIN { printf "| multipart: courier upload (restarts from 0) | %d | %d | %.3f | %.1f |\n", c, w, w / s, t }'
+  awk -v w="$tus0_wire" -v s="$SIZE" -v t="$tus0_secs" -v c="$tus0_code" 'BEGIN { printf "| tus, not interrupted | %d | %d | %.3f | %.1f |\n", c, w, w / s, t }'
+  awk -v w="$mp0_wire" -v s="$SIZE" -v t="$mp0_secs" -v c="$mp0_code" 'BEGIN { printf "| multipart, not interrupted | %d | %d | %.3f | %.1f |\n", c, w, w / s, t }'
   echo
   echo "tus ÷ multipart, wire bytes: $(awk -v a="$tus_wire" -v b="$mp_wire" 'BEGIN { printf "%.3f", a / b }')"
   if echo "$stored" | grep -q '"state":"completed"'; then

@@ -117,8 +117,9 @@ public enum HelpText {
 
     With --resumable (or "resumable_uploads": true in the config file), the file (compressed
     first, as above) goes with the tus 1.0.0 protocol to BASE_URL/uploads (or --to URL, any tus
-    server; the session's token goes only to the base URL's server) in checksummed 4 MiB
-    chunks. Interrupted, even by kill -9, the same command with the same file asks the server
+    server; the session's token goes only to the base URL's server) in checksummed chunks
+    (4 MiB, then about a quarter second of the link's rate each, 1 to 256 MiB). Interrupted,
+    even by kill -9, the same command with the same file asks the server
     how much it has and sends only the rest ("resumed at" / "resumed_at" with --json); a
     changed file starts over. The resume state lives in the data folder until the server
     confirms the last byte.
