@@ -188,12 +188,14 @@ public enum HelpText {
 
     Lists the writes waiting to be sent, those the server refused (with its message), and
     those in conflict with the server's version. ID is the entry's number (#3 or 3) or its
-    operation id (shown with --json).
+    operation id (shown with --json). A queued upload (`courier upload --queue`) shows the
+    bytes the server confirmed of its total ("upload" with --json).
 
     `retry` puts a refused or conflicted entry (every one with --all) back in the queue under a
     new Idempotency-Key (the server keeps its answer under the old one), rebased on the
     server's version for a conflict, then sends the queue. `discard` drops the entry with every
-    local change to its article and shows the server's copy again.
+    local change to its article and shows the server's copy again (for a queued upload: the
+    entry and the bytes kept for it).
 
     Exit codes: 0 done (a retry that could not be sent yet is kept pending), 64 usage,
     65 no such entry or refused again, 73/74 the local store could not be used, 75 another
