@@ -38,11 +38,15 @@ enum ArticleCommands {
     let entries = try openArticles(context).outbox()
     let counts = OutboxCounts(entries)
     let now = Date()
+    // Queued uploads: the bytes the server confirmed, of the total.
+    var uploads: [UUID: QueuedUploadProgress] = [:]
+    for upload in (try? context.session.queuedUploads()) ?? [] { uploads[upload.entry.id] = upload }
     if context.global.json {
       context.output.out(
         JSONLine.encode([
           "pending": counts.pending, "rejected": counts.rejected,
-          "conflicted": counts.conflicted, "entries": entries.map { entryObject($0, now: now) },
+          "conflicted": counts.conflicted,
+          "entries": entries.map { entryObject($0, now: now, upload: uploads[$0.id]) },
         ]) + "\n")
       return .success
     }
@@ -52,7 +56,9 @@ enum ArticleCommands {
     }
     context.output.out(
       "\(counts.pending) pending, \(counts.rejected) refused, \(counts.conflicted) in conflict:\n")
-    for entry in entries { context.output.out(entryLine(entry, now: now)) }
+    for entry in entries {
+      context.output.out(entryLine(entry, now: now, upload: uploads[entry.id]))
+    }
     return .success
   }
 
@@ -127,6 +133,10 @@ enum ArticleCommands {
       if let version = after?.version { object["version"] = version }
       context.output.out(JSONLine.encode(object) + "\n")
     } else {
+      if entry.key.collection == QueuedUpload.collection {
+        context.output.out("Discarded the queued upload \(entry.key.id) and its kept bytes.\n")
+        return .success
+      }
       context.output.out(
         "Discarded \(dropped.count) local change(s) to article \(entry.key.id); "
           + (after != nil
@@ -451,13 +461,20 @@ enum ArticleCommands {
     return code.map { "\(message) (\($0))" } ?? message
   }
 
-  static func entryLine(_ entry: OutboxEntry, now: Date) -> String {
+  static func entryLine(_ entry: OutboxEntry, now: Date, upload: QueuedUploadProgress? = nil)
+    -> String
+  {
     let operation = entry.operation
     let base = operation.baseVersion.map { " on v\($0)" } ?? ""
     let waited = ageText(max(0, now.timeIntervalSince(operation.enqueuedAt)))
     var line =
       "  #\(entry.sequence)  \(stateWord(entry.state))  \(operation.kind.rawValue) "
       + "\(operation.key)\(base)  (queued \(waited) ago, \(entry.attempts) attempt(s))\n"
+    if let upload {
+      line +=
+        "      upload \(upload.name): \(CompressionDecision.formatBytes(upload.confirmed)) / "
+        + "\(CompressionDecision.formatBytes(upload.total)) confirmed (\(upload.percent)%)\n"
+    }
     switch entry.state {
     case .pending: break
     case .rejected: line += "      refused: \(refusalText(entry.state))\n"
@@ -469,7 +486,9 @@ enum ArticleCommands {
     return line
   }
 
-  static func entryObject(_ entry: OutboxEntry, now: Date) -> [String: Any] {
+  static func entryObject(_ entry: OutboxEntry, now: Date, upload: QueuedUploadProgress? = nil)
+    -> [String: Any]
+  {
     let operation = entry.operation
     var object: [String: Any] = [
       "sequence": entry.sequence, "operation_id": operation.id.uuidString.lowercased(),
@@ -477,6 +496,12 @@ enum ArticleCommands {
       "id": operation.key.id, "state": stateWord(entry.state), "attempts": entry.attempts,
       "enqueued_at": RFC3339.string(from: operation.enqueuedAt),
     ]
+    if let upload {
+      object["upload"] = [
+        "name": upload.name, "bytes_confirmed": upload.confirmed, "bytes_total": upload.total,
+        "transfer": upload.upload?.transfer.rawValue ?? "",
+      ]
+    }
     if let base = operation.baseVersion { object["base_version"] = base }
     switch entry.state {
     case .pending: break

@@ -20,6 +20,11 @@ public struct Articles: Sendable {
   private let lock: SharedSyncLock?
   /// Runs the path monitor while `watch()` needs it; nil when the caller runs it.
   private let monitor: SharedRun?
+  /// Run after a replay and after a discard: the session removes the files of queued uploads
+  /// that left the outbox.
+  private let tidy: @Sendable () -> Void
+  /// The local store, for the session's queued uploads (their entries share the outbox).
+  var outboxStore: any LocalStore { store }
 
   /// Articles over an engine and its store (for tests and custom wiring: no cross-process
   /// lock, and ``watch(activity:)`` expects the caller to run the engine's path monitor).
@@ -31,12 +36,14 @@ public struct Articles: Sendable {
   }
 
   init(
-    engine: SyncEngine<Article>, store: any LocalStore, lock: SharedSyncLock?, monitor: SharedRun?
+    engine: SyncEngine<Article>, store: any LocalStore, lock: SharedSyncLock?, monitor: SharedRun?,
+    tidy: @escaping @Sendable () -> Void = {}
   ) {
     self.engine = engine
     self.store = store
     self.lock = lock
     self.monitor = monitor
+    self.tidy = tidy
   }
 
   // MARK: - Reads
@@ -148,14 +155,16 @@ public struct Articles: Sendable {
   public func retryAll() async throws -> [OutboxEntry] { try await engine.retryAllEntries() }
 
   /// Drops a write with every later local change to its article, and shows the server's copy
-  /// again.
+  /// again; a queued upload's kept bytes go with it.
   /// - Parameter operationID: the entry's operation id.
   /// - Returns: the entry dropped, and the record after (nil when the server never had it).
   /// - Throws: `StoreError.notFound` for an unknown id; `StoreError` when it cannot be saved.
   @discardableResult
   public func discard(operationID: UUID) async throws -> (entry: OutboxEntry, record: LocalRecord?)
   {
-    try await engine.discardEntry(operationID: operationID)
+    let dropped = try await engine.discardEntry(operationID: operationID)
+    tidy()
+    return dropped
   }
 
   // MARK: - Sync
@@ -174,7 +183,10 @@ public struct Articles: Sendable {
   ///   will send them; ``state`` is reloaded first), `StoreError` when the lock file cannot be
   ///   opened.
   public func sync(activity: String = "sync") async throws -> ReplayReport {
-    try await withSyncLock(activity: activity) { await engine.replay() }
+    try await withSyncLock(activity: activity) {
+      defer { tidy() }
+      return await engine.replay()
+    }
   }
 
   /// Keeps the outbox flowing until cancelled: sends it now, again whenever the network path

@@ -50,7 +50,7 @@ public struct CourierEnvironment: Sendable {
   /// The pipeline without the auth step, for the login itself (there is no session to add or
   /// refresh yet): retried like any call, under the same retry budget, with the middlewares
   /// and logging.
-  let loginClient: APIClient
+  var loginClient: APIClient { pipeline.parts.loginClient }
 
   /// Builds the environment.
   /// - Parameters:
@@ -91,6 +91,7 @@ private struct Pipeline: Sendable {
   let credentials: any CredentialStore
   let singleAttempt: any Transport
   let client: APIClient
+  let loginClient: APIClient
 
   init(
     config: CourierConfig, overrides: AdapterOverrides, monitor: any PathMonitor,

@@ -35,6 +35,11 @@ public actor SyncEngine<Record: SyncRecord> {
     /// Settles the fields both sides changed under `ConflictPolicy.merge` (the collection's
     /// resolver); nil for last write wins per field.
     public var mergeResolver: FieldResolver?
+    // ISSUE-13 HOOK (1/2): senders of collections whose entries are not JSON records.
+    /// The senders of collections whose entries are not records of this engine's collection,
+    /// by collection name (the queued uploads' `QueuedUploadSender` under `uploads`): their
+    /// entries are sent by them, in outbox order with the others.
+    public var senders: [String: any ReplaySender] = [:]
 
     /// Creates settings.
     /// - Parameters:
@@ -506,6 +511,11 @@ public actor SyncEngine<Record: SyncRecord> {
       return .stop(Self.courierError(error, context: "counting a send attempt"))
     }
     let operation = entry.operation
+    // ISSUE-13 HOOK (2/2): an entry whose collection has a sender of its own goes through it.
+    if let sender = configuration.senders[entry.key.collection] {
+      let answer = await sender.send(entry, progress: nil)
+      return carryOut(entry, answer: answer, report: &report, resends: &resends)
+    }
     do {
       let described = ReplayRequest(operation, collection: collection)
       let request = try client.request(

@@ -120,9 +120,8 @@ struct LocalStateTests {
     #expect(adds.allSatisfy { $0.code == 0 })
     // courier leaves the write-ahead log at close (decision 1403): fold it into the file
     // first, so that the damage below is to a file that holds everything.
-    let folded = try await offPool {
-      try Self.spawn("/usr/bin/sqlite3", [store, "PRAGMA wal_checkpoint(TRUNCATE);"])
-    }
+    let folded = try await Self.spawn(
+      "/usr/bin/sqlite3", [store, "PRAGMA wal_checkpoint(TRUNCATE);"])
     try #require(folded.status == 0, "sqlite3: \(folded.stderr)")
     var data = try #require(bytes(store))
     switch kind {

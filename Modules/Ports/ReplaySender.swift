@@ -1,0 +1,22 @@
+import CourierDomain
+import Foundation
+
+/// Sends one outbox entry to the server and says what came back, for the replay loop: the
+/// loop counts the attempt, calls the sender of the entry's collection, and carries out what
+/// `ReplayDecision` decides from the answer. A record collection's sender makes the JSON
+/// request `ReplayRequest` describes; a queued upload's sender transfers its stored bytes.
+///
+/// Cancellation is the calling task's: a cancelled send answers `.failed` with a `cancelled`
+/// error, and the entry stays pending with its attempt counted.
+public protocol ReplaySender: Sendable {
+  /// Sends one attempt of an entry.
+  /// - Parameters:
+  ///   - entry: the entry, its attempt already counted in the store.
+  ///   - progress: called with the bytes the server confirmed so far, for a sender that moves
+  ///     a large body (an upload resumed at an offset starts there, not at 0); nil when no one
+  ///     follows it.
+  /// - Returns: `.delivered` only when the reply proves the intended server applied the write
+  ///   (`DeliveryProof`); `.failed` with the classified error otherwise.
+  func send(_ entry: OutboxEntry, progress: (@Sendable (TransferProgress) -> Void)?) async
+    -> ReplayAnswer
+}
