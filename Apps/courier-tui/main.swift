@@ -114,4 +114,7 @@ if case .signal(let number) = result {
   signal(number, SIG_DFL)
   raise(number)
 }
-exit(result.status)
+// _exit, not exit: the terminal is restored above, and exit()'s library destructors would race
+// the threads still running (the bridge's replays, dispatch), as `courier`'s main says.
+fflush(nil)
+_exit(result.status)

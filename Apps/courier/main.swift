@@ -23,7 +23,13 @@ case .run(let invocation):
   let done = DispatchSemaphore(value: 0)
   Task.detached {
     let code = await runner.run(invocation).rawValue
-    exit(code)
+    // _exit, not exit: exit() runs the libraries' atexit handlers and C++ destructors while
+    // dispatch and pool threads are still running, and one of those racing a destructor is
+    // how a `courier login` that had saved its session died of SIGABRT in CI. Nothing of ours
+    // waits for exit(): output went out with write(2), the store is durable at each commit
+    // (as after kill -9), temporary files were removed by their owners.
+    fflush(nil)
+    _exit(code)
   }
   done.wait()
 }
