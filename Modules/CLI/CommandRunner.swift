@@ -56,6 +56,19 @@ public struct CommandRunner: Sendable {
     return .run(invocation)
   }
 
+  /// Whether a command's task should run on the calling thread (``CallingThreadExecutor``)
+  /// rather than in the concurrency pool: every command but `sync` and `watch`, which may run
+  /// for hours and send many writes at once. A short command on one thread starts no pool
+  /// thread at all (issue 14); a transfer still waits in its adapter, not on that thread.
+  /// - Parameter invocation: the parsed command line.
+  /// - Returns: true for the calling thread.
+  public static func runsOnCallingThread(_ invocation: Invocation) -> Bool {
+    switch invocation.command {
+    case .sync, .watch: false
+    default: true
+    }
+  }
+
   /// Runs a command line.
   /// - Parameter arguments: the arguments, without the program name.
   /// - Returns: the exit code.

@@ -34,8 +34,14 @@ public final class CourierSession: Sendable {
   public let pathMonitor: any PathMonitor
   private let monitorRun: SharedRun
   private let articleStore = Mutex<Articles?>(nil)
-  /// The queued uploads' files in the data folder (decision 1302).
-  let queuedUploadStore: FileQueuedUploadStore
+  /// The queued uploads' files in the data folder (decision 1302). Made when used, not with
+  /// the session: the path's `URL` appending and Foundation's copy of the environment were a
+  /// seventh of `courier status`, which never queues an upload (callgrind, issue 14).
+  var queuedUploadStore: FileQueuedUploadStore {
+    FileQueuedUploadStore(
+      directory: environment.config.dataDirectory.appendingPathComponent("queued-uploads"),
+      stopAt: getenv("COURIER_TEST_STOP_AT").map { String(cString: $0) })
+  }
   private let uploadTracker = QueuedUploadTracker()
 
   /// A session with the adapters named in `config`, or the ones in `overrides`.
@@ -72,9 +78,6 @@ public final class CourierSession: Sendable {
     }
     pathMonitor = monitor
     monitorRun = SharedRun { try await monitor.run() }
-    queuedUploadStore = FileQueuedUploadStore(
-      directory: environment.config.dataDirectory.appendingPathComponent("queued-uploads"),
-      stopAt: ProcessInfo.processInfo.environment["COURIER_TEST_STOP_AT"])
   }
 
   /// A session for `baseURL` with the defaults (libcurl on Linux, netlink, SQLite in the XDG
