@@ -106,14 +106,22 @@ public enum CompressionDecision {
     }
   }
 
-  /// Whether an original can be sent as it is: a JPEG no larger than the maximum long edge,
-  /// carrying no location when metadata is to be stripped.
+  /// Whether an original can be sent as it is when compressing does not make it smaller: a
+  /// JPEG, PNG or WebP (formats every browser and image library reads) no larger than the
+  /// maximum long edge, carrying no location when metadata is to be stripped. A HEIF never is
+  /// (most browsers cannot show it: the point of compressing it is to send a JPEG), nor is an
+  /// image over the long edge (the point is to make it smaller), nor one with GPS data that
+  /// must not leave the device, whatever the sizes.
   /// - Parameters:
   ///   - info: the original's header.
   ///   - options: the compression options.
   /// - Returns: true when sending the original is as good as sending a compressed copy.
   public static func isAcceptableAsIs(_ info: ImageInfo, options: CompressionOptions) -> Bool {
-    guard info.format == .jpeg, info.longEdge <= options.maxLongEdge else { return false }
+    switch info.format {
+    case .jpeg, .png, .webp: break
+    case .heif, .other: return false
+    }
+    guard info.longEdge <= options.maxLongEdge else { return false }
     return !(options.stripMetadata && info.hasLocation)
   }
 

@@ -149,7 +149,9 @@ struct QueuedUploadIntegrationTests {
     let photo = dir.appendingPathComponent("beach.png")
     let convert = Process()
     convert.executableURL = URL(fileURLWithPath: "/usr/bin/convert")
-    convert.arguments = ["-size", "640x480", "gradient:blue-yellow", photo.path]
+    // A noisy picture, which a JPEG makes smaller (a smooth gradient's PNG is smaller than its
+    // JPEG, and would be sent as it is).
+    convert.arguments = ["-seed", "7", "-size", "640x480", "plasma:blue-yellow", photo.path]
     try convert.run()
     #expect(await convert.exited())
     try #require(FileManager.default.fileExists(atPath: photo.path), "convert made no image")
