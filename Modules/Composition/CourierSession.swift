@@ -271,7 +271,7 @@ public final class CourierSession: Sendable {
       compressor: environment.compressor,
       store: FileResumableUploadStore(
         directory: config.dataDirectory.appendingPathComponent("uploads")),
-      options: options)
+      options: options, hasher: environment.fileHasher)
   }
 
   // MARK: - Queued uploads
@@ -418,7 +418,7 @@ public final class CourierSession: Sendable {
       transport: environment.client.transport,
       singleAttemptTransport: environment.singleAttemptTransport,
       executor: RetryExecutor(policy: config.retry, clock: ContinuousClock()),
-      store: queuedUploadStore, options: options)
+      store: queuedUploadStore, options: options, hasher: environment.fileHasher)
     let records = queuedUploadStore.resumeRecords
     return TrackedReplaySender(
       base: sender, tracker: uploadTracker, tidy: tidy,
