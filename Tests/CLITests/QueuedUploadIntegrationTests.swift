@@ -76,6 +76,16 @@ struct QueuedUploadIntegrationTests {
       .filter { !$0.hasPrefix(".") }.sorted()
   }
 
+  /// `kept(dir)` once no delivered bytes are still being removed (`<id>.sent`: a detached
+  /// process frees their blocks, decision 1303), waited for with a generous bound.
+  func settled(_ dir: URL) async -> [String] {
+    let deadline = ContinuousClock.now + .seconds(120)
+    while kept(dir).contains(where: { $0.hasSuffix(".sent") }) && ContinuousClock.now < deadline {
+      try? await Task.sleep(for: .milliseconds(20))
+    }
+    return kept(dir)
+  }
+
   func outbox(_ backend: ReferenceBackend, _ dir: URL) async throws -> [[String: Any]] {
     let listing = await run(backend, ["outbox", "--json"], dataDir: dir)
     try #require(listing.code == 0, "\(listing.output.stderr)")
@@ -138,7 +148,7 @@ struct QueuedUploadIntegrationTests {
     #expect(all.first?["idempotency_key"] as? String == operation)
     #expect(all.first?["bytes_received"] as? Int == size)
     #expect(try await outbox(backend, dir).isEmpty)
-    #expect(kept(dir).isEmpty, "the bytes go once the server confirmed them")
+    #expect(await settled(dir).isEmpty, "the bytes go once the server confirmed them")
   }
 
   @Test("a multipart target: one POST of the kept, compressed image, the stored photo proves it")
@@ -170,7 +180,7 @@ struct QueuedUploadIntegrationTests {
       return entry["method"] as? String
     }
     #expect(methods.filter { $0 == "POST" }.count == 1)
-    #expect(kept(dir).isEmpty)
+    #expect(await settled(dir).isEmpty)
   }
 
   @Test("a refused upload (4xx) is quarantined with its bytes; discard removes both")
@@ -197,7 +207,7 @@ struct QueuedUploadIntegrationTests {
     let discard = await run(backend, ["outbox", "discard", "1"], dataDir: dir)
     #expect(discard.code == 0, "\(discard.output.stderr)")
     #expect(discard.output.stdout.contains("queued upload"), "\(discard.output.stdout)")
-    #expect(kept(dir).isEmpty)
+    #expect(await settled(dir).isEmpty)
     #expect(try await outbox(backend, dir).isEmpty)
   }
 
@@ -227,7 +237,7 @@ struct QueuedUploadIntegrationTests {
     #expect(second.code == 0, "\(second.output.stderr)")
     try await expectOnePhoto(backend, of: file)
     #expect(try await uploads(backend).count == 1)
-    #expect(kept(dir).isEmpty)
+    #expect(await settled(dir).isEmpty)
   }
 
   @Test("412: refused and kept with its bytes; retried under a new key once the server speaks it")
@@ -249,7 +259,7 @@ struct QueuedUploadIntegrationTests {
     let retry = await run(backend, ["outbox", "retry", "--all", "--json"], dataDir: dir)
     #expect(retry.code == 0, "\(retry.output.stderr)")
     try await expectOnePhoto(backend, of: file)
-    #expect(kept(dir).isEmpty)
+    #expect(await settled(dir).isEmpty)
   }
 
   @Test("460 (the chunk arrived damaged): sent again; the stored file is the original")
