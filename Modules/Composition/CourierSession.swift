@@ -365,6 +365,7 @@ public final class CourierSession: Sendable {
   public func queuedUploads() throws -> [QueuedUploadProgress] {
     let entries = try articles().outbox().filter { $0.key.collection == QueuedUpload.collection }
     let sending = uploadTracker.sending
+    let started = uploadTracker.started
     let store = queuedUploadStore
     return entries.map { entry in
       let id = entry.key.id
@@ -372,7 +373,8 @@ public final class CourierSession: Sendable {
       var confirmed = store.resumeRecords.load(id)?.confirmedOffset ?? 0
       if store.isDelivered(id) { confirmed = upload?.length ?? confirmed }
       return QueuedUploadProgress(
-        entry: entry, upload: upload, confirmed: confirmed, sending: sending[id])
+        entry: entry, upload: upload, confirmed: confirmed, sending: sending[id],
+        resumedAt: sending[id] == nil ? nil : started[id])
     }
   }
 

@@ -240,6 +240,43 @@ struct QueuedUploadIntegrationTests {
     #expect(await settled(dir).isEmpty)
   }
 
+  @Test("sync shows a resumed upload's progress from the server's offset, as courier upload does")
+  func syncShowsProgress() async throws {
+    let backend = try await SharedBackend.fresh()
+    let dir = try await client(backend)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let size = 9 * 1024 * 1024
+    let file = try randomFile(in: dir, bytes: size)
+    let line = try await queue(backend, file, dir)
+    let id = try #require(line["id"] as? String)
+    // The first PATCH (4 MiB) is stored, its answer lies: the sync stops, the bytes stay.
+    try await backend.call(
+      "POST", "/__chaos", json: #"{"tus_offset_mode":"missing","tus_offset_method":"PATCH"}"#)
+    let first = await run(backend, ["sync"], dataDir: dir)
+    #expect(first.code == 76, "\(first.output.stderr)")
+    let stored = try #require(try await uploads(backend).first?["offset"] as? Int)
+    #expect(stored > 0)
+    // Each request waits on the server, so the follower sees the transfer while it runs.
+    try await backend.call("POST", "/__chaos", json: #"{"delay_ms":1500}"#)
+    let second = await run(backend, ["sync", "--json"], dataDir: dir)
+    try await backend.call("POST", "/__chaos", json: #"{"delay_ms":0}"#)
+    #expect(second.code == 0, "\(second.output.stderr)")
+    let events = second.lines.filter { $0["id"] as? String == id && $0["event"] != nil }
+    let resumed = events.first { $0["event"] as? String == "resumed" }
+    #expect(resumed?["resumed_at"] as? Int == stored, "\(second.output.stdout)")
+    #expect(resumed?["total"] as? Int == size)
+    let sent = events.compactMap { event -> Int? in
+      event["event"] as? String == "progress" ? event["sent"] as? Int : nil
+    }
+    #expect(!sent.isEmpty, "\(second.output.stdout)")
+    #expect(sent.allSatisfy { $0 >= stored }, "never from 0: \(sent)")
+    #expect(sent == sent.sorted())
+    #expect(sent.last == size, "ends full once delivered: \(sent)")
+    // The report is still the last line.
+    #expect(second.lines.last?["sent"] as? Int == 1, "\(second.output.stdout)")
+    try await expectOnePhoto(backend, of: file)
+  }
+
   @Test("412: refused and kept with its bytes; retried under a new key once the server speaks it")
   func versionRefused() async throws {
     let backend = try await SharedBackend.fresh()
