@@ -116,12 +116,22 @@ public struct FileQueuedUploadStore: QueuedUploadStore {
   /// (no `fork` on this platform, or it failed).
   static func removeDetached(_ path: String) {
     #if os(Linux)
+      // The grandchild closes every descriptor up to the highest open now (and a margin for
+      // any another thread opens meanwhile), so it holds none of this process's locks,
+      // sockets or pipes while it works: a `flock` would outlive its holder, and whoever
+      // reads this process's output to its end would wait for the grandchild too.
+      let top = highestDescriptor() + 64
       let detached = path.withCString { name -> Bool in
         let child = fork()
         if child == 0 {
           // The child of a threaded process may only make async-signal-safe calls: fork,
-          // unlink and _exit are. The grandchild is adopted by init, which reaps it.
+          // close, unlink and _exit are. The grandchild is adopted by init, which reaps it.
           if fork() == 0 {
+            var fd: Int32 = 0
+            while fd <= top {
+              close(fd)
+              fd += 1
+            }
             _ = unlink(name)
           }
           _exit(0)
@@ -134,6 +144,13 @@ public struct FileQueuedUploadStore: QueuedUploadStore {
       if detached { return }
     #endif
     unlink(path)
+  }
+
+  /// The highest file descriptor this process has open (`/proc/self/fd`); 1024 when that
+  /// cannot be read.
+  static func highestDescriptor() -> Int32 {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    return names.compactMap { Int32($0) }.max() ?? 1024
   }
 
   /// Whether `<id>.delivered` exists.
