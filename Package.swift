@@ -94,6 +94,9 @@ let package = Package(
     // `target("sha,sse4.1")` attribute, called only after a CPUID check (decision 1303), so
     // no compiler flag is needed; elsewhere it reports itself unavailable.
     .target(name: "CSHANI", path: "Modules/Adapters/CSHANI"),
+    // The opt-in detached remover of delivered queued uploads (decision 1303 §3): in C, so
+    // that between fork and _exit only async-signal-safe calls run.
+    .target(name: "CDetachedRemoval", path: "Modules/Adapters/CDetachedRemoval"),
     .target(
       name: "CourierSHANI", dependencies: ["CourierDomain", "CourierPorts", "CSHANI"],
       path: "Modules/Adapters/SHANIFileHasher", swiftSettings: strict),
@@ -113,7 +116,7 @@ let package = Package(
       dependencies: [
         "Courier", "CourierDomain", "CourierPorts", "CourierCore", "CourierURLSession",
         "CourierCurl", "CourierNetlink", "CourierVips", "CourierSQLite", "CourierFileStore",
-        "CourierMemory", "CourierSHANI",
+        "CourierMemory", "CourierSHANI", "CDetachedRemoval",
       ],
       path: "Modules/Composition", swiftSettings: strict),
     // The apps' one signal helper (a self-pipe and its reader thread); in no product.

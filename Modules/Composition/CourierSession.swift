@@ -32,6 +32,8 @@ public final class CourierSession: Sendable {
   public let environment: CourierEnvironment
   /// The path monitor the session follows: the environment's, or a smoothed one over it.
   public let pathMonitor: any PathMonitor
+  /// Who removes a delivered queued upload's kept bytes (decision 1303 §3).
+  public var deliveredBodyRemoval: DeliveredBodyRemoval { queuedUploadStore.removal }
   private let monitorRun: SharedRun
   private let articleStore = Mutex<Articles?>(nil)
   /// The queued uploads' files in the data folder (decision 1302).
@@ -58,9 +60,13 @@ public final class CourierSession: Sendable {
   ///   - pathSmoothing: how long a new path must hold before ``paths()`` and the articles'
   ///     replays see it (an interface skipping blips); nil to follow the monitor as it is.
   ///   - clock: the clock those delays are measured on.
+  ///   - deliveredBodyRemoval: who removes a delivered queued upload's kept bytes:
+  ///     `.inProcess` (the default: no process is ever made behind the app's back) or
+  ///     `.detachedProcess`, for a command that owns its process (`courier` chooses it).
   public init(
     environment: CourierEnvironment, pathSmoothing: PathDebounceDelays? = nil,
-    clock: any Clock<Duration> = ContinuousClock()
+    clock: any Clock<Duration> = ContinuousClock(),
+    deliveredBodyRemoval: DeliveredBodyRemoval = .inProcess
   ) {
     self.environment = environment
     let monitor: any PathMonitor
@@ -74,7 +80,8 @@ public final class CourierSession: Sendable {
     monitorRun = SharedRun { try await monitor.run() }
     queuedUploadStore = FileQueuedUploadStore(
       directory: environment.config.dataDirectory.appendingPathComponent("queued-uploads"),
-      stopAt: ProcessInfo.processInfo.environment["COURIER_TEST_STOP_AT"])
+      stopAt: ProcessInfo.processInfo.environment["COURIER_TEST_STOP_AT"],
+      removal: deliveredBodyRemoval)
   }
 
   /// A session for `baseURL` with the defaults (libcurl on Linux, netlink, SQLite in the XDG

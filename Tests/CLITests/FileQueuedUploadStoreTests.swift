@@ -4,8 +4,9 @@ import Foundation
 import Testing
 
 /// `FileQueuedUploadStore`'s end of an upload (decisions 1302, 1303): the proof is durable
-/// before the bytes go; their name goes at once and their blocks are freed off the caller's
-/// path; what a killed remover leaves goes with the next sweep.
+/// before the bytes go; by default they are unlinked in the process, and only when the caller
+/// opts in is their name gone at once and their blocks freed by a detached process; what a
+/// killed remover leaves goes with the next sweep.
 @Suite("FileQueuedUploadStore")
 struct FileQueuedUploadStoreTests {
   func folder() throws -> URL {
@@ -20,12 +21,36 @@ struct FileQueuedUploadStoreTests {
       .filter { !$0.hasPrefix(".") }.sorted()
   }
 
-  @Test("delivered: the proof, the bytes' name gone at once, their blocks freed off the path")
-  func delivered() async throws {
+  @Test("by default the bytes are unlinked in the process, before markDelivered returns")
+  func deliveredInProcess() throws {
     let root = try folder()
     defer { try? FileManager.default.removeItem(at: root) }
     let directory = root.appendingPathComponent("queued-uploads")
     let store = FileQueuedUploadStore(directory: directory)
+    #expect(store.removal == .inProcess)
+    let source = root.appendingPathComponent("video.bin")
+    try Data(count: 3 * 1024 * 1024).write(to: source)
+    let id = UUID().uuidString.lowercased()
+    try store.keep(source, as: id) {}
+    try store.resumeRecords.save(
+      ResumableUpload(
+        endpoint: "http://h/uploads", file: store.body(id).path, fileSize: 1, fileModified: 0,
+        sha256: "", length: 1, idempotencyKey: "k"), as: id)
+    try store.markDelivered(id)
+    // Nothing left to wait for: the bytes went in this call, never through `<id>.sent`.
+    #expect(names(directory) == ["\(id).delivered"])
+    #expect(store.resumeRecords.load(id) == nil)
+    #expect(store.sweep { [] } == [id])
+    #expect(names(directory).isEmpty)
+  }
+
+  @Test(
+    "opted in: the proof, the bytes' name gone at once, their blocks freed by a detached process")
+  func delivered() async throws {
+    let root = try folder()
+    defer { try? FileManager.default.removeItem(at: root) }
+    let directory = root.appendingPathComponent("queued-uploads")
+    let store = FileQueuedUploadStore(directory: directory, removal: .detachedProcess)
     let source = root.appendingPathComponent("video.bin")
     try Data(count: 3 * 1024 * 1024).write(to: source)
     let id = UUID().uuidString.lowercased()

@@ -203,7 +203,8 @@ struct TusUploadIntegrationTests {
     // The killed run's last request may still be in the server's hands: wait until every
     // logged request has its status, then count what the first run cost.
     let settled = ContinuousClock.now + .seconds(120)
-    while try await backend.log().contains(where: { $0["status"] == nil || $0["status"] is NSNull }) {
+    let pending: ([String: Any]) -> Bool = { $0["status"] == nil || $0["status"] is NSNull }
+    while try await backend.log().contains(where: pending) {
       try #require(ContinuousClock.now < settled, "the killed request never ended on the server")
       try await Task.sleep(for: .milliseconds(20))
     }
