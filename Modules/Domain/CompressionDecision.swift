@@ -125,7 +125,8 @@ public enum CompressionDecision {
     return !(options.stripMetadata && info.hasLocation)
   }
 
-  /// Decides what to send.
+  /// Decides what to send. A compressed file larger than the original goes only when the
+  /// original cannot (see `isAcceptableAsIs(_:options:)`), and the message then says why.
   /// - Parameter input: the facts.
   /// - Returns: which file to send, why, and what to tell the user.
   public static func decide(_ input: Input) -> Verdict {
@@ -150,10 +151,19 @@ public enum CompressionDecision {
             "\(name) is already small enough (\(formatBytes(input.originalSize))); compressing "
             + "would make it \(formatBytes(size)), so the original is sent.")
       }
+      let sizes =
+        "\(name) compressed from \(formatBytes(input.originalSize)) to \(formatBytes(size))"
+      guard size > input.originalSize else {
+        return Verdict(send: .compressed, reason: .compressed, message: sizes + ".")
+      }
+      // Larger than the original, which cannot go as it is: say why the bigger file goes.
+      let why =
+        input.options.stripMetadata && input.originalHasLocation
+        ? "the original holds location data that must not leave the device"
+        : "the original can't be sent as it is (a format few apps read, or over the "
+          + "\(input.options.maxLongEdge)-pixel long edge)"
       return Verdict(
-        send: .compressed, reason: .compressed,
-        message:
-          "\(name) compressed from \(formatBytes(input.originalSize)) to \(formatBytes(size)).")
+        send: .compressed, reason: .compressed, message: sizes + ": larger, but " + why + ".")
     case .failed(let error):
       why = error.serverMessage ?? error.userMessage
     case .notAttempted:

@@ -35,7 +35,17 @@ struct CompressionDecisionTests {
     Row(
       name: "a non-acceptable original is sent compressed even if compression grew it",
       input: input(size: 90_000, outcome: .compressed(size: 120_000)), send: .compressed,
-      reason: .compressed, messageContains: ["90 KB", "120 KB"]),
+      reason: .compressed,
+      messageContains: ["90 KB", "120 KB", "larger", "can't be sent as it is", "long edge"]),
+    Row(
+      name: "a located original is sent compressed when compression grew it, saying why",
+      input: input(size: 346, location: true, outcome: .compressed(size: 3_000)),
+      send: .compressed, reason: .compressed,
+      messageContains: ["346 bytes", "3 KB", "larger", "location data"]),
+    Row(
+      name: "a compressed file as large as the original is not called larger",
+      input: input(size: 90_000, outcome: .compressed(size: 90_000)), send: .compressed,
+      reason: .compressed, messageContains: ["compressed from 90 KB to 90 KB."]),
     Row(
       name: "an acceptable original beats a bigger compressed file",
       input: input(size: 200_000, acceptable: true, outcome: .compressed(size: 260_000)),
@@ -188,6 +198,12 @@ struct CompressionDecisionTests {
         outcome: row.outcome))
     #expect(verdict.send == row.send, "\(verdict.message)")
     #expect(verdict.reason == row.reason)
+    // Never a bigger file than the original without saying why.
+    if verdict.send == .compressed, case .compressed(let size) = row.outcome,
+      size > row.info.byteCount
+    {
+      #expect(verdict.message.contains("larger, but"), "\(verdict.message)")
+    }
   }
 
   @Test(arguments: [
