@@ -164,9 +164,11 @@ public struct CommandRunner: Sendable {
       log = { line in output.err("courier: " + LogText.escaped(line) + "\n") }
     }
     let environment = try CourierEnvironment(config: config, overrides: overrides, log: log)
+    // The command owns its process and ends soon after a sync: a delivered upload's bytes
+    // are freed by a detached child rather than on the way to the report (decision 1303 §3).
+    let session = CourierSession(environment: environment, deliveredBodyRemoval: .detachedProcess)
     return CommandContext(
-      global: global, session: CourierSession(environment: environment), output: output,
-      processEnvironment: self.environment)
+      global: global, session: session, output: output, processEnvironment: self.environment)
   }
 
   static func readIfPresent(_ path: String) throws -> Data? {
