@@ -184,6 +184,11 @@ let package = Package(
       name: "courier-store-crash-probe",
       dependencies: ["CourierDomain", "CourierPorts", "CourierSQLite", "CourierFileStore"],
       path: "Tests/StoreCrashProbe", swiftSettings: strict),
+    // Drives one transport from its own process, so a test measures its memory alone.
+    .executableTarget(
+      name: "courier-transport-probe",
+      dependencies: ["CourierCurl", "CourierURLSession", "CourierDomain", "CourierPorts"],
+      path: "Tests/TransportProbe", swiftSettings: strict),
     .testTarget(
       name: "CourierStoreTests",
       dependencies: [
