@@ -480,4 +480,32 @@ struct TusUploadIntegrationTests {
     #expect(try await uploads(backend).count == 1)
     #expect(resumeRecords(dir).isEmpty)
   }
+
+  @Test(
+    "courier sync meets a HEAD one byte past what was stored: the 409 sets it right, sent once",
+    arguments: [0, 2100])
+  func headSlightlyBeyondRecoversQueued(_ delayMS: Int) async throws {
+    let backend = try await SharedBackend.fresh()
+    let dir = try await client(backend)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let file = try randomFile(in: dir, bytes: 10 * 1024 * 1024)
+    let queued = try await courier(
+      backend, ["upload", "--queue", file.path, "--resumable", "--json"], dataDir: dir)
+    try #require(queued.succeeded, "\(queued)")
+    let (status, _) = try await backend.call(
+      "POST", "/__chaos",
+      json: #"{"delay_ms":\#(delayMS),"fail_next":1,"status":503,"#
+        + #""path":"/uploads/","method":"PATCH","after":true,"tus_offset_mode":"beyond","#
+        + #""tus_offset_method":"HEAD","tus_offset_delta":1}"#)
+    try #require(status == 200)
+    let sync = try await courier(backend, ["sync", "--json"], dataDir: dir)
+    #expect(sync.succeeded, "\(sync)")
+    #expect(jsonLines(sync).last?["sent"] as? Int == 1, "\(sync)")
+    try await expectHooksSpent(backend)
+    try await backend.call("POST", "/__chaos", json: #"{"delay_ms":0}"#)
+    try await expectOnePhoto(backend, of: file)
+    #expect(try await uploads(backend).count == 1)
+    let after = try await courier(backend, ["outbox", "--json"], dataDir: dir)
+    #expect((jsonLines(after).last?["entries"] as? [[String: Any]])?.isEmpty == true, "\(after)")
+  }
 }
