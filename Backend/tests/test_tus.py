@@ -412,6 +412,28 @@ def test_chaos_offset_lies(client, auth):
     assert head(client, auth, url).headers["upload-offset"] == "30"  # the truth was stored all along
 
 
+def test_chaos_offset_lies_aimed_at_head(client, auth):
+    """A HEAD-only lie leaves PATCH answers true, and rides along with a lost PATCH answer."""
+    url = created(client, auth, 100)
+    client.post("/__chaos", json={"tus_offset_mode": "beyond", "tus_offset_delta": 1000, "tus_offset_method": "HEAD"})
+    assert patch(client, auth, url, 0, b"x" * 10).headers["upload-offset"] == "10"  # PATCH is not targeted
+    assert head(client, auth, url).headers["upload-offset"] == "1010"  # past Upload-Length, too
+    assert head(client, auth, url).headers["upload-offset"] == "10"  # count 1: used up
+    # The lost answer of a PATCH (stored, then 503), then a HEAD that lies: one chaos setting.
+    client.post("/__chaos", json={"fail_next": 1, "status": 503, "path": "/uploads/", "method": "PATCH",
+                                  "after": True, "tus_offset_mode": "behind", "tus_offset_delta": 15,
+                                  "tus_offset_method": "HEAD"})
+    assert patch(client, auth, url, 10, b"x" * 10).status_code == 503
+    assert head(client, auth, url).headers["upload-offset"] == "5"  # behind the 20 stored
+    r = head(client, auth, url)
+    assert r.status_code == 200 and r.headers["upload-offset"] == "20"  # the truth was stored all along
+    client.post("/__chaos", json={"tus_offset_mode": "missing", "tus_offset_method": "HEAD"})
+    r = head(client, auth, url)
+    assert r.status_code == 200 and "upload-offset" not in r.headers and r.headers["upload-length"] == "100"
+    assert patch(client, auth, url, 20, b"x" * 80).headers["upload-offset"] == "100"
+    assert photos(client, auth)[0]["size"] == 100
+
+
 def test_chaos_460_and_412_look_like_tus(client, auth):
     url = created(client, auth, 10)
     client.post("/__chaos", json={"fail_next": 1, "status": 460, "path": "/uploads/", "method": "PATCH"})

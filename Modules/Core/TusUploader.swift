@@ -397,13 +397,16 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
     }
     var (step, last) =
       creating ? try await create(capabilities) : try await head()
+    // Which exchange gave `step`: a HEAD's offset is where to send from, not a confirmation.
+    var exchange: Tus.Exchange = creating ? .creation : .head
     var unsettled = 0
     while true {
       switch step {
       case .complete:
         return last
       case .send(let from):
-        try run.confirmed(from)
+        try run.confirmed(
+          Tus.confirmedOffset(after: step, of: exchange, confirmed: run.record.confirmedOffset))
         if !announced {
           // Progress starts at what the server holds, never at 0 for a resumed upload.
           announced = true
@@ -413,6 +416,7 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
         }
         let before = from
         (step, last) = try await patch(from: from, capabilities)
+        exchange = .patch
         if case .send(let next) = step, next > before { unsettled = 0 }
       case .resync:
         unsettled += 1
@@ -420,6 +424,7 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
           throw Tus.anomaly("tus_offset_unsettled", last, "kept changing where it stands")
         }
         (step, last) = try await head()
+        exchange = .head
       case .restart:
         guard try run.restart() else {
           throw CourierError(
@@ -431,8 +436,10 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
         run.started(at: 0)
         onState(.uploading(sent: 0, total: length))
         (step, last) = try await create(capabilities)
+        exchange = .creation
       case .resendChunk:
         (step, last) = try await head()
+        exchange = .head
       case .fail(let error):
         throw error
       }

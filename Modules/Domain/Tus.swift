@@ -308,6 +308,37 @@ public enum Tus {
     }
   }
 
+  /// The exchange whose answer gave a step.
+  public enum Exchange: Sendable, Equatable {
+    /// The creation (`POST`), with or without a first chunk.
+    case creation
+    /// A `HEAD` asking where the upload stands.
+    case head
+    /// A `PATCH` that sent bytes.
+    case patch
+  }
+
+  /// The confirmed offset after a step (what a later `HEAD` must be at least, see
+  /// ``afterHead(_:length:confirmed:confirmation:)``). A creation's or a `PATCH`'s answer
+  /// confirms its `send(from:)` offset: ``afterCreation(_:length:sentBody:confirmation:)`` and
+  /// ``afterPatch(_:from:chunk:length:resends:confirmation:)`` refuse one past the bytes sent.
+  /// A `HEAD`'s offset is a claim, bounded only by the length (a process before this one may
+  /// have sent more than this one knows), so it says where to send from and confirms nothing:
+  /// taken as confirmed, one byte too many (refused by the server's 409 on the next `PATCH`)
+  /// would make the true `HEAD` that follows look like lost bytes, and, once saved in the
+  /// resume record, every later run too.
+  /// - Parameters:
+  ///   - step: the step decided on the answer.
+  ///   - exchange: the exchange that was answered.
+  ///   - confirmed: the confirmed offset before the answer.
+  /// - Returns: the confirmed offset after it.
+  public static func confirmedOffset(after step: Step, of exchange: Exchange, confirmed: Int64)
+    -> Int64
+  {
+    guard case .send(let from) = step, exchange != .head else { return confirmed }
+    return from
+  }
+
   /// The completion proof: the offset equals the length, and the record's id when the target
   /// must name one (the reference backend's `Courier-Photo-Id`).
   static func completion(_ response: HTTPResponse, confirmation: DeliveryProof.UploadConfirmation)

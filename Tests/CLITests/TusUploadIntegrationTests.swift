@@ -100,6 +100,68 @@ struct TusUploadIntegrationTests {
     if let title { #expect(photo["title"] as? String == title) }
   }
 
+  /// The built `courier`, a process of its own (waited on off the pool), as a person runs it.
+  func courier(_ backend: ReferenceBackend, _ arguments: [String], dataDir: URL) async throws
+    -> ChildProcess.Result
+  {
+    let binary = try InProcessCLI.builtCourier()
+    return try await ChildProcess.run(
+      [binary.path, "--base-url", backend.url.absoluteString, "--data-dir", dataDir.path]
+        + arguments,
+      environment: [
+        "HOME": dataDir.path, "XDG_CONFIG_HOME": dataDir.appendingPathComponent("cfg").path,
+        "PATH": "/usr/bin:/bin", "COURIER_RETRY_BASE_DELAY_MS": "10",
+      ])
+  }
+
+  /// The JSON lines of a process's standard output.
+  func jsonLines(_ result: ChildProcess.Result) -> [[String: Any]] {
+    result.stdout.split(separator: "\n").compactMap {
+      (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+    }
+  }
+
+  /// A hostile answer's error as a person reads it: exit 76, the sentence for what the server
+  /// did, no raw code, no markup.
+  func expectReadableStop(_ result: ChildProcess.Result, _ mode: String) {
+    let said = [
+      "beyond": "claims more bytes than the file has", "behind": "lost bytes it had confirmed",
+      "missing": "did not say how much it has",
+    ]
+    #expect(result.status == 76 && !result.signaled, "\(result)")
+    #expect(result.stderr.contains(said[mode] ?? "?"), "\(result)")
+    #expect(result.stderr.contains("no damaged file is stored"), "\(result)")
+    #expect(!result.stderr.contains("tus_offset"), "\(result)")
+    #expect(!result.stderr.contains("<"), "\(result)")
+  }
+
+  /// Both armed hooks were spent: the lost answer happened and the lie reached a `HEAD`.
+  func expectHooksSpent(_ backend: ReferenceBackend) async throws {
+    let (_, body) = try await backend.call("GET", "/__chaos")
+    let chaos = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+    #expect(chaos["fail_next"] as? Int == 0, "\(chaos)")
+    #expect(chaos["tus_offset_count"] as? Int == 0, "\(chaos)")
+  }
+
+  /// No damaged file on the server: no photo yet, or exactly one with the original's SHA-256.
+  func expectNoDamagedPhoto(_ backend: ReferenceBackend, of file: URL) async throws {
+    let stored = try await photos(backend)
+    #expect(stored.count <= 1)
+    for photo in stored { #expect(photo["sha256"] as? String == (try sha256(file))) }
+  }
+
+  /// Arms the lost answer of the next PATCH (stored, then 503) and a lie in the next `HEAD`
+  /// answer (the one the retry asks where the upload stands).
+  func armLostPatchThenLyingHead(_ backend: ReferenceBackend, _ mode: String, _ delta: Int)
+    async throws
+  {
+    let (status, _) = try await backend.call(
+      "POST", "/__chaos",
+      json: #"{"fail_next":1,"status":503,"path":"/uploads/","method":"PATCH","after":true,"#
+        + #""tus_offset_mode":"\#(mode)","tus_offset_method":"HEAD","tus_offset_delta":\#(delta)}"#)
+    try #require(status == 200)
+  }
+
   @Test("a whole upload: the stored photo has the file's SHA-256; the resume state is gone")
   func wholeUpload() async throws {
     let backend = try await SharedBackend.fresh()
@@ -325,5 +387,125 @@ struct TusUploadIntegrationTests {
     try await expectOnePhoto(backend, of: file)
     let states = try await uploads(backend).compactMap { $0["state"] as? String }
     #expect(states.sorted() == ["completed", "terminated"])
+  }
+
+  @Test(
+    "a lying HEAD after a lost PATCH answer stops a real process clearly; the next run completes",
+    arguments: [("beyond", 1 << 40), ("behind", 1 << 40), ("missing", 1)])
+  func hostileHeadOffsets(_ mode: String, _ delta: Int) async throws {
+    let backend = try await SharedBackend.fresh()
+    let dir = try await client(backend)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let file = try randomFile(in: dir, bytes: 10 * 1024 * 1024)
+    try await armLostPatchThenLyingHead(backend, mode, delta)
+    let first = try await courier(backend, ["upload", "--resumable", file.path], dataDir: dir)
+    expectReadableStop(first, mode)
+    try await expectHooksSpent(backend)
+    try await expectNoDamagedPhoto(backend, of: file)
+    #expect(resumeRecords(dir).count == 1)
+    let second = try await courier(
+      backend, ["upload", "--resumable", file.path, "--json"], dataDir: dir)
+    #expect(second.succeeded, "\(second)")
+    #expect(jsonLines(second).last?["status"] as? String == "ok", "\(second)")
+    try await expectOnePhoto(backend, of: file)
+    #expect(try await uploads(backend).count == 1, "resumed, not created again")
+    #expect(resumeRecords(dir).isEmpty)
+  }
+
+  @Test(
+    "courier sync meets a lying HEAD: a clear stop, the entry stays, the next sync stores it once",
+    arguments: [("beyond", 1 << 40), ("behind", 1 << 40), ("missing", 1)])
+  func hostileHeadOffsetsQueued(_ mode: String, _ delta: Int) async throws {
+    let backend = try await SharedBackend.fresh()
+    let dir = try await client(backend)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let file = try randomFile(in: dir, bytes: 10 * 1024 * 1024)
+    let queued = try await courier(
+      backend, ["upload", "--queue", file.path, "--resumable", "--json"], dataDir: dir)
+    try #require(queued.succeeded, "\(queued)")
+    let id = try #require(jsonLines(queued).last?["id"] as? String, "\(queued)")
+    try await armLostPatchThenLyingHead(backend, mode, delta)
+    let first = try await courier(backend, ["sync"], dataDir: dir)
+    expectReadableStop(first, mode)
+    try await expectHooksSpent(backend)
+    try await expectNoDamagedPhoto(backend, of: file)
+    let listing = try await courier(backend, ["outbox", "--json"], dataDir: dir)
+    try #require(listing.succeeded, "\(listing)")
+    let entries = try #require(jsonLines(listing).last?["entries"] as? [[String: Any]])
+    #expect(entries.count == 1, "the entry is never lost: \(listing.stdout)")
+    #expect(entries.first?["state"] as? String == "pending", "\(listing.stdout)")
+    let kept =
+      (try? FileManager.default.contentsOfDirectory(
+        atPath: dir.appendingPathComponent("queued-uploads").path)) ?? []
+    #expect(kept.contains("\(id).body"), "its bytes stay: \(kept)")
+    let second = try await courier(backend, ["sync", "--json"], dataDir: dir)
+    #expect(second.succeeded, "\(second)")
+    #expect(jsonLines(second).last?["sent"] as? Int == 1, "\(second)")
+    try await expectOnePhoto(backend, of: file)
+    #expect(try await uploads(backend).count == 1, "resumed, not created again")
+    let after = try await courier(backend, ["outbox", "--json"], dataDir: dir)
+    #expect((jsonLines(after).last?["entries"] as? [[String: Any]])?.isEmpty == true, "\(after)")
+  }
+
+  @Test(
+    "a HEAD one byte past what was stored, on a slow link: the 409 sets it right, nothing sticks",
+    arguments: [0, 2100])
+  func headSlightlyBeyondRecovers(_ delayMS: Int) async throws {
+    let backend = try await SharedBackend.fresh()
+    let dir = try await client(backend)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let file = try randomFile(in: dir, bytes: 10 * 1024 * 1024)
+    // With each answer 2.1 s late the resume record is saved at every step (at most every 2 s),
+    // so a claimed offset taken as confirmed would be written down and stop every later run.
+    let (status, _) = try await backend.call(
+      "POST", "/__chaos",
+      json: #"{"delay_ms":\#(delayMS),"fail_next":1,"status":503,"#
+        + #""path":"/uploads/","method":"PATCH","after":true,"tus_offset_mode":"beyond","#
+        + #""tus_offset_method":"HEAD","tus_offset_delta":1}"#)
+    try #require(status == 200)
+    let result = try await courier(
+      backend, ["upload", "--resumable", file.path, "--json"], dataDir: dir)
+    // A HEAD is bounded by the length only (a process before may have sent more than this one
+    // knows): the PATCH from the claimed offset is refused (409), the next HEAD is the truth,
+    // and the claim was never taken as confirmed (tus_offset_behind before the fix).
+    #expect(result.succeeded, "\(result)")
+    #expect(jsonLines(result).last?["status"] as? String == "ok", "\(result)")
+    try await expectHooksSpent(backend)
+    try await backend.call("POST", "/__chaos", json: #"{"delay_ms":0}"#)
+    let patches = try await backend.log().filter {
+      ($0["path"] as? String)?.hasPrefix("/uploads/") == true && $0["method"] as? String == "PATCH"
+    }
+    #expect(patches.contains { $0["status"] as? Int == 409 }, "\(patches)")
+    try await expectOnePhoto(backend, of: file)
+    #expect(try await uploads(backend).count == 1)
+    #expect(resumeRecords(dir).isEmpty)
+  }
+
+  @Test(
+    "courier sync meets a HEAD one byte past what was stored: the 409 sets it right, sent once",
+    arguments: [0, 2100])
+  func headSlightlyBeyondRecoversQueued(_ delayMS: Int) async throws {
+    let backend = try await SharedBackend.fresh()
+    let dir = try await client(backend)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let file = try randomFile(in: dir, bytes: 10 * 1024 * 1024)
+    let queued = try await courier(
+      backend, ["upload", "--queue", file.path, "--resumable", "--json"], dataDir: dir)
+    try #require(queued.succeeded, "\(queued)")
+    let (status, _) = try await backend.call(
+      "POST", "/__chaos",
+      json: #"{"delay_ms":\#(delayMS),"fail_next":1,"status":503,"#
+        + #""path":"/uploads/","method":"PATCH","after":true,"tus_offset_mode":"beyond","#
+        + #""tus_offset_method":"HEAD","tus_offset_delta":1}"#)
+    try #require(status == 200)
+    let sync = try await courier(backend, ["sync", "--json"], dataDir: dir)
+    #expect(sync.succeeded, "\(sync)")
+    #expect(jsonLines(sync).last?["sent"] as? Int == 1, "\(sync)")
+    try await expectHooksSpent(backend)
+    try await backend.call("POST", "/__chaos", json: #"{"delay_ms":0}"#)
+    try await expectOnePhoto(backend, of: file)
+    #expect(try await uploads(backend).count == 1)
+    let after = try await courier(backend, ["outbox", "--json"], dataDir: dir)
+    #expect((jsonLines(after).last?["entries"] as? [[String: Any]])?.isEmpty == true, "\(after)")
   }
 }

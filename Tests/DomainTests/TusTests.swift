@@ -191,6 +191,56 @@ struct TusTests {
     #expect(Self.expected(step) == row.expected)
   }
 
+  struct ConfirmedRow: Sendable, CustomTestStringConvertible {
+    let name: String
+    let step: Tus.Step
+    let exchange: Tus.Exchange
+    let expected: Int64
+    var testDescription: String { name }
+  }
+
+  // 300 confirmed before the answer.
+  static let confirmedRows: [ConfirmedRow] = [
+    ConfirmedRow(
+      name: "a PATCH's offset (never past the bytes sent) is confirmed", step: .send(from: 500),
+      exchange: .patch, expected: 500),
+    ConfirmedRow(
+      name: "a creation's offset (never past its body) is confirmed", step: .send(from: 100),
+      exchange: .creation, expected: 100),
+    ConfirmedRow(
+      name: "a HEAD's offset is only a claim: the confirmed offset stays",
+      step: .send(from: 801), exchange: .head, expected: 300),
+    ConfirmedRow(
+      name: "a HEAD at the confirmed offset changes nothing", step: .send(from: 300),
+      exchange: .head, expected: 300),
+    ConfirmedRow(
+      name: "a step that sends nothing changes nothing", step: .resync, exchange: .patch,
+      expected: 300),
+    ConfirmedRow(
+      name: "a failure changes nothing",
+      step: .fail(CourierError(.invalidResponse, code: "tus_offset_beyond")), exchange: .patch,
+      expected: 300),
+  ]
+
+  @Test("what an answer confirms", arguments: confirmedRows)
+  func confirmedOffset(_ row: ConfirmedRow) {
+    #expect(Tus.confirmedOffset(after: row.step, of: row.exchange, confirmed: 300) == row.expected)
+  }
+
+  @Test("a HEAD claiming a byte too many, refused by a 409, is no loss when the truth follows")
+  func headClaimThenTruth() {
+    // Confirmed 300; a HEAD claims 801 of 1000, the PATCH from there gets 409, the next HEAD
+    // says 800: that is where to go on from, not "lost bytes it had confirmed".
+    let claim = Tus.afterHead(
+      Self.answer(200, Self.headers(801)), length: 1000, confirmed: 300, confirmation: .record)
+    #expect(claim == .send(from: 801))
+    let confirmed = Tus.confirmedOffset(after: claim, of: .head, confirmed: 300)
+    let truth = Tus.afterHead(
+      Self.answer(200, Self.headers(800)), length: 1000, confirmed: confirmed,
+      confirmation: .record)
+    #expect(truth == .send(from: 800))
+  }
+
   // A creation of a 1000-byte upload that carried the first 100 bytes.
   static let creationRows: [Row] = [
     Row(
