@@ -27,6 +27,10 @@ public struct CourierConfig: Sendable, Equatable {
   /// Whether `courier upload` uses tus (resumable) without `--resumable`
   /// (`resumable_uploads`).
   public var resumableUploads = false
+  /// The record collections the config file declares (`collections`), besides the built-in
+  /// articles: each gets the same reads, outbox and conflicts (`CourierSession.records(_:)`,
+  /// `courier records NAME …`).
+  public var collections: [CollectionDescription] = []
 
   /// Creates the defaults for an environment.
   /// - Parameter environment: the process environment (for `HOME` and the XDG variables).

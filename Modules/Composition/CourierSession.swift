@@ -33,6 +33,8 @@ public final class CourierSession: Sendable {
   /// The path monitor the session follows: the environment's, or a smoothed one over it.
   public let pathMonitor: any PathMonitor
   private let monitorRun: SharedRun
+  /// The local store's sending side, opened on first use and shared by every collection.
+  private let outbox = Mutex<OutboxSync?>(nil)
   private let articleStore = Mutex<Articles?>(nil)
 
   /// A session with the adapters named in `config`, or the ones in `overrides`.
@@ -344,22 +346,55 @@ public final class CourierSession: Sendable {
   public func articles(
     warn: @escaping @Sendable (String) -> Void = PrivateFiles.warnOnStandardError
   ) throws -> Articles {
-    try articleStore.withLock { cached in
+    let shared = try outboxSync(warn: warn)
+    return articleStore.withLock { cached in
       if let cached { return cached }
-      let store = try environment.openLocalStore(warn: warn)
-      // Writes are sent by `sync()`, or by themselves while `watch()` runs.
       let engine = SyncEngine<Article>(
-        client: environment.client, store: store, pathMonitor: pathMonitor,
+        replayer: shared.replayer, client: environment.client, collection: .articles,
         configuration: SyncEngine<Article>.Configuration(
-          conflictPolicy: environment.config.conflictPolicy, replaysAfterWrites: false),
-        clock: ContinuousClock(), random: SystemRandomSource())
-      let articles = Articles(
-        engine: engine, store: store,
-        lock: environment.localStoreIsShared
-          ? SharedSyncLock(directory: environment.config.dataDirectory) : nil,
-        monitor: monitorRun)
+          conflictPolicy: environment.config.conflictPolicy))
+      let articles = Articles(engine: engine, shared: shared)
       cached = articles
       return articles
+    }
+  }
+
+  /// The replayer of this session's local store: one per store, it sends every collection's
+  /// outbox entries in outbox order, each through its collection's sender. Register the route
+  /// of another kind of entry on it (`OutboxReplayer.register`); `sync()` and `watch()` of any
+  /// façade of this session then send those entries too.
+  /// - Parameter warn: told when the data folder's permissions were tightened as it was opened.
+  /// - Returns: the replayer.
+  /// - Throws: `StoreError` naming the file when the local store cannot be opened.
+  public func replayer(
+    warn: @escaping @Sendable (String) -> Void = PrivateFiles.warnOnStandardError
+  ) throws -> OutboxReplayer {
+    try outboxSync(warn: warn).replayer
+  }
+
+  /// Opens the local store once and builds its replayer, with a route for articles and for
+  /// every collection the configuration declares, so a replay sends them all.
+  func outboxSync(warn: @escaping @Sendable (String) -> Void) throws -> OutboxSync {
+    try outbox.withLock { cached in
+      if let cached { return cached }
+      let store = try environment.openLocalStore(warn: warn)
+      let replayer = OutboxReplayer(
+        store: store, pathMonitor: pathMonitor, clock: ContinuousClock(),
+        random: SystemRandomSource())
+      let config = environment.config
+      for collection in [CollectionDescription.articles] + config.collections {
+        replayer.register(
+          .records(
+            collection, client: environment.client,
+            decision: ReplayDecision(policy: config.conflictPolicy, collection: collection)))
+      }
+      let shared = OutboxSync(
+        store: store, replayer: replayer,
+        lock: environment.localStoreIsShared
+          ? SharedSyncLock(directory: config.dataDirectory) : nil,
+        monitor: monitorRun)
+      cached = shared
+      return shared
     }
   }
 }

@@ -17,6 +17,9 @@ public struct ReplayDecision: Sendable {
   /// Settles the fields both sides changed under `ConflictPolicy.merge`; nil for last write
   /// wins per field (`ThreeWayMerge.lastWriteWins`).
   public var resolver: FieldResolver?
+  /// What the collection's server answers mean: which `409` codes are a stale base version and
+  /// which `404` to a delete means it is already applied.
+  public var answers: ServerAnswers = .contract
 
   /// Creates a decision.
   /// - Parameters:
@@ -32,6 +35,21 @@ public struct ReplayDecision: Sendable {
     self.schema = schema
     self.maxResends = maxResends
     self.resolver = resolver
+  }
+
+  /// Creates the decision of a declared collection: its schema and its answer rules.
+  /// - Parameters:
+  ///   - policy: the conflict policy.
+  ///   - collection: the collection's declaration.
+  ///   - maxResends: the re-send bound per entry and replay.
+  ///   - resolver: the merge policy's resolver for fields both sides changed.
+  public init(
+    policy: ConflictPolicy, collection: CollectionDescription, maxResends: Int = 3,
+    resolver: FieldResolver? = nil
+  ) {
+    self.init(
+      policy: policy, schema: collection.schema, maxResends: maxResends, resolver: resolver)
+    answers = collection.answers
   }
 
   /// Decides the step for one entry.
@@ -55,13 +73,13 @@ public struct ReplayDecision: Sendable {
     }
     // Already gone: the delete's effect holds (a replay after a lost response), when the 404
     // is the server's own and not a portal's page.
-    if entry.operation.kind == .delete, DeliveryProof.deleteAlreadyApplied(error) {
+    if entry.operation.kind == .delete, answers.isAlreadyGone(error) {
       return .complete(serverRecord: nil)
     }
     // Only the server's own refusal is recorded against a write. Anything else stops the
     // replay and keeps the entry pending with its Idempotency-Key (0414).
     guard error.kind == .business || error.kind == .conflict else { return .stop(error) }
-    if error.kind == .conflict, error.code == "version_conflict" || error.current != nil {
+    if answers.isConflict(error) {
       return conflict(entry, current: error.current, resends: resends, base: base)
     }
     return .reject(message: error.serverMessage ?? error.userMessage, code: error.code)

@@ -2,8 +2,9 @@ import Foundation
 
 /// The request that sends one outbox operation (decision 0412): `PUT <path>/<id>` with the
 /// canonical JSON body for a create or an update, `DELETE <path>/<id>` for a delete,
-/// `If-Match: "v<base>"` when the write is based on a version, and an `Idempotency-Key` that
-/// is the operation id plus the base version. Pure: the same operation gives the same bytes in
+/// `If-Match` with the base version's tag (`"v<base>"`, or the collection's own prefix) when the
+/// write is based on a version, and an `Idempotency-Key` that is the operation id plus the base
+/// version. Pure: the same operation gives the same bytes in
 /// every process.
 public struct ReplayRequest: Sendable, Equatable {
   /// The method: `PUT` or `DELETE`.
@@ -18,14 +19,16 @@ public struct ReplayRequest: Sendable, Equatable {
   /// Describes the request that sends an operation.
   /// - Parameters:
   ///   - operation: the operation.
-  ///   - collection: the collection's description (its path).
+  ///   - collection: the collection's description (its path and version tag).
   public init(_ operation: OutboxOperation, collection: CollectionDescription) {
     let escaped =
       operation.key.id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
       ?? operation.key.id
     path = "\(collection.path)/\(escaped)"
     headers = ["Idempotency-Key": Self.idempotencyKey(for: operation)]
-    if let base = operation.baseVersion { headers["If-Match"] = "\"v\(base)\"" }
+    if let base = operation.baseVersion {
+      headers["If-Match"] = collection.answers.tag(forVersion: base)
+    }
     switch operation.kind {
     case .create, .update:
       method = .put
