@@ -444,10 +444,13 @@ public actor OutboxReplayer {
     resends: inout [UUID: Int]
   ) -> Step {
     let decision = route.decision
-    // The merge needs the copy the write started from: the record's server copy (only read
-    // for a conflict, so a plain replay costs no extra read).
+    // The merge needs the copy the write started from: the operation carries it; an entry
+    // written before it did falls back to the record's server copy (only read for a conflict,
+    // so a plain replay costs no extra read).
     var base: ServerRecord?
-    if decision.policy == .merge, case .failed(let error) = answer, error.kind == .conflict {
+    if decision.policy == .merge, entry.operation.basePayload == nil,
+      case .failed(let error) = answer, error.kind == .conflict
+    {
       base = (try? store.record(entry.key))?.server
     }
     var step = decision.step(

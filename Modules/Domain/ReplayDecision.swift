@@ -57,9 +57,10 @@ public struct ReplayDecision: Sendable {
   ///   - entry: the entry sent (its operation: kind, base version, edit time).
   ///   - answer: what came back.
   ///   - resends: how many times this replay already re-sent the entry after a conflict.
-  ///   - base: the server's copy the local record holds (`LocalRecord.server`); under the
-  ///     merge policy it is the base copy of the write when its version is the write's base
-  ///     version, and the merge goes without a base otherwise.
+  ///   - base: the server's copy the local record holds (`LocalRecord.server`), for an entry
+  ///     written before Courier kept the exact base copy with the operation: the merge policy
+  ///     merges against the operation's `basePayload` when it has one, else against this copy
+  ///     when its version is the write's base version, and without a base otherwise.
   /// - Returns: the step.
   public func step(
     for entry: OutboxEntry, answer: ReplayAnswer, resends: Int = 0, base: ServerRecord? = nil
@@ -111,14 +112,24 @@ public struct ReplayDecision: Sendable {
     // Two clients merging in turn converge, but a server that keeps changing must not loop.
     guard resends < maxResends else { return .keepConflict(current: current, adopting: server) }
     let operation = entry.operation
-    let baseKnown = base != nil && base?.version == operation.baseVersion
+    // The exact copy the write started from; for an older entry without one, the record's
+    // server copy when it is still of the write's base version.
+    let basePayload: JSONValue?
+    let baseKnown: Bool
+    if let exact = operation.basePayload, operation.baseVersion != nil {
+      (basePayload, baseKnown) = (exact, true)
+    } else if let base, operation.baseVersion != nil, base.version == operation.baseVersion {
+      (basePayload, baseKnown) = (base.payload, true)
+    } else {
+      (basePayload, baseKnown) = (nil, false)
+    }
     let resolve =
       resolver
       ?? ThreeWayMerge.lastWriteWins(
         localEditAt: operation.enqueuedAt, serverUpdatedAt: server.updatedAt)
     let mine: JSONValue? = operation.kind == .delete ? nil : operation.payload ?? .object([:])
     switch ThreeWayMerge.merge(
-      base: base?.payload, mine: mine, theirs: server.payload, baseKnown: baseKnown,
+      base: basePayload, mine: mine, theirs: server.payload, baseKnown: baseKnown,
       resolve: resolve)
     {
     case .merged(let payload):

@@ -103,7 +103,7 @@ extension LocalStoreBackend {
   public func enqueue(_ operation: OutboxOperation) throws -> EnqueueResult {
     try write { reader in
       try LocalStorePlan.applyAndEnqueue(
-        change: nil, operation: operation, record: nil,
+        change: nil, operation: operation, record: try reader.record(operation.key),
         entries: try reader.entries(for: operation.key), nextSequence: try reader.nextSequence())
     }
   }
@@ -200,9 +200,9 @@ extension LocalStoreBackend {
   @discardableResult
   public func markPending(_ id: UUID, baseVersion: Int?) throws -> OutboxEntry {
     try write { reader in
-      var entry = try Self.existing(reader, id)
-      if let baseVersion { entry.operation.baseVersion = baseVersion }
-      return LocalStorePlan.setState(entry, .pending)
+      let entry = try Self.existing(reader, id)
+      return LocalStorePlan.requeue(
+        entry, as: nil, baseVersion: baseVersion, record: try reader.record(entry.key))
     }
   }
 
@@ -236,10 +236,9 @@ extension LocalStoreBackend {
   @discardableResult
   public func requeue(_ id: UUID, as newID: UUID, baseVersion: Int?) throws -> OutboxEntry {
     try write { reader in
-      var entry = try Self.existing(reader, id)
-      entry.operation.id = newID
-      if let baseVersion { entry.operation.baseVersion = baseVersion }
-      return LocalStorePlan.setState(entry, .pending)
+      let entry = try Self.existing(reader, id)
+      return LocalStorePlan.requeue(
+        entry, as: newID, baseVersion: baseVersion, record: try reader.record(entry.key))
     }
   }
 

@@ -40,7 +40,12 @@ enum SQLiteSchema {
     CREATE INDEX outbox_by_record ON outbox(collection, record_id, sequence);
     CREATE TABLE counters(name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL) WITHOUT ROWID;
     INSERT INTO counters(name, value) VALUES ('next_sequence', 1);
+    """,
+    // 1 → 2: the fields of the server's copy each write started from (decision 1201); NULL
+    // for the entries written before, which then merge against the record's server copy.
     """
+    ALTER TABLE outbox ADD COLUMN base_payload TEXT;
+    """,
   ]
 }
 
@@ -52,7 +57,7 @@ struct SQLiteReader: LocalStoreReader {
     "collection, id, payload, state, server_payload, server_version, server_updated_at"
   static let entryColumns =
     "sequence, operation_id, collection, record_id, kind, payload, base_version, enqueued_at, "
-    + "state, reject_message, reject_code, conflict_record, attempts"
+    + "state, reject_message, reject_code, conflict_record, attempts, base_payload"
 
   func damaged(_ what: String) -> StoreError {
     StoreError(
@@ -108,7 +113,8 @@ struct SQLiteReader: LocalStoreReader {
     let operation = OutboxOperation(
       id: id, key: RecordKey(collection: collection, id: recordID), kind: kind,
       payload: try json(row.text(5), what), baseVersion: row.int(6).map { Int($0) },
-      enqueuedAt: Date(timeIntervalSinceReferenceDate: enqueuedAt))
+      enqueuedAt: Date(timeIntervalSinceReferenceDate: enqueuedAt),
+      basePayload: try json(row.text(13), what))
     return OutboxEntry(
       sequence: sequence, operation: operation, state: state, attempts: Int(attempts))
   }
@@ -202,7 +208,7 @@ enum SQLiteWriter {
       try naming(entry, connection) { () throws(StoreError) in
         try connection.run(
           "INSERT INTO outbox(\(SQLiteReader.entryColumns)) "
-            + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values(entry))
+            + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values(entry))
       }
       try connection.run(
         "UPDATE counters SET value = max(value, ?) WHERE name = 'next_sequence'",
@@ -212,8 +218,8 @@ enum SQLiteWriter {
         try connection.run(
           "UPDATE outbox SET operation_id = ?2, collection = ?3, record_id = ?4, kind = ?5, "
             + "payload = ?6, base_version = ?7, enqueued_at = ?8, state = ?9, "
-            + "reject_message = ?10, reject_code = ?11, conflict_record = ?12, attempts = ?13 "
-            + "WHERE sequence = ?1", values(entry))
+            + "reject_message = ?10, reject_code = ?11, conflict_record = ?12, attempts = ?13, "
+            + "base_payload = ?14 WHERE sequence = ?1", values(entry))
       }
       if changed == 0 {
         throw StoreError(.notFound, "No outbox entry has sequence number \(entry.sequence).")
@@ -271,7 +277,7 @@ enum SQLiteWriter {
       .text(operation.key.id), .text(operation.kind.rawValue), text(operation.payload),
       operation.baseVersion.map { .int(Int64($0)) } ?? .null,
       .double(operation.enqueuedAt.timeIntervalSinceReferenceDate), .text(state), message, code,
-      conflict, .int(Int64(entry.attempts)),
+      conflict, .int(Int64(entry.attempts)), text(operation.basePayload),
     ]
   }
 }
