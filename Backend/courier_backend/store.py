@@ -38,6 +38,14 @@ CREATE TABLE IF NOT EXISTS articles (
     version INTEGER NOT NULL,
     updated_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS notes (  -- the second collection (Docs/notes.md): other field names
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    note_id TEXT NOT NULL UNIQUE,
+    text TEXT NOT NULL,
+    tags TEXT NOT NULL,              -- a JSON list of strings
+    rev INTEGER NOT NULL,
+    modified_at TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS idempotency (
     scope TEXT NOT NULL,
     key TEXT NOT NULL,
@@ -178,7 +186,7 @@ class Store:
     # ------------------------------------------------------------------ reset
     def reset(self) -> None:
         with self._tx() as db:
-            for table in ("tokens", "articles", "idempotency", "log", "photos", "uploads"):
+            for table in ("tokens", "articles", "notes", "idempotency", "log", "photos", "uploads"):
                 db.execute(f"DELETE FROM {table}")
             db.execute("DELETE FROM sqlite_sequence")
             self.chaos = Chaos()
@@ -288,6 +296,56 @@ class Store:
             if base is not None and base != "*" and base != current["version"]:
                 return "conflict", current
             db.execute("DELETE FROM articles WHERE id=?", (article_id,))
+            return "deleted", current
+
+    # ------------------------------------------------------------------ notes
+    @staticmethod
+    def _note(row: sqlite3.Row | None) -> dict | None:
+        if row is None:
+            return None
+        return {"note_id": row["note_id"], "text": row["text"], "tags": json.loads(row["tags"]),
+                "rev": row["rev"], "modified_at": row["modified_at"]}
+
+    def list_notes(self) -> list[dict]:
+        with self.lock:
+            rows = self.db.execute("SELECT * FROM notes ORDER BY seq").fetchall()
+        return [self._note(r) for r in rows]
+
+    def get_note(self, note_id: str) -> dict | None:
+        with self.lock:
+            return self._note(self.db.execute("SELECT * FROM notes WHERE note_id=?", (note_id,)).fetchone())
+
+    def put_note(self, note_id: str, text: str, tags: list[str], base: int | str | None) -> tuple[str, dict | None]:
+        """Create-or-replace, as put_article: created | replaced | precondition_required | conflict |
+        precondition_failed."""
+        with self._tx() as db:
+            current = self._note(db.execute("SELECT * FROM notes WHERE note_id=?", (note_id,)).fetchone())
+            stamp = now_rfc3339()
+            encoded = json.dumps(tags, ensure_ascii=False)
+            if current is None:
+                if base == "*":
+                    return "precondition_failed", None
+                db.execute("INSERT INTO notes(note_id, text, tags, rev, modified_at) VALUES (?,?,?,?,?)",
+                           (note_id, text, encoded, 1, stamp))
+                return "created", {"note_id": note_id, "text": text, "tags": tags, "rev": 1, "modified_at": stamp}
+            if base is None:
+                return "precondition_required", current
+            if base != "*" and base != current["rev"]:
+                return "conflict", current
+            rev = current["rev"] + 1
+            db.execute("UPDATE notes SET text=?, tags=?, rev=?, modified_at=? WHERE note_id=?",
+                       (text, encoded, rev, stamp, note_id))
+            return "replaced", {"note_id": note_id, "text": text, "tags": tags, "rev": rev, "modified_at": stamp}
+
+    def delete_note(self, note_id: str, base: int | str | None) -> tuple[str, dict | None]:
+        """deleted | not_found | conflict, with the current note."""
+        with self._tx() as db:
+            current = self._note(db.execute("SELECT * FROM notes WHERE note_id=?", (note_id,)).fetchone())
+            if current is None:
+                return "not_found", None
+            if base is not None and base != "*" and base != current["rev"]:
+                return "conflict", current
+            db.execute("DELETE FROM notes WHERE note_id=?", (note_id,))
             return "deleted", current
 
     # ------------------------------------------------------------------ photos

@@ -19,6 +19,10 @@ public enum ConfigLoader {
     ("resumable_uploads", "COURIER_RESUMABLE_UPLOADS"),
   ]
 
+  /// The keys only a config file may set, each holding an object: `collections` (the record
+  /// collections it declares, see `CourierConfig.collections`).
+  public static let fileOnlyKeys = ["collections"]
+
   /// The accepted range of each numeric key. The bounds keep every later conversion safe
   /// (milliseconds and nanoseconds in `Int`, `Duration` arithmetic, libcurl's `long`) and
   /// refuse values that can only be typing mistakes: a per-attempt timeout of more than a
@@ -113,10 +117,13 @@ public enum ConfigLoader {
     }
     let known = Set(keys.map(\.key))
     for (key, value) in members.sorted(by: { $0.key < $1.key }) {
+      if key == "collections" {
+        config.collections = try CollectionConfig.parse(value, source: path)
+        continue
+      }
       guard known.contains(key) else {
-        throw ConfigError(
-          source: path, key: key,
-          message: "unknown key (known: \(keys.map(\.key).joined(separator: ", "))).")
+        let names = (keys.map(\.key) + fileOnlyKeys).joined(separator: ", ")
+        throw ConfigError(source: path, key: key, message: "unknown key (known: \(names)).")
       }
       let text: String
       switch value {

@@ -36,6 +36,7 @@ public final class CourierSession: Sendable {
   /// The local store's sending side, opened on first use and shared by every collection.
   private let outbox = Mutex<OutboxSync?>(nil)
   private let articleStore = Mutex<Articles?>(nil)
+  private let recordStores = Mutex<[String: Records]>([:])
 
   /// A session with the adapters named in `config`, or the ones in `overrides`.
   /// - Parameters:
@@ -359,6 +360,68 @@ public final class CourierSession: Sendable {
     }
   }
 
+  // MARK: - Any collection
+
+  /// The collections this session syncs: articles, then those the configuration declares
+  /// (`collections` in the config file).
+  public var collections: [CollectionDescription] {
+    [.articles] + environment.config.collections
+  }
+
+  /// The records of a declared collection (or `articles` as JSON), offline first, sharing the
+  /// outbox, the sync lock and the run loop with every other collection of the data folder.
+  /// Opened on first use and shared afterwards.
+  /// - Parameters:
+  ///   - name: the collection's name, as the config file declares it.
+  ///   - warn: told when the data folder's permissions were tightened as it was opened.
+  /// - Returns: the records.
+  /// - Throws: `CourierError.invalidInput` naming the declared collections when none has this
+  ///   name; `StoreError` naming the file when the local store cannot be opened.
+  public func records(
+    _ name: String, warn: @escaping @Sendable (String) -> Void = PrivateFiles.warnOnStandardError
+  ) throws -> Records {
+    guard let collection = collections.first(where: { $0.name == name }) else {
+      let known = collections.map(\.name).joined(separator: ", ")
+      throw CourierError(
+        .invalidInput, code: "unknown_collection",
+        serverMessage: "No collection is named “\(LogText.escaped(name))” (collections: \(known)); "
+          + "declare it under \"collections\" in the config file.")
+    }
+    return try records(collection, warn: warn)
+  }
+
+  /// The records of a collection the caller declares, as ``records(_:warn:)``; its route is
+  /// registered on the session's replayer, so `sync()` and `watch()` send its writes.
+  /// - Parameters:
+  ///   - collection: the declaration.
+  ///   - resolver: settles fields both sides changed under the merge policy; nil for last
+  ///     write wins per field.
+  ///   - warn: told when the data folder's permissions were tightened as it was opened.
+  /// - Returns: the records.
+  /// - Throws: `StoreError` naming the file when the local store cannot be opened.
+  public func records(
+    _ collection: CollectionDescription, resolver: FieldResolver? = nil,
+    warn: @escaping @Sendable (String) -> Void = PrivateFiles.warnOnStandardError
+  ) throws -> Records {
+    let shared = try outboxSync(warn: warn)
+    return recordStores.withLock { cached in
+      if resolver == nil, let existing = cached[collection.name],
+        existing.collection == collection
+      {
+        return existing
+      }
+      var configuration = SyncEngine<JSONRecord>.Configuration(
+        conflictPolicy: environment.config.conflictPolicy)
+      configuration.mergeResolver = resolver
+      let engine = SyncEngine<JSONRecord>(
+        replayer: shared.replayer, client: environment.client, collection: collection,
+        configuration: configuration)
+      let records = Records(engine: engine, shared: shared)
+      cached[collection.name] = records
+      return records
+    }
+  }
+
   /// The replayer of this session's local store: one per store, it sends every collection's
   /// outbox entries in outbox order, each through its collection's sender. Register the route
   /// of another kind of entry on it (`OutboxReplayer.register`); `sync()` and `watch()` of any
@@ -382,7 +445,7 @@ public final class CourierSession: Sendable {
         store: store, pathMonitor: pathMonitor, clock: ContinuousClock(),
         random: SystemRandomSource())
       let config = environment.config
-      for collection in [CollectionDescription.articles] + config.collections {
+      for collection in collections {
         replayer.register(
           .records(
             collection, client: environment.client,

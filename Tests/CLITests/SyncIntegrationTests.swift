@@ -131,7 +131,9 @@ struct SyncIntegrationTests {
     var bIsNewer: Bool
     var expectedTitle: String
     var expectedCode: Int32
-    var description: String { "\(policy), B newer: \(bIsNewer)" }
+    /// Whether the policy is given as `--conflict-policy` (else `COURIER_CONFLICT_POLICY`).
+    var viaFlag = false
+    var description: String { "\(policy), B newer: \(bIsNewer)\(viaFlag ? ", flag" : "")" }
   }
 
   @Test(
@@ -140,6 +142,8 @@ struct SyncIntegrationTests {
       ConflictCase(policy: "lastWriteWins", bIsNewer: true, expectedTitle: "B", expectedCode: 0),
       ConflictCase(policy: "lastWriteWins", bIsNewer: false, expectedTitle: "A", expectedCode: 0),
       ConflictCase(policy: "serverWins", bIsNewer: true, expectedTitle: "A", expectedCode: 0),
+      ConflictCase(
+        policy: "serverWins", bIsNewer: true, expectedTitle: "A", expectedCode: 0, viaFlag: true),
       ConflictCase(policy: "manual", bIsNewer: true, expectedTitle: "A", expectedCode: 65),
     ])
   func twoClients(_ row: ConflictCase) async throws {
@@ -171,7 +175,13 @@ struct SyncIntegrationTests {
       try await Task.sleep(for: .milliseconds(20))  // distinct timestamps, not synchronisation
       #expect(await run(url, ["articles", "edit", id, "--title", "A"], dataDir: a).code == 0)
     }
-    let sync = await run(url, ["sync", "--json"], dataDir: b, environment: env)
+    // Through the flag, it beats an environment that says otherwise.
+    let sync =
+      row.viaFlag
+      ? await run(
+        url, ["sync", "--json", "--conflict-policy", row.policy], dataDir: b,
+        environment: ["COURIER_CONFLICT_POLICY": "lastWriteWins"])
+      : await run(url, ["sync", "--json"], dataDir: b, environment: env)
     #expect(sync.code == row.expectedCode, "\(sync.output.stdout)")
     #expect(sync.lines.first?["conflicts"] as? Int == 1)
     let server = try await serverArticles(backend)

@@ -71,6 +71,15 @@ struct ReplayRequestTests {
       collection: CollectionDescription(name: "notes", path: "/api/v2/notes"), method: .delete,
       path: "/api/v2/notes/a1", ifMatch: "\"v2\"",
       key: "6f1c2a4e-0000-4000-8000-00000000000a.v2"),
+    Row(
+      name: "a collection declaring its own version tag: If-Match \"r2\"",
+      operation: operation(.delete, base: 2),
+      collection: CollectionDescription(
+        name: "notes", path: "/notes",
+        schema: RecordSchema(idKey: "note_id", versionKey: "rev", updatedAtKey: "modified_at"),
+        fields: [], answers: ServerAnswers(versionTagPrefix: "r")),
+      method: .delete, path: "/notes/a1", ifMatch: "\"r2\"",
+      key: "6f1c2a4e-0000-4000-8000-00000000000a.v2"),
   ]
 
   @Test("request table", arguments: rows)
