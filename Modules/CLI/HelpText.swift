@@ -248,6 +248,10 @@ public enum HelpText {
     the edit started from: fields only one side changed keep that side's value; fields both
     changed go to the newer write).
 
+    Writes go one at a time, in the outbox's order. With replay_concurrency N in the config file
+    (or COURIER_REPLAY_CONCURRENCY, 1 to 16), writes of different records go N at a time over N
+    connections: each record's writes keep their order, the order across records is lost.
+
     One courier at a time syncs a data folder (a lock, sync.lock, in it): while another one
     does, `sync` exits 75 at once saying which process (pid) and what it runs, and nothing is
     sent twice; `articles add/edit/delete` and `outbox retry` save the write and leave the

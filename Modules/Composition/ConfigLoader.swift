@@ -17,6 +17,7 @@ public enum ConfigLoader {
     ("retry_max_delay_ms", "COURIER_RETRY_MAX_DELAY_MS"),
     ("conflict_policy", "COURIER_CONFLICT_POLICY"),
     ("resumable_uploads", "COURIER_RESUMABLE_UPLOADS"),
+    ("replay_concurrency", "COURIER_REPLAY_CONCURRENCY"),
   ]
 
   /// The keys only a config file may set, each holding an object: `collections` (the record
@@ -33,6 +34,7 @@ public enum ConfigLoader {
     "deadline_seconds": 1...604_800,
     "retry_base_delay_ms": 1...3_600_000,
     "retry_max_delay_ms": 1...3_600_000,
+    "replay_concurrency": 1...16,
   ]
 
   /// A value as shown in an error: at most 40 characters, control characters escaped.
@@ -200,6 +202,7 @@ public enum ConfigLoader {
     case "deadline_seconds": config.retry.deadline = .seconds(try whole(value))
     case "retry_base_delay_ms": config.retry.baseDelay = .milliseconds(try whole(value))
     case "retry_max_delay_ms": config.retry.maxDelay = .milliseconds(try whole(value))
+    case "replay_concurrency": config.replayConcurrency = try whole(value)
     default: throw fail("unknown key.")
     }
   }

@@ -441,10 +441,12 @@ public final class CourierSession: Sendable {
     try outbox.withLock { cached in
       if let cached { return cached }
       let store = try environment.openLocalStore(warn: warn)
-      let replayer = OutboxReplayer(
-        store: store, pathMonitor: pathMonitor, clock: ContinuousClock(),
-        random: SystemRandomSource())
       let config = environment.config
+      let replayer = OutboxReplayer(
+        store: store, pathMonitor: pathMonitor,
+        configuration: OutboxReplayer.Configuration(
+          maxConcurrentSends: config.replayConcurrency),
+        clock: ContinuousClock(), random: SystemRandomSource())
       for collection in collections {
         replayer.register(
           .records(

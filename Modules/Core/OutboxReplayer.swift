@@ -22,11 +22,27 @@ public actor OutboxReplayer {
   public struct Configuration: Sendable {
     /// The wait before the run loop replays again after a pass a transient failure stopped.
     public var replayBackoff: ReplayBackoff
+    /// How many entries of different records may be on their way at once (decision 1204): 1
+    /// (the default) sends the outbox strictly in its order (global FIFO, 0410); more sends a
+    /// window's entries concurrently over that many keep-alive connections, keeping each
+    /// record's order but not the order across records.
+    public var maxConcurrentSends: Int
+    /// The most entries of one window: their attempts are counted in one commit before the
+    /// first is sent and their completions in one commit after the last answer.
+    public var maxWindow: Int
 
     /// Creates settings.
-    /// - Parameter replayBackoff: the wait between passes after transient failures.
-    public init(replayBackoff: ReplayBackoff = ReplayBackoff()) {
+    /// - Parameters:
+    ///   - replayBackoff: the wait between passes after transient failures.
+    ///   - maxConcurrentSends: sends at once; 1 keeps the outbox's global order.
+    ///   - maxWindow: the most entries of one window.
+    public init(
+      replayBackoff: ReplayBackoff = ReplayBackoff(), maxConcurrentSends: Int = 1,
+      maxWindow: Int = 64
+    ) {
       self.replayBackoff = replayBackoff
+      self.maxConcurrentSends = max(1, maxConcurrentSends)
+      self.maxWindow = max(1, maxWindow)
     }
   }
 
@@ -116,10 +132,14 @@ public actor OutboxReplayer {
   /// The current state.
   public nonisolated var state: SyncState { publisher.current }
 
-  /// Reloads the outbox part of the state from the store.
+  /// Reloads the outbox part of the state from the store. The read happens inside the
+  /// publisher's update, so two reloads (a write here, another process's write noticed there)
+  /// never publish an older count after a newer one.
   public nonisolated func reloadState() {
-    guard let entries = try? store.entries() else { return }
-    publisher.update { Self.count(entries, into: &$0) }
+    publisher.update { state in
+      guard let entries = try? store.entries() else { return }
+      Self.count(entries, into: &state)
+    }
   }
 
   /// Says that a reader started (`true`) or finished (`false`) a refresh, for `isSyncing`.
@@ -156,15 +176,15 @@ public actor OutboxReplayer {
     }
   }
 
-  /// Adjusts the published outbox after a write: one more entry, one fewer, or the same.
-  /// - Parameter result: what the write did to the queue.
+  /// Publishes the pending count after a write, as the store counts it (not one more than
+  /// before: another reload may have counted this write already).
+  /// - Parameter result: what the write did to the queue (nothing is published for a write
+  ///   that left the count as it was).
   public nonisolated func noteWrite(_ result: EnqueueResult) {
+    if case .coalesced = result { return }
     publisher.update { state in
-      switch result {
-      case .appended: state.pendingCount += 1
-      case .coalesced: break
-      case .cancelled: state.pendingCount = max(0, state.pendingCount - 1)
-      }
+      guard let counts = try? store.counts() else { return }
+      state.pendingCount = counts.pending
     }
   }
 
@@ -349,67 +369,93 @@ public actor OutboxReplayer {
 
   // MARK: - One pass
 
-  private enum Step {
-    case next
-    /// The entry was kept conflicted, or has no route: later entries of its record wait.
-    case held
+  /// How a window ended besides its entries' own steps.
+  private enum Halt {
+    /// A step changed the queue (a re-send, a merge, the server's copy taken): read it again.
     case reread
+    /// The pass stops with this error (transient, local, cancelled).
     case stop(CourierError)
   }
 
+  /// What came back for one entry of a window, and what `ReplayDecision` decided.
+  private struct Settled {
+    var entry: OutboxEntry
+    var route: ReplayRoute
+    var answer: ReplayAnswer
+    var step: ReplayStep
+  }
+
+  /// One pass: windows of entries (decision 1204), each one's attempts counted in one commit
+  /// before any of it leaves, sent (in order, or up to `maxConcurrentSends` at once, at most one
+  /// entry per record), and its completions committed together; a record's next entry goes in
+  /// a later window, after its completion rebased it. The window starts at one entry and
+  /// doubles after each window that ended cleanly, up to `maxWindow`.
   private func drain() async -> ReplayReport {
     var report = ReplayReport()
     var resends: [UUID: Int] = [:]
     var outcome: CourierError?
-    batches: while true {
-      let batch: [OutboxEntry]
+    let concurrency = max(1, configuration.maxConcurrentSends)
+    var windowSize = 1
+    reads: while true {
+      let all: [OutboxEntry]
       do {
-        batch = try store.entries()
+        all = try store.entries()
       } catch {
         outcome = Self.courierError(error, context: "reading the outbox")
         break
       }
-      var queue = ReplayQueue(batch)
-      var didWork = false
+      var schedule = ReplaySchedule(all)
       var unrouted = 0
-      while let (entry, superseded) = queue.next() {
+      var didWork = false
+      while true {
         if Task.isCancelled {
           outcome = CourierError(.cancelled, context: "replay")
-          break batches
+          break reads
         }
-        guard let route = route(for: entry.key.collection) else {
-          // No sender for this collection (yet): it waits, with its record's later entries.
-          unrouted += 1
-          queue.hold(entry.key)
-          continue
-        }
+        let picks = schedule.nextWindow(
+          limit: windowSize, sequential: concurrency == 1,
+          routed: { self.route(for: $0.key.collection) != nil }, unrouted: &unrouted)
+        report.withoutSender = unrouted
+        if picks.isEmpty { break }
+        didWork = true
         // A newer write of a record supersedes its earlier refused ones.
-        for id in superseded {
-          try? store.remove(id)
+        for id in picks.flatMap(\.superseded) { try? store.remove(id) }
+        let attempted: [OutboxEntry]
+        do {
+          attempted = try store.recordAttempts(picks.map(\.entry.id))
+        } catch {
+          outcome = Self.courierError(error, context: "counting send attempts")
+          break reads
         }
-        let step = await send(entry, route: route, report: &report, resends: &resends)
-        switch step {
-        case .next:
-          didWork = true
-        case .held:
-          didWork = true
-          queue.hold(entry.key)
-        case .reread:
-          didWork = true
-          continue batches
-        case .stop(let error):
+        var (settled, halt) = await send(attempted, concurrency: concurrency, resends: resends)
+        if let stop = carryOut(
+          &settled, report: &report, resends: &resends, schedule: &schedule)
+        {
+          outcome = stop
+          break reads
+        }
+        schedule.settle(picks.map(\.entry.key))
+        switch halt {
+        case .stop(let error)?:
           outcome = error
-          break batches
+          break reads
+        case .reread?:
+          continue reads
+        case nil:
+          break
         }
+        // An entry coalesced away since the read (another process's write): read again.
+        if attempted.count < picks.count { continue reads }
+        windowSize = min(windowSize * 2, max(1, configuration.maxWindow))
       }
-      report.withoutSender = unrouted
+      // Writes made during the pass are in the next read; a read with nothing to do ends it.
       if !didWork { break }
     }
     report.stoppedBy = outcome
-    let entries = (try? store.entries()) ?? []
-    report.pending = entries.filter { $0.state.isPending }.count
     let finished = now()
     publisher.update { state in
+      let entries = (try? store.entries()) ?? []
+      report.pending = entries.filter { $0.state.isPending }.count
       Self.count(entries, into: &state)
       if let outcome {
         state.lastError = outcome
@@ -421,100 +467,164 @@ public actor OutboxReplayer {
     return report
   }
 
-  private func send(
-    _ queued: OutboxEntry, route: ReplayRoute, report: inout ReplayReport,
-    resends: inout [UUID: Int]
-  ) async -> Step {
-    let entry: OutboxEntry
-    do {
-      entry = try store.recordAttempt(queued.id)
-    } catch let error as StoreError where error.code == .notFound {
-      return .reread
-    } catch {
-      return .stop(Self.courierError(error, context: "counting a send attempt"))
+  /// Sends a window's entries, their attempts counted, and decides each answer: in order when
+  /// `concurrency` is 1, else up to `concurrency` at once. No new send starts after an answer
+  /// that stops the pass or changes the queue; the sends already out finish.
+  private func send(_ entries: [OutboxEntry], concurrency: Int, resends: [UUID: Int]) async
+    -> ([Settled], Halt?)
+  {
+    var settled: [Settled] = []
+    var halt: Halt?
+    func decided(_ entry: OutboxEntry, _ route: ReplayRoute, _ answer: ReplayAnswer) {
+      let step = decide(entry, answer: answer, route: route, resends: resends[entry.id, default: 0])
+      settled.append(Settled(entry: entry, route: route, answer: answer, step: step))
+      if halt == nil {
+        switch step {
+        case .stop(let error): halt = .stop(error)
+        case .resend, .resendMerged, .takeServer: halt = .reread
+        case .complete, .keepConflict, .reject: break
+        }
+      }
     }
-    let answer = await route.sender.send(entry, progress: nil)
-    return carryOut(entry, answer: answer, route: route, report: &report, resends: &resends)
+    let routed = entries.compactMap { entry in route(for: entry.key.collection).map { (entry, $0) }
+    }
+    if concurrency == 1 {
+      for (entry, route) in routed {
+        if Task.isCancelled {
+          halt = halt ?? .stop(CourierError(.cancelled, context: "replay"))
+          break
+        }
+        decided(entry, route, await route.sender.send(entry, progress: nil))
+        if halt != nil { break }
+      }
+      return (settled, halt)
+    }
+    await withTaskGroup(of: (Int, ReplayAnswer).self) { group in
+      var next = 0
+      var running = 0
+      func launch() {
+        while running < concurrency, next < routed.count, halt == nil, !Task.isCancelled {
+          let index = next
+          let (entry, route) = routed[index]
+          group.addTask { (index, await route.sender.send(entry, progress: nil)) }
+          next += 1
+          running += 1
+        }
+      }
+      launch()
+      while let (index, answer) = await group.next() {
+        running -= 1
+        let (entry, route) = routed[index]
+        decided(entry, route, answer)
+        if Task.isCancelled, halt == nil {
+          halt = .stop(CourierError(.cancelled, context: "replay"))
+        }
+        launch()
+      }
+    }
+    return (settled, halt)
   }
 
-  /// Carries out what `ReplayDecision` decided for an entry: the store calls, the report and
-  /// the published state. Every rule is in the decision; this only executes it.
-  private func carryOut(
-    _ entry: OutboxEntry, answer: ReplayAnswer, route: ReplayRoute, report: inout ReplayReport,
-    resends: inout [UUID: Int]
-  ) -> Step {
-    let decision = route.decision
-    // The merge needs the copy the write started from: the operation carries it; an entry
-    // written before it did falls back to the record's server copy (only read for a conflict,
-    // so a plain replay costs no extra read).
+  /// What `ReplayDecision` decides for an answer. The merge needs the copy the write started
+  /// from: the operation carries it; an entry written before it did falls back to the record's
+  /// server copy (only read for a conflict, so a plain replay costs no extra read).
+  private func decide(
+    _ entry: OutboxEntry, answer: ReplayAnswer, route: ReplayRoute, resends: Int
+  ) -> ReplayStep {
     var base: ServerRecord?
-    if decision.policy == .merge, entry.operation.basePayload == nil,
+    if route.decision.policy == .merge, entry.operation.basePayload == nil,
       case .failed(let error) = answer, error.kind == .conflict
     {
       base = (try? store.record(entry.key))?.server
     }
-    var step = decision.step(
-      for: entry, answer: answer, resends: resends[entry.id, default: 0], base: base)
-    do {
-      if case .resendMerged(let payload, let server) = step {
-        do {
-          resends[entry.id, default: 0] += 1
-          try store.rebase(entry.id, payload: payload, onto: server)
-          report.conflictsMerged += 1
-          return .reread
-        } catch let error as StoreError where error.code == .unusable {
-          // A store that cannot merge: keep the conflict for the user, nothing is dropped.
-          let current = decision.schema.json(for: server)
-          step = .keepConflict(current: current, adopting: server)
-        }
+    return route.decision.step(for: entry, answer: answer, resends: resends, base: base)
+  }
+
+  /// Carries out a window's steps: every completion in one commit, then each other step's store
+  /// calls, the report and the published state. Every rule is in the decision; this only
+  /// executes it.
+  /// - Returns: the error that stops the pass when the store could not record an outcome.
+  private func carryOut(
+    _ settled: inout [Settled], report: inout ReplayReport, resends: inout [UUID: Int],
+    schedule: inout ReplaySchedule
+  ) -> CourierError? {
+    var completions: [OutboxCompletion] = []
+    var delivered = 0
+    for item in settled {
+      guard case .complete(let server) = item.step else { continue }
+      completions.append(OutboxCompletion(id: item.entry.id, serverRecord: server))
+      if case .delivered = item.answer { delivered += 1 }
+    }
+    if !completions.isEmpty {
+      do {
+        schedule.replace(try store.completeAll(completions))
+      } catch {
+        return Self.courierError(error, context: "recording \(completions.count) completions")
       }
-      switch step {
-      case .complete(let server):
-        try store.complete(entry.id, serverRecord: server)
-        report.sent += 1
-        if case .delivered = answer {
-          publisher.update { $0.pendingCount = max(0, $0.pendingCount - 1) }
-        }
-        return .next
-      case .resend(let base, let server):
+      report.sent += completions.count
+      publisher.update { $0.pendingCount = max(0, $0.pendingCount - delivered) }
+    }
+    for index in settled.indices {
+      let item = settled[index]
+      do {
+        try execute(item, report: &report, resends: &resends, schedule: &schedule)
+      } catch {
+        return Self.courierError(error, context: "recording the outcome of \(item.entry.key)")
+      }
+    }
+    return nil
+  }
+
+  /// Carries out one step other than a completion.
+  private func execute(
+    _ item: Settled, report: inout ReplayReport, resends: inout [UUID: Int],
+    schedule: inout ReplaySchedule
+  ) throws {
+    let entry = item.entry
+    var step = item.step
+    if case .resendMerged(let payload, let server) = step {
+      do {
         resends[entry.id, default: 0] += 1
-        if let server { try store.applyServerRecord(server, key: entry.key) }
-        try store.markPending(entry.id, baseVersion: base)
-        report.conflictsResent += 1
-        return .reread
-      case .takeServer(let server):
-        try store.revert(entry.key)
-        if let server { try store.applyServerRecord(server, key: entry.key) }
-        report.conflictsTakenFromServer += 1
-        return .reread
-      case .keepConflict(let current, let server):
-        if let server { try store.applyServerRecord(server, key: entry.key) }
-        let kept = try store.markConflicted(entry.id, serverRecord: current)
-        report.conflictsKept += 1
-        publisher.update {
-          $0.pendingCount = max(0, $0.pendingCount - 1)
-          $0.conflicted.append(kept)
-        }
-        return .held
-      case .reject(let message, let code):
-        let rejected = try store.markRejected(entry.id, message: message, code: code)
-        report.rejected += 1
-        let error: CourierError? =
-          if case .failed(let error) = answer { error } else { nil }
-        publisher.update {
-          $0.pendingCount = max(0, $0.pendingCount - 1)
-          $0.rejected.append(rejected)
-          $0.lastError = error
-        }
-        return .next
-      case .stop(let error):
-        return .stop(error)
-      case .resendMerged:
-        return .reread  // carried out above
+        try store.rebase(entry.id, payload: payload, onto: server)
+        report.conflictsMerged += 1
+        return
+      } catch let error as StoreError where error.code == .unusable {
+        // A store that cannot merge: keep the conflict for the user, nothing is dropped.
+        step = .keepConflict(
+          current: item.route.decision.schema.json(for: server), adopting: server)
       }
-    } catch {
-      return .stop(
-        Self.courierError(error, context: "recording the outcome of \(entry.operation.key)"))
+    }
+    switch step {
+    case .complete, .stop, .resendMerged:
+      return  // completions are committed together; a stop ends the pass; merges are above
+    case .resend(let base, let server):
+      resends[entry.id, default: 0] += 1
+      if let server { try store.applyServerRecord(server, key: entry.key) }
+      try store.markPending(entry.id, baseVersion: base)
+      report.conflictsResent += 1
+    case .takeServer(let server):
+      try store.revert(entry.key)
+      if let server { try store.applyServerRecord(server, key: entry.key) }
+      report.conflictsTakenFromServer += 1
+    case .keepConflict(let current, let server):
+      if let server { try store.applyServerRecord(server, key: entry.key) }
+      let kept = try store.markConflicted(entry.id, serverRecord: current)
+      report.conflictsKept += 1
+      schedule.hold(entry.key)
+      publisher.update {
+        $0.pendingCount = max(0, $0.pendingCount - 1)
+        $0.conflicted.append(kept)
+      }
+    case .reject(let message, let code):
+      let rejected = try store.markRejected(entry.id, message: message, code: code)
+      report.rejected += 1
+      let error: CourierError? =
+        if case .failed(let error) = item.answer { error } else { nil }
+      publisher.update {
+        $0.pendingCount = max(0, $0.pendingCount - 1)
+        $0.rejected.append(rejected)
+        $0.lastError = error
+      }
     }
   }
 

@@ -155,6 +155,56 @@ extension LocalStoreBackend {
     try write { LocalStorePlan.recordAttempt(try Self.existing($0, id)) }
   }
 
+  /// Counts a send attempt of several entries in one transaction.
+  /// - Parameter ids: the operation ids.
+  /// - Returns: the entries counted, in the order given; ids no entry has are left out.
+  /// - Throws: `StoreError` when it cannot be written; nothing is counted then.
+  @discardableResult
+  public func recordAttempts(_ ids: [UUID]) throws -> [OutboxEntry] {
+    try write { reader in
+      var mutations: [StoreMutation] = []
+      var counted: [OutboxEntry] = []
+      for id in ids {
+        guard let entry = try reader.entry(id) else { continue }
+        let plan = LocalStorePlan.recordAttempt(entry)
+        mutations += plan.mutations
+        counted.append(plan.result)
+      }
+      return StorePlan(mutations, result: counted)
+    }
+  }
+
+  /// Completes several entries, each of another record, in one transaction.
+  /// - Parameter completions: the entries and the server's records.
+  /// - Returns: the later entries the completions rebased, as stored after.
+  /// - Throws: `StoreError.notFound` when an entry is gone, `invalidInput` for two completions
+  ///   of one record or a server record of another; nothing changed then.
+  @discardableResult
+  public func completeAll(_ completions: [OutboxCompletion]) throws -> [OutboxEntry] {
+    try write { reader in
+      var mutations: [StoreMutation] = []
+      var rebased: [OutboxEntry] = []
+      var seen = Set<RecordKey>()
+      for completion in completions {
+        let entry = try Self.existing(reader, completion.id)
+        guard seen.insert(entry.key).inserted else {
+          throw StoreError(.invalidInput, "Two completions in one batch are of \(entry.key).")
+        }
+        if let server = completion.serverRecord, server.id != entry.key.id {
+          throw StoreError(.invalidInput, "The server's record \(server.id) is not \(entry.key).")
+        }
+        let plan = LocalStorePlan.complete(
+          entry, serverRecord: completion.serverRecord, record: try reader.record(entry.key),
+          entries: try reader.entries(for: entry.key))
+        for mutation in plan.mutations {
+          if case .replaceEntry(let later) = mutation { rebased.append(later) }
+        }
+        mutations += plan.mutations
+      }
+      return StorePlan(mutations, result: rebased)
+    }
+  }
+
   /// Removes an entry.
   /// - Parameter id: the operation id.
   /// - Throws: `StoreError.notFound` when absent.

@@ -256,6 +256,17 @@ struct ConfigLoaderTests {
 
   static let file = "/home/u/.config/courier/config.json"
 
+  @Test("replay_concurrency: 1 by default, from every layer, 1 to 16")
+  func replayConcurrency() throws {
+    #expect(try load().replayConcurrency == 1)
+    #expect(try load(files: [Self.file: #"{"replay_concurrency": 4}"#]).replayConcurrency == 4)
+    #expect(try load(environment: ["COURIER_REPLAY_CONCURRENCY": "8"]).replayConcurrency == 8)
+    #expect(throws: ConfigError.self) {
+      try load(environment: ["COURIER_REPLAY_CONCURRENCY": "17"])
+    }
+    #expect(throws: ConfigError.self) { try load(environment: ["COURIER_REPLAY_CONCURRENCY": "0"]) }
+  }
+
   @Test("collections: a declaration from the file, with the contract's defaults for the rest")
   func collections() throws {
     let notes = """

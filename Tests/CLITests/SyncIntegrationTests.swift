@@ -201,8 +201,10 @@ struct SyncIntegrationTests {
 
   // MARK: Crash consistency
 
-  @Test("kill -9 during replays, many times: every operation applied exactly once, in order")
-  func crashConsistency() async throws {
+  @Test(
+    "kill -9 during replays, many times: every operation applied exactly once, in order",
+    arguments: [1, 4])
+  func crashConsistency(concurrency: Int) async throws {
     let binary = try InProcessCLI.builtCourier()
     let backend = try await ReferenceBackend()
     defer { backend.stop() }
@@ -236,6 +238,7 @@ struct SyncIntegrationTests {
       process.arguments = ["--base-url", url, "--data-dir", dir.path, "sync"]
       process.environment = [
         "HOME": dir.path, "XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path,
+        "COURIER_REPLAY_CONCURRENCY": String(concurrency),
       ]
       process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
       process.standardError = FileHandle(forWritingAtPath: "/dev/null")
@@ -260,7 +263,9 @@ struct SyncIntegrationTests {
     // (this suite's runs otherwise make one attempt).
     let final = await run(
       url, ["--max-attempts", "4", "sync", "--json"], dataDir: dir,
-      environment: ["COURIER_RETRY_BASE_DELAY_MS": "100"])
+      environment: [
+        "COURIER_RETRY_BASE_DELAY_MS": "100", "COURIER_REPLAY_CONCURRENCY": String(concurrency),
+      ])
     #expect(final.code == 0, "\(final.output.stdout)")
     #expect(final.lines.first?["pending"] as? Int == 0)
     #expect(kills >= 5, "most runs were killed mid-replay (\(kills))")
@@ -286,9 +291,23 @@ struct SyncIntegrationTests {
     }
     // An edit is sent on top of the create's version: its key is `<operation id>.v1`.
     let expectedKeys = queuedOps.map { ($0["operation_id"] as? String) ?? "" }
+    let firstOperations = firstSuccess.map { $0.split(separator: ".").first.map(String.init) ?? "" }
     #expect(firstSuccess.count == 50)
-    #expect(
-      firstSuccess.map { $0.split(separator: ".").first.map(String.init) ?? "" } == expectedKeys)
+    if concurrency == 1 {
+      #expect(firstOperations == expectedKeys, "one at a time: the outbox's global order")
+    } else {
+      // Concurrent: each operation once, and each record's operations in its queue order.
+      #expect(Set(firstOperations) == Set(expectedKeys))
+      let recordOf = Dictionary(
+        uniqueKeysWithValues: queuedOps.map {
+          (($0["operation_id"] as? String) ?? "", ($0["id"] as? String) ?? "")
+        })
+      for id in ids {
+        let queued = expectedKeys.filter { recordOf[$0] == id }
+        let applied = firstOperations.filter { recordOf[$0] == id }
+        #expect(applied == queued, "record \(id): \(applied) after \(queued)")
+      }
+    }
     // 499: the server saw the killed client go away; 409 idempotency_in_flight: a killed
     // run's request was still being processed (transient). Anything else would be a refusal.
     let failures = log.filter {

@@ -50,6 +50,94 @@ struct LoggingFake: Transport {
   }
 }
 
+/// A sender that holds every send until the test releases it, and counts how many it holds at
+/// once: proves how many sends a window has on their way, without timing.
+final class GateSender: ReplaySender {
+  private struct State {
+    var waiting: [CheckedContinuation<Void, Never>] = []
+    var inFlight = 0
+    var most = 0
+    var sent: [RecordKey] = []
+    var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+  }
+  private let state = Mutex(State())
+
+  var most: Int { state.withLock { $0.most } }
+  var sent: [RecordKey] { state.withLock { $0.sent } }
+
+  func send(_ entry: OutboxEntry, progress: (@Sendable (TransferProgress) -> Void)?) async
+    -> ReplayAnswer
+  {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        state.waiting.append(continuation)
+        state.inFlight += 1
+        state.most = max(state.most, state.inFlight)
+        state.sent.append(entry.key)
+        let ready = state.watchers.filter { $0.count <= state.inFlight }.map(\.continuation)
+        state.watchers.removeAll { $0.count <= state.inFlight }
+        return ready
+      }
+      ready.forEach { $0.resume() }
+    }
+    return .delivered(nil)
+  }
+
+  /// Waits until `count` sends are held at once.
+  func held(_ count: Int) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let now = state.withLock { state -> Bool in
+        if state.inFlight >= count { return true }
+        state.watchers.append((count, continuation))
+        return false
+      }
+      if now { continuation.resume() }
+    }
+  }
+
+  /// Lets every held send answer.
+  func release() {
+    let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+      defer {
+        state.waiting = []
+        state.inFlight = 0
+      }
+      return state.waiting
+    }
+    waiting.forEach { $0.resume() }
+  }
+}
+
+/// A server for the in-memory transport that applies `PUT`s with versions, as the reference
+/// backend does: 201 for a new id, 200 and the next version on the current `If-Match`, 409
+/// otherwise; it logs each record's `If-Match` in the order requests arrive.
+final class VersionedServer: Sendable {
+  private let state = Mutex<(versions: [String: Int], matches: [String: [String]])>(([:], [:]))
+
+  var matches: [String: [String]] { state.withLock { $0.matches } }
+  var versions: [String: Int] { state.withLock { $0.versions } }
+
+  func reply(_ request: HTTPRequest) -> HTTPResponse {
+    let id = request.url.lastPathComponent
+    let match = request.headers["If-Match"]
+    return state.withLock { state in
+      state.matches[id, default: []].append(match ?? "-")
+      let current = state.versions[id]
+      let base = match.flatMap { Int($0.dropFirst(2).dropLast()) }
+      guard current == base else {
+        return HTTPResponse(
+          status: 409, headers: ["Content-Type": "application/json"],
+          body: Data(#"{"code":"version_conflict","message":"stale"}"#.utf8))
+      }
+      let version = (current ?? 0) + 1
+      state.versions[id] = version
+      return HTTPResponse(
+        status: current == nil ? 201 : 200, headers: ["Content-Type": "application/json"],
+        body: Data(#"{"id":"\#(id)","t":"x","version":\#(version)}"#.utf8))
+    }
+  }
+}
+
 @Suite("OutboxReplayer", .timeLimit(.minutes(1)))
 struct OutboxReplayerTests {
   let transport = InMemoryTransport()
@@ -178,5 +266,64 @@ struct OutboxReplayerTests {
     #expect(try store.pending().map(\.key.id) == ["a3"])
     let report = await replayer.replay()
     #expect(report.sent == 0 && report.stoppedBy != nil, "the in-memory transport has no reply")
+  }
+
+  @Test("concurrent: a window's sends go out together, never more than the limit")
+  func concurrentWindows() async throws {
+    let gate = GateSender()
+    let replayer = OutboxReplayer(
+      store: store, configuration: OutboxReplayer.Configuration(maxConcurrentSends: 4))
+    replayer.register(
+      ReplayRoute(
+        collection: "uploads", sender: gate,
+        decision: ReplayDecision(
+          policy: .manual, collection: CollectionDescription(name: "uploads"))))
+    for index in 0..<7 { try create("uploads", "u\(index)") }
+    let pass = Task { await replayer.replay() }
+    // Windows of 1, 2 and 4 entries (each doubles after a clean one): all of a window at once.
+    for size in [1, 2, 4] {
+      await gate.held(size)
+      gate.release()
+    }
+    let report = await pass.value
+    #expect(report.sent == 7 && report.pending == 0)
+    #expect(gate.most == 4)
+    #expect(gate.sent.count == 7 && Set(gate.sent).count == 7)
+  }
+
+  @Test(
+    "concurrent: every record's writes in order, each on the version the one before made",
+    arguments: [1, 3])
+  func perRecordOrder(concurrency: Int) async throws {
+    let server = VersionedServer()
+    for _ in 0..<15 { transport.enqueue(.handler { request in server.reply(request) }) }
+    let replayer = OutboxReplayer(
+      store: store,
+      configuration: OutboxReplayer.Configuration(maxConcurrentSends: concurrency, maxWindow: 4))
+    replayer.register(route(.articles))
+    // Three edits of each of five records, queued round-robin, each attempted once offline so
+    // none is folded into the one before.
+    for round in 0..<3 {
+      for record in 0..<5 {
+        let key = RecordKey(collection: "articles", id: "r\(record)")
+        let operation = OutboxOperation(
+          key: key, kind: .create, payload: .object(["t": .string("\(round)")]),
+          baseVersion: nil, enqueuedAt: Date())
+        try store.applyAndEnqueue(
+          .put(key, payload: .object(["t": .string("\(round)")])), operation)
+        try store.recordAttempt(operation.id)
+      }
+    }
+    let report = await replayer.replay()
+    #expect(report.sent == 15 && report.pending == 0 && report.conflicts == 0, "\(report)")
+    for record in 0..<5 {
+      #expect(server.matches["r\(record)"] == ["-", "\"v1\"", "\"v2\""], "r\(record)")
+      #expect(server.versions["r\(record)"] == 3)
+    }
+    if concurrency == 1 {
+      // One at a time, the server saw the outbox's own order.
+      let order = transport.requests.map { $0.url.lastPathComponent }
+      #expect(order == (0..<3).flatMap { _ in (0..<5).map { "r\($0)" } })
+    }
   }
 }
