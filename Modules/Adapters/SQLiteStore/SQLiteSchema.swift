@@ -97,7 +97,7 @@ struct SQLiteReader: LocalStoreReader {
   func decodeEntry(_ row: SQLiteRow) throws -> OutboxEntry {
     let sequence = row.int(0) ?? 0
     let what = "outbox \(sequence)"
-    guard let id = row.text(1).flatMap(UUID.init(uuidString:)), let collection = row.text(2),
+    guard let id = row.text(1).flatMap(Self.uuid), let collection = row.text(2),
       let recordID = row.text(3), let kind = row.text(4).flatMap(OutboxKind.init(rawValue:)),
       let enqueuedAt = row.double(7), let stateName = row.text(8), let attempts = row.int(12)
     else { throw damaged(what) }
@@ -117,6 +117,42 @@ struct SQLiteReader: LocalStoreReader {
       basePayload: try json(row.text(13), what))
     return OutboxEntry(
       sequence: sequence, operation: operation, state: state, attempts: Int(attempts))
+  }
+
+  /// An operation id as stored (`UUID.uuidString`: 36 characters, hyphens at 8, 13, 18 and
+  /// 23), read without Foundation's parser, which goes through `sscanf` and cost about as much
+  /// as decoding the rest of the row; anything else goes to `UUID(uuidString:)`.
+  static func uuid(_ text: String) -> UUID? {
+    var bytes = [UInt8](repeating: 0, count: 16)
+    var count = 0
+    var high: UInt8?
+    for (offset, character) in text.utf8.enumerated() {
+      if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
+        guard character == UInt8(ascii: "-") else { return UUID(uuidString: text) }
+        continue
+      }
+      let nibble: UInt8
+      switch character {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = character - UInt8(ascii: "0")
+      case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = character - UInt8(ascii: "A") + 10
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = character - UInt8(ascii: "a") + 10
+      default: return UUID(uuidString: text)
+      }
+      if let first = high {
+        guard count < 16 else { return UUID(uuidString: text) }
+        bytes[count] = first << 4 | nibble
+        count += 1
+        high = nil
+      } else {
+        high = nibble
+      }
+    }
+    guard count == 16, high == nil else { return UUID(uuidString: text) }
+    return UUID(
+      uuid: (
+        bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8],
+        bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+      ))
   }
 
   func record(_ key: RecordKey) throws -> LocalRecord? {
