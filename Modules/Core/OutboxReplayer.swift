@@ -422,7 +422,7 @@ public actor OutboxReplayer {
         for id in picks.flatMap(\.superseded) { try? store.remove(id) }
         let attempted: [OutboxEntry]
         do {
-          attempted = try store.recordAttempts(picks.map(\.entry.id))
+          attempted = try store.recordAttempts(picks.map(\.entry))
         } catch {
           outcome = Self.courierError(error, context: "counting send attempts")
           break reads
@@ -454,9 +454,17 @@ public actor OutboxReplayer {
     report.stoppedBy = outcome
     let finished = now()
     publisher.update { state in
-      let entries = (try? store.entries()) ?? []
-      report.pending = entries.filter { $0.state.isPending }.count
-      Self.count(entries, into: &state)
+      // The counts alone when nothing is refused or conflicted: no entry to decode.
+      if let counts = try? store.counts(), counts.rejected == 0, counts.conflicted == 0 {
+        report.pending = counts.pending
+        state.pendingCount = counts.pending
+        state.rejected = []
+        state.conflicted = []
+      } else {
+        let entries = (try? store.entries()) ?? []
+        report.pending = entries.filter { $0.state.isPending }.count
+        Self.count(entries, into: &state)
+      }
       if let outcome {
         state.lastError = outcome
       } else {
@@ -552,7 +560,7 @@ public actor OutboxReplayer {
     var delivered = 0
     for item in settled {
       guard case .complete(let server) = item.step else { continue }
-      completions.append(OutboxCompletion(id: item.entry.id, serverRecord: server))
+      completions.append(OutboxCompletion(entry: item.entry, serverRecord: server))
       if case .delivered = item.answer { delivered += 1 }
     }
     if !completions.isEmpty {

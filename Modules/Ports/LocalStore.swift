@@ -61,16 +61,17 @@ public protocol LocalStore: RecordStore, Outbox {
   @discardableResult
   func rebase(_ id: UUID, payload: JSONValue, onto server: ServerRecord) throws -> OutboxEntry
 
-  /// Counts a send attempt of several entries, in one durable transaction (one commit for a
-  /// window of sends instead of one each, decision 1204). As `recordAttempt`, call it before any
-  /// of them leaves; an entry counted but then not sent (the window stopped early) is only
-  /// never coalesced again.
-  /// - Parameter ids: the operation ids.
-  /// - Returns: the entries counted, in the order given; an id no entry has any more (coalesced
-  ///   away meanwhile) is left out.
+  /// Counts a send attempt of several entries the caller read, in one durable transaction (one
+  /// commit for a window of sends instead of one each, decision 1204), without decoding them
+  /// again. As `recordAttempt`, call it before any of them leaves; an entry counted but then not
+  /// sent (the window stopped early) is only never coalesced again.
+  /// - Parameter entries: the entries, as read.
+  /// - Returns: the entries counted, in the order given, with their new count; one no longer in
+  ///   the outbox at its place, or no longer pending (coalesced away, discarded meanwhile), is
+  ///   left out.
   /// - Throws: `StoreError` when it cannot be written; nothing is counted then.
   @discardableResult
-  func recordAttempts(_ ids: [UUID]) throws -> [OutboxEntry]
+  func recordAttempts(_ entries: [OutboxEntry]) throws -> [OutboxEntry]
 
   /// Completes several entries the server applied, each of another record, in one durable
   /// transaction (as `complete` each: the entry removed, the server's record adopted, the
@@ -103,15 +104,15 @@ extension LocalStore {
 
 extension LocalStore {
   /// Counts each attempt in a transaction of its own (a store without batches).
-  /// - Parameter ids: the operation ids.
-  /// - Returns: the entries counted; ids no entry has are left out.
+  /// - Parameter entries: the entries.
+  /// - Returns: the entries counted; those no longer stored are left out.
   /// - Throws: `StoreError` when one cannot be written (the earlier ones are counted).
   @discardableResult
-  public func recordAttempts(_ ids: [UUID]) throws -> [OutboxEntry] {
+  public func recordAttempts(_ entries: [OutboxEntry]) throws -> [OutboxEntry] {
     var counted: [OutboxEntry] = []
-    for id in ids {
+    for entry in entries {
       do {
-        counted.append(try recordAttempt(id))
+        counted.append(try recordAttempt(entry.id))
       } catch let error as StoreError where error.code == .notFound {
         continue
       }
@@ -127,7 +128,7 @@ extension LocalStore {
   public func completeAll(_ completions: [OutboxCompletion]) throws -> [OutboxEntry] {
     var keys: [RecordKey] = []
     for completion in completions {
-      if let entry = try entry(completion.id) { keys.append(entry.key) }
+      keys.append(completion.entry.key)
       try complete(completion.id, serverRecord: completion.serverRecord)
     }
     let touched = Set(keys)

@@ -155,26 +155,32 @@ extension LocalStoreBackend {
     try write { LocalStorePlan.recordAttempt(try Self.existing($0, id)) }
   }
 
-  /// Counts a send attempt of several entries in one transaction.
-  /// - Parameter ids: the operation ids.
-  /// - Returns: the entries counted, in the order given; ids no entry has are left out.
+  /// Counts a send attempt of several entries the caller read, in one transaction: their stamps
+  /// are read (not the rows), and only the count is written.
+  /// - Parameter entries: the entries, as read.
+  /// - Returns: the entries counted, in the order given; those no longer there are left out.
   /// - Throws: `StoreError` when it cannot be written; nothing is counted then.
   @discardableResult
-  public func recordAttempts(_ ids: [UUID]) throws -> [OutboxEntry] {
+  public func recordAttempts(_ entries: [OutboxEntry]) throws -> [OutboxEntry] {
     try write { reader in
+      let stamps = try reader.stamps(of: entries.map(\.id))
       var mutations: [StoreMutation] = []
       var counted: [OutboxEntry] = []
-      for id in ids {
-        guard let entry = try reader.entry(id) else { continue }
-        let plan = LocalStorePlan.recordAttempt(entry)
-        mutations += plan.mutations
-        counted.append(plan.result)
+      for entry in entries {
+        guard let stamp = stamps[entry.id], stamp.sequence == entry.sequence, stamp.isPending
+        else { continue }
+        var updated = entry
+        updated.attempts = stamp.attempts + 1
+        mutations.append(
+          .setAttempts(sequence: entry.sequence, operationID: entry.id, attempts: updated.attempts))
+        counted.append(updated)
       }
       return StorePlan(mutations, result: counted)
     }
   }
 
-  /// Completes several entries, each of another record, in one transaction.
+  /// Completes several entries the caller read, each of another record, in one transaction:
+  /// each entry is checked by its stamp, its record and the record's other entries are read.
   /// - Parameter completions: the entries and the server's records.
   /// - Returns: the later entries the completions rebased, as stored after.
   /// - Throws: `StoreError.notFound` when an entry is gone, `invalidInput` for two completions
@@ -182,20 +188,27 @@ extension LocalStoreBackend {
   @discardableResult
   public func completeAll(_ completions: [OutboxCompletion]) throws -> [OutboxEntry] {
     try write { reader in
+      let stamps = try reader.stamps(of: completions.map(\.id))
       var mutations: [StoreMutation] = []
       var rebased: [OutboxEntry] = []
       var seen = Set<RecordKey>()
       for completion in completions {
-        let entry = try Self.existing(reader, completion.id)
+        let entry = completion.entry
+        guard let stamp = stamps[entry.id], stamp.sequence == entry.sequence else {
+          throw StoreError(.notFound, "No outbox entry has operation id \(entry.id).")
+        }
         guard seen.insert(entry.key).inserted else {
           throw StoreError(.invalidInput, "Two completions in one batch are of \(entry.key).")
         }
         if let server = completion.serverRecord, server.id != entry.key.id {
           throw StoreError(.invalidInput, "The server's record \(server.id) is not \(entry.key).")
         }
+        var current = entry
+        current.attempts = stamp.attempts
+        let others = try reader.entries(for: entry.key, except: entry.sequence)
         let plan = LocalStorePlan.complete(
-          entry, serverRecord: completion.serverRecord, record: try reader.record(entry.key),
-          entries: try reader.entries(for: entry.key))
+          current, serverRecord: completion.serverRecord, record: try reader.record(entry.key),
+          entries: ([current] + others).sorted { $0.sequence < $1.sequence })
         for mutation in plan.mutations {
           if case .replaceEntry(let later) = mutation { rebased.append(later) }
         }

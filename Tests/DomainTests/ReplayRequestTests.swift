@@ -112,4 +112,38 @@ struct ReplayRequestTests {
   func defaultPath() {
     #expect(CollectionDescription(name: "notes").path == "/notes")
   }
+
+  /// Random payloads of what a collection's fields hold: keys of lowercase letters and `_` (and
+  /// a few others, which take the encoder's path), strings of every kind of character.
+  static func payload(_ random: inout JSONValueParserTests.Random, depth: Int = 0) -> JSONValue {
+    let keys = ["title", "body", "text", "tags", "a_b", "z", "Title", "a1", "é"]
+    switch random.below(depth > 2 ? 4 : 6) {
+    case 0: return .string(JSONValueParserTests.randomString(&random))
+    case 1: return .integer(Int64(bitPattern: random.next()))
+    case 2: return random.below(2) == 0 ? .bool(true) : .null
+    case 3: return random.below(8) == 0 ? .number(0.5) : .string("plain")
+    case 4:
+      return .array((0..<random.below(4)).map { _ in payload(&random, depth: depth + 1) })
+    default:
+      var members: [String: JSONValue] = [:]
+      for _ in 0..<random.below(5) {
+        members[keys[random.below(keys.count)]] = payload(&random, depth: depth + 1)
+      }
+      return .object(members)
+    }
+  }
+
+  @Test("the body's bytes are JSONEncoder's, whichever writer makes them (2,000 payloads)")
+  func bodyBytesAreTheEncoders() throws {
+    var random = JSONValueParserTests.Random(state: 20_261_202)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    for _ in 0..<2_000 {
+      let fields = Self.payload(&random)
+      let request = ReplayRequest(
+        Self.operation(.create, payload: fields), collection: Self.articles)
+      let body = try #require(try request.body())
+      #expect(body == (try encoder.encode(fields)), "\(String(decoding: body, as: UTF8.self))")
+    }
+  }
 }

@@ -15,16 +15,24 @@ struct LocalStoreBatchContractTests {
     arguments: StoreAdapter.all)
   func attempts(adapter: StoreAdapter) throws {
     try withStore(adapter) { store, _ in
-      let ops = (0..<3).map { F.operation("r\($0)", .create, "T\($0)") }
+      let ops = (0..<4).map { F.operation("r\($0)", .create, "T\($0)") }
       for op in ops { try store.enqueue(op) }
+      let read = try store.pending()
+      // Meanwhile r1's entry is discarded and r3's is attempted by someone else.
+      try store.revert(F.key("r1"))
+      try store.recordAttempt(ops[3].id)
+      var gone = read[0]
+      gone.operation.id = UUID()  // an entry coalesced away: its id is no longer stored
       let before = (store as? InMemoryLocalStore)?.commits.count
-      let counted = try store.recordAttempts([ops[0].id, UUID(), ops[2].id])
-      #expect(counted.map(\.id) == [ops[0].id, ops[2].id])
-      #expect(counted.map(\.attempts) == [1, 1])
+      let counted = try store.recordAttempts([read[0], read[1], gone, read[2], read[3]])
+      #expect(counted.map(\.id) == [ops[0].id, ops[2].id, ops[3].id])
+      #expect(counted.map(\.attempts) == [1, 1, 2], "the stored count, plus one")
       if let memory = store as? InMemoryLocalStore, let before {
         #expect(memory.commits.count == before + 1, "one transaction")
       }
-      #expect(try store.pending().map(\.attempts) == [1, 0, 1])
+      #expect(try store.pending().map(\.attempts) == [1, 1, 2])
+      #expect(
+        try store.pending().map(\.operation) == counted.map(\.operation), "the rest as it was")
       // Attempted, they are never coalesced again.
       let later = F.operation("r0", .update, "T0b")
       #expect(try store.enqueue(later) == .appended(try #require(try store.entry(later.id))))
@@ -43,10 +51,11 @@ struct LocalStoreBatchContractTests {
       try store.applyAndEnqueue(.put(F.key("a"), payload: F.payload("A2")), aLater)
       let b = F.operation("b", .create, "B")
       try store.applyAndEnqueue(.put(F.key("b"), payload: F.payload("B")), b)
+      let held = try store.pending()
       let before = (store as? InMemoryLocalStore)?.commits.count
       let rebased = try store.completeAll([
-        OutboxCompletion(id: a.id, serverRecord: F.server("a", "A", version: 1)),
-        OutboxCompletion(id: b.id, serverRecord: F.server("b", "B", version: 1)),
+        OutboxCompletion(entry: held[0], serverRecord: F.server("a", "A", version: 1)),
+        OutboxCompletion(entry: held[2], serverRecord: F.server("b", "B", version: 1)),
       ])
       if let memory = store as? InMemoryLocalStore, let before {
         #expect(memory.commits.count == before + 1, "one transaction")
@@ -74,16 +83,18 @@ struct LocalStoreBatchContractTests {
       let b = F.operation("b", .create, "B")
       try store.enqueue(b)
       let snapshot = try store.entries()
+      var gone = snapshot[2]
+      gone.operation.id = UUID()
       for batch in [
         [
-          OutboxCompletion(id: b.id, serverRecord: nil),
-          OutboxCompletion(id: UUID(), serverRecord: nil),
+          OutboxCompletion(entry: snapshot[2], serverRecord: nil),
+          OutboxCompletion(entry: gone, serverRecord: nil),
         ],
         [
-          OutboxCompletion(id: a1.id, serverRecord: nil),
-          OutboxCompletion(id: a2.id, serverRecord: nil),
+          OutboxCompletion(entry: snapshot[0], serverRecord: nil),
+          OutboxCompletion(entry: snapshot[1], serverRecord: nil),
         ],
-        [OutboxCompletion(id: b.id, serverRecord: F.server("a", "A", version: 1))],
+        [OutboxCompletion(entry: snapshot[2], serverRecord: F.server("a", "A", version: 1))],
       ] {
         #expect(throws: StoreError.self) { try store.completeAll(batch) }
         #expect(try store.entries() == snapshot)

@@ -185,6 +185,28 @@ struct SQLiteReader: LocalStoreReader {
     ).first
   }
 
+  func stamps(of ids: [UUID]) throws -> [UUID: OutboxStamp] {
+    var stamps: [UUID: OutboxStamp] = [:]
+    for id in ids {
+      _ = try connection.query(
+        "SELECT sequence, attempts, state FROM outbox WHERE operation_id = ?",
+        [.text(id.uuidString)]
+      ) { row in
+        stamps[id] = OutboxStamp(
+          sequence: row.int(0) ?? 0, attempts: Int(row.int(1) ?? 0),
+          isPending: row.text(2) == "pending")
+      }
+    }
+    return stamps
+  }
+
+  func entries(for key: RecordKey, except sequence: Int64) throws -> [OutboxEntry] {
+    try connection.query(
+      "SELECT \(Self.entryColumns) FROM outbox WHERE collection = ? AND record_id = ? "
+        + "AND sequence != ? ORDER BY sequence",
+      [.text(key.collection), .text(key.id), .int(sequence)], row: decodeEntry)
+  }
+
   func entries(for key: RecordKey) throws -> [OutboxEntry] {
     try connection.query(
       "SELECT \(Self.entryColumns) FROM outbox WHERE collection = ? AND record_id = ? "
@@ -265,6 +287,13 @@ enum SQLiteWriter {
         "DELETE FROM outbox WHERE sequence = ?", [.int(sequence)])
       if changed == 0 {
         throw StoreError(.notFound, "No outbox entry has sequence number \(sequence).")
+      }
+    case .setAttempts(let sequence, let id, let attempts):
+      let changed = try connection.run(
+        "UPDATE outbox SET attempts = ? WHERE sequence = ? AND operation_id = ?",
+        [.int(Int64(attempts)), .int(sequence), .text(id.uuidString)])
+      if changed == 0 {
+        throw StoreError(.notFound, "No outbox entry \(id) has sequence number \(sequence).")
       }
     }
   }
