@@ -9,7 +9,9 @@
 #     same list from the backend with curl.
 # Usage: Benchmarks/sync/run.sh [N] (default 10000). Environment: CONFIG=release for a release
 # courier (the timed binary), RECORDS (default 1000), CONCURRENCY (default 4), ENQUEUE_CONFIG
-# (the set-up tool's build, default debug: it is not timed), ONLY=creates|edits, COURIER_BIN (a
+# (the set-up tool's build, default debug: it is not timed), ONLY=creates|edits, REPEAT (each
+# measurement's repetitions, default 3: medians are reported, courier and peer alternating who
+# goes first), COURIER_BIN (a
 # courier binary to time instead of this tree's) and ENQUEUE_BIN (the set-up tool built against
 # that courier's sources, whose store it must write).
 set -euo pipefail
@@ -19,6 +21,7 @@ ENQUEUE_CONFIG=${ENQUEUE_CONFIG:-debug}
 RECORDS=${RECORDS:-1000}
 CONCURRENCY=${CONCURRENCY:-4}
 ONLY=${ONLY:-}
+REPEAT=${REPEAT:-3}
 PER=$((N / RECORDS))
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
@@ -79,39 +82,64 @@ list_cold_start() {
 
 declare -A result
 
-if [ "$ONLY" != edits ]; then
-  for concurrency in 1 "$CONCURRENCY"; do
+# One measurement of a scenario: courier's replay and the peer's, in the given order.
+measure() {
+  local scenario="$1" concurrency="$2" first="$3" dir c p
+  run_courier() {
     reset
-    dir=$(client "creates-$concurrency")
-    "$ENQUEUE" creates "$dir" "$N" >/dev/null
-    result[courier_creates_$concurrency]=$(timed_sync "$dir" "$concurrency" "$N")
-    [ "$concurrency" = 1 ] && list_cold_start "$dir"
+    dir=$(client "$scenario-$concurrency")
+    if [ "$scenario" = creates ]; then
+      "$ENQUEUE" creates "$dir" "$N" >/dev/null
+      c=$(timed_sync "$dir" "$concurrency" "$N")
+      if [ "$concurrency" = 1 ] && [ -z "${list_median:-}" ]; then list_cold_start "$dir"; fi
+    else
+      "$ENQUEUE" creates "$dir" "$RECORDS" >/dev/null
+      "$COURIER" --base-url "http://127.0.0.1:$PORT" --data-dir "$dir" sync --json >/dev/null
+      "$ENQUEUE" edits "$dir" "$PER" >/dev/null
+      c=$(timed_sync "$dir" "$concurrency" "$((RECORDS * PER))")
+    fi
+  }
+  run_peer() {
     reset
-    result[peer_creates_$concurrency]=$(python3 Benchmarks/sync/peer.py 127.0.0.1 "$PORT" creates "$N" "$concurrency")
+    if [ "$scenario" = creates ]; then
+      p=$(python3 Benchmarks/sync/peer.py 127.0.0.1 "$PORT" creates "$N" "$concurrency")
+    else
+      p=$(python3 Benchmarks/sync/peer.py 127.0.0.1 "$PORT" edits "$RECORDS" "$PER" "$concurrency")
+    fi
+  }
+  if [ "$first" = courier ]; then run_courier; run_peer; else run_peer; run_courier; fi
+  result[courier_${scenario}_$concurrency]+=" $c"
+  result[peer_${scenario}_$concurrency]+=" $p"
+}
+median() { printf '%s\n' $1 | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+for repeat in $(seq "$REPEAT"); do
+  # Alternate who goes first, so a burst of load on the machine does not always hit one side.
+  first=courier
+  if [ $((repeat % 2)) = 0 ]; then first=peer; fi
+  for scenario in creates edits; do
+    if [ -n "$ONLY" ] && [ "$ONLY" != "$scenario" ]; then continue; fi
+    for concurrency in 1 "$CONCURRENCY"; do
+      measure "$scenario" "$concurrency" "$first"
+    done
   done
-fi
-if [ "$ONLY" != creates ]; then
-  for concurrency in 1 "$CONCURRENCY"; do
-    reset
-    dir=$(client "edits-$concurrency")
-    "$ENQUEUE" creates "$dir" "$RECORDS" >/dev/null
-    "$COURIER" --base-url "http://127.0.0.1:$PORT" --data-dir "$dir" sync --json >/dev/null
-    "$ENQUEUE" edits "$dir" "$PER" >/dev/null
-    result[courier_edits_$concurrency]=$(timed_sync "$dir" "$concurrency" "$((RECORDS * PER))")
-    reset
-    result[peer_edits_$concurrency]=$(python3 Benchmarks/sync/peer.py 127.0.0.1 "$PORT" edits "$RECORDS" "$PER" "$concurrency")
-  done
-fi
+done
 
 printf 'build: %s, N=%d, records=%d, concurrency=%d, %s, %d cores, load %s\n' "$CONFIG" "$N" \
   "$RECORDS" "$CONCURRENCY" "$(uname -r)" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
 for scenario in creates edits; do
   for concurrency in 1 "$CONCURRENCY"; do
-    c=${result[courier_${scenario}_$concurrency]:-}
-    p=${result[peer_${scenario}_$concurrency]:-}
-    [ -n "$c" ] || continue
-    printf '%-7s %s connection(s): courier %.2f s (%.0f ops/s), peer %.2f s (%.0f ops/s), ratio %.2f\n' \
-      "$scenario" "$concurrency" "$c" "$(ratio "$N" "$c")" "$p" "$(ratio "$N" "$p")" "$(ratio "$c" "$p")"
+    runs_c=${result[courier_${scenario}_$concurrency]:-}
+    runs_p=${result[peer_${scenario}_$concurrency]:-}
+    [ -n "$runs_c" ] || continue
+    c=$(median "$runs_c")
+    p=$(median "$runs_p")
+    # Each repetition's courier/peer ratio (the two ran back to back): their median is what a
+    # burst of load on the shared machine moves least.
+    pairs=$(paste <(printf '%s\n' $runs_c) <(printf '%s\n' $runs_p) | awk '{ printf "%.3f ", $1 / $2 }')
+    printf '%-7s %s connection(s): courier %.2f s (%.0f ops/s), peer %.2f s (%.0f ops/s), ratio of medians %.2f, median of ratios %.2f  [courier:%s; peer:%s; ratios: %s]\n' \
+      "$scenario" "$concurrency" "$c" "$(ratio "$N" "$c")" "$p" "$(ratio "$N" "$p")" "$(ratio "$c" "$p")" \
+      "$(median "$pairs")" "$runs_c" "$runs_p" "$pairs"
   done
 done
 
