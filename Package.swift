@@ -78,8 +78,13 @@ let package = Package(
     // search path and the module map links sqlite3.
     .systemLibrary(
       name: "CSQLite", path: "Modules/Adapters/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+    // libsqlite3 loaded with dlopen on first use (decision 1401), as CCurlShim does for libcurl.
     .target(
-      name: "CourierSQLite", dependencies: ["CourierDomain", "CourierPorts", "CSQLite"],
+      name: "CSQLiteShim", dependencies: ["CSQLite"], path: "Modules/Adapters/CSQLiteShim",
+      linkerSettings: [.linkedLibrary("dl")]),
+    .target(
+      name: "CourierSQLite",
+      dependencies: ["CourierDomain", "CourierPorts", "CSQLite", "CSQLiteShim"],
       path: "Modules/Adapters/SQLiteStore", swiftSettings: strict),
     .target(
       name: "CourierFileStore", dependencies: ["CourierDomain", "CourierPorts"],
@@ -129,7 +134,8 @@ let package = Package(
 
     // Test helpers shared by test targets: the reference backend launcher, misbehaving servers.
     .target(
-      name: "CourierTestSupport", dependencies: ["CourierDomain", "CourierPorts"],
+      name: "CourierTestSupport",
+      dependencies: ["CourierDomain", "CourierPorts", "CourierCore", "CourierTestKit"],
       path: "Tests/Support", swiftSettings: strict),
     .testTarget(
       name: "CourierDomainTests", dependencies: ["CourierDomain"], path: "Tests/DomainTests",
@@ -178,7 +184,9 @@ let package = Package(
       path: "Tests/CLITests", swiftSettings: strict),
     .testTarget(
       name: "CourierTUITests",
-      dependencies: ["CourierTUI", "CourierCore", "CourierLinux", "CourierTestKit"],
+      dependencies: [
+        "CourierTUI", "CourierCore", "CourierLinux", "CourierTestKit", "CourierTestSupport",
+      ],
       path: "Tests/TUITests", swiftSettings: strict),
   ]
 )

@@ -26,9 +26,24 @@ do {
   FileHandle.standardError.write(Data("courier-tui: \(error)\n\n\(TUICommandLine.help)\n".utf8))
   exit(TUICommandLine.usageExitCode)
 }
-guard case .run(let flags, let demo) = invocation else {
+let flags: [String: String]
+let demo: Bool
+switch invocation {
+case .help:
   print(TUICommandLine.help)
   exit(0)
+case .version:
+  print("courier-tui \(ToolsVersion.current)")
+  exit(0)
+case .completions(let shell):
+  print(TUICompletions.script(for: shell) ?? "", terminator: "")
+  exit(0)
+case .manpage:
+  print(TUIManPage.page, terminator: "")
+  exit(0)
+case .run(let runFlags, let runDemo):
+  flags = runFlags
+  demo = runDemo
 }
 
 // The configuration first, so a bad flag, file or variable is a usage error (64) even
@@ -99,4 +114,7 @@ if case .signal(let number) = result {
   signal(number, SIG_DFL)
   raise(number)
 }
-exit(result.status)
+// _exit, not exit: the terminal is restored above, and exit()'s library destructors would race
+// the threads still running (the bridge's replays, dispatch), as `courier`'s main says.
+fflush(nil)
+_exit(result.status)

@@ -1,6 +1,6 @@
 import CourierCLI
 import CourierSignals
-import Foundation
+import Dispatch
 
 #if canImport(Glibc)
   import Glibc
@@ -9,8 +9,27 @@ import Foundation
 // Before any thread starts: a parent may have blocked them, and `kill` must stop us.
 SignalPipe.unblockTerminationSignals()
 
-let environment = ProcessInfo.processInfo.environment
+let environment = ProcessEnvironment.current()
 let runner = CommandRunner(
   environment: environment, output: StandardOutput(environment: environment))
-let code = await runner.run(Array(CommandLine.arguments.dropFirst()))
-exit(code)
+switch runner.start(Array(CommandLine.arguments.dropFirst())) {
+case .finished(let code):
+  // --help, --version, completions, the man page, usage errors: no task, no thread.
+  exit(code)
+case .run(let invocation):
+  // No top-level `await`: an async main would start every command, even `--version`, by
+  // parking the main thread in dispatch_main (a forced unwind of its stack, issue 14). The
+  // command runs as a task on the concurrency pool; the main thread only waits for its end.
+  let done = DispatchSemaphore(value: 0)
+  Task.detached {
+    let code = await runner.run(invocation).rawValue
+    // _exit, not exit: exit() runs the libraries' atexit handlers and C++ destructors while
+    // dispatch and pool threads are still running, and one of those racing a destructor is
+    // how a `courier login` that had saved its session died of SIGABRT in CI. Nothing of ours
+    // waits for exit(): output went out with write(2), the store is durable at each commit
+    // (as after kill -9), temporary files were removed by their owners.
+    fflush(nil)
+    _exit(code)
+  }
+  done.wait()
+}

@@ -1,4 +1,4 @@
-// libFuzzer target: RetryAfter.parse (Modules/Domain/ResponseClassifier.swift). Built by scripts/fuzz.
+// libFuzzer target: RetryAfter.parse (Modules/Domain/RetryAfter.swift). Built by scripts/fuzz.
 import CourierDomain
 import Foundation
 

@@ -38,11 +38,15 @@ enum ArticleCommands {
     let entries = try openArticles(context).outbox()
     let counts = OutboxCounts(entries)
     let now = Date()
+    // Queued uploads: the bytes the server confirmed, of the total.
+    var uploads: [UUID: QueuedUploadProgress] = [:]
+    for upload in (try? context.session.queuedUploads()) ?? [] { uploads[upload.entry.id] = upload }
     if context.global.json {
       context.output.out(
         JSONLine.encode([
           "pending": counts.pending, "rejected": counts.rejected,
-          "conflicted": counts.conflicted, "entries": entries.map { entryObject($0, now: now) },
+          "conflicted": counts.conflicted,
+          "entries": entries.map { entryObject($0, now: now, upload: uploads[$0.id]) },
         ]) + "\n")
       return .success
     }
@@ -53,7 +57,9 @@ enum ArticleCommands {
     context.output.out(
       "\(counts.pending) pending, \(counts.rejected) refused, \(counts.conflicted) in conflict:\n")
     for entry in entries {
-      context.output.out(entryLine(entry, now: now, schema: schema(entry, context: context)))
+      context.output.out(
+        entryLine(
+          entry, now: now, schema: schema(entry, context: context), upload: uploads[entry.id]))
     }
     return .success
   }
@@ -132,6 +138,10 @@ enum ArticleCommands {
       if let version = after?.version { object["version"] = version }
       context.output.out(JSONLine.encode(object) + "\n")
     } else {
+      if entry.key.collection == QueuedUpload.collection {
+        context.output.out("Discarded the queued upload \(entry.key.id) and its kept bytes.\n")
+        return .success
+      }
       context.output.out(
         "Discarded \(dropped.count) local change(s) to \(noun(entry.key)) \(entry.key.id); "
           + (after != nil
@@ -325,16 +335,37 @@ enum ArticleCommands {
 
   /// Every item's line in one string: one write for the whole list, not one per article.
   static func articleLines(_ items: [SyncItem<Article>]) -> String {
-    var text = ""
-    text.reserveCapacity(items.count * 64)
-    for item in items { text += articleLine(item) }
-    return text
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(items.count * 80)
+    for item in items { appendLine(item, to: &bytes) }
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   static func articleLine(_ item: SyncItem<Article>) -> String {
-    let version = item.value.version.map { "v\($0)" } ?? "new"
-    let marker = item.state == .synced ? "" : "  [\(item.state.rawValue), not sent yet]"
-    return "  \(item.value.id)  \(version)  \(item.value.title)\(marker)\n"
+    var bytes: [UInt8] = []
+    appendLine(item, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// `  ID  vN  TITLE[  [state, not sent yet]]`, as bytes: string interpolation cost ten times
+  /// as much, a fifth of listing 10,000 articles (issue 14).
+  static func appendLine(_ item: SyncItem<Article>, to bytes: inout [UInt8]) {
+    bytes.append(contentsOf: "  ".utf8)
+    bytes.append(contentsOf: item.value.id.utf8)
+    if let version = item.value.version {
+      bytes.append(contentsOf: "  v".utf8)
+      bytes.append(contentsOf: String(version).utf8)
+    } else {
+      bytes.append(contentsOf: "  new".utf8)
+    }
+    bytes.append(contentsOf: "  ".utf8)
+    bytes.append(contentsOf: item.value.title.utf8)
+    if item.state != .synced {
+      bytes.append(contentsOf: "  [".utf8)
+      bytes.append(contentsOf: item.state.rawValue.utf8)
+      bytes.append(contentsOf: ", not sent yet]".utf8)
+    }
+    bytes.append(UInt8(ascii: "\n"))
   }
 
   static func articleObject(_ item: SyncItem<Article>) -> [String: Any] {
@@ -436,13 +467,21 @@ enum ArticleCommands {
     return code.map { "\(message) (\($0))" } ?? message
   }
 
-  static func entryLine(_ entry: OutboxEntry, now: Date, schema: RecordSchema? = nil) -> String {
+  static func entryLine(
+    _ entry: OutboxEntry, now: Date, schema: RecordSchema? = nil,
+    upload: QueuedUploadProgress? = nil
+  ) -> String {
     let operation = entry.operation
     let base = operation.baseVersion.map { " on v\($0)" } ?? ""
     let waited = ageText(max(0, now.timeIntervalSince(operation.enqueuedAt)))
     var line =
       "  #\(entry.sequence)  \(stateWord(entry.state))  \(operation.kind.rawValue) "
       + "\(operation.key)\(base)  (queued \(waited) ago, \(entry.attempts) attempt(s))\n"
+    if let upload {
+      line +=
+        "      upload \(upload.name): \(CompressionDecision.formatBytes(upload.confirmed)) / "
+        + "\(CompressionDecision.formatBytes(upload.total)) confirmed (\(upload.percent)%)\n"
+    }
     switch entry.state {
     case .pending: break
     case .rejected: line += "      refused: \(refusalText(entry.state))\n"
@@ -472,7 +511,9 @@ enum ArticleCommands {
     context.session.collections.first { $0.name == entry.key.collection }?.schema
   }
 
-  static func entryObject(_ entry: OutboxEntry, now: Date) -> [String: Any] {
+  static func entryObject(_ entry: OutboxEntry, now: Date, upload: QueuedUploadProgress? = nil)
+    -> [String: Any]
+  {
     let operation = entry.operation
     var object: [String: Any] = [
       "sequence": entry.sequence, "operation_id": operation.id.uuidString.lowercased(),
@@ -480,6 +521,12 @@ enum ArticleCommands {
       "id": operation.key.id, "state": stateWord(entry.state), "attempts": entry.attempts,
       "enqueued_at": RFC3339.string(from: operation.enqueuedAt),
     ]
+    if let upload {
+      object["upload"] = [
+        "name": upload.name, "bytes_confirmed": upload.confirmed, "bytes_total": upload.total,
+        "transfer": upload.upload?.transfer.rawValue ?? "",
+      ]
+    }
     if let base = operation.baseVersion { object["base_version"] = base }
     switch entry.state {
     case .pending: break

@@ -210,6 +210,7 @@ public enum CommandLineParser {
     upload.target = options.last("--to")
     upload.noCompress = options.has("--no-compress")
     upload.resumable = options.has("--resumable")
+    upload.queue = options.has("--queue")
     for field in options.all("--field") {
       guard let equals = field.firstIndex(of: "="), equals != field.startIndex else {
         throw UsageError("--field takes NAME=VALUE, not “\(field)”.", command: "upload")

@@ -27,28 +27,47 @@ public struct CommandRunner: Sendable {
     self.overrides = overrides
   }
 
-  /// Runs a command line.
+  /// What `start(_:)` leaves to do.
+  public enum Start: Sendable, Equatable {
+    /// The command line was answered on the spot (help, version, completions, man page, a
+    /// usage error): exit with this code.
+    case finished(Int32)
+    /// A command that needs the composition root and a task: pass it to `run(_:)`.
+    case run(Invocation)
+  }
+
+  /// Parses a command line and answers it on the spot when it needs neither the composition
+  /// root nor a task, so that `courier --version` starts no concurrency runtime at all.
   /// - Parameter arguments: the arguments, without the program name.
-  /// - Returns: the exit code.
-  public func run(_ arguments: [String]) async -> Int32 {
+  /// - Returns: the exit code, or the invocation left to run.
+  public func start(_ arguments: [String]) -> Start {
     let invocation: Invocation
     do {
       invocation = try CommandLineParser.parse(arguments)
     } catch let error as UsageError {
       output.err("courier: \(error.message)\n")
       output.err("Run 'courier \(error.command.map { "\($0) " } ?? "")--help' for usage.\n")
-      return ExitCode.usage.rawValue
+      return .finished(ExitCode.usage.rawValue)
     } catch {
       output.err("courier: \(error)\n")
-      return ExitCode.usage.rawValue
+      return .finished(ExitCode.usage.rawValue)
     }
-    return await run(invocation).rawValue
+    if let code = answer(invocation) { return .finished(code.rawValue) }
+    return .run(invocation)
   }
 
-  /// Runs a parsed command line.
-  /// - Parameter invocation: the invocation.
+  /// Runs a command line.
+  /// - Parameter arguments: the arguments, without the program name.
   /// - Returns: the exit code.
-  public func run(_ invocation: Invocation) async -> ExitCode {
+  public func run(_ arguments: [String]) async -> Int32 {
+    switch start(arguments) {
+    case .finished(let code): return code
+    case .run(let invocation): return await run(invocation).rawValue
+    }
+  }
+
+  /// The commands that only print something of the build's own, or nil for any other.
+  func answer(_ invocation: Invocation) -> ExitCode? {
     switch invocation.command {
     case .help(let topic):
       guard let text = HelpText.text(for: topic) else {
@@ -67,8 +86,15 @@ public struct CommandRunner: Sendable {
       output.out(ManPage.courier)
       return .success
     default:
-      break
+      return nil
     }
+  }
+
+  /// Runs a parsed command line.
+  /// - Parameter invocation: the invocation.
+  /// - Returns: the exit code.
+  public func run(_ invocation: Invocation) async -> ExitCode {
+    if let code = answer(invocation) { return code }
     let global = invocation.global
     let context: CommandContext
     do {

@@ -156,6 +156,7 @@ public enum CommandTable {
         .option("--quality", "Q", "JPEG quality, 1-100 or 0.01-1.0 (default 70)"),
         .toggle("--no-compress", "send the file as is"),
         .toggle("--resumable", "resumable upload with tus 1.0.0 (resumes after kill -9)"),
+        .toggle("--queue", "queue it in the outbox and return at once; 'courier sync' sends it"),
       ],
       positionals: [Positional(name: "FILE", kind: .file, optional: false)]),
     Entry("status", "print the network path now, and why"),

@@ -111,6 +111,7 @@ public enum HelpText {
   static let upload = """
     USAGE: courier upload FILE [--title T] [--field NAME=VALUE]... [--to URL]
                           [--max-pixels N] [--quality Q] [--no-compress] [--resumable]
+                          [--queue]
 
     Downsamples and compresses an image (JPEG, quality 70, long edge 2048 px, EXIF orientation
     applied, metadata and GPS removed), then sends it as multipart/form-data to BASE_URL/photos
@@ -121,11 +122,22 @@ public enum HelpText {
 
     With --resumable (or "resumable_uploads": true in the config file), the file (compressed
     first, as above) goes with the tus 1.0.0 protocol to BASE_URL/uploads (or --to URL, any tus
-    server; the session's token goes only to the base URL's server) in checksummed 4 MiB
-    chunks. Interrupted, even by kill -9, the same command with the same file asks the server
+    server; the session's token goes only to the base URL's server) in checksummed chunks
+    (4 MiB, then about a quarter second of the link's rate each, 1 to 256 MiB). Interrupted,
+    even by kill -9, the same command with the same file asks the server
     how much it has and sends only the rest ("resumed at" / "resumed_at" with --json); a
     changed file starts over. The resume state lives in the data folder until the server
     confirms the last byte.
+
+    With --queue, nothing is sent now, and no network is needed: the file is compressed (as
+    above), the exact bytes to send are kept in the data folder with an outbox entry, and the
+    command prints the entry and returns ({"status":"queued","id":...} with --json).
+    `courier sync`, `courier sync --watch` and courier-tui send it in outbox order with the
+    other writes, under one Idempotency-Key for its whole life: with tus when --resumable is
+    given (or configured) or when the target answers as a tus server (an interruption, even
+    kill -9, resumes where the server stopped), else as multipart. `courier outbox` shows the
+    bytes the server confirmed; the kept bytes go once the server confirms, or with
+    `courier outbox discard` for an upload it refused.
 
     OPTIONS:
       --title T             the photo's title (default: the file's name)
@@ -135,6 +147,7 @@ public enum HelpText {
       --quality Q           JPEG quality, 1-100 or 0.01-1.0 (default 70)
       --no-compress         send the file as is
       --resumable           resumable upload with tus 1.0.0 (resumes after kill -9)
+      --queue               queue it in the outbox and return at once; 'courier sync' sends it
 
     \(globalOptions)
     """ + "\n"
@@ -221,13 +234,15 @@ public enum HelpText {
 
     Lists the writes waiting to be sent, those the server refused (with its message), and
     those in conflict with the server's version. ID is the entry's number (#3 or 3) or its
-    operation id (shown with --json).
+    operation id (shown with --json). A queued upload (`courier upload --queue`) shows the
+    bytes the server confirmed of its total ("upload" with --json).
 
     `retry` puts a refused or conflicted entry (every one with --all) back in the queue under a
     new Idempotency-Key (the server keeps its answer under the old one), rebased on the
     server's version for a conflict, then sends the queue. `discard` drops the entry with every
     local change to its record (an article, or a record of a declared collection) and shows
-    the server's copy again. The outbox holds every collection's writes, in one order.
+    the server's copy again (for a queued upload: the entry and the bytes kept for it). The
+    outbox holds every collection's writes, in one order.
 
     Exit codes: 0 done (a retry that could not be sent yet is kept pending), 64 usage,
     65 no such entry or refused again, 73/74 the local store could not be used, 75 another

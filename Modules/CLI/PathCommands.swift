@@ -20,8 +20,8 @@ enum PathCommands {
     if context.global.json {
       context.output.out(PathReport.json(path, at: Date()) + "\n")
     } else {
-      context.output.out(PathReport.details(path))
-      if !PathReport.details(path).hasSuffix("\n") { context.output.out("\n") }
+      let details = PathReport.details(path)
+      context.output.out(details.hasSuffix("\n") ? details : details + "\n")
     }
     return .success
   }

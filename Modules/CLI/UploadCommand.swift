@@ -34,6 +34,10 @@ enum UploadCommand {
       // is the proof.
       confirmation: options.target == nil ? .record : (resumable ? .status : .json))
     let view = UploadView(context: context)
+    if options.queue {
+      return try await queue(
+        request, options: options, resumable: resumable, view: view, context: context)
+    }
     // The upload runs in a task of its own so SIGINT or SIGTERM can cancel it, and the command
     // waits for it to finish unwinding: its temporary files are gone when the process exits.
     let upload = Task {
@@ -53,6 +57,51 @@ enum UploadCommand {
     case .failure(let error):
       return context.report(CourierError.wrapping(error))
     }
+  }
+
+  /// `courier upload --queue`: the bytes and the outbox entry in the data folder, no request;
+  /// tus when resumable, else tus when the target speaks it and multipart otherwise.
+  static func queue(
+    _ request: UploadRequest, options: UploadOptions, resumable: Bool, view: UploadView,
+    context: CommandContext
+  ) async throws -> ExitCode {
+    let client = context.client
+    var form = request
+    var tusEndpoint: URL?
+    var tusConfirmation = request.confirmation
+    if !resumable {
+      form.target = try client.url(options.target ?? "/photos")
+      tusEndpoint = try client.url(options.target ?? "/uploads")
+      tusConfirmation = options.target == nil ? .record : .status
+    }
+    let entry: OutboxEntry
+    do {
+      entry = try await context.session.queueUpload(
+        form, transfer: resumable ? .tus : .auto, tusEndpoint: tusEndpoint,
+        tusConfirmation: tusConfirmation, onState: { view.show($0) })
+    } catch {
+      return context.report(CourierError.wrapping(error))
+    }
+    let upload = try? QueuedUpload(payload: entry.operation.payload)
+    let size = upload?.length ?? 0
+    if context.global.json {
+      var object: [String: Any] = [
+        "status": "queued", "id": entry.key.id, "sequence": entry.sequence,
+        "operation_id": entry.id.uuidString.lowercased(), "bytes": size,
+        "transfer": upload?.transfer.rawValue ?? "",
+      ]
+      if let upload {
+        object["compression"] = [
+          "send": upload.verdict.send.rawValue, "reason": upload.verdict.reason.rawValue,
+        ]
+      }
+      context.output.out(JSONLine.encode(object) + "\n")
+    } else {
+      context.output.out(
+        "Queued upload \(entry.key.id) (#\(entry.sequence), "
+          + "\(CompressionDecision.formatBytes(size))): 'courier sync' sends it.\n")
+    }
+    return .success
   }
 
   /// Why the file can't be sent, found before any request and without opening it: missing,

@@ -18,6 +18,9 @@ public struct UploadOptions: Sendable, Equatable {
   public var noCompress = false
   /// `--resumable`: tus 1.0.0 to BASE_URL/uploads (or `--to`), resumed after a kill.
   public var resumable = false
+  /// `--queue`: keep the bytes in the data folder and an outbox entry, and return at once;
+  /// `courier sync` sends it.
+  public var queue = false
 
   /// One extra text field.
   public struct Field: Sendable, Equatable {

@@ -43,7 +43,16 @@ public struct Articles: Sendable {
   /// The cached articles, without the network.
   /// - Returns: a `cache` snapshot with its age.
   /// - Throws: `StoreError` when the store cannot be read.
-  public func cached() async throws -> SyncSnapshot<Article> { try await engine.cached() }
+  public func cached() async throws -> SyncSnapshot<Article> {
+    // A store that reads chosen members (SQLite) hands out titles and bodies without a whole
+    // decode of every record: the same snapshot, three times faster (decision 1404).
+    guard let projecting = store as? any RecordFieldsReading else {
+      return try await engine.cached()
+    }
+    let fields = try projecting.fields(Article.listedFields, in: Article.collection)
+    let state = try store.collectionState(Article.collection)
+    return Article.cachedSnapshot(fields, lastRefresh: state.lastRefresh, now: Date())
+  }
 
   /// Asks the server for the articles (`If-None-Match`); a failure keeps the cache.
   /// - Returns: a `network` snapshot; its `error` says why a refresh failed.
@@ -133,14 +142,16 @@ public struct Articles: Sendable {
   public func retryAll() async throws -> [OutboxEntry] { try await engine.retryAllEntries() }
 
   /// Drops a write with every later local change to its article, and shows the server's copy
-  /// again.
+  /// again; a queued upload's kept bytes go with it.
   /// - Parameter operationID: the entry's operation id.
   /// - Returns: the entry dropped, and the record after (nil when the server never had it).
   /// - Throws: `StoreError.notFound` for an unknown id; `StoreError` when it cannot be saved.
   @discardableResult
   public func discard(operationID: UUID) async throws -> (entry: OutboxEntry, record: LocalRecord?)
   {
-    try await engine.discardEntry(operationID: operationID)
+    let dropped = try await engine.discardEntry(operationID: operationID)
+    shared.tidy()
+    return dropped
   }
 
   // MARK: - Sync

@@ -13,9 +13,9 @@ public struct CourierConfig: Sendable, Equatable {
   /// The transport adapter.
   public var transport: TransportAdapter = CourierConfig.defaultTransport
   /// The path monitor adapter.
-  public var pathMonitor: PathMonitorAdapter = .netlink
+  public var pathMonitor: PathMonitorAdapter = CourierConfig.defaultPathMonitor
   /// The local store adapter.
-  public var store: StoreAdapter = .sqlite
+  public var store: StoreAdapter = CourierConfig.defaultStore
   /// The retry policy.
   public var retry = RetryPolicy()
   /// The per-attempt deadline.
@@ -56,6 +56,12 @@ public struct CourierConfig: Sendable, Equatable {
       return .urlsession
     #endif
   }
+
+  /// rtnetlink, the one path monitor that watches the real network.
+  public static var defaultPathMonitor: PathMonitorAdapter { .netlink }
+
+  /// SQLite: one durable transaction per write (Docs/decisions/0402).
+  public static var defaultStore: StoreAdapter { .sqlite }
 
   /// Transport adapters, by the name used in config files, `COURIER_TRANSPORT` and flags.
   public enum TransportAdapter: String, Sendable, CaseIterable {

@@ -21,27 +21,36 @@ import Synchronization
 /// pipeline `Retry(Auth(middlewares(Logging(adapter))))`: user middlewares run once per
 /// attempt, after the token is added and before the request is logged and sent (see
 /// `ClientMiddleware`). Only this module and the apps import adapters.
+///
+/// The pipeline and the credential store are built on first use, not by `init`: a command
+/// that never sends a request (`courier status`, an offline `articles list`) does not pay for
+/// them (issue 14). Copies of an environment share the one pipeline.
 public struct CourierEnvironment: Sendable {
   /// The configuration it was built from.
   public let config: CourierConfig
   /// The request pipeline.
-  public let client: APIClient
+  public var client: APIClient { pipeline.parts.client }
   /// The session's token store.
-  public let credentials: any CredentialStore
+  public var credentials: any CredentialStore { pipeline.parts.credentials }
   /// The base transport, with no decorators (for logins and probes).
-  public let baseTransport: any Transport
+  public var baseTransport: any Transport { pipeline.parts.base }
   /// The pipeline without its retry step: one attempt per call, with the token (for the
   /// base URL's origin only), the middlewares and logging. For use cases that retry on their
   /// own terms, like the tus client, which resumes with a `HEAD` instead of repeating a request.
-  public let singleAttemptTransport: any Transport
+  public var singleAttemptTransport: any Transport { pipeline.parts.singleAttempt }
   /// The path monitor: a hint for the interface and for replays, never a gate. Nobody runs it
   /// until a command needs it (`run()` in a task of the caller's).
   public let pathMonitor: any PathMonitor
   /// The image compressor.
   public let compressor: any ImageCompressor
   private let overrides: AdapterOverrides
+  private let pipeline: LazyPipeline
   /// The `--verbose` log, for use cases that retry outside the pipeline (the tus client).
   let log: (@Sendable (String) -> Void)?
+  /// The pipeline without the auth step, for the login itself (there is no session to add or
+  /// refresh yet): retried like any call, under the same retry budget, with the middlewares
+  /// and logging.
+  var loginClient: APIClient { pipeline.parts.loginClient }
 
   /// Builds the environment.
   /// - Parameters:
@@ -68,6 +77,26 @@ public struct CourierEnvironment: Sendable {
     }
     pathMonitor = monitor
     compressor = overrides.compressor ?? VipsImageCompressor()
+    pipeline = LazyPipeline {
+      Pipeline(
+        config: config, overrides: overrides, monitor: monitor, log: log,
+        middlewares: middlewares)
+    }
+  }
+}
+
+/// The transports, the credential store and the client, built together on first use.
+private struct Pipeline: Sendable {
+  let base: any Transport
+  let credentials: any CredentialStore
+  let singleAttempt: any Transport
+  let client: APIClient
+  let loginClient: APIClient
+
+  init(
+    config: CourierConfig, overrides: AdapterOverrides, monitor: any PathMonitor,
+    log: (@Sendable (String) -> Void)?, middlewares: [any ClientMiddleware]
+  ) {
     let base: any Transport
     if let transport = overrides.transport {
       base = transport
@@ -83,7 +112,7 @@ public struct CourierEnvironment: Sendable {
       case .memory: base = InMemoryTransport()
       }
     }
-    baseTransport = base
+    self.base = base
     if let overridden = overrides.credentials {
       credentials = overridden
     } else if let token = config.token {
@@ -96,20 +125,43 @@ public struct CourierEnvironment: Sendable {
     var stack: any Transport = base
     if let log { stack = LoggingTransport(stack, log: log) }
     if !middlewares.isEmpty { stack = MiddlewareTransport(stack, middlewares: middlewares) }
+    let unauthenticated = stack
     let refreshURL =
       URL(string: config.baseURL.absoluteString.trimmingSuffix("/") + "/auth/refresh")
       ?? config.baseURL
     let authenticator = RefreshTokenAuthenticator(store: credentials, refreshURL: refreshURL)
     stack = AuthTransport(stack, authenticator: authenticator, credentialOrigin: config.baseURL)
-    singleAttemptTransport = stack
+    singleAttempt = stack
     let executor = RetryExecutor(policy: config.retry, clock: ContinuousClock())
-    stack = RetryingTransport(stack, executor: executor) { _, event in
+    let logRetry: @Sendable (HTTPRequest, RetryEvent) -> Void = { _, event in
       if case .attemptStarted = event { return }
       log?(event.humanDescription)
     }
+    stack = RetryingTransport(stack, executor: executor, onEvent: logRetry)
     client = APIClient(
       baseURL: config.baseURL, transport: stack, options: TransportOptions(deadline: config.timeout)
     )
+    loginClient = APIClient(
+      baseURL: config.baseURL,
+      transport: RetryingTransport(unauthenticated, executor: executor, onEvent: logRetry),
+      options: TransportOptions(deadline: config.timeout))
+  }
+}
+
+/// Builds the pipeline once, on the first call of `parts`, whichever thread asks first.
+private final class LazyPipeline: Sendable {
+  private let make: @Sendable () -> Pipeline
+  private let built = Mutex<Pipeline?>(nil)
+
+  init(_ make: @escaping @Sendable () -> Pipeline) { self.make = make }
+
+  var parts: Pipeline {
+    built.withLock { built in
+      if let built { return built }
+      let parts = make()
+      built = parts
+      return parts
+    }
   }
 }
 
@@ -152,7 +204,10 @@ extension CourierEnvironment {
     case .memory:
       return InMemoryLocalStore()
     case .sqlite:
-      return try SQLiteLocalStore(path: directory.appendingPathComponent("courier.sqlite").path)
+      // The log is kept at close: an offline write is one fdatasync (decision 1403).
+      return try SQLiteLocalStore(
+        path: directory.appendingPathComponent("courier.sqlite").path,
+        options: .init(checkpointOnClose: false))
     }
   }
 }

@@ -14,18 +14,27 @@ final class OutboxSync: Sendable {
   let lock: SharedSyncLock?
   /// Runs the path monitor while `watch()` needs it; nil when the caller runs it.
   let monitor: SharedRun?
+  /// Run after a pass and after a discard: the session removes the files of queued uploads
+  /// that left the outbox (decision 1302).
+  let tidy: @Sendable () -> Void
 
-  init(store: any LocalStore, replayer: OutboxReplayer, lock: SharedSyncLock?, monitor: SharedRun?)
-  {
+  init(
+    store: any LocalStore, replayer: OutboxReplayer, lock: SharedSyncLock?, monitor: SharedRun?,
+    tidy: @escaping @Sendable () -> Void = {}
+  ) {
     self.store = store
     self.replayer = replayer
     self.lock = lock
     self.monitor = monitor
+    self.tidy = tidy
   }
 
   /// Sends the store's waiting writes now, every collection's, under the sync lock.
   func sync(activity: String) async throws -> ReplayReport {
-    try await withSyncLock(activity: activity) { await replayer.replay() }
+    try await withSyncLock(activity: activity) {
+      defer { tidy() }
+      return await replayer.replay()
+    }
   }
 
   /// The store's run loop under the sync lock, with the path monitor and the folder watch.

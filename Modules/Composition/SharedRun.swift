@@ -12,7 +12,9 @@ final class SharedRun: Sendable {
   private struct State {
     var task: Task<Void, Never>?
     var generation: UInt64 = 0
-    var waiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
+    // An array, not a dictionary keyed by waiter: a handful of callers at most, and a
+    // `[UInt64: …]` made every session's start-up pay a conformance scan (issue 14).
+    var waiters: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
     var nextWaiter: UInt64 = 0
   }
 
@@ -42,7 +44,7 @@ final class SharedRun: Sendable {
           // The cancellation flag is set before the handler runs: checked under the lock, a
           // cancellation is either seen here or finds the waiter registered.
           if Task.isCancelled { return true }
-          state.waiters[waiter] = continuation
+          state.waiters.append((waiter, continuation))
           if state.task == nil {
             state.generation += 1
             let generation = state.generation
@@ -65,7 +67,9 @@ final class SharedRun: Sendable {
   private func leave(_ waiter: UInt64) {
     let (continuation, task) = state.withLock {
       state -> (CheckedContinuation<Void, any Error>?, Task<Void, Never>?) in
-      let continuation = state.waiters.removeValue(forKey: waiter)
+      let continuation = state.waiters.firstIndex { $0.id == waiter }.map {
+        state.waiters.remove(at: $0).continuation
+      }
       guard continuation != nil, state.waiters.isEmpty else { return (continuation, nil) }
       defer { state.task = nil }
       return (continuation, state.task)
@@ -79,8 +83,8 @@ final class SharedRun: Sendable {
       // A run cancelled because everyone left, ending after a new one started: not ours.
       guard state.generation == generation, state.task != nil else { return [] }
       state.task = nil
-      defer { state.waiters = [:] }
-      return Array(state.waiters.values)
+      defer { state.waiters = [] }
+      return state.waiters.map(\.continuation)
     }
     for waiter in waiters {
       if let failure { waiter.resume(throwing: failure) } else { waiter.resume() }

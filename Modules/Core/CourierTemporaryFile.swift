@@ -59,6 +59,27 @@ public enum CourierTemporaryFile {
     if first { sweep(directory) }
   }
 
+  /// The names in a folder that start with `courier-`, read with `readdir`: the folder is
+  /// usually the system's temporary folder, shared with every other program, and
+  /// `FileManager.contentsOfDirectory` made a `String` of each of its names (4,300 here, 8 M
+  /// instructions of a 1 MiB upload, issue 14) where one comparison of bytes rules most out.
+  static func courierNames(in path: String) -> [String] {
+    guard let folder = opendir(path) else { return [] }
+    defer { closedir(folder) }
+    let prefix = Array("courier-".utf8)
+    var names: [String] = []
+    while let entry = readdir(folder) {
+      let name: String? = withUnsafeBytes(of: &entry.pointee.d_name) { raw in
+        let bytes = raw.bindMemory(to: UInt8.self)
+        guard bytes.count > prefix.count, bytes.starts(with: prefix) else { return nil }
+        let length = bytes.firstIndex(of: 0) ?? bytes.count
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<length]), as: UTF8.self)
+      }
+      if let name { names.append(name) }
+    }
+    return names
+  }
+
   /// Removes the temporary files of processes that are gone.
   /// - Parameters:
   ///   - directory: the folder to look in.
@@ -68,11 +89,8 @@ public enum CourierTemporaryFile {
   public static func sweep(
     _ directory: URL, isRunning: (pid_t) -> Bool = CourierTemporaryFile.isRunning
   ) -> [URL] {
-    guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else {
-      return []
-    }
     var removed: [URL] = []
-    for name in names {
+    for name in courierNames(in: directory.path) {
       guard let pid = owner(ofFileNamed: name), pid != getpid(), !isRunning(pid) else { continue }
       let url = directory.appendingPathComponent(name)
       if (try? FileManager.default.removeItem(at: url)) != nil { removed.append(url) }

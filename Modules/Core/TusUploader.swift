@@ -24,7 +24,9 @@ public struct TusUploader<C: Clock>: Sendable where C.Duration == Duration {
   public let store: (any ResumableUploadStore)?
   /// Per-request options (the deadline of one request).
   public let options: TransportOptions
-  /// The bytes per `PATCH`.
+  /// The bytes of the first `PATCH`; the next ones last about a quarter of a second each at
+  /// the rate the link gives (`Tus.nextChunk`), between 1 MiB (or this, when smaller) and
+  /// 256 MiB (or this, when larger).
   public let chunkSize: Int64
   /// Where the compressed image is written.
   public let temporaryDirectory: URL
@@ -35,7 +37,7 @@ public struct TusUploader<C: Clock>: Sendable where C.Duration == Duration {
   /// whole, so this bounds what an interruption costs; larger chunks gain nothing measurable.
   public static var defaultChunkSize: Int64 { 4 * 1024 * 1024 }
 
-  /// Creates an uploader.
+  /// Creates an tus.
   /// - Parameters:
   ///   - transport: one attempt per call.
   ///   - executor: the retry executor.
@@ -99,100 +101,28 @@ public struct TusUploader<C: Clock>: Sendable where C.Duration == Duration {
     _ request: UploadRequest, onState: @escaping @Sendable (UploadState) -> Void,
     onResume: @escaping @Sendable (_ offset: Int64, _ total: Int64) -> Void = { _, _ in }
   ) async throws -> UploadResult {
-    CourierTemporaryFile.sweepOnce(temporaryDirectory)
-    let temporary = TemporaryFiles()
-    defer { temporary.removeAll() }
-    do {
-      let original = try MultipartPart.file("file", at: request.file)
-      let helper = Uploader(
-        transport: transport, compressor: compressor, options: options,
-        temporaryDirectory: temporaryDirectory)
-      let (part, verdict) = try await helper.choose(
-        request, original: original, temporary: temporary, onState: onState)
-      onState(.prepared(verdict))
-      if verdict.send == .nothing {
-        throw CourierError(
-          .invalidInput, code: CompressionDecision.Reason.originalHasLocation.rawValue,
-          serverMessage: verdict.message, field: "file", context: request.file.path)
-      }
-      guard case .file(let sendURL, let length) = part.content,
-        case .file(_, let originalSize) = original.content
-      else {
-        throw CourierError(.unexpected, underlying: "the file part has no file")
-      }
+    let preparation = UploadPreparation(
+      compressor: compressor, temporaryDirectory: temporaryDirectory)
+    return try await preparation.run(request, onState: onState) { prepared, _ in
       let path = request.file.standardizedFileURL.path
       let fresh = ResumableUpload(
-        endpoint: request.target.absoluteString, file: path, fileSize: originalSize,
+        endpoint: request.target.absoluteString, file: path, fileSize: prepared.originalSize,
         fileModified: Self.modificationTime(path),
-        sha256: try Self.sha256Hex(of: sendURL, offset: 0, length: length), length: length,
+        sha256: try Self.sha256Hex(of: prepared.url, offset: 0, length: prepared.length),
+        length: prepared.length,
         idempotencyKey: request.idempotencyKey ?? UUID().uuidString.lowercased())
       let key = ResumableUpload.storageKey(endpoint: fresh.endpoint, file: path)
-      var record = fresh
-      if let saved = store?.load(key) {
-        if saved.resumes(fresh) {
-          record = saved
-        } else if let old = saved.uploadURL.flatMap(URL.init(string:)) {
-          // The file changed: the old upload can never complete; free it (best effort).
-          _ = try? await transport.send(
-            HTTPRequest(method: .delete, url: old, headers: ["Tus-Resumable": Tus.version]),
-            body: nil, options: options)
-        }
-      }
-      let run = TusRun(record: record, key: key, store: store)
-      try run.save()
-      let capabilities = await discover(request.target)
-      let title = request.title ?? request.file.lastPathComponent
-      var pairs: [(key: String, value: String)] = [
-        ("title", title), ("filename", part.filename ?? request.file.lastPathComponent),
-        ("filetype", part.contentType ?? "application/octet-stream"),
-      ]
-      for field in request.fields {
-        if case .text(let value) = field.content { pairs.append((field.name, value)) }
-      }
-      let transfer = Transfer(
-        uploader: self, run: run, request: request, file: sendURL, length: length,
-        metadata: Tus.metadata(pairs), capabilities: capabilities, onState: onState,
-        onResume: onResume,
-        throttle: ProgressThrottle(granularity: progressGranularity))
-      let callObserver = options.onRetry
-      let response = try await executor.run(
-        safeToRepeat: true,
-        onEvent: { event in
-          callObserver?(event)
-          if case .retrying(let attempt, let maxAttempts, let delay, let error) = event {
-            onState(
-              .retrying(attempt: attempt, maxAttempts: maxAttempts, delay: delay, reason: error))
-          }
-        }
-      ) { attempt in
-        var answer = try await transfer.attempt()
-        answer.attempts = attempt
-        return answer
-      }
-      run.finish()
-      var result = UploadResult(
-        response: response, verdict: verdict, bodyLength: length,
-        idempotencyKey: run.record.idempotencyKey)
-      result.uploadURL = run.record.uploadURL.flatMap(URL.init(string:))
-      result.recordID = response.headers[Tus.photoIDHeader]
-      result.resumedAt = run.resumedAt
-      return result
-    } catch {
-      var failure = CourierError.wrapping(
-        error, context: "upload \(request.file.lastPathComponent)")
-      if Task.isCancelled { failure.kind = .cancelled }
-      throw failure
+      return try await transfer.send(
+        prepared, request: request, record: fresh, key: key, onState: onState,
+        onResume: onResume)
     }
   }
 
-  /// `OPTIONS` on the endpoint; a server that does not answer is assumed to speak core and
-  /// creation only.
-  private func discover(_ endpoint: URL) async -> Tus.Capabilities {
-    let request = HTTPRequest(method: .options, url: endpoint)
-    guard let response = try? await transport.send(request, body: nil, options: options) else {
-      return .assumed
-    }
-    return Tus.Capabilities(options: response)
+  /// The protocol part, with this uploader's transport, retries, store and chunk size.
+  var transfer: TusTransfer<C> {
+    TusTransfer(
+      transport: transport, executor: executor, store: store, options: options,
+      chunkSize: chunkSize, progressGranularity: progressGranularity)
   }
 
   static func modificationTime(_ path: String) -> Int64 {
@@ -228,24 +158,136 @@ public struct TusUploader<C: Clock>: Sendable where C.Duration == Duration {
   }
 }
 
+/// The tus exchange of prepared bytes (decision 1301): the saved record resumed (or the old
+/// upload freed when the bytes changed), `OPTIONS`, then attempts under the retry executor,
+/// each a creation or a `HEAD` followed by `PATCH`es from the server's offset. Shared by
+/// `TusUploader` and the replay of queued uploads.
+struct TusTransfer<C: Clock>: Sendable where C.Duration == Duration {
+  let transport: any Transport
+  let executor: RetryExecutor<C>
+  let store: (any ResumableUploadStore)?
+  let options: TransportOptions
+  let chunkSize: Int64
+  let progressGranularity: Int64
+
+  /// The smallest `PATCH`: 1 MiB, or the configured size when smaller.
+  var minimumChunk: Int64 { min(chunkSize, 1 << 20) }
+  /// The largest `PATCH`: 256 MiB, or the configured size when larger (a quarter second of a 1 GB/s link).
+  var maximumChunk: Int64 { max(chunkSize, 256 << 20) }
+
+  /// Sends `prepared` to `request.target`, resuming the record saved under `key` when it
+  /// describes the same bytes (`fresh.resumes`).
+  func send(
+    _ prepared: PreparedUpload, request: UploadRequest, record fresh: ResumableUpload,
+    key: String, onState: @escaping @Sendable (UploadState) -> Void,
+    onResume: @escaping @Sendable (_ offset: Int64, _ total: Int64) -> Void
+  ) async throws -> UploadResult {
+    var record = fresh
+    if let saved = store?.load(key) {
+      if saved.resumes(fresh) {
+        record = saved
+        // No upload was created under the saved key, and the caller names the key now (a
+        // queued upload put back in the queue after a refusal gets a new one, decision 0412).
+        if saved.uploadURL == nil, let given = request.idempotencyKey {
+          record.idempotencyKey = given
+        }
+      } else if let old = saved.uploadURL.flatMap(URL.init(string:)) {
+        // The file changed: the old upload can never complete; free it (best effort).
+        _ = try? await transport.send(
+          HTTPRequest(method: .delete, url: old, headers: ["Tus-Resumable": Tus.version]),
+          body: nil, options: options)
+      }
+    }
+    let run = TusRun(record: record, key: key, store: store, chunk: chunkSize)
+    try run.save()
+    let capabilities = await discover(request.target)
+    let part = prepared.part
+    let title = request.title ?? request.file.lastPathComponent
+    var pairs: [(key: String, value: String)] = [
+      ("title", title), ("filename", part.filename ?? request.file.lastPathComponent),
+      ("filetype", part.contentType ?? "application/octet-stream"),
+    ]
+    for field in request.fields {
+      if case .text(let value) = field.content { pairs.append((field.name, value)) }
+    }
+    let length = prepared.length
+    let transfer = Transfer(
+      tus: self, run: run, request: request, file: prepared.url, length: length,
+      metadata: Tus.metadata(pairs), capabilities: capabilities, onState: onState,
+      onResume: onResume,
+      throttle: ProgressThrottle(granularity: progressGranularity))
+    let callObserver = options.onRetry
+    let response = try await executor.run(
+      safeToRepeat: true,
+      onEvent: { event in
+        callObserver?(event)
+        if case .retrying(let attempt, let maxAttempts, let delay, let error) = event {
+          onState(
+            .retrying(attempt: attempt, maxAttempts: maxAttempts, delay: delay, reason: error))
+        }
+      }
+    ) { attempt in
+      var answer = try await transfer.attempt()
+      answer.attempts = attempt
+      return answer
+    }
+    run.finish()
+    var result = UploadResult(
+      response: response, verdict: prepared.verdict, bodyLength: length,
+      idempotencyKey: run.record.idempotencyKey)
+    result.uploadURL = run.record.uploadURL.flatMap(URL.init(string:))
+    result.recordID = response.headers[Tus.photoIDHeader]
+    result.resumedAt = run.resumedAt
+    return result
+  }
+
+  /// `OPTIONS` on the endpoint; a server that does not answer is assumed to speak core and
+  /// creation only.
+  private func discover(_ endpoint: URL) async -> Tus.Capabilities {
+    let request = HTTPRequest(method: .options, url: endpoint)
+    guard let response = try? await transport.send(request, body: nil, options: options) else {
+      return .assumed
+    }
+    return Tus.Capabilities(options: response)
+  }
+}
+
 /// One upload's record while it runs, saved at every change that matters.
 final class TusRun: Sendable {
   private struct State {
     var record: ResumableUpload
     var restarted = false
     var resumedAt: Int64?
+    /// The size of the next `PATCH` (`Tus.nextChunk`).
+    var chunk: Int64
+    /// When the record was last saved.
+    var savedAt = ContinuousClock.now
   }
   private let state: Mutex<State>
   let key: String
   let store: (any ResumableUploadStore)?
 
-  init(record: ResumableUpload, key: String, store: (any ResumableUploadStore)?) {
-    state = Mutex(State(record: record))
+  init(record: ResumableUpload, key: String, store: (any ResumableUploadStore)?, chunk: Int64) {
+    state = Mutex(State(record: record, chunk: chunk))
     self.key = key
     self.store = store
   }
 
   var record: ResumableUpload { state.withLock { $0.record } }
+  var chunk: Int64 { state.withLock { $0.chunk } }
+
+  /// A `PATCH` failed: the next one is a quarter of its size, not below `minimum`.
+  func shrink(minimum: Int64) {
+    state.withLock { $0.chunk = max(minimum, $0.chunk / 4) }
+  }
+
+  /// Sizes the next `PATCH` by how the last one went.
+  func adapt(sent: Int64, took: Duration, minimum: Int64, maximum: Int64) {
+    state.withLock {
+      $0.chunk = Tus.nextChunk(
+        current: $0.chunk, sent: sent, took: took, minimum: minimum, maximum: maximum)
+    }
+  }
   var resumedAt: Int64? { state.withLock { $0.resumedAt } }
 
   func save() throws {
@@ -263,15 +305,32 @@ final class TusRun: Sendable {
   func update(_ change: (inout ResumableUpload) -> Void) throws {
     state.withLock { change(&$0.record) }
     try save()
+    noteSaved()
   }
 
-  /// Notes where a run started; the first one counts.
-  func started(at offset: Int64) -> Bool {
-    state.withLock { state in
-      guard state.resumedAt == nil else { return false }
-      state.resumedAt = offset
-      return true
+  /// Notes a confirmed offset; saves it at most every 2 s. The saved offset is only where a
+  /// `HEAD` is expected to be at least (and what `courier outbox` shows): the server's answer
+  /// is the truth, so a saved offset behind it costs nothing, while a durable save per chunk
+  /// (two fsyncs) cost a fast link more than half its throughput.
+  func confirmed(_ offset: Int64) throws {
+    let due = state.withLock { state -> Bool in
+      state.record.confirmedOffset = offset
+      return state.savedAt.duration(to: .now) >= .seconds(2)
     }
+    if due {
+      try save()
+      noteSaved()
+    }
+  }
+
+  private func noteSaved() {
+    state.withLock { $0.savedAt = .now }
+  }
+
+  /// Notes where an attempt started sending: the last one counts, so the result says where
+  /// the transfer that completed the upload resumed.
+  func started(at offset: Int64) {
+    state.withLock { $0.resumedAt = offset }
   }
 
   /// A new upload, once: false when one was already started over.
@@ -295,7 +354,7 @@ final class TusRun: Sendable {
 /// The protocol exchange of one upload: each `attempt()` starts by learning where the server
 /// stands (a creation, or a `HEAD`) and sends the rest.
 private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
-  let uploader: TusUploader<C>
+  let tus: TusTransfer<C>
   let run: TusRun
   let request: UploadRequest
   let file: URL
@@ -306,7 +365,7 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
   let onResume: @Sendable (Int64, Int64) -> Void
   let throttle: ProgressThrottle
 
-  var transport: any Transport { uploader.transport }
+  var transport: any Transport { tus.transport }
   var confirmation: DeliveryProof.UploadConfirmation { request.confirmation }
 
   func attempt() async throws -> HTTPResponse {
@@ -316,7 +375,7 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
     // afterwards is progress, not a resume. A HEAD's offset is what the server held already.
     var announced = creating
     if creating {
-      _ = run.started(at: 0)
+      run.started(at: 0)
       onState(.uploading(sent: 0, total: length))
     }
     var (step, last) = creating ? try await create() : try await head()
@@ -326,11 +385,11 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
       case .complete:
         return last
       case .send(let from):
-        try run.update { $0.confirmedOffset = from }
+        try run.confirmed(from)
         if !announced {
           // Progress starts at what the server holds, never at 0 for a resumed upload.
           announced = true
-          _ = run.started(at: from)
+          run.started(at: from)
           if from > 0 { onResume(from, length) }
           onState(.uploading(sent: from, total: length))
         }
@@ -351,7 +410,7 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
             attempts: last.attempts)
         }
         announced = true
-        _ = run.started(at: 0)
+        run.started(at: 0)
         onState(.uploading(sent: 0, total: length))
         (step, last) = try await create()
       case .resendChunk:
@@ -385,14 +444,14 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
     var body: RequestBody?
     var sent: Int64 = 0
     if capabilities.createsWithUpload && length > 0 {
-      sent = min(uploader.chunkSize, length)
+      sent = min(run.chunk, length)
       http.headers["Content-Type"] = Tus.offsetContentType
       if let algorithm = capabilities.checksumAlgorithm {
         http.headers["Upload-Checksum"] = try checksum(algorithm, from: 0, length: sent)
       }
       body = .segments([.file(file, offset: 0, length: sent)])
     }
-    var options = uploader.options
+    var options = tus.options
     options.progress = progress(from: 0)
     let response = try await transport.send(http, body: body, options: options)
     var step = Tus.afterCreation(
@@ -413,7 +472,7 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
 
   private func head() async throws -> (Tus.Step, HTTPResponse) {
     let http = HTTPRequest(method: .head, url: try uploadURL(), headers: headers())
-    let response = try await transport.send(http, body: nil, options: uploader.options)
+    let response = try await transport.send(http, body: nil, options: tus.options)
     let step = Tus.afterHead(
       response, length: length, confirmed: run.record.confirmedOffset,
       confirmation: confirmation)
@@ -421,7 +480,7 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
   }
 
   private func patch(from: Int64) async throws -> (Tus.Step, HTTPResponse) {
-    let chunk = min(uploader.chunkSize, length - from)
+    let chunk = min(run.chunk, length - from)
     var resends = 0
     while true {
       var http = HTTPRequest(
@@ -432,10 +491,24 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
       if let algorithm = capabilities.checksumAlgorithm {
         http.headers["Upload-Checksum"] = try checksum(algorithm, from: from, length: chunk)
       }
-      var options = uploader.options
+      var options = tus.options
       options.progress = progress(from: from)
-      let response = try await transport.send(
-        http, body: .segments([.file(file, offset: from, length: chunk)]), options: options)
+      let clock = tus.executor.clock
+      let started = clock.now
+      let response: HTTPResponse
+      do {
+        response = try await transport.send(
+          http, body: .segments([.file(file, offset: from, length: chunk)]), options: options)
+      } catch {
+        // A link that slowed down (a timeout) or broke: the resumed attempt starts small.
+        run.shrink(minimum: tus.minimumChunk)
+        throw error
+      }
+      if (200..<300).contains(response.status) {
+        run.adapt(
+          sent: chunk, took: started.duration(to: clock.now), minimum: tus.minimumChunk,
+          maximum: tus.maximumChunk)
+      }
       let step = Tus.afterPatch(
         response, from: from, chunk: chunk, length: length, resends: resends,
         confirmation: confirmation)

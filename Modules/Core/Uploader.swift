@@ -79,162 +79,28 @@ public struct Uploader: Sendable {
   public func perform(
     _ request: UploadRequest, onState: @escaping @Sendable (UploadState) -> Void
   ) async throws -> UploadResult {
-    // What an upload killed before its cleanup left (its process is gone) goes first, once.
-    CourierTemporaryFile.sweepOnce(temporaryDirectory)
-    let temporary = TemporaryFiles()
-    defer { temporary.removeAll() }
-    do {
-      let original = try MultipartPart.file("file", at: request.file)
-      let (filePart, verdict) = try await choose(
-        request, original: original, temporary: temporary, onState: onState)
-      onState(.prepared(verdict))
-      if verdict.send == .nothing {
-        throw CourierError(
-          .invalidInput, code: CompressionDecision.Reason.originalHasLocation.rawValue,
-          serverMessage: verdict.message, field: "file", context: request.file.path)
-      }
+    try await preparation.run(request, onState: onState) { prepared, temporary in
       let title = request.title ?? request.file.lastPathComponent
-      let form = MultipartForm([.text("title", title)] + request.fields + [filePart])
-      let layout = try form.layout()
       let key = request.idempotencyKey ?? UUID().uuidString.lowercased()
-      var http = HTTPRequest(method: .post, url: request.target)
-      http.headers["Accept"] = "application/json"
-      http.headers["Idempotency-Key"] = key
-      http.headers["Content-Type"] = layout.contentType
-      let response = try await send(http, layout: layout, temporary: temporary, onState: onState)
-      // Classified once: the retry step's verdict, or here when no retry step ran.
-      if let failure = response.failure
-        ?? ResponseClassifier.classify(response, context: http.summary)
-      {
-        throw failure
-      }
-      var fileSize: Int64?
-      if case .file(_, let size) = filePart.content { fileSize = size }
-      try DeliveryProof.upload(response, confirmation: request.confirmation, fileSize: fileSize)
+      let (response, length) = try await form.send(
+        [.text("title", title)] + request.fields + [prepared.part], boundary: .random(),
+        to: request.target, idempotencyKey: key, confirmation: request.confirmation,
+        fileSize: prepared.length, temporary: temporary, onState: onState)
       return UploadResult(
-        response: response, verdict: verdict, bodyLength: layout.contentLength,
-        idempotencyKey: key)
-    } catch {
-      var failure = CourierError.wrapping(
-        error, context: "upload \(request.file.lastPathComponent)")
-      if Task.isCancelled { failure.kind = .cancelled }
-      throw failure
+        response: response, verdict: prepared.verdict, bodyLength: length, idempotencyKey: key)
     }
   }
 
-  /// Compresses when asked and worth it, and decides which file part goes out.
-  func choose(
-    _ request: UploadRequest, original: MultipartPart, temporary: TemporaryFiles,
-    onState: @Sendable (UploadState) -> Void
-  ) async throws -> (MultipartPart, CompressionDecision.Verdict) {
-    let name = request.file.lastPathComponent
-    guard case .file(_, let originalSize) = original.content else { return (original, noVerdict) }
-    let sniffedImage = original.contentType?.hasPrefix("image/") ?? false
-    var info: ImageInfo?
-    var isImage = sniffedImage
-    if sniffedImage {
-      do {
-        info = try await compressor.inspect(request.file)
-      } catch let error as CourierError where error.code == CourierError.notAnImageCode {
-        isImage = false
-      } catch let error as CourierError where error.kind == .cancelled {
-        throw error
-      } catch {
-        info = nil
-      }
-    }
-    var outcome = CompressionDecision.Outcome.notAttempted
-    var compressedURL: URL?
-    if isImage && request.compress {
-      onState(.compressing)
-      let output = temporary.make(extension: "jpg", in: temporaryDirectory)
-      do {
-        let result = try await compressor.compress(
-          input: request.file, output: output, options: request.compression)
-        outcome = .compressed(size: result.outputSize)
-        compressedURL = output
-      } catch {
-        let failure = CourierError.wrapping(error, context: request.file.path)
-        if failure.kind == .cancelled || Task.isCancelled { throw failure }
-        outcome = .failed(failure)
-      }
-    }
-    let verdict = CompressionDecision.decide(
-      .init(
-        fileName: name, originalSize: originalSize, isImage: isImage,
-        originalAcceptable: info.map {
-          CompressionDecision.isAcceptableAsIs($0, options: request.compression)
-        } ?? false,
-        originalHasLocation: info?.hasLocation ?? isImage, noCompress: !request.compress,
-        options: request.compression, outcome: outcome))
-    guard verdict.send == .compressed, let compressedURL, case .compressed(let size) = outcome
-    else { return (original, verdict) }
-    let base = (name as NSString).deletingPathExtension
-    let part = MultipartPart.file(
-      "file", filename: (base.isEmpty ? "photo" : base) + ".jpg", contentType: "image/jpeg",
-      url: compressedURL, size: size)
-    return (part, verdict)
+  /// The shared "prepare the bytes to send" step, with this uploader's compressor.
+  var preparation: UploadPreparation {
+    UploadPreparation(compressor: compressor, temporaryDirectory: temporaryDirectory)
   }
 
-  private var noVerdict: CompressionDecision.Verdict {
-    CompressionDecision.Verdict(send: .original, reason: .notAnImage, message: "")
-  }
-
-  /// Sends the laid-out body: streamed in segments (every transport takes them), or, when
-  /// segments are not allowed, from a temporary file (or memory, when small) written once and
-  /// sent again on each attempt. Progress and retry decisions travel in the call's options.
-  private func send(
-    _ request: HTTPRequest, layout: MultipartBodyLayout, temporary: TemporaryFiles,
-    onState: @escaping @Sendable (UploadState) -> Void
-  ) async throws -> HTTPResponse {
-    let total = layout.contentLength
-    let throttle = ProgressThrottle(granularity: progressGranularity)
-    let progress: @Sendable (TransferProgress) -> Void = { value in
-      if throttle.admit(sent: value.sent, total: total) {
-        onState(.uploading(sent: value.sent, total: total))
-      }
-    }
-    let observer: @Sendable (RetryEvent) -> Void = { event in
-      guard case .retrying(let attempt, let maxAttempts, let delay, let error) = event else {
-        return
-      }
-      throttle.reset()
-      onState(.retrying(attempt: attempt, maxAttempts: maxAttempts, delay: delay, reason: error))
-    }
-    onState(.uploading(sent: 0, total: total))
-    var callOptions = options
-    callOptions.progress = progress
-    callOptions.onRetry = observer
-    if allowSegments {
-      let segments = try Self.bodySegments(layout)
-      return try await transport.send(request, body: .segments(segments), options: callOptions)
-    }
-    let writer = MultipartBodyWriter(directory: temporaryDirectory)
-    let body = try await writer.makeBody(layout)
-    if let url = body.fileURL { temporary.adopt(url) }
-    return try await body.send(request, through: transport, options: callOptions)
-  }
-
-  /// The layout's segments as the transport port describes them, after checking that every
-  /// file still has the size it had when the layout was made.
-  static func bodySegments(_ layout: MultipartBodyLayout) throws -> [BodySegment] {
-    try layout.segments.map { segment in
-      switch segment {
-      case .bytes(let data):
-        return .bytes(data)
-      case .file(let url, let offset, let length, let fileSize):
-        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-        let size = (attributes?[.size] as? NSNumber)?.int64Value
-        guard size == fileSize else {
-          throw CourierError(
-            .fileUnavailable, code: "file_changed",
-            serverMessage: "The file \(url.lastPathComponent) changed while it was being "
-              + "prepared for upload. Please try again.",
-            context: url.path)
-        }
-        return .file(url, offset: offset, length: length)
-      }
-    }
+  /// The multipart send, with this uploader's transport and options.
+  var form: FormUpload {
+    FormUpload(
+      transport: transport, options: options, temporaryDirectory: temporaryDirectory,
+      allowSegments: allowSegments, progressGranularity: progressGranularity)
   }
 }
 

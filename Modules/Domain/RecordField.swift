@@ -7,7 +7,7 @@ import Foundation
 public struct RecordField: Sendable, Equatable, Codable {
   /// The JSON a field holds.
   public enum Kind: String, Sendable, Codable, CaseIterable {
-    /// A string.
+    /// A JSON string (`--field title=Hello` on the command line: the text as given).
     case string
     /// A whole number.
     case integer

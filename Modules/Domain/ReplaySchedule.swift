@@ -19,7 +19,7 @@ public struct ReplaySchedule: Sendable {
   /// One entry to send, with the operation ids of its record's earlier refused entries that it
   /// supersedes (to remove before it is sent).
   public struct Pick: Sendable, Equatable {
-    /// The entry.
+    /// The outbox entry to send next, as the pass read it.
     public var entry: OutboxEntry
     /// Earlier refused entries of its record.
     public var superseded: [UUID]

@@ -24,8 +24,9 @@ public enum RequestBody: Sendable, Equatable {
     case .bytes(let data): return Int64(data.count)
     case .segments(let segments): return segments.totalLength
     case .file(let url):
-      let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-      return (attributes?[.size] as? NSNumber)?.int64Value
+      // stat(2): the size of what reading the file gives, through a symbolic link too.
+      var info = stat()
+      return stat(url.path, &info) == 0 ? Int64(info.st_size) : nil
     }
   }
 

@@ -45,6 +45,7 @@ public final class CoreBridge: TUIActions {
     state.pendingCount = sync.pendingCount
     state.isSyncing = sync.isSyncing
     (state.rejected, state.conflicts) = Self.issues(sync)
+    state.queuedUploads = ((try? session.queuedUploads()) ?? []).map(QueuedUploadItem.init)
     if let snapshot = try? await articles.cached() {
       let source = Self.source(of: snapshot)
       self.source.withLock { $0 = source }
@@ -87,6 +88,12 @@ public final class CoreBridge: TUIActions {
           self.hub.send(.issues(rejected: rejected, conflicts: conflicts))
           // The outbox moved: the rows' pending flags did too.
           await self.publishStored()
+        }
+      }
+      group.addTask {
+        // The queued uploads: one line each, with the bytes confirmed or being sent.
+        for await uploads in self.session.queuedUploadUpdates() {
+          self.hub.send(.queuedUploads(uploads.map(QueuedUploadItem.init)))
         }
       }
       group.addTask {
@@ -291,6 +298,10 @@ public final class CoreBridge: TUIActions {
     case .create: verb = "Create"
     case .update: verb = "Edit"
     case .delete: verb = "Delete"
+    }
+    if entry.key.collection == QueuedUpload.collection {
+      let upload = try? QueuedUpload(payload: entry.operation.payload)
+      return "Upload “\(upload?.filename ?? entry.key.id)”"
     }
     if case .object(let members) = entry.operation.payload,
       case .string(let title) = members["title"]

@@ -9,12 +9,19 @@ struct Layout {
   let issueRows: Int
   /// Whether an upload line is shown above the status line.
   let showsUpload: Bool
+  /// Queued upload lines shown at most, on the list screen; past that, "… and N more".
+  static let maximumQueuedRows = 2
+  /// The queued upload lines shown above the upload line (only on the list screen, so every
+  /// other screen keeps its room).
+  let queuedRows: Int
 
   init(state: TUIState, size: TerminalSize) {
     self.size = size
     let issues = state.rejected.count + state.conflicts.count
     self.issueRows = min(issues, Self.maximumIssueRows)
     self.showsUpload = state.upload != nil
+    self.queuedRows =
+      state.screen == .list ? min(state.queuedUploads.count, Self.maximumQueuedRows) : 0
   }
 
   /// The first row of the body (list, detail, form…): after the header, the info line, the
@@ -22,7 +29,12 @@ struct Layout {
   var bodyTop: Int { 2 + issueRows + 1 }
 
   /// The rows of the body.
-  var listHeight: Int { max(1, size.rows - bodyTop - (showsUpload ? 1 : 0) - 2) }
+  var listHeight: Int {
+    max(1, size.rows - bodyTop - (showsUpload ? 1 : 0) - queuedRows - 2)
+  }
+
+  /// The row of the first queued upload line.
+  var queuedTop: Int { size.rows - 2 - (showsUpload ? 1 : 0) - queuedRows }
 
   /// The row of the upload line.
   var uploadRow: Int { size.rows - 3 }

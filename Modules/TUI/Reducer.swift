@@ -99,6 +99,7 @@ public enum Reducer {
     case .refreshFailed(let message): state.refreshError = message
     case .sendBlocked(let message): state.sendBlocked = message
     case .upload(let upload): state.upload = upload
+    case .queuedUploads(let uploads): state.queuedUploads = uploads
     case .status(let message): state.statusMessage = message
     }
     clamp(&state, size: size)

@@ -127,6 +127,9 @@ public enum Renderer {
     for (offset, line) in body.prefix(layout.listHeight).enumerated() {
       lines[layout.bodyTop + offset] = line
     }
+    for (offset, line) in queuedLines(state, rows: layout.queuedRows).enumerated() {
+      lines[layout.queuedTop + offset] = line
+    }
     if let upload = state.upload, layout.showsUpload {
       lines[layout.uploadRow] = uploadLine(upload, width: width)
     }
@@ -322,6 +325,28 @@ public enum Renderer {
     let window = prompt.editor.window(width: width - 4)
     let lines = [StyledLine(question, .bold), StyledLine(), StyledLine(" > " + window.text)]
     return (lines, RenderedScreen.Cursor(row: 2, column: 3 + window.cursorColumn))
+  }
+
+  /// " Queued clip.mp4  42% sending", one per queued upload; the last says how many more
+  /// when they do not all fit.
+  private static func queuedLines(_ state: TUIState, rows: Int) -> [StyledLine] {
+    let all = state.queuedUploads
+    guard rows > 0 else { return [] }
+    let shown = all.count > rows ? Array(all.prefix(rows - 1)) : all
+    var lines = shown.map { item -> StyledLine in
+      var line = StyledLine(" Queued \(DisplayWidth.sanitize(item.name))  ", .bold)
+      if item.isRefused {
+        line.append("refused: kept until you discard it", .error)
+      } else {
+        line.append("\(item.percent)%", item.isSending ? .success : .dim)
+        line.append(item.isSending ? " sending" : " waiting to be sent", .dim)
+      }
+      return line
+    }
+    if all.count > rows {
+      lines.append(StyledLine(" … and \(all.count - shown.count) more queued uploads", .dim))
+    }
+    return lines
   }
 
   private static func uploadLine(_ upload: UploadState, width: Int) -> StyledLine {

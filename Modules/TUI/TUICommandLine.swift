@@ -4,34 +4,51 @@ public enum TUICommandLine {
   /// The exit status for a usage error (BSD `EX_USAGE`).
   public static let usageExitCode: Int32 = 64
 
-  /// The help text.
-  public static let help = """
-    Usage: courier-tui [--base-url URL] [--data-dir DIR] [--config FILE] [--demo]
+  /// The help text, its options from `TUIOptionTable`.
+  public static var help: String {
+    let width = TUIOptionTable.options.map { label($0).count }.max() ?? 0
+    let lines = TUIOptionTable.options.map { option in
+      let text = label(option)
+      return "  " + text + String(repeating: " ", count: width - text.count + 3) + option.summary
+    }
+    return """
+      Usage: courier-tui [--base-url URL] [--data-dir DIR] [--config FILE] [--demo]
+             courier-tui --version
 
+      \(description)
+
+      Options:
+      \(lines.joined(separator: "\n"))
+
+      Sign in first with `courier login`, or set COURIER_TOKEN.
+      """
+  }
+
+  /// What the program is, for the help and the man page.
+  public static let description = """
     The full-screen Courier interface: your articles (cached first, then refreshed), the
     pending changes, the network state, and photo uploads. It needs a terminal.
-
-    Options:
-      --base-url URL   the server (else COURIER_BASE_URL, the config file, http://127.0.0.1:8080)
-      --data-dir DIR   where the local store and the session live (else COURIER_DATA_DIR)
-      --config FILE    the JSON configuration file (else ~/.config/courier/config.json)
-      --demo           run on demo data, touching no network and no disk
-      -h, --help       show this help
-
-    Sign in first with `courier login`, or set COURIER_TOKEN.
     """
 
-  private static let valued: [String: String] = [
-    "--base-url": "base_url", "--data-dir": "data_dir", "--config": "config",
-  ]
+  /// `--data-dir DIR`, `-h, --help`: how the help names an option.
+  static func label(_ option: TUIOptionTable.Option) -> String {
+    var text = option.short.map { "\($0), " } ?? ""
+    text += option.name
+    if let value = option.value { text += " " + value }
+    return text
+  }
 
   /// Parses the arguments (without the program name).
   /// - Parameter arguments: the arguments.
   /// - Returns: what to do.
   /// - Throws: `TUIUsageError` for an unknown option, a missing or empty value, or a repeat.
   public static func parse(_ arguments: [String]) throws -> TUIInvocation {
+    if let first = arguments.first, TUIOptionTable.hiddenCommands.contains(first) {
+      return try hidden(first, Array(arguments.dropFirst()))
+    }
     var flags: [String: String] = [:]
     var demo = false
+    var version = false
     var index = 0
     while index < arguments.count {
       let argument = arguments[index]
@@ -41,13 +58,17 @@ public enum TUICommandLine {
         demo = true
         continue
       }
+      if argument == "--version" {
+        version = true
+        continue
+      }
       var name = argument
       var value: String?
       if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
         name = String(argument[..<equals])
         value = String(argument[argument.index(after: equals)...])
       }
-      guard let key = valued[name] else {
+      guard let key = TUIOptionTable.option(named: name)?.configKey else {
         if argument.hasPrefix("-") {
           throw TUIUsageError(message: "unknown option “\(argument)”.")
         }
@@ -68,6 +89,23 @@ public enum TUICommandLine {
       }
       flags[key] = value
     }
-    return .run(flags: flags, demo: demo)
+    return version ? .version : .run(flags: flags, demo: demo)
+  }
+
+  /// `completions SHELL` and `manpage`.
+  static func hidden(_ command: String, _ arguments: [String]) throws -> TUIInvocation {
+    if command == "manpage" {
+      guard arguments.isEmpty else {
+        throw TUIUsageError(message: "manpage takes no argument.")
+      }
+      return .manpage
+    }
+    guard arguments.count == 1, let shell = arguments.first,
+      TUIOptionTable.shells.contains(shell)
+    else {
+      throw TUIUsageError(
+        message: "completions takes one SHELL: \(TUIOptionTable.shells.joined(separator: ", ")).")
+    }
+    return .completions(shell: shell)
   }
 }

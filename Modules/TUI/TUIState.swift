@@ -24,6 +24,8 @@ public struct TUIState: Sendable, Hashable {
   public var sendBlocked: String?
   /// The current or last photo upload.
   public var upload: UploadState?
+  /// The uploads queued in the outbox (`courier upload --queue`), in the order they are sent.
+  public var queuedUploads: [QueuedUploadItem]
   /// The screen showing.
   public var screen: Screen
   /// The index of the selected article.
@@ -45,6 +47,7 @@ public struct TUIState: Sendable, Hashable {
   ///   - refreshError: why the last refresh failed.
   ///   - sendBlocked: why waiting changes are not going out.
   ///   - upload: the upload.
+  ///   - queuedUploads: the queued uploads.
   ///   - screen: the screen.
   ///   - selection: the selected index.
   ///   - scrollOffset: the first index shown.
@@ -53,7 +56,7 @@ public struct TUIState: Sendable, Hashable {
     path: PathStatus = .unknown, pendingCount: Int = 0, isSyncing: Bool = false,
     rejected: [SyncIssue] = [], conflicts: [SyncIssue] = [], articles: [ArticleItem] = [],
     source: ArticlesSource = .none, refreshError: String? = nil, sendBlocked: String? = nil,
-    upload: UploadState? = nil,
+    upload: UploadState? = nil, queuedUploads: [QueuedUploadItem] = [],
     screen: Screen = .list, selection: Int = 0, scrollOffset: Int = 0,
     statusMessage: String? = nil
   ) {
@@ -67,6 +70,7 @@ public struct TUIState: Sendable, Hashable {
     self.refreshError = refreshError
     self.sendBlocked = sendBlocked
     self.upload = upload
+    self.queuedUploads = queuedUploads
     self.screen = screen
     self.selection = selection
     self.scrollOffset = scrollOffset

@@ -17,6 +17,8 @@ public enum TUIUpdate: Sendable, Hashable {
   case sendBlocked(message: String?)
   /// The photo upload changed (nil: none to show).
   case upload(UploadState?)
+  /// The uploads queued in the outbox and where each stands.
+  case queuedUploads([QueuedUploadItem])
   /// A message for the status line.
   case status(String?)
 }

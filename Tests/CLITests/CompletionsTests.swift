@@ -1,30 +1,13 @@
 import CourierCLI
+import CourierTestSupport
 import Foundation
 import Testing
 
-/// Runs a program with arguments and returns its exit status, standard output and error.
-private func run(_ program: String, _ arguments: [String]) throws -> (Int32, String, String) {
-  // Standard error goes to a file, so that a chatty child cannot block on a full pipe while
-  // standard output is read.
-  let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent(
-    "courier-completions-\(UUID()).err")
-  try Data().write(to: errorFile)
-  defer { try? FileManager.default.removeItem(at: errorFile) }
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: program)
-  process.arguments = arguments
-  let out = Pipe()
-  process.standardOutput = out
-  process.standardError = try FileHandle(forWritingTo: errorFile)
-  process.standardInput = FileHandle.nullDevice
-  try process.run()
-  let output = out.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  let error = try Data(contentsOf: errorFile)
-  return (
-    process.terminationStatus, String(decoding: output, as: UTF8.self),
-    String(decoding: error, as: UTF8.self)
-  )
+/// Runs a program with arguments and returns its exit status, standard output and error, off
+/// the concurrency pool (`ChildProcess`).
+private func run(_ program: String, _ arguments: [String]) async throws -> (Int32, String, String) {
+  let result = try await ChildProcess.run([program] + arguments)
+  return (result.signaled ? 128 + result.status : result.status, result.stdout, result.stderr)
 }
 
 /// The first of these paths that is an executable, if any.
@@ -86,10 +69,10 @@ struct CompletionsTests {
   }
 
   @Test("bash -n accepts the bash script", .enabled(if: bash != nil))
-  func bashSyntax() throws {
+  func bashSyntax() async throws {
     let file = try temporaryFile(Completions.script(for: .bash), suffix: ".bash")
     defer { try? FileManager.default.removeItem(at: file) }
-    let (code, _, error) = try run(bash ?? "", ["-n", file.path])
+    let (code, _, error) = try await run(bash ?? "", ["-n", file.path])
     #expect(code == 0, "\(error)")
   }
 
@@ -106,7 +89,7 @@ struct CompletionsTests {
       ("courier --transport curl articles --json ed", "edit"),
       ("courier --transport=u", "urlsession"), ("courier --transport=", "curl urlsession memory"),
     ])
-  func bashCompletes(_ line: String, _ expected: String) throws {
+  func bashCompletes(_ line: String, _ expected: String) async throws {
     let file = try temporaryFile(Completions.script(for: .bash), suffix: ".bash")
     defer { try? FileManager.default.removeItem(at: file) }
     // The words as bash splits them (at blanks, `=` and `:`, its COMP_WORDBREAKS that matter
@@ -120,11 +103,11 @@ struct CompletionsTests {
       _courier
       printf '%s\\n' "${COMPREPLY[@]}"
       """
-    let (code, output, error) = try run(bash ?? "", ["-c", driver, "bash", file.path, line])
+    let (code, output, error) = try await run(bash ?? "", ["-c", driver, "bash", file.path, line])
     #expect(code == 0, "\(error)")
-    #expect(
-      output.split(separator: "\n").map(String.init)
-        == expected.split(separator: " ").map(String.init), "\(line)")
+    let offered: [String] = output.split(separator: "\n").map { String($0) }
+    let wanted: [String] = expected.split(separator: " ").map { String($0) }
+    #expect(offered == wanted, "\(line)")
   }
 
   @Test("bash offers nothing the parser would refuse")
@@ -136,18 +119,18 @@ struct CompletionsTests {
   }
 
   @Test("zsh -n accepts the zsh script", .enabled(if: zsh != nil))
-  func zshSyntax() throws {
+  func zshSyntax() async throws {
     let file = try temporaryFile(Completions.script(for: .zsh), suffix: ".zsh")
     defer { try? FileManager.default.removeItem(at: file) }
-    let (code, _, error) = try run(zsh ?? "", ["-n", file.path])
+    let (code, _, error) = try await run(zsh ?? "", ["-n", file.path])
     #expect(code == 0, "\(error)")
   }
 
   @Test("fish --no-execute accepts the fish script", .enabled(if: fish != nil))
-  func fishSyntax() throws {
+  func fishSyntax() async throws {
     let file = try temporaryFile(Completions.script(for: .fish), suffix: ".fish")
     defer { try? FileManager.default.removeItem(at: file) }
-    let (code, _, error) = try run(fish ?? "", ["--no-execute", file.path])
+    let (code, _, error) = try await run(fish ?? "", ["--no-execute", file.path])
     #expect(code == 0, "\(error)")
   }
 
@@ -161,10 +144,10 @@ struct CompletionsTests {
       ("courier help up", ["upload"]), ("courier sync --w", ["--watch"]),
       ("courier status --w", []),
     ])
-  func fishCompletes(_ line: String, _ expected: [String]) throws {
+  func fishCompletes(_ line: String, _ expected: [String]) async throws {
     let file = try temporaryFile(Completions.script(for: .fish), suffix: ".fish")
     defer { try? FileManager.default.removeItem(at: file) }
-    let (code, output, error) = try run(
+    let (code, output, error) = try await run(
       fish ?? "", ["--no-config", "-c", "source $argv[1]; complete -C $argv[2]", file.path, line])
     #expect(code == 0, "\(error)")
     #expect(error.isEmpty, "\(error)")
@@ -193,10 +176,10 @@ struct CompletionsTests {
   }
 
   @Test("groff reads the man page without a warning", .enabled(if: groff != nil))
-  func manPageRenders() throws {
+  func manPageRenders() async throws {
     let file = try temporaryFile(ManPage.courier, suffix: ".1")
     defer { try? FileManager.default.removeItem(at: file) }
-    let (code, _, error) = try run(groff ?? "", ["-man", "-ww", "-z", file.path])
+    let (code, _, error) = try await run(groff ?? "", ["-man", "-ww", "-z", file.path])
     #expect(code == 0)
     #expect(error.isEmpty, "\(error)")
   }

@@ -38,6 +38,29 @@ struct CourierSessionTests {
     #expect(!courier.isLoggedIn)
   }
 
+  @Test("a login answered 503 is retried under one Idempotency-Key, without a token")
+  func loginRetried() async throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let transport = InMemoryTransport()
+    transport.enqueue(status: 503, json: #"{"error":{"code":"unavailable","message":"busy"}}"#)
+    transport.enqueue(status: 200, json: #"{"access_token":"t1","refresh_token":"r1"}"#)
+    var config = CourierConfig(environment: ["HOME": dir.path])
+    config.baseURL = try #require(URL(string: "http://127.0.0.1:9"))
+    config.dataDirectory = dir.appendingPathComponent("data")
+    config.retry.baseDelay = .milliseconds(1)
+    config.retry.maxDelay = .milliseconds(1)
+    let courier = try CourierSession(
+      config: config, overrides: AdapterOverrides(transport: transport))
+    try await courier.login(username: "alice", password: "secret")
+    #expect(courier.isLoggedIn)
+    let logins = transport.requests.filter { $0.url.path == "/auth/token" }
+    #expect(logins.count == 2)
+    #expect(logins.allSatisfy { $0.headers["Authorization"] == nil })
+    let keys = Set(logins.compactMap { $0.headers["Idempotency-Key"] })
+    #expect(keys.count == 1, "one key across the attempts: \(keys)")
+  }
+
   @Test("login, upload with progress, add, list cached then fresh, sync: the server has both")
   func wholeJourney() async throws {
     let backend = try await SharedBackend.fresh()

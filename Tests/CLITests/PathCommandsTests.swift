@@ -1,3 +1,4 @@
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -14,16 +15,10 @@ struct PathCommandsTests {
       .appendingPathComponent("courier")
   }
 
+  /// Runs a command to its end off the pool; a failure says how it ended and what it printed.
   @discardableResult
-  static func sh(_ arguments: [String]) throws -> Int32 {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-    process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-    try process.run()
-    process.waitUntilExit()
-    return process.terminationStatus
+  static func sh(_ arguments: [String]) async throws -> ChildProcess.Result {
+    try await ChildProcess.run(arguments)
   }
 
   /// A namespace with a veth pair whose peer stays in the root namespace.
@@ -32,36 +27,45 @@ struct PathCommandsTests {
     var inside: String { "vc\(getpid() % 100_000)a" }
     var outside: String { "vc\(getpid() % 100_000)b" }
 
-    func create() throws {
-      try sh(["ip", "netns", "add", name])
-      try sh(["ip", "link", "add", inside, "type", "veth", "peer", "name", outside])
-      try sh(["ip", "link", "set", inside, "netns", name])
-      try sh(["ip", "link", "set", outside, "up"])
-      try sh(["ip", "-n", name, "addr", "add", "10.213.7.2/24", "dev", inside])
-      try sh(["ip", "-n", name, "link", "set", inside, "up"])
-      try sh(["ip", "-n", name, "route", "add", "default", "via", "10.213.7.1", "dev", inside])
+    func create() async throws {
+      for command in [
+        ["ip", "netns", "add", name],
+        ["ip", "link", "add", inside, "type", "veth", "peer", "name", outside],
+        ["ip", "link", "set", inside, "netns", name], ["ip", "link", "set", outside, "up"],
+        ["ip", "-n", name, "addr", "add", "10.213.7.2/24", "dev", inside],
+        ["ip", "-n", name, "link", "set", inside, "up"],
+        ["ip", "-n", name, "route", "add", "default", "via", "10.213.7.1", "dev", inside],
+      ] {
+        let result = try await sh(command)
+        try #require(result.succeeded, "\(command.joined(separator: " ")): \(result)")
+      }
     }
 
     func destroy() {
-      _ = try? sh(["ip", "link", "del", outside])
-      _ = try? sh(["ip", "netns", "del", name])
+      ChildProcess.runBlocking(["ip", "link", "del", outside])
+      ChildProcess.runBlocking(["ip", "netns", "del", name])
     }
   }
 
   @Test("status says satisfied with a default route and why; unsatisfied once the link is down")
-  func status() throws {
+  func status() async throws {
     try #require(getuid() == 0, "network namespaces need root (CI runs as root)")
     let namespace = Namespace()
     namespace.destroy()
-    try namespace.create()
+    try await namespace.create()
     defer { namespace.destroy() }
-    let up = try run(["ip", "netns", "exec", namespace.name, Self.courier.path, "status", "--json"])
-    #expect(up.contains(#""status":"satisfied""#), "\(up)")
+    let upRun = try await Self.sh([
+      "ip", "netns", "exec", namespace.name, Self.courier.path, "status", "--json",
+    ])
+    let up = upRun.stdout
+    #expect(up.contains(#""status":"satisfied""#), "\(upRun)")
     #expect(up.contains(#""name":"\#(namespace.inside)""#))
     #expect(up.contains("10.213.7.2/24"))
-    try Self.sh(["ip", "-n", namespace.name, "link", "set", namespace.inside, "down"])
-    let down = try run(["ip", "netns", "exec", namespace.name, Self.courier.path, "status"])
-    #expect(down.hasPrefix("status: unsatisfied"), "\(down)")
+    try await Self.sh(["ip", "-n", namespace.name, "link", "set", namespace.inside, "down"])
+    let downRun = try await Self.sh([
+      "ip", "netns", "exec", namespace.name, Self.courier.path, "status",
+    ])
+    #expect(downRun.stdout.hasPrefix("status: unsatisfied"), "\(downRun)")
   }
 
   @Test("watch prints each change with its generation and ends cleanly on SIGTERM")
@@ -69,7 +73,7 @@ struct PathCommandsTests {
     try #require(getuid() == 0, "network namespaces need root (CI runs as root)")
     let namespace = Namespace()
     namespace.destroy()
-    try namespace.create()
+    try await namespace.create()
     defer { namespace.destroy() }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -93,30 +97,21 @@ struct PathCommandsTests {
       throw POSIXError(.ETIMEDOUT)
     }
     _ = try await next(containing: #""status":"satisfied""#)
-    try Self.sh(["ip", "-n", namespace.name, "link", "set", namespace.inside, "down"])
+    try await Self.sh(["ip", "-n", namespace.name, "link", "set", namespace.inside, "down"])
     let down = try await next(containing: #""status":"unsatisfied""#)
     #expect(down.contains(#""generation":1"#))
-    try Self.sh(["ip", "-n", namespace.name, "link", "set", namespace.inside, "up"])
-    try Self.sh(["ip", "-n", namespace.name, "route", "replace", "default", "via", "10.213.7.1"])
+    try await Self.sh(["ip", "-n", namespace.name, "link", "set", namespace.inside, "up"])
+    try await Self.sh([
+      "ip", "-n", namespace.name, "route", "replace", "default", "via", "10.213.7.1",
+    ])
     _ = try await next(containing: #""status":"satisfied""#)
     // `ip netns exec` execs the command, so the pid is courier's own.
     kill(process.processIdentifier, SIGTERM)
-    process.waitUntilExit()
+    try #require(await process.exited(within: .seconds(90)), "SIGTERM ends the watch")
     #expect(process.terminationReason == .exit)
     #expect(process.terminationStatus == 0)
   }
 
-  func run(_ arguments: [String]) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self)
-  }
 }
 
 /// Lines from a pipe, read on a plain thread (never blocking the concurrency pool).

@@ -123,14 +123,17 @@ struct PipelineIntegrationTests {
   @Test("a token about to expire is refreshed before the request, from its stored expiry")
   func refresh() async throws {
     let backend = try await SharedBackend.fresh()
-    try await backend.call("POST", "/__config", json: #"{"token_ttl":1}"#)
+    // 20 s: inside the client's 30 s leeway, so the stored expiry asks for a refresh at once,
+    // and long enough that the refreshed token (20 s too) is still good when the request that
+    // follows reaches the server on a loaded machine (1 s was not: a 401, then a second refresh).
+    try await backend.call("POST", "/__config", json: #"{"token_ttl":20}"#)
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     #expect(
       await run(backend, ["login", "--username", "bob", "--password", "secret"], dataDir: dir).code
         == 0)
     let before = try Data(contentsOf: dir.appendingPathComponent("session.json"))
-    // The 1 s token is within the 30 s leeway of its stored expiry: no 401 is needed.
+    // The 20 s token is within the 30 s leeway of its stored expiry: no 401 is needed.
     let result = await run(backend, ["get", "/articles"], dataDir: dir)
     #expect(result.code == 0, "\(result.output.stderr)")
     let after = try Data(contentsOf: dir.appendingPathComponent("session.json"))

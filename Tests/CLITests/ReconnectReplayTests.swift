@@ -2,23 +2,12 @@ import CourierTestSupport
 import Foundation
 import Testing
 
-/// Runs a command to the end and returns its exit status and standard output.
+/// Runs a command to its end (`ChildProcess`: off the pool, stderr and a crash's backtrace kept).
 @discardableResult
-private func shell(_ arguments: [String], input: String? = nil) throws -> (Int32, String) {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-  process.arguments = arguments
-  let pipe = Pipe()
-  process.standardOutput = pipe
-  process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-  let stdin = Pipe()
-  process.standardInput = stdin
-  try process.run()
-  if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-  try? stdin.fileHandleForWriting.close()
-  let data = pipe.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+private func shell(_ arguments: [String], input: String? = nil) async throws
+  -> ChildProcess.Result
+{
+  try await ChildProcess.run(arguments, input: input)
 }
 
 /// `courier sync --watch` in a network namespace whose only link goes down and up: writes
@@ -42,8 +31,8 @@ struct ReconnectReplayTests {
       for process in processes where process.isRunning {
         kill(process.processIdentifier, SIGKILL)
       }
-      _ = try? shell(["ip", "netns", "del", a])
-      _ = try? shell(["ip", "netns", "del", b])
+      ChildProcess.runBlocking(["ip", "netns", "del", a])
+      ChildProcess.runBlocking(["ip", "netns", "del", b])
       try? FileManager.default.removeItem(at: dir)
     }
     for command in [
@@ -55,8 +44,8 @@ struct ReconnectReplayTests {
       ["ip", "-n", a, "link", "set", "va", "up"], ["ip", "-n", a, "link", "set", "lo", "up"],
       ["ip", "-n", a, "route", "add", "default", "via", "10.79.0.2", "dev", "va"],
     ] {
-      let (status, _) = try shell(command)
-      try #require(status == 0, "\(command.joined(separator: " ")) failed")
+      let result = try await shell(command)
+      try #require(result.status == 0, "\(command.joined(separator: " ")): \(result)")
     }
     let port = 18_000 + Int(getpid() % 1000)
     let base = "http://10.79.0.2:\(port)"
@@ -79,15 +68,15 @@ struct ReconnectReplayTests {
     backend.standardError = backend.standardOutput
     try backend.run()
     processes.append(backend)
-    func curl(_ path: String) throws -> String {
-      try shell(["ip", "netns", "exec", a, "curl", "-s", "-m", "2", base + path]).1
+    func curl(_ path: String) async throws -> String {
+      try await shell(["ip", "netns", "exec", a, "curl", "-s", "-m", "2", base + path]).stdout
     }
     let up = ContinuousClock.now + .seconds(60)
-    while ContinuousClock.now < up, try !curl("/health").contains("true") {
+    while ContinuousClock.now < up, try await !curl("/health").contains("true") {
       try await Task.sleep(for: .milliseconds(200))
     }
     try #require(
-      try curl("/health").contains("true"),
+      try await curl("/health").contains("true"),
       """
       backend did not start in namespace \(b) (running: \(backend.isRunning)): \
       \((try? String(contentsOf: backendLog, encoding: .utf8)) ?? "")
@@ -96,9 +85,9 @@ struct ReconnectReplayTests {
     let courier = [
       "ip", "netns", "exec", a, binary.path, "--base-url", base, "--data-dir", dir.path,
     ]
-    let login = try shell(
+    let login = try await shell(
       courier + ["login", "--username", "alice", "--password-stdin"], input: "secret\n")
-    #expect(login.0 == 0)
+    try #require(login.succeeded, "login: \(login)")
 
     let watchOutput = dir.appendingPathComponent("watch.jsonl")
     _ = FileManager.default.createFile(atPath: watchOutput.path, contents: nil)
@@ -109,7 +98,9 @@ struct ReconnectReplayTests {
       "HOME": dir.path, "XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path,
     ]
     watch.standardOutput = try FileHandle(forWritingTo: watchOutput)
-    watch.standardError = FileHandle(forWritingAtPath: "/dev/null")
+    let watchErrors = dir.appendingPathComponent("watch.err")
+    _ = FileManager.default.createFile(atPath: watchErrors.path, contents: nil)
+    watch.standardError = try FileHandle(forWritingTo: watchErrors)
     try watch.run()
     processes.append(watch)
     // The watcher's lines so far; the last one may still be half written.
@@ -133,39 +124,40 @@ struct ReconnectReplayTests {
       try await awaitWatch(#""path":"satisfied""#, skipping: 0), "the watcher saw the path")
 
     let beforeDown = watchLines().count - 1
-    try shell(["ip", "-n", a, "link", "set", "va", "down"])
+    try await shell(["ip", "-n", a, "link", "set", "va", "down"])
     #expect(
       try await awaitWatch(#""online":false"#, skipping: beforeDown),
       "the watcher saw the link go down")
     var ids: [String] = []
     for title in ["un", "deux", "trois"] {
-      let (status, out) = try shell(
+      let add = try await shell(
         courier + ["--max-attempts", "1", "--json", "articles", "add", "--title", title])
-      #expect(status == 0, "queued offline: \(out)")
-      let object = try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any]
+      try #require(add.succeeded, "queued offline: \(add)")
+      let object = try JSONSerialization.jsonObject(with: Data(add.stdout.utf8)) as? [String: Any]
       ids.append(object?["id"] as? String ?? "")
     }
-    let before = try curl("/__log")
+    let before = try await curl("/__log")
     #expect(!before.contains("PUT"), "nothing reached the server while the link was down")
 
-    try shell(["ip", "-n", a, "link", "set", "va", "up"])
-    try shell(["ip", "-n", a, "route", "add", "default", "via", "10.79.0.2", "dev", "va"])
+    try await shell(["ip", "-n", a, "link", "set", "va", "up"])
+    try await shell(["ip", "-n", a, "route", "add", "default", "via", "10.79.0.2", "dev", "va"])
     var puts: [String] = []
     let deadline = ContinuousClock.now + .seconds(30)
     while ContinuousClock.now < deadline, puts.count < 3 {
       try await Task.sleep(for: .milliseconds(100))
-      let log = try JSONSerialization.jsonObject(with: Data(try curl("/__log").utf8))
+      let log = try JSONSerialization.jsonObject(with: Data(try await curl("/__log").utf8))
       let entries = (log as? [[String: Any]]) ?? []
       puts = entries.filter { $0["method"] as? String == "PUT" && ($0["status"] as? Int) == 201 }
         .compactMap { ($0["path"] as? String)?.split(separator: "/").last.map(String.init) }
     }
-    #expect(puts == ids, "sent in the order written, by the watcher alone")
+    #expect(
+      puts == ids,
+      """
+      sent in the order written, by the watcher alone; its output: \(watchLines()); \
+      its errors: \((try? String(contentsOf: watchErrors, encoding: .utf8)) ?? "")
+      """)
     kill(watch.processIdentifier, SIGTERM)
-    let stop = ContinuousClock.now + .seconds(10)
-    while watch.isRunning, ContinuousClock.now < stop {
-      try await Task.sleep(for: .milliseconds(20))
-    }
-    try #require(!watch.isRunning, "SIGTERM ends the watch")
+    try #require(await watch.exited(within: .seconds(60)), "SIGTERM ends the watch")
     #expect(watch.terminationStatus == 0, "SIGTERM ends the watch cleanly")
   }
 }

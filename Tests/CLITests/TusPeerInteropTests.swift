@@ -96,4 +96,37 @@ struct TusPeerInteropTests {
         atPath: dir.appendingPathComponent("uploads").path)) ?? []
     #expect(records.filter { $0.hasSuffix(".json") }.isEmpty)
   }
+
+  @Test("a queued upload, no login: sync finds the peer speaks tus and it stores the exact bytes")
+  func queuedWithoutLogin() async throws {
+    let peer = try await Peer()
+    defer { peer.stop() }
+    let dir = try InProcessCLI.temporaryDirectory("courier-tus-peer-queue")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let size = 5 * 1024 * 1024 + 3
+    let bytes = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 17 &+ $0 >> 11) })
+    let file = dir.appendingPathComponent("clip.bin")
+    try bytes.write(to: file)
+    let base = peer.url.absoluteString
+    let queued = await InProcessCLI.run(
+      base, ["upload", "--queue", file.path, "--to", base + "/files/", "--json"], dataDir: dir)
+    #expect(queued.code == 0, "\(queued.output.stderr)")
+    #expect(queued.lines.last?["transfer"] as? String == "auto")
+    let sync = await InProcessCLI.run(
+      base, ["--verbose", "sync", "--json"], dataDir: dir,
+      environment: ["COURIER_RETRY_BASE_DELAY_MS": "10"])
+    #expect(sync.code == 0, "\(sync.output.stderr)")
+    #expect(sync.lines.last?["sent"] as? Int == 1, "\(sync.output.stdout)")
+    // No session: no token went anywhere.
+    #expect(!sync.output.stderr.contains("Authorization"), "\(sync.output.stderr)")
+    #expect(sync.output.stderr.contains("OPTIONS"), "auto asked the target first")
+    let names = try FileManager.default.contentsOfDirectory(atPath: peer.directory.path)
+    let stored = try names.compactMap { name -> Data? in
+      let url = peer.directory.appendingPathComponent(name)
+      let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber
+      return size?.intValue == bytes.count ? try Data(contentsOf: url) : nil
+    }
+    #expect(stored.count == 1, "\(names)")
+    #expect(stored.first.map { SHA256.hex(SHA256.hash($0)) } == SHA256.hex(SHA256.hash(bytes)))
+  }
 }

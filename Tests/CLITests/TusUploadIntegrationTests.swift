@@ -148,6 +148,8 @@ struct TusUploadIntegrationTests {
     let index = try #require(result.lines.firstIndex { $0["event"] as? String == "resumed" })
     let next = result.lines[(index + 1)...].first { $0["event"] as? String == "progress" }
     #expect((next?["sent"] as? Int ?? 0) >= 2 * Self.chunk)
+    // The result says where the attempt that completed it resumed, not where the run began.
+    #expect(result.lines.last?["resumed_at"] as? Int == resumed["resumed_at"] as? Int)
     try await expectOnePhoto(backend, of: file)
     #expect(try await receivedBytes(backend) == size)
     let methods = try await backend.log().compactMap { entry -> String? in

@@ -147,6 +147,8 @@ struct TusUploaderTests {
       server.state.withLock { $0.methods }
         == ["OPTIONS", "POST", "PATCH", "PATCH", "HEAD", "PATCH", "PATCH"])
     #expect(result.response.attempts == 2)
+    // The result says where the attempt that completed it resumed, not where the run began.
+    #expect(result.resumedAt == 1000)
   }
 
   @Test("a new run with the same record store resumes: HEAD, only the rest, progress from there")

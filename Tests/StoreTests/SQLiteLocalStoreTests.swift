@@ -62,6 +62,49 @@ struct SQLiteLocalStoreTests {
     #expect(try bytes(path) == data)
   }
 
+  @Test(
+    "checkpointOnClose off: close leaves the log, and a reopened store reads what it holds",
+    arguments: [true, false])
+  func logAtClose(checkpointOnClose: Bool) throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.path + "/store.sqlite"
+    let options = SQLiteLocalStore.Options(checkpointOnClose: checkpointOnClose)
+    let store = try SQLiteLocalStore(path: path, options: options)
+    for n in 0..<3 { try store.enqueue(F.operation("r\(n)", .create, "v\(n)")) }
+    store.close()
+    let log = FileManager.default.contents(atPath: path + "-wal")
+    if checkpointOnClose {
+      #expect(log == nil, "the log outlived close")
+    } else {
+      #expect((log?.count ?? 0) > 0, "the log was folded or removed at close")
+    }
+    let reopened = try SQLiteLocalStore(path: path, options: options)
+    defer { reopened.close() }
+    #expect(try reopened.pending().count == 3)
+  }
+
+  @Test("checkpointOnClose off: a log past 100 pages is folded into the file by the next open")
+  func longLogEmptiedAtOpen() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.path + "/store.sqlite"
+    let options = SQLiteLocalStore.Options(checkpointOnClose: false)
+    let log = { (FileManager.default.contents(atPath: path + "-wal")?.count ?? 0) / 4096 }
+    // Left open, as a process that exits leaves it: each write adds pages to the log.
+    let writer = try SQLiteLocalStore(path: path, options: options)
+    for n in 0..<60 {
+      try writer.enqueue(F.operation("r\(n)", .create, String(repeating: "x", count: 9000)))
+    }
+    let before = log()
+    let reopened = try SQLiteLocalStore(path: path, options: options)
+    defer { reopened.close() }
+    #expect(before > 100, "the log held \(before) pages")
+    #expect(log() < 100, "the log holds \(log()) pages after an open")
+    #expect(try reopened.pending().count == 60)
+    writer.close()
+  }
+
   @Test("a missing directory cannot hold the file: cannotCreate naming it")
   func unopenable() throws {
     let path = "/nonexistent-\(getpid())/store.sqlite"

@@ -102,13 +102,14 @@ public struct TransportContract: Sendable, CustomStringConvertible {
   }
 
   /// Every check.
-  public static let all: [TransportContract] = [
-    articlesRoundTrip, idempotencyHeaders, inMemoryMultipart, uploadFromFile, uploadSegments,
-    earlyRefusal,
-    refused, reset, closedMidBody, closedWithoutResponse, garbage, hangsPastDeadline,
-    cancellation, htmlErrorPage, unknownHost, sameOriginRedirects, otherOriginRedirect,
-    fileUploadRedirected, compressedResponse,
-  ]
+  public static let all: [TransportContract] =
+    [
+      articlesRoundTrip, idempotencyHeaders, inMemoryMultipart, uploadFromFile, uploadSegments,
+      earlyRefusal,
+      refused, reset, closedMidBody, closedWithoutResponse, garbage, hangsPastDeadline,
+      cancellation, htmlErrorPage, unknownHost, sameOriginRedirects, otherOriginRedirect,
+      fileUploadRedirected, compressedResponse,
+    ] + bounds
 
   // MARK: against the reference backend
 

@@ -18,6 +18,7 @@ struct CoreBridgeTests {
     let clock = ManualClock()
     let transport = InMemoryTransport()
     let hub = UpdateHub()
+    let store = InMemoryLocalStore()
     let bridge: CoreBridge
 
     init() throws {
@@ -27,7 +28,7 @@ struct CoreBridgeTests {
       let environment = try CourierEnvironment(
         config: config,
         overrides: AdapterOverrides(
-          transport: transport, pathMonitor: monitor, localStore: InMemoryLocalStore()))
+          transport: transport, pathMonitor: monitor, localStore: store))
       bridge = try CoreBridge(environment: environment, hub: hub, clock: clock)
     }
   }
@@ -53,6 +54,31 @@ struct CoreBridgeTests {
     let offline = await next(&updates) { $0 == .path(.unsatisfied) }
     #expect(offline != nil)
     return running
+  }
+
+  @Test("a queued upload counts as pending and gets its line, named, at the confirmed bytes")
+  func queuedUpload() async throws {
+    let fixture = try Fixture()
+    let upload = QueuedUpload(
+      transfer: .tus, tusEndpoint: "http://courier.test/uploads", formTarget: nil,
+      title: "Train", filename: "train.mp4", contentType: "video/mp4", length: 1000,
+      boundary: "b", source: "/train.mp4",
+      verdict: .init(send: .original, reason: .notAnImage, message: ""))
+    try fixture.store.enqueue(upload.operation(uploadID: "u1", enqueuedAt: Date()))
+    let bridge = try CoreBridge(
+      environment: try CourierEnvironment(
+        config: {
+          var config = CourierConfig(environment: ["HOME": "/nonexistent"])
+          config.token = "token"
+          return config
+        }(),
+        overrides: AdapterOverrides(
+          transport: fixture.transport, pathMonitor: fixture.monitor,
+          localStore: fixture.store)),
+      hub: fixture.hub, clock: fixture.clock)
+    let state = await bridge.initialState()
+    #expect(state.pendingCount == 1)
+    #expect(state.queuedUploads == [QueuedUploadItem(name: "train.mp4", percent: 0)])
   }
 
   @Test("a path change reaches the header with no key, after the interface's short delay")

@@ -35,6 +35,20 @@ struct ReducerTests {
     #expect(actions == expected)
   }
 
+  @Test("the queued uploads the core reports replace the ones shown; the list gets shorter")
+  func queuedUploads() {
+    var state = TUIState(articles: Self.articles(40))
+    let before = Layout(state: state, size: Self.size).listHeight
+    let items = [
+      QueuedUploadItem(name: "a.bin", percent: 10), QueuedUploadItem(name: "b", percent: 0),
+    ]
+    Reducer.apply(.queuedUploads(items), to: &state, size: Self.size)
+    #expect(state.queuedUploads == items)
+    #expect(Layout(state: state, size: Self.size).listHeight == before - 2)
+    Reducer.apply(.queuedUploads([]), to: &state, size: Self.size)
+    #expect(state.queuedUploads.isEmpty)
+  }
+
   @Test("Ctrl-C quits from every screen, even half-way through typing")
   func controlCEverywhere() {
     let screens: [Screen] = [

@@ -189,6 +189,41 @@ struct RendererTests {
       Self.trimmed(line) == " Photo plage.jpg  [########............] 42%  420 KB of 1.0 MB")
   }
 
+  @Test("a line per queued upload with its percentage, above the upload line")
+  func queuedUploads() {
+    let state = TUIState(
+      pendingCount: 2, articles: Self.articles,
+      upload: UploadState(fileName: "plage.jpg", sent: 42, total: 100, phase: .uploading),
+      queuedUploads: [
+        QueuedUploadItem(name: "train.mp4", percent: 37, isSending: true),
+        QueuedUploadItem(name: "notes.pdf", percent: 0),
+      ])
+    let lines = Self.lines(state)
+    #expect(Self.trimmed(lines[19]) == " Queued train.mp4  37% sending")
+    #expect(Self.trimmed(lines[20]) == " Queued notes.pdf  0% waiting to be sent")
+    #expect(lines[21].hasPrefix(" Photo plage.jpg"))
+    // The queued uploads are in the header's count too.
+    #expect(lines[0].contains("Syncing 2 pending"))
+  }
+
+  @Test("more queued uploads than lines: the last line says how many more; refused ones say so")
+  func manyQueuedUploads() {
+    let state = TUIState(
+      articles: Self.articles,
+      queuedUploads: [
+        QueuedUploadItem(name: "a.bin", percent: 100, isRefused: true),
+        QueuedUploadItem(name: "b.bin", percent: 5),
+        QueuedUploadItem(name: "c.bin", percent: 0),
+      ])
+    let lines = Self.lines(state)
+    #expect(Self.trimmed(lines[20]) == " Queued a.bin  refused: kept until you discard it")
+    #expect(Self.trimmed(lines[21]) == " … and 2 more queued uploads")
+    // Other screens keep their room: the help shows no queued line.
+    var help = state
+    help.screen = .help
+    #expect(!Self.lines(help).contains { $0.contains("Queued") })
+  }
+
   @Test(
     "the other upload phases say what happens",
     arguments: [

@@ -19,6 +19,35 @@ struct TUICommandLineTests {
     #expect(try TUICommandLine.parse(arguments) == .run(flags: flags, demo: demo))
   }
 
+  @Test(
+    "--version",
+    arguments: [["--version"], ["--demo", "--version"], ["--version", "--data-dir", "/d"]])
+  func version(arguments: [String]) throws {
+    #expect(try TUICommandLine.parse(arguments) == .version)
+  }
+
+  @Test("the hidden commands scripts/install runs")
+  func hiddenCommands() throws {
+    for shell in TUIOptionTable.shells {
+      #expect(try TUICommandLine.parse(["completions", shell]) == .completions(shell: shell))
+    }
+    #expect(try TUICommandLine.parse(["manpage"]) == .manpage)
+    #expect(throws: TUIUsageError.self) { try TUICommandLine.parse(["completions", "tcsh"]) }
+    #expect(throws: TUIUsageError.self) { try TUICommandLine.parse(["manpage", "x"]) }
+  }
+
+  @Test("every option of the table is accepted, and the help lists it")
+  func tableOptionsParse() throws {
+    for option in TUIOptionTable.options {
+      let arguments = option.takesValue ? [option.name, "v"] : [option.name]
+      let invocation = try TUICommandLine.parse(arguments)
+      if let key = option.configKey {
+        #expect(invocation == .run(flags: [key: "v"], demo: false), "\(option.name)")
+      }
+      #expect(TUICommandLine.help.contains(option.name), "\(option.name)")
+    }
+  }
+
   @Test("help wins", arguments: [["--help"], ["-h"], ["--demo", "-h"]])
   func help(arguments: [String]) throws {
     #expect(try TUICommandLine.parse(arguments) == .help)

@@ -70,7 +70,10 @@ static char courier_curl_error[512];
 static pthread_once_t courier_curl_once = PTHREAD_ONCE_INIT;
 
 static void courier_curl_open(void) {
-  courier_curl_library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+  // RTLD_LAZY: the libraries that are not linked with BIND_NOW resolve a function on its
+  // first call, not every function of the whole tree now (libcurl and its 28 libraries:
+  // 15.5 M instructions with RTLD_NOW, 12.9 M lazily; decision 1401).
+  courier_curl_library = dlopen("libcurl.so.4", RTLD_LAZY | RTLD_LOCAL);
   if (courier_curl_library == NULL) {
     const char *reason = dlerror();
     snprintf(courier_curl_error, sizeof courier_curl_error, "%s",

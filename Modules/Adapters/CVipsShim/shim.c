@@ -121,7 +121,10 @@ static int load_symbols(void *handle) {
 static void do_init(void) {
   const char *override = getenv("COURIER_LIBVIPS");
   const char *name = override && override[0] ? override : COURIER_VIPS_LIBRARY;
-  void *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  // RTLD_LAZY: the libraries that are not linked with BIND_NOW resolve a function on its
+  // first call, not every function of the whole tree now (libcurl and its 28 libraries:
+  // 15.5 M instructions with RTLD_NOW, 12.9 M lazily; decision 1401).
+  void *handle = dlopen(name, RTLD_LAZY | RTLD_LOCAL);
   if (handle == NULL) {
     const char *why = dlerror();
     snprintf(load_error, sizeof(load_error), "%s", why ? why : name);

@@ -110,13 +110,20 @@ public final class NetlinkPathMonitor: PathMonitor {
   }
 
   /// One full dump of links, addresses and routes, evaluated: the path now, in about a
-  /// millisecond, without the monitor's subscription. Done on a thread of its own (in the
-  /// monitor's namespace when it has one); a failed dump answers `currentPath`.
+  /// millisecond, without the monitor's subscription. Done on the calling thread, or on a
+  /// thread of its own in the monitor's namespace when it has one; a failed dump answers
+  /// `currentPath`.
   /// - Returns: the path.
   public func snapshot() async -> NetworkPath {
     let fallback = currentPath
     let generation = broadcaster.generation
     let namespace = options.namespacePath
+    guard namespace != nil else {
+      // In the process's own namespace the dump is done where the caller runs: the kernel
+      // answers it at once (bounded by the session's timeout), and a thread of its own cost
+      // `courier status` more than the dump (issue 14).
+      return Self.dumpOnce(namespace: nil, generation: generation) ?? fallback
+    }
     return await withCheckedContinuation { (done: CheckedContinuation<NetworkPath, Never>) in
       let thread = Thread {
         done.resume(

@@ -1,4 +1,5 @@
 import CSQLite
+import CSQLiteShim
 import CourierDomain
 import Foundation
 
@@ -34,6 +35,16 @@ struct SQLiteRow {
     guard let bytes = sqlite3_column_text(statement, column) else { return nil }
     return String(cString: bytes)
   }
+
+  /// A text column's bytes as SQLite holds them, valid until the next step: no `String` is
+  /// made (nil for NULL).
+  func withBytes<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer?) throws -> T) rethrows
+    -> T
+  {
+    guard let bytes = sqlite3_column_text(statement, column) else { return try body(nil) }
+    let count = Int(sqlite3_column_bytes(statement, column))
+    return try body(UnsafeRawBufferPointer(start: bytes, count: count))
+  }
 }
 
 /// One SQLite connection with a cache of prepared statements. Not thread-safe: the store owns
@@ -46,6 +57,14 @@ final class SQLiteConnection {
 
   init(path: String) throws(StoreError) {
     self.path = path
+    if let reason = courier_sqlite_load_error() {
+      // Loaded on first use (decision 1401): say which library is missing, not "can't open".
+      throw StoreError(
+        .io,
+        "The local store \(path) needs SQLite (libsqlite3.so.0), which could not be loaded. "
+          + "Install it (Debian and Ubuntu: apt-get install libsqlite3-0).",
+        path: path, underlying: String(cString: reason))
+    }
     try Self.createPrivately(path)
     var handle: OpaquePointer?
     let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
@@ -59,6 +78,15 @@ final class SQLiteConnection {
         .io, "The local store \(path) could not be opened.", path: path, underlying: message)
     }
     sqlite3_extended_result_codes(handle, 1)
+  }
+
+  /// Leaves the write-ahead log in place at close, not checkpointed (decision 1403).
+  func keepLogOnClose() throws(StoreError) {
+    guard courier_sqlite_keep_wal_on_close(db) == SQLITE_OK else {
+      throw StoreError(
+        .io, "The local store \(path) could not be set up.", path: path,
+        underlying: db.map { String(cString: sqlite3_errmsg($0)) } ?? "closed")
+    }
   }
 
   /// Creates the database file with mode 0600 whatever the umask, before SQLite opens it:

@@ -1,0 +1,19 @@
+// libsqlite3 loaded with dlopen on first use (decision 1401): the SQLite functions the store
+// adapter calls are defined in shim.c as trampolines, so a release binary linked with an
+// AS_NEEDED libsqlite3 (scripts/release-build) maps no libsqlite3 until a command opens a store.
+#ifndef COURIER_SQLITE_SHIM_H
+#define COURIER_SQLITE_SHIM_H
+
+#include <sqlite3.h>
+
+/// Why libsqlite3 could not be loaded (dlopen of libsqlite3.so.0 on first use), or NULL once
+/// it is.
+const char *courier_sqlite_load_error(void);
+
+/// Leaves the write-ahead log in place when the connection closes
+/// (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE): no checkpoint and no deletion at close, so the next
+/// process appends to the same log and a commit costs one fdatasync (decision 1403). Wraps
+/// sqlite3_db_config, which is variadic. Returns SQLite's result code.
+int courier_sqlite_keep_wal_on_close(sqlite3 *db);
+
+#endif

@@ -1,0 +1,153 @@
+import CourierDomain
+import CourierPorts
+import Foundation
+
+/// Sends the outbox entries of queued uploads (`QueuedUpload.collection`, decision 1302): the
+/// bytes kept in the data folder go with tus 1.0.0 when the upload was queued so, or when its
+/// endpoint answers `OPTIONS` as a tus server (an interrupted transfer resumes where the
+/// server stopped, also in a new process), else as one `multipart/form-data` POST with the
+/// boundary chosen when it was queued. Every attempt of the upload's life carries the entry's
+/// `Idempotency-Key`.
+///
+/// `.delivered` only on the server's proof (decision 0414): the tus completion (`Upload-Offset`
+/// equal to the length, and `Courier-Photo-Id` when the queued upload asks for the stored
+/// record), or the multipart reply's stored record. The proof is then written in the data
+/// folder and the bytes removed, so a crash before the entry is completed sends nothing
+/// again. A local problem no retry can fix (the kept bytes are gone) is a refusal, so the
+/// entry is quarantined instead of stopping the outbox (`QueuedUpload.replayError`).
+public struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Duration {
+  /// The composed pipeline, with its retry step: multipart uploads.
+  public let transport: any Transport
+  /// The pipeline without its retry step (`CourierEnvironment.singleAttemptTransport`): tus,
+  /// which retries through `executor` and resumes with a `HEAD` instead of repeating a request.
+  public let singleAttemptTransport: any Transport
+  /// The tus transfer's retries.
+  public let executor: RetryExecutor<C>
+  /// Where the bytes, the resume records and the proofs are kept.
+  public let store: any QueuedUploadStore
+  /// Per-request options (the deadline of one request).
+  public let options: TransportOptions
+  /// The bytes per tus `PATCH`.
+  public let chunkSize: Int64
+  /// Where a multipart body file goes when one is needed.
+  public let temporaryDirectory: URL
+
+  /// Creates a sender.
+  /// - Parameters:
+  ///   - transport: the composed pipeline (multipart).
+  ///   - singleAttemptTransport: the pipeline without its retry step (tus).
+  ///   - executor: the tus transfer's retries.
+  ///   - store: the queued uploads' files.
+  ///   - options: per-request options.
+  ///   - chunkSize: bytes per `PATCH`.
+  ///   - temporaryDirectory: where a multipart body file goes.
+  public init(
+    transport: any Transport, singleAttemptTransport: any Transport, executor: RetryExecutor<C>,
+    store: any QueuedUploadStore, options: TransportOptions = TransportOptions(),
+    chunkSize: Int64 = TusUploader<C>.defaultChunkSize,
+    temporaryDirectory: URL = FileManager.default.temporaryDirectory
+  ) {
+    self.transport = transport
+    self.singleAttemptTransport = singleAttemptTransport
+    self.executor = executor
+    self.store = store
+    self.options = options
+    self.chunkSize = max(1, chunkSize)
+    self.temporaryDirectory = temporaryDirectory
+  }
+
+  /// Sends one attempt of a queued upload (see the type's summary).
+  /// - Parameters:
+  ///   - entry: the entry, of the `uploads` collection.
+  ///   - progress: told the bytes sent so far, from the offset the server confirmed (a resumed
+  ///     upload starts there, never at 0).
+  /// - Returns: `.delivered(nil)` on the server's proof, `.failed` with the classified error.
+  public func send(_ entry: OutboxEntry, progress: (@Sendable (TransferProgress) -> Void)?) async
+    -> ReplayAnswer
+  {
+    let id = entry.key.id
+    // Proven before a crash kept the entry from completing: nothing to send again.
+    if store.isDelivered(id) { return .delivered(nil) }
+    do {
+      let upload = try QueuedUpload(payload: entry.operation.payload)
+      let body = try keptBytes(id, upload)
+      let key = ReplayRequest.idempotencyKey(for: entry.operation)
+      let onState: @Sendable (UploadState) -> Void = { state in
+        if case .uploading(let sent, let total) = state {
+          progress?(TransferProgress(sent: sent, total: total))
+        }
+      }
+      let started = store.resumeRecords.load(id)?.uploadURL != nil
+      var route = upload.route(started: started, tusOffered: nil)
+      if case .probe(let endpoint) = route {
+        let answer = try await singleAttemptTransport.send(
+          HTTPRequest(method: .options, url: try Self.url(endpoint)), body: nil, options: options)
+        route = upload.route(started: false, tusOffered: Tus.speaks(answer))
+      }
+      let part = MultipartPart.file(
+        "file", filename: upload.filename, contentType: upload.contentType, url: body,
+        size: upload.length)
+      let fields = upload.fields.map { MultipartPart.text($0.name, $0.value) }
+      switch route {
+      case .tus(let endpoint), .probe(let endpoint):
+        let request = UploadRequest(
+          file: body, target: try Self.url(endpoint), title: upload.title, fields: fields,
+          compress: false, idempotencyKey: key, confirmation: upload.tusConfirmation)
+        // The bytes are the upload's own copy and never change: the entry is their identity.
+        let fresh = ResumableUpload(
+          endpoint: endpoint, file: body.path, fileSize: upload.length, fileModified: 0,
+          sha256: "", length: upload.length, idempotencyKey: key)
+        let tus = TusTransfer(
+          transport: singleAttemptTransport, executor: executor, store: store.resumeRecords,
+          options: options, chunkSize: chunkSize, progressGranularity: 64 * 1024)
+        _ = try await tus.send(
+          PreparedUpload(original: part, part: part, verdict: upload.verdict), request: request,
+          record: fresh, key: id, onState: onState, onResume: { _, _ in })
+      case .multipart(let target):
+        let form = FormUpload(
+          transport: transport, options: options, temporaryDirectory: temporaryDirectory,
+          allowSegments: true, progressGranularity: 64 * 1024)
+        let temporary = TemporaryFiles()
+        defer { temporary.removeAll() }
+        _ = try await form.send(
+          [.text("title", upload.title)] + fields + [part],
+          boundary: try MultipartBoundary(upload.boundary), to: try Self.url(target),
+          idempotencyKey: key, confirmation: upload.formConfirmation, fileSize: upload.length,
+          temporary: temporary, onState: onState)
+      }
+      // Best effort: should the proof not be written, a replay sends again under the same
+      // key, and the server answers with what it stored.
+      try? store.markDelivered(id)
+      return .delivered(nil)
+    } catch {
+      var failure = CourierError.wrapping(error, context: "queued upload \(id)")
+      if Task.isCancelled { failure.kind = .cancelled }
+      return .failed(QueuedUpload.replayError(failure))
+    }
+  }
+
+  /// The kept bytes of `id`, checked to be there and of the queued length.
+  private func keptBytes(_ id: String, _ upload: QueuedUpload) throws -> URL {
+    let body = store.body(id)
+    let size =
+      (try? FileManager.default.attributesOfItem(atPath: body.path))?[.size]
+      as? NSNumber
+    guard RegularFile.problem(atPath: body.path) == nil, size?.int64Value == upload.length else {
+      throw CourierError(
+        .fileUnavailable, code: "upload_bytes_missing",
+        serverMessage: "The bytes of the queued upload \(upload.filename) are missing or "
+          + "damaged in the data folder; it can't be sent. Discard it and queue the file again.",
+        context: body.path)
+    }
+    return body
+  }
+
+  private static func url(_ text: String) throws -> URL {
+    guard let url = URL(string: text), url.scheme != nil, url.host != nil else {
+      throw CourierError(
+        .invalidInput, code: "upload_target_invalid",
+        serverMessage: "The queued upload's target “\(text)” is not a URL.")
+    }
+    return url
+  }
+}

@@ -1,0 +1,37 @@
+import CourierDomain
+
+/// A queued upload as the list screen shows it: a line with its name and its percentage
+/// (the bytes the server confirmed, or those being sent now), above the status line.
+public struct QueuedUploadItem: Sendable, Hashable {
+  /// The name it is sent under.
+  public var name: String
+  /// Whole percent shown (never back to 0 when a transfer resumes).
+  public var percent: Int
+  /// Whether this process is sending it now.
+  public var isSending: Bool
+  /// Whether the server refused it (kept until discarded).
+  public var isRefused: Bool
+
+  /// Creates an item.
+  /// - Parameters:
+  ///   - name: the name.
+  ///   - percent: the percentage shown.
+  ///   - isSending: whether it is being sent now.
+  ///   - isRefused: whether the server refused it.
+  public init(name: String, percent: Int, isSending: Bool = false, isRefused: Bool = false) {
+    self.name = name
+    self.percent = percent
+    self.isSending = isSending
+    self.isRefused = isRefused
+  }
+
+  /// The item of a queued upload's progress.
+  /// - Parameter progress: the façade's progress.
+  public init(_ progress: QueuedUploadProgress) {
+    var refused = false
+    if case .rejected = progress.entry.state { refused = true }
+    self.init(
+      name: progress.name, percent: progress.percent, isSending: progress.sending != nil,
+      isRefused: refused)
+  }
+}

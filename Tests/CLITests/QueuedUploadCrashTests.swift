@@ -1,0 +1,120 @@
+import CourierCLI
+import CourierDomain
+import CourierTestSupport
+import Foundation
+import Testing
+
+/// The store's crash discipline for queued uploads (decision 1302): a real `courier upload
+/// --queue` stopped by itself (`COURIER_TEST_STOP_AT`, `raise(SIGSTOP)`) exactly after its bytes
+/// are durable and before its entry is committed, or just after the commit, then killed with
+/// SIGKILL once /proc says it is stopped: the data folder holds both or neither.
+@Suite("courier upload --queue killed between bytes and entry", .serialized, .sharedBackend)
+struct QueuedUploadCrashTests {
+  func run(_ backend: ReferenceBackend, _ arguments: [String], dataDir: URL) async -> CLIRun {
+    await InProcessCLI.run(backend.url.absoluteString, arguments, dataDir: dataDir)
+  }
+
+  /// The state letter of a process in /proc (`T` when stopped), nil once it is gone.
+  static func state(of pid: Int32) -> Character? {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+      let close = stat.lastIndex(of: ")")
+    else { return nil }
+    return stat[stat.index(after: close)...].first { $0 != " " }
+  }
+
+  /// Starts `courier upload --queue FILE` stopping at `point`, waits until it is stopped
+  /// there, kills it with SIGKILL and returns its standard error.
+  func queueAndKill(at point: String, file: URL, dataDir: URL, backend: ReferenceBackend)
+    async throws -> String
+  {
+    let process = Process()
+    process.executableURL = try InProcessCLI.builtCourier()
+    process.arguments = [
+      "--base-url", backend.url.absoluteString, "--data-dir", dataDir.path, "upload", "--queue",
+      file.path,
+    ]
+    process.environment = [
+      "HOME": dataDir.path, "XDG_CONFIG_HOME": dataDir.appendingPathComponent("cfg").path,
+      "PATH": "/usr/bin:/bin", "COURIER_TEST_STOP_AT": point,
+    ]
+    let errors = dataDir.appendingPathComponent("stderr-\(point).txt")
+    _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+    process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+    process.standardError = try FileHandle(forWritingTo: errors)
+    process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+    try process.run()
+    defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    let pid = process.processIdentifier
+    let deadline = ContinuousClock.now + .seconds(120)
+    while Self.state(of: pid) != "T" {
+      let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+      try #require(process.isRunning, "courier ended before \(point): \(stderr)")
+      try #require(ContinuousClock.now < deadline, "courier never stopped at \(point): \(stderr)")
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    kill(pid, SIGKILL)
+    #expect(await process.exited(within: .seconds(120)))
+    #expect(process.terminationReason == .uncaughtSignal)
+    return (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+  }
+
+  func folder(_ dir: URL) -> [String] {
+    let path = dir.appendingPathComponent("queued-uploads").path
+    return ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
+      .filter { !$0.hasPrefix(".") }
+  }
+
+  func entries(_ backend: ReferenceBackend, _ dir: URL) async throws -> [[String: Any]] {
+    let listing = await run(backend, ["outbox", "--json"], dataDir: dir)
+    try #require(listing.code == 0, "\(listing.output.stderr)")
+    return try #require(listing.lines.last?["entries"] as? [[String: Any]])
+  }
+
+  func dataFolder(_ backend: ReferenceBackend) async throws -> (URL, URL) {
+    let dir = try InProcessCLI.temporaryDirectory("courier-queue-crash")
+    let login = await run(
+      backend, ["login", "--username", "alice", "--password", "secret"], dataDir: dir)
+    try #require(login.code == 0, "\(login.output.stderr)")
+    let file = dir.appendingPathComponent("clip.bin")
+    try Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: file)
+    return (dir, file)
+  }
+
+  @Test("killed after the bytes are durable, before the entry: neither, once the store opens")
+  func killedBeforeCommit() async throws {
+    let backend = try await SharedBackend.fresh()
+    let (dir, file) = try await dataFolder(backend)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let stderr = try await queueAndKill(
+      at: "queued-upload-written", file: file, dataDir: dir, backend: backend)
+    // The kill came between the two: the bytes are there, no entry points to them.
+    #expect(folder(dir).count == 1, "\(folder(dir)) \(stderr)")
+    #expect(folder(dir).first?.hasSuffix(".body") == true)
+    #expect(try await entries(backend, dir).isEmpty)
+    #expect(folder(dir).isEmpty, "the sweep removed the bytes no entry points to")
+  }
+
+  @Test("killed just after the entry is committed: both, and sync sends it")
+  func killedAfterCommit() async throws {
+    let backend = try await SharedBackend.fresh()
+    let (dir, file) = try await dataFolder(backend)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let stderr = try await queueAndKill(
+      at: "queued-upload-committed", file: file, dataDir: dir, backend: backend)
+    let listed = try await entries(backend, dir)
+    #expect(listed.count == 1, "\(stderr)")
+    let entry = try #require(listed.first)
+    #expect(entry["collection"] as? String == "uploads")
+    let id = try #require(entry["id"] as? String)
+    #expect(folder(dir) == ["\(id).body"])
+    let body = dir.appendingPathComponent("queued-uploads/\(id).body")
+    #expect(try Data(contentsOf: body) == (try Data(contentsOf: file)))
+    let sync = await run(backend, ["sync"], dataDir: dir)
+    #expect(sync.code == 0, "\(sync.output.stderr)")
+    let (_, body2) = try await backend.call("GET", "/__uploads")
+    let uploads = try #require(try JSONSerialization.jsonObject(with: body2) as? [[String: Any]])
+    #expect(uploads.count == 1)
+    #expect(uploads.first?["state"] as? String == "completed")
+    #expect(folder(dir).isEmpty)
+  }
+}

@@ -1,0 +1,110 @@
+import CourierCore
+import CourierDomain
+import CourierPorts
+import CourierTestKit
+import Foundation
+import Testing
+
+// What no server and no saved session may make a transport do, whichever adapter it is: send a
+// header that smuggles a line, hand the token to another origin, or inflate a gzip bomb without
+// bound. Adapter targets run these with their own adapter (they were twin suites before, one a
+// copy of the other).
+extension TransportContract {
+  /// The checks that need no backend, run with the others by `all`.
+  static let bounds: [TransportContract] = [
+    controlCharactersRefused, tokenOnlyToBaseOrigin, damagedTokenRefused,
+  ]
+
+  static let controlCharactersRefused = TransportContract(
+    name: "a header value with CR, LF or another control character is refused, never sent"
+  ) { make, _ in
+    let server = try LoopbackServer(.hang)
+    defer { server.stop() }
+    let transport = make(.satisfied)
+    for value in ["Bearer a\r\nX-Evil: 1", "Bearer a\nb", "a\u{0}b", "a\u{1B}[2Jb"] {
+      do {
+        _ = try await transport.send(
+          HTTPRequest(method: .get, url: server.url, headers: ["Authorization": value]))
+        Issue.record("expected a refusal for \(value.debugDescription)")
+      } catch let error as CourierError {
+        #expect(error.kind == .invalidInput)
+        #expect(error.code == "invalid_header")
+        #expect(error.userMessage.contains("Authorization"))
+        #expect(!error.userMessage.contains("Bearer"))
+      }
+    }
+    #expect(server.acceptedCount == 0)
+  }
+
+  static let tokenOnlyToBaseOrigin = TransportContract(
+    name: "under AuthTransport, the token goes to the base origin only (decision 0005)"
+  ) { make, _ in
+    let base = try LoopbackServer(.raw(AuthOriginCheck.ok))
+    let other = try LoopbackServer(.raw(AuthOriginCheck.ok))
+    defer {
+      base.stop()
+      other.stop()
+    }
+    let auth = AuthTransport(
+      make(.satisfied), store: InMemoryCredentialStore(Credentials(accessToken: "tok-123")),
+      refreshURL: base.url.appendingPathComponent("auth/refresh"))
+    let heads = try await AuthOriginCheck.run(base: base, other: other) {
+      try await auth.send($0, options: TransportOptions())
+    }
+    #expect(heads.base.count == 2)
+    #expect(heads.base.first?.contains("authorization: bearer tok-123") == true, "\(heads.base)")
+    // "localhost" is another origin than "127.0.0.1", even on the same port.
+    #expect(heads.base.last?.contains("authorization") == false, "\(heads.base)")
+    #expect(heads.other.count == 1)
+    #expect(heads.other.allSatisfy { !$0.contains("authorization") }, "\(heads.other)")
+  }
+
+  static let damagedTokenRefused = TransportContract(
+    name: "under AuthTransport, a saved token with CR/LF is refused before anything is sent"
+  ) { make, _ in
+    let server = try LoopbackServer(.hang)
+    defer { server.stop() }
+    let auth = AuthTransport(
+      make(.satisfied),
+      store: InMemoryCredentialStore(Credentials(accessToken: "tok\r\nX-Evil: 1")),
+      refreshURL: server.url.appendingPathComponent("auth/refresh"))
+    do {
+      _ = try await auth.send(
+        HTTPRequest(method: .get, url: server.url), options: TransportOptions())
+      Issue.record("expected a refusal")
+    } catch let error as CourierError {
+      #expect(error.kind == .unauthorized)
+      #expect(error.code == "damaged_session")
+      #expect(error.userMessage == "The saved session is damaged. Please log in again.")
+    }
+    #expect(server.acceptedCount == 0)
+  }
+
+  /// A 1 GiB gzip bomb fails at the 64 MiB response limit, with the process's peak resident
+  /// size bounded. Not part of `all`: it measures the whole process, so its suite runs it
+  /// serialized, alone.
+  /// - Parameter transport: the adapter under test, with its default response limit.
+  public static func gzipBombIsBounded(_ transport: any Transport) async throws {
+    let server = try LoopbackServer(.bytes(GzipBomb.response(mebibytes: 1024)))
+    defer { server.stop() }
+    GzipBomb.resetPeakResident()
+    let before = GzipBomb.peakResidentBytes()
+    do {
+      let response = try await transport.send(
+        HTTPRequest(method: .get, url: server.url),
+        options: TransportOptions(deadline: .seconds(60)))
+      Issue.record("expected a failure, got \(response.status) with \(response.body.count) bytes")
+    } catch let error as CourierError {
+      #expect(error.kind == .invalidResponse, "\(error)")
+      #expect(error.underlying?.contains("over \(64 << 20) bytes") == true, "\(error)")
+    }
+    // Measured once the client has let go of the connection: a transfer that went on
+    // inflating after the error would show here.
+    let closed = await GzipBomb.wait(atMost: .seconds(120)) {
+      server.acceptedCount == 1 && server.openConnectionCount == 0
+    }
+    #expect(closed, "the client never closed the connection")
+    let grown = GzipBomb.peakResidentBytes() - before
+    #expect(grown < 512 << 20, "peak resident size grew by \(grown >> 20) MiB")
+  }
+}
