@@ -367,6 +367,33 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
     async def get_chaos() -> Response:
         return json_response(200, store.chaos.to_json())
 
+    @api.post("/__hold")
+    async def set_hold(request: Request) -> Response:
+        # {"after": k, "when": "before"|"response", "method": "PUT"}: the next k requests (of that
+        # method, when given) pass, later ones wait until {"release": true} (or /__reset). GET
+        # reads how many wait now.
+        data = await read_json_object(request)
+        release = data.get("release", False)
+        if not isinstance(release, bool):
+            raise ApiError(422, "validation_failed", "'release' must be a boolean.", field="release")
+        if release:
+            store.release_hold()
+            return json_response(200, store.hold_json())
+        after = data.get("after", 0)
+        if isinstance(after, bool) or not isinstance(after, int) or not 0 <= after <= 1_000_000:
+            raise ApiError(422, "validation_failed", "'after' must be an integer in 0...1000000.", field="after")
+        when = data.get("when", "before")
+        if when not in ("before", "response"):
+            raise ApiError(422, "validation_failed", "'when' must be before or response.", field="when")
+        method = data.get("method")
+        if method is not None and (not isinstance(method, str) or not method.isalpha()):
+            raise ApiError(422, "validation_failed", "'method' must be an HTTP method like PUT.", field="method")
+        return json_response(200, store.set_hold(after, when, method.upper() if method else None).to_json())
+
+    @api.get("/__hold")
+    async def get_hold() -> Response:
+        return json_response(200, store.hold_json())
+
     @api.api_route("/__redirect", methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"])
     async def redirect(request: Request) -> Response:
         # Answers with a redirect to `to` (a path or an absolute URL) and the status asked for,

@@ -6,6 +6,8 @@ never interleave inside a read-modify-write.
 
 from __future__ import annotations
 
+import asyncio
+
 import json
 import os
 import secrets
@@ -123,6 +125,23 @@ class Chaos:
 
 
 @dataclass
+class Hold:
+    """`POST /__hold`: the next `remaining` requests pass; the ones after wait, before they are
+    processed (`before`) or with their response withheld once processed (`response`), until it
+    is released. A test kills its client while a request waits: a crash point that does not
+    depend on how fast either side runs."""
+    remaining: int = 0
+    when: str = "before"  # before | response
+    method: str | None = None  # only requests with this method pass, count or wait
+    held: int = 0  # requests waiting now
+    released: bool = False
+
+    def to_json(self) -> dict:
+        return {"armed": not self.released, "remaining": self.remaining, "when": self.when,
+                "method": self.method, "held": self.held}
+
+
+@dataclass
 class RuntimeConfig:
     token_ttl: int
     max_upload: int
@@ -164,6 +183,7 @@ class Store:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
         self.chaos = Chaos()
+        self.hold: Hold | None = None
         self.config = self._runtime_config()
         self.in_flight: dict[tuple[str, str], str] = {}
         self.generation = 0
@@ -190,6 +210,7 @@ class Store:
                 db.execute(f"DELETE FROM {table}")
             db.execute("DELETE FROM sqlite_sequence")
             self.chaos = Chaos()
+            self.release_hold()
             self.config = self._runtime_config()
             self.in_flight.clear()
             self.upload_bytes.clear()
@@ -505,6 +526,45 @@ class Store:
             return ChaosDecision(False, delay_ms=c.delay_ms)
 
     # ------------------------------------------------------------------ log
+    # ------------------------------------------------------------------ hold
+    def set_hold(self, remaining: int, when: str, method: str | None = None) -> Hold:
+        with self.lock:
+            self.release_hold()
+            self.hold = Hold(remaining=remaining, when=when, method=method)
+            return self.hold
+
+    def release_hold(self) -> None:
+        with self.lock:
+            if self.hold is not None:
+                self.hold.released = True
+            self.hold = None
+
+    def take_hold(self, method: str) -> Hold | None:
+        """Called once per non-hook request: the hold it must wait on, if any."""
+        with self.lock:
+            hold = self.hold
+            if hold is None or (hold.method is not None and hold.method != method):
+                return None
+            if hold.remaining > 0:
+                hold.remaining -= 1
+                return None
+            return hold
+
+    def hold_json(self) -> dict:
+        with self.lock:
+            return self.hold.to_json() if self.hold is not None else Hold(released=True).to_json()
+
+    async def wait_hold(self, hold: Hold) -> None:
+        """Waits until `hold` is released (or replaced, or the store reset), counted as held."""
+        with self.lock:
+            hold.held += 1
+        try:
+            while not hold.released:
+                await asyncio.sleep(0.005)
+        finally:
+            with self.lock:
+                hold.held -= 1
+
     def log_start(self, method: str, path: str, query: str, key: str | None) -> int:
         with self._tx() as db:
             cur = db.execute("INSERT INTO log(method, path, query, idempotency_key, status, at) VALUES (?,?,?,?,?,?)",
