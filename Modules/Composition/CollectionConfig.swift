@@ -25,9 +25,12 @@ enum CollectionConfig {
     "gone_codes", "write_statuses", "delete_statuses",
   ]
 
-  /// Names a collection may not take: the built-in one, and the words `courier records` takes as
-  /// a subcommand in the collection's place.
-  static let reservedNames: Set<String> = ["articles", "list", "show", "add", "edit", "delete"]
+  /// Names a collection may not take: the built-in ones (articles, and the queued uploads'
+  /// outbox collection, decision 1302), and the words `courier records` takes as a subcommand in
+  /// the collection's place.
+  static let reservedNames: Set<String> = [
+    "articles", QueuedUpload.collection, "list", "show", "add", "edit", "delete",
+  ]
 
   /// Reads the declarations.
   /// - Parameters:
@@ -59,8 +62,8 @@ enum CollectionConfig {
     guard !reservedNames.contains(name) else {
       throw fail(
         nil,
-        name == "articles"
-          ? "articles are built in; name your collection otherwise."
+        name == "articles" || name == QueuedUpload.collection
+          ? "\(name) are built in; name your collection otherwise."
           : "“\(name)” is a word of `courier records`; name your collection otherwise.")
     }
     guard case .object(let object) = value else {

@@ -305,6 +305,7 @@ struct ConfigLoaderTests {
     BadCollection(json: #"{"Notes": {}}"#, key: "collections.Notes"),
     BadCollection(json: #"{"articles": {}}"#, key: "collections.articles"),
     BadCollection(json: #"{"list": {}}"#, key: "collections.list"),
+    BadCollection(json: #"{"uploads": {}}"#, key: "collections.uploads"),
     BadCollection(json: #"{"notes": 3}"#, key: "collections.notes"),
     BadCollection(json: #"{"notes": {"paht": "/n"}}"#, key: "collections.notes.paht"),
     BadCollection(json: #"{"notes": {"path": "notes"}}"#, key: "collections.notes.path"),
