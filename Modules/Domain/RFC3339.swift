@@ -54,7 +54,9 @@ public enum RFC3339 {
       let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
       let days = era * 146_097 + dayOfEra - 719_468
       let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second
-      return Date(timeIntervalSince1970: Double(seconds) + fraction)
+      // From the reference date, as Foundation's parser adds the fraction (the same Double:
+      // 1970-based seconds would round the milliseconds differently).
+      return Date(timeIntervalSinceReferenceDate: Double(seconds - 978_307_200) + fraction)
     } ?? nil
   }
 

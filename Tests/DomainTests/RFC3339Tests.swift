@@ -35,6 +35,14 @@ struct RFC3339Tests {
     #expect(RFC3339.date(from: text) == Self.foundation(text))
   }
 
+  @Test("milliseconds: exactly the Double Foundation's parser gives, for each of the 1,000")
+  func milliseconds() throws {
+    for milliseconds in 0..<1000 {
+      let text = "2026-11-30T10:15:00." + String(1000 + milliseconds).dropFirst() + "Z"
+      #expect(RFC3339.date(from: text) == Self.foundation(text), "\(text)")
+    }
+  }
+
   @Test("a formatted date reads back")
   func roundTrip() throws {
     let date = Date(timeIntervalSince1970: 1_764_497_700.123)
