@@ -25,6 +25,7 @@ let package = Package(
     .library(name: "CourierVips", targets: ["CourierVips"]),
     .library(name: "CourierSQLite", targets: ["CourierSQLite"]),
     .library(name: "CourierFileStore", targets: ["CourierFileStore"]),
+    .library(name: "CourierSHANI", targets: ["CourierSHANI"]),
     // Fakes for tests (re-exports `CourierMemory`).
     .library(name: "CourierTestKit", targets: ["CourierTestKit"]),
     .executable(name: "courier", targets: ["courier"]),
@@ -89,6 +90,16 @@ let package = Package(
     .target(
       name: "CourierFileStore", dependencies: ["CourierDomain", "CourierPorts"],
       path: "Modules/Adapters/FileStore", swiftSettings: strict),
+    // SHA-256 block compression with the x86 SHA extensions: one function with its own
+    // `target("sha,sse4.1")` attribute, called only after a CPUID check (decision 1303), so
+    // no compiler flag is needed; elsewhere it reports itself unavailable.
+    .target(name: "CSHANI", path: "Modules/Adapters/CSHANI"),
+    // The opt-in detached remover of delivered queued uploads (decision 1303 §3): in C, so
+    // that between fork and _exit only async-signal-safe calls run.
+    .target(name: "CDetachedRemoval", path: "Modules/Adapters/CDetachedRemoval"),
+    .target(
+      name: "CourierSHANI", dependencies: ["CourierDomain", "CourierPorts", "CSHANI"],
+      path: "Modules/Adapters/SHANIFileHasher", swiftSettings: strict),
     // In-memory adapters production may choose by config (`transport: memory`,
     // `store: memory`, the manual path monitor), with driving and inspection APIs.
     .target(
@@ -105,7 +116,7 @@ let package = Package(
       dependencies: [
         "Courier", "CourierDomain", "CourierPorts", "CourierCore", "CourierURLSession",
         "CourierCurl", "CourierNetlink", "CourierVips", "CourierSQLite", "CourierFileStore",
-        "CourierMemory",
+        "CourierMemory", "CourierSHANI", "CDetachedRemoval",
       ],
       path: "Modules/Composition", swiftSettings: strict),
     // The apps' one signal helper (a self-pipe and its reader thread); in no product.
@@ -160,6 +171,10 @@ let package = Package(
       dependencies: ["CourierNetlink", "CNetlink", "CourierCore", "CourierTestSupport"],
       path: "Tests/NetlinkTests", swiftSettings: strict),
     .testTarget(
+      name: "CourierSHANITests",
+      dependencies: ["CourierSHANI", "CourierPorts", "CourierDomain"],
+      path: "Tests/SHANITests", swiftSettings: strict),
+    .testTarget(
       name: "CourierVipsTests", dependencies: ["CourierVips", "CourierPorts", "CourierDomain"],
       path: "Tests/VipsTests",
       swiftSettings: strict),
@@ -169,6 +184,11 @@ let package = Package(
       name: "courier-store-crash-probe",
       dependencies: ["CourierDomain", "CourierPorts", "CourierSQLite", "CourierFileStore"],
       path: "Tests/StoreCrashProbe", swiftSettings: strict),
+    // Drives one transport from its own process, so a test measures its memory alone.
+    .executableTarget(
+      name: "courier-transport-probe",
+      dependencies: ["CourierCurl", "CourierURLSession", "CourierDomain", "CourierPorts"],
+      path: "Tests/TransportProbe", swiftSettings: strict),
     .testTarget(
       name: "CourierStoreTests",
       dependencies: [

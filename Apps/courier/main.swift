@@ -1,6 +1,5 @@
 import CourierCLI
 import CourierSignals
-import Dispatch
 
 #if canImport(Glibc)
   import Glibc
@@ -19,9 +18,14 @@ case .finished(let code):
 case .run(let invocation):
   // No top-level `await`: an async main would start every command, even `--version`, by
   // parking the main thread in dispatch_main (a forced unwind of its stack, issue 14). The
-  // command runs as a task on the concurrency pool; the main thread only waits for its end.
-  let done = DispatchSemaphore(value: 0)
-  Task.detached {
+  // command starts as a task on this thread and, but for `sync` and `watch`, stays here: its
+  // jobs and the actors it calls run on this thread (`CallingThreadExecutor`), so a short
+  // command starts no thread of the concurrency pool. The closure is `@concurrent`, not the
+  // main actor's, whose queue nothing drains.
+  let executor = CallingThreadExecutor()
+  let preference: (any TaskExecutor)? =
+    CommandRunner.runsOnCallingThread(invocation) ? executor : nil
+  Task.immediateDetached(executorPreference: preference) { @concurrent in
     let code = await runner.run(invocation).rawValue
     // _exit, not exit: exit() runs the libraries' atexit handlers and C++ destructors while
     // dispatch and pool threads are still running, and one of those racing a destructor is
@@ -31,5 +35,7 @@ case .run(let invocation):
     fflush(nil)
     _exit(code)
   }
-  done.wait()
+  // The task ends the process; until then this thread runs its jobs (or, for `sync` and
+  // `watch`, only waits).
+  executor.run { false }
 }

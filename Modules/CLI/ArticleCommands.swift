@@ -181,11 +181,16 @@ enum ArticleCommands {
     let articles = try openArticles(context)
     if watch { return await watchLoop(articles: articles, context: context) }
     let report: ReplayReport
+    // ISSUE-13: queued uploads show the bar and events of `courier upload` while sent.
+    let uploads = QueuedUploadFollower.start(context)
     do {
       report = try await articles.sync()
-    } catch let busy as SyncInProgressError {
-      return Self.busy(busy, context: context)
+    } catch {
+      await uploads.stop()
+      if let busy = error as? SyncInProgressError { return Self.busy(busy, context: context) }
+      throw error
     }
+    await uploads.stop()
     let state = articles.state
     if context.global.json {
       var object = reportObject(report)

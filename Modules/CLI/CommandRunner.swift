@@ -56,6 +56,19 @@ public struct CommandRunner: Sendable {
     return .run(invocation)
   }
 
+  /// Whether a command's task should run on the calling thread (``CallingThreadExecutor``)
+  /// rather than in the concurrency pool: every command but `sync` and `watch`, which may run
+  /// for hours and send many writes at once. A short command on one thread starts no pool
+  /// thread at all (issue 14); a transfer still waits in its adapter, not on that thread.
+  /// - Parameter invocation: the parsed command line.
+  /// - Returns: true for the calling thread.
+  public static func runsOnCallingThread(_ invocation: Invocation) -> Bool {
+    switch invocation.command {
+    case .sync, .watch: false
+    default: true
+    }
+  }
+
   /// Runs a command line.
   /// - Parameter arguments: the arguments, without the program name.
   /// - Returns: the exit code.
@@ -153,9 +166,11 @@ public struct CommandRunner: Sendable {
       log = { line in output.err("courier: " + LogText.escaped(line) + "\n") }
     }
     let environment = try CourierEnvironment(config: config, overrides: overrides, log: log)
+    // The command owns its process and ends soon after a sync: a delivered upload's bytes
+    // are freed by a detached child rather than on the way to the report (decision 1303 §3).
+    let session = CourierSession(environment: environment, deliveredBodyRemoval: .detachedProcess)
     return CommandContext(
-      global: global, session: CourierSession(environment: environment), output: output,
-      processEnvironment: self.environment)
+      global: global, session: session, output: output, processEnvironment: self.environment)
   }
 
   static func readIfPresent(_ path: String) throws -> Data? {

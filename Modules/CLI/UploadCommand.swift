@@ -124,14 +124,26 @@ final class UploadView: Sendable {
     var lastDraw: ContinuousClock.Instant?
     var barShown = false
     var resumedFrom: Int64 = 0
+    var total: Int64?
   }
 
   private let context: CommandContext
   private let state = Mutex(State())
   private let redrawInterval = Duration.milliseconds(100)
   private let jsonInterval = Duration.milliseconds(250)
+  /// The queued upload this view follows (`courier sync`), named in each `--json` event.
+  private let uploadID: String?
 
-  init(context: CommandContext) { self.context = context }
+  init(context: CommandContext, uploadID: String? = nil) {
+    self.context = context
+    self.uploadID = uploadID
+  }
+
+  /// The bytes of the upload being shown, when known beforehand (a queued upload).
+  var total: Int64? {
+    get { state.withLock { $0.total } }
+    set { state.withLock { $0.total = newValue } }
+  }
 
   private var json: Bool { context.global.json }
   private var output: any CommandOutput { context.output }
@@ -291,5 +303,81 @@ final class UploadView: Sendable {
     return line + "\u{1B}[K"
   }
 
-  private func emit(_ object: [String: Any]) { output.out(JSONLine.encode(object) + "\n") }
+  private func emit(_ object: [String: Any]) {
+    var object = object
+    if let uploadID { object["id"] = uploadID }
+    output.out(JSONLine.encode(object) + "\n")
+  }
+}
+
+/// `courier sync`'s view of the queued uploads it sends (issue 13): the progress bar and the
+/// `--json` events of `courier upload` (`resumed` with `resumed_at`, then `progress`), each
+/// event naming the upload's `id`, the bar of a resumed upload starting at the offset the
+/// server held. It follows `CourierSession.queuedUploadUpdates()` from ``start(_:)`` until
+/// ``stop()``, which returns once nothing more will be printed.
+final class QueuedUploadFollower: Sendable {
+  private struct Shown {
+    var views: [String: UploadView] = [:]
+  }
+  private let shown = Mutex(Shown())
+  private let context: CommandContext
+  private let task = Mutex<Task<Void, Never>?>(nil)
+
+  private init(context: CommandContext) { self.context = context }
+
+  /// Starts following the session's queued uploads.
+  static func start(_ context: CommandContext) -> QueuedUploadFollower {
+    let follower = QueuedUploadFollower(context: context)
+    let updates = context.session.queuedUploadUpdates()
+    follower.task.withLock {
+      $0 = Task {
+        for await list in updates { follower.show(list) }
+      }
+    }
+    return follower
+  }
+
+  /// Stops following and ends any bar still drawn.
+  func stop() async {
+    let running = task.withLock { $0 }
+    running?.cancel()
+    await running?.value
+    let views = shown.withLock { shown in
+      defer { shown.views = [:] }
+      return Array(shown.views.values)
+    }
+    for view in views { view.finishProgress() }
+  }
+
+  private func show(_ list: [QueuedUploadProgress]) {
+    let listed = Dictionary(list.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    var ended: [(UploadView, Int64?)] = []
+    var updates: [(UploadView, QueuedUploadProgress, Bool)] = []
+    shown.withLock { shown in
+      for (id, view) in shown.views where listed[id]?.sending == nil {
+        // Gone from the outbox: delivered, so its bar ends full; still there: stopped.
+        ended.append((view, listed[id] == nil ? view.total : nil))
+        shown.views[id] = nil
+      }
+      for item in list {
+        guard item.sending != nil, item.resumedAt != nil else { continue }
+        let isNew = shown.views[item.id] == nil
+        let view = shown.views[item.id] ?? UploadView(context: context, uploadID: item.id)
+        shown.views[item.id] = view
+        updates.append((view, item, isNew))
+      }
+    }
+    for (view, total) in ended {
+      if let total { view.show(.uploading(sent: total, total: total)) }
+      view.finishProgress()
+    }
+    for (view, item, isNew) in updates {
+      guard let sent = item.sending, let start = item.resumedAt else { continue }
+      if isNew {
+        view.total = item.total
+        if start > 0 { view.resumed(at: start, total: item.total) }
+      }
+      view.show(.uploading(sent: max(sent, start), total: item.total))
+    }
+  }
 }

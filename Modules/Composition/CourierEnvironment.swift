@@ -5,6 +5,7 @@ import CourierFileStore
 import CourierMemory
 import CourierNetlink
 import CourierPorts
+import CourierSHANI
 import CourierSQLite
 import CourierURLSession
 import CourierVips
@@ -43,6 +44,9 @@ public struct CourierEnvironment: Sendable {
   public let pathMonitor: any PathMonitor
   /// The image compressor.
   public let compressor: any ImageCompressor
+  /// The SHA-256 of file ranges (tus checksums, the identity of derived bytes): the CPU's SHA
+  /// extensions when it has them, else the portable Swift one (decision 1303).
+  public let fileHasher: any FileHasher
   private let overrides: AdapterOverrides
   private let pipeline: LazyPipeline
   /// The `--verbose` log, for use cases that retry outside the pipeline (the tus client).
@@ -77,6 +81,7 @@ public struct CourierEnvironment: Sendable {
     }
     pathMonitor = monitor
     compressor = overrides.compressor ?? VipsImageCompressor()
+    if let fast = SHANIFileHasher() { fileHasher = fast } else { fileHasher = SwiftFileHasher() }
     pipeline = LazyPipeline {
       Pipeline(
         config: config, overrides: overrides, monitor: monitor, log: log,

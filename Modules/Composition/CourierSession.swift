@@ -32,13 +32,22 @@ public final class CourierSession: Sendable {
   public let environment: CourierEnvironment
   /// The path monitor the session follows: the environment's, or a smoothed one over it.
   public let pathMonitor: any PathMonitor
+  /// Who removes a delivered queued upload's kept bytes (decision 1303 §3).
+  public let deliveredBodyRemoval: DeliveredBodyRemoval
   private let monitorRun: SharedRun
   /// The local store's sending side, opened on first use and shared by every collection.
   private let outbox = Mutex<OutboxSync?>(nil)
   private let articleStore = Mutex<Articles?>(nil)
   private let recordStores = Mutex<[String: Records]>([:])
-  /// The queued uploads' files in the data folder (decision 1302).
-  let queuedUploadStore: FileQueuedUploadStore
+  /// The queued uploads' files in the data folder (decision 1302). Made when used, not with
+  /// the session: the path's `URL` appending and Foundation's copy of the environment were a
+  /// seventh of `courier status`, which never queues an upload (callgrind, issue 14).
+  var queuedUploadStore: FileQueuedUploadStore {
+    FileQueuedUploadStore(
+      directory: environment.config.dataDirectory.appendingPathComponent("queued-uploads"),
+      stopAt: getenv("COURIER_TEST_STOP_AT").map { String(cString: $0) },
+      removal: deliveredBodyRemoval)
+  }
   private let uploadTracker = QueuedUploadTracker()
 
   /// A session with the adapters named in `config`, or the ones in `overrides`.
@@ -61,9 +70,13 @@ public final class CourierSession: Sendable {
   ///   - pathSmoothing: how long a new path must hold before ``paths()`` and the articles'
   ///     replays see it (an interface skipping blips); nil to follow the monitor as it is.
   ///   - clock: the clock those delays are measured on.
+  ///   - deliveredBodyRemoval: who removes a delivered queued upload's kept bytes:
+  ///     `.inProcess` (the default: no process is ever made behind the app's back) or
+  ///     `.detachedProcess`, for a command that owns its process (`courier` chooses it).
   public init(
     environment: CourierEnvironment, pathSmoothing: PathDebounceDelays? = nil,
-    clock: any Clock<Duration> = ContinuousClock()
+    clock: any Clock<Duration> = ContinuousClock(),
+    deliveredBodyRemoval: DeliveredBodyRemoval = .inProcess
   ) {
     self.environment = environment
     let monitor: any PathMonitor
@@ -75,9 +88,7 @@ public final class CourierSession: Sendable {
     }
     pathMonitor = monitor
     monitorRun = SharedRun { try await monitor.run() }
-    queuedUploadStore = FileQueuedUploadStore(
-      directory: environment.config.dataDirectory.appendingPathComponent("queued-uploads"),
-      stopAt: ProcessInfo.processInfo.environment["COURIER_TEST_STOP_AT"])
+    self.deliveredBodyRemoval = deliveredBodyRemoval
   }
 
   /// A session for `baseURL` with the defaults (libcurl on Linux, netlink, SQLite in the XDG
@@ -274,7 +285,7 @@ public final class CourierSession: Sendable {
       compressor: environment.compressor,
       store: FileResumableUploadStore(
         directory: config.dataDirectory.appendingPathComponent("uploads")),
-      options: options)
+      options: options, hasher: environment.fileHasher)
   }
 
   // MARK: - Queued uploads
@@ -367,6 +378,7 @@ public final class CourierSession: Sendable {
   public func queuedUploads() throws -> [QueuedUploadProgress] {
     let entries = try articles().outbox().filter { $0.key.collection == QueuedUpload.collection }
     let sending = uploadTracker.sending
+    let started = uploadTracker.started
     let store = queuedUploadStore
     return entries.map { entry in
       let id = entry.key.id
@@ -374,7 +386,8 @@ public final class CourierSession: Sendable {
       var confirmed = store.resumeRecords.load(id)?.confirmedOffset ?? 0
       if store.isDelivered(id) { confirmed = upload?.length ?? confirmed }
       return QueuedUploadProgress(
-        entry: entry, upload: upload, confirmed: confirmed, sending: sending[id])
+        entry: entry, upload: upload, confirmed: confirmed, sending: sending[id],
+        resumedAt: sending[id] == nil ? nil : started[id])
     }
   }
 
@@ -420,7 +433,7 @@ public final class CourierSession: Sendable {
       transport: environment.client.transport,
       singleAttemptTransport: environment.singleAttemptTransport,
       executor: RetryExecutor(policy: config.retry, clock: ContinuousClock()),
-      store: queuedUploadStore, options: options)
+      store: queuedUploadStore, options: options, hasher: environment.fileHasher)
     let records = queuedUploadStore.resumeRecords
     return TrackedReplaySender(
       base: sender, tracker: uploadTracker, tidy: tidy,

@@ -36,7 +36,11 @@ public enum PrivateFiles {
     var prefix = path.hasPrefix("/") ? "" : "."
     let parts = path.split(separator: "/", omittingEmptySubsequences: true)
     for (index, part) in parts.enumerated() {
-      prefix += "/" + part
+      // Appended as two Strings: `"/" + part` is the generic append of a Substring, whose
+      // witness lookup scanned every conformance record of the binary (a twentieth of an
+      // offline `courier articles add`, issue 14).
+      prefix += "/"
+      prefix += String(part)
       let isLast = index == parts.count - 1
       var info = stat()
       if stat(prefix, &info) == 0 {

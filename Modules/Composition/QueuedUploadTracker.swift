@@ -9,6 +9,9 @@ import Synchronization
 final class QueuedUploadTracker: Sendable {
   private struct State {
     var sending: [String: Int64] = [:]
+    /// The first bytes each running transfer reported: where it started (the server's
+    /// offset, after a tus `HEAD`).
+    var started: [String: Int64] = [:]
     var listeners: [UUID: AsyncStream<Void>.Continuation] = [:]
   }
   private let state = Mutex(State())
@@ -17,20 +20,33 @@ final class QueuedUploadTracker: Sendable {
 
   /// The bytes being sent now, by upload id.
   var sending: [String: Int64] { state.withLock { $0.sending } }
+  /// Where each running transfer started, by upload id, once it reported.
+  var started: [String: Int64] { state.withLock { $0.started } }
 
   func began(_ id: String, at offset: Int64?) {
-    state.withLock { $0.sending[id] = offset ?? 0 }
+    state.withLock {
+      $0.sending[id] = offset ?? 0
+      $0.started[id] = nil
+    }
     throttle.reset()
     notify()
   }
 
   func progressed(_ id: String, _ progress: TransferProgress) {
-    state.withLock { $0.sending[id] = progress.sent }
-    if throttle.admit(sent: progress.sent, total: progress.total) { notify() }
+    let first = state.withLock { state -> Bool in
+      state.sending[id] = progress.sent
+      guard state.started[id] == nil else { return false }
+      state.started[id] = progress.sent
+      return true
+    }
+    if throttle.admit(sent: progress.sent, total: progress.total) || first { notify() }
   }
 
   func ended(_ id: String) {
-    state.withLock { $0.sending[id] = nil }
+    state.withLock {
+      $0.sending[id] = nil
+      $0.started[id] = nil
+    }
     notify()
   }
 

@@ -62,7 +62,9 @@ struct FormUpload: Sendable {
       onState(.retrying(attempt: attempt, maxAttempts: maxAttempts, delay: delay, reason: error))
     }
     onState(.uploading(sent: 0, total: total))
-    var callOptions = options
+    // The body lasts what the link needs: the attempt is bounded by lack of progress, not by
+    // total time (decision 1303), so a large file over a slow link needs no `--timeout`.
+    var callOptions = options.boundedByProgress()
     callOptions.progress = progress
     callOptions.onRetry = observer
     if allowSegments {

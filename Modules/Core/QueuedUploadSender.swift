@@ -31,6 +31,8 @@ public struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Dur
   public let chunkSize: Int64
   /// Where a multipart body file goes when one is needed.
   public let temporaryDirectory: URL
+  /// The SHA-256 of the tus chunks, when the server offers checksums.
+  public let hasher: any FileHasher
 
   /// Creates a sender.
   /// - Parameters:
@@ -41,12 +43,15 @@ public struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Dur
   ///   - options: per-request options.
   ///   - chunkSize: bytes per `PATCH`.
   ///   - temporaryDirectory: where a multipart body file goes.
+  ///   - hasher: the SHA-256 of file ranges (the portable one by default).
   public init(
     transport: any Transport, singleAttemptTransport: any Transport, executor: RetryExecutor<C>,
     store: any QueuedUploadStore, options: TransportOptions = TransportOptions(),
     chunkSize: Int64 = TusUploader<C>.defaultChunkSize,
-    temporaryDirectory: URL = FileManager.default.temporaryDirectory
+    temporaryDirectory: URL = FileManager.default.temporaryDirectory,
+    hasher: any FileHasher = SwiftFileHasher()
   ) {
+    self.hasher = hasher
     self.transport = transport
     self.singleAttemptTransport = singleAttemptTransport
     self.executor = executor
@@ -99,7 +104,7 @@ public struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Dur
           sha256: "", length: upload.length, idempotencyKey: key)
         let tus = TusTransfer(
           transport: singleAttemptTransport, executor: executor, store: store.resumeRecords,
-          options: options, chunkSize: chunkSize, progressGranularity: 64 * 1024)
+          options: options, chunkSize: chunkSize, progressGranularity: 64 * 1024, hasher: hasher)
         _ = try await tus.send(
           PreparedUpload(original: part, part: part, verdict: upload.verdict), request: request,
           record: fresh, key: id, onState: onState, onResume: { _, _ in })

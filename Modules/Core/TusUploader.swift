@@ -3,6 +3,12 @@ import CourierPorts
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// The resumable upload use case, tus 1.0.0 (decision 1301): compress once (the same rules as
 /// `Uploader`), create the upload with one `Idempotency-Key` for its whole life, send the file
 /// in chunks with `PATCH` (each with its SHA-256 when the server offers checksums), and after
@@ -32,6 +38,11 @@ public struct TusUploader<C: Clock>: Sendable where C.Duration == Duration {
   public let temporaryDirectory: URL
   /// The least change in bytes sent that is published as a new `uploading` state.
   public let progressGranularity: Int64
+  /// Computes the chunks' checksums and, where a file's metadata cannot vouch for its bytes,
+  /// their identity (decision 1303).
+  public let hasher: any FileHasher
+  /// The wall clock a file's change time is compared with (``ResumableUpload/FileIdentity/isRacy(checkedAt:)``).
+  public let wallClock: any WallClock
 
   /// The default bytes per `PATCH`: 4 MiB. A checksummed chunk cut short is sent again
   /// whole, so this bounds what an interruption costs; larger chunks gain nothing measurable.
@@ -47,13 +58,18 @@ public struct TusUploader<C: Clock>: Sendable where C.Duration == Duration {
   ///   - chunkSize: bytes per `PATCH` (at least 1).
   ///   - temporaryDirectory: where the compressed image goes.
   ///   - progressGranularity: the least progress change published.
+  ///   - hasher: the SHA-256 of file ranges (the portable one by default).
+  ///   - wallClock: the wall clock.
   public init(
     transport: any Transport, executor: RetryExecutor<C>, compressor: any ImageCompressor,
     store: (any ResumableUploadStore)? = nil, options: TransportOptions = TransportOptions(),
     chunkSize: Int64 = defaultChunkSize,
     temporaryDirectory: URL = FileManager.default.temporaryDirectory,
-    progressGranularity: Int64 = 64 * 1024
+    progressGranularity: Int64 = 64 * 1024, hasher: any FileHasher = SwiftFileHasher(),
+    wallClock: any WallClock = SystemWallClock()
   ) {
+    self.hasher = hasher
+    self.wallClock = wallClock
     self.transport = transport
     self.executor = executor
     self.compressor = compressor
@@ -105,56 +121,60 @@ public struct TusUploader<C: Clock>: Sendable where C.Duration == Duration {
       compressor: compressor, temporaryDirectory: temporaryDirectory)
     return try await preparation.run(request, onState: onState) { prepared, _ in
       let path = request.file.standardizedFileURL.path
+      let endpoint = request.target.absoluteString
+      let key = ResumableUpload.storageKey(endpoint: endpoint, file: path)
+      // The bytes' identity (decision 1303): a file sent as it is, by what the file system
+      // says of it, read before any byte is; the compressed copy (small), or a file changed
+      // too recently for its times to tell, by its SHA-256 as well.
+      let derived = prepared.verdict.send == .compressed
+      let original = Self.identity(ofFile: path)
+      let identity = derived ? nil : original
+      let checkedAt = Self.nanoseconds(wallClock.now())
+      let hashed = ResumableUpload.needsDigest(
+        derived: derived, identity: identity, checkedAt: checkedAt, saved: store?.load(key))
       let fresh = ResumableUpload(
-        endpoint: request.target.absoluteString, file: path, fileSize: prepared.originalSize,
-        fileModified: Self.modificationTime(path),
-        sha256: try Self.sha256Hex(of: prepared.url, offset: 0, length: prepared.length),
+        endpoint: endpoint, file: path, fileSize: prepared.originalSize,
+        fileModified: original?.modified ?? 0,
+        sha256: hashed
+          ? SHA256.hex(try hasher.sha256(of: prepared.url, offset: 0, length: prepared.length))
+          : "",
         length: prepared.length,
-        idempotencyKey: request.idempotencyKey ?? UUID().uuidString.lowercased())
-      let key = ResumableUpload.storageKey(endpoint: fresh.endpoint, file: path)
+        idempotencyKey: request.idempotencyKey ?? UUID().uuidString.lowercased(),
+        fileIdentity: identity)
       return try await transfer.send(
         prepared, request: request, record: fresh, key: key, onState: onState,
         onResume: onResume)
     }
   }
 
+  /// The file's identity (`stat`, following a symbolic link as the upload's open does); nil
+  /// when it cannot be read.
+  static func identity(ofFile path: String) -> ResumableUpload.FileIdentity? {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    #if canImport(Darwin)
+      let modified = info.st_mtimespec
+      let changed = info.st_ctimespec
+    #else
+      let modified = info.st_mtim
+      let changed = info.st_ctim
+    #endif
+    return ResumableUpload.FileIdentity(
+      device: UInt64(truncatingIfNeeded: info.st_dev),
+      inode: UInt64(truncatingIfNeeded: info.st_ino), size: Int64(info.st_size),
+      modified: Int64(modified.tv_sec) * 1_000_000_000 + Int64(modified.tv_nsec),
+      changed: Int64(changed.tv_sec) * 1_000_000_000 + Int64(changed.tv_nsec))
+  }
+
+  static func nanoseconds(_ date: Date) -> Int64 {
+    Int64((date.timeIntervalSince1970 * 1_000_000_000).rounded(.down))
+  }
+
   /// The protocol part, with this uploader's transport, retries, store and chunk size.
   var transfer: TusTransfer<C> {
     TusTransfer(
       transport: transport, executor: executor, store: store, options: options,
-      chunkSize: chunkSize, progressGranularity: progressGranularity)
-  }
-
-  static func modificationTime(_ path: String) -> Int64 {
-    let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-    guard let date = attributes?[.modificationDate] as? Date else { return 0 }
-    return Int64((date.timeIntervalSince1970 * 1_000_000_000).rounded())
-  }
-
-  /// SHA-256 of a file range, read 1 MiB at a time.
-  static func sha256(of url: URL, offset: Int64, length: Int64) throws -> [UInt8] {
-    let handle = try RegularFile.openForReading(atPath: url.path)
-    defer { try? handle.close() }
-    try handle.seek(toOffset: UInt64(offset))
-    var hasher = SHA256()
-    var remaining = length
-    while remaining > 0 {
-      try Task.checkCancellation()
-      let data = try handle.read(upToCount: Int(min(remaining, 1 << 20))) ?? Data()
-      guard !data.isEmpty else {
-        throw CourierError(
-          .fileUnavailable, code: "file_changed",
-          serverMessage: "The file \(url.lastPathComponent) got shorter while it was being sent.",
-          context: url.path)
-      }
-      hasher.update(data)
-      remaining -= Int64(data.count)
-    }
-    return hasher.finalize()
-  }
-
-  static func sha256Hex(of url: URL, offset: Int64, length: Int64) throws -> String {
-    SHA256.hex(try sha256(of: url, offset: offset, length: length))
+      chunkSize: chunkSize, progressGranularity: progressGranularity, hasher: hasher)
   }
 }
 
@@ -169,6 +189,7 @@ struct TusTransfer<C: Clock>: Sendable where C.Duration == Duration {
   let options: TransportOptions
   let chunkSize: Int64
   let progressGranularity: Int64
+  let hasher: any FileHasher
 
   /// The smallest `PATCH`: 1 MiB, or the configured size when smaller.
   var minimumChunk: Int64 { min(chunkSize, 1 << 20) }
@@ -200,7 +221,6 @@ struct TusTransfer<C: Clock>: Sendable where C.Duration == Duration {
     }
     let run = TusRun(record: record, key: key, store: store, chunk: chunkSize)
     try run.save()
-    let capabilities = await discover(request.target)
     let part = prepared.part
     let title = request.title ?? request.file.lastPathComponent
     var pairs: [(key: String, value: String)] = [
@@ -213,8 +233,7 @@ struct TusTransfer<C: Clock>: Sendable where C.Duration == Duration {
     let length = prepared.length
     let transfer = Transfer(
       tus: self, run: run, request: request, file: prepared.url, length: length,
-      metadata: Tus.metadata(pairs), capabilities: capabilities, onState: onState,
-      onResume: onResume,
+      metadata: Tus.metadata(pairs), onState: onState, onResume: onResume,
       throttle: ProgressThrottle(granularity: progressGranularity))
     let callObserver = options.onRetry
     let response = try await executor.run(
@@ -241,15 +260,6 @@ struct TusTransfer<C: Clock>: Sendable where C.Duration == Duration {
     return result
   }
 
-  /// `OPTIONS` on the endpoint; a server that does not answer is assumed to speak core and
-  /// creation only.
-  private func discover(_ endpoint: URL) async -> Tus.Capabilities {
-    let request = HTTPRequest(method: .options, url: endpoint)
-    guard let response = try? await transport.send(request, body: nil, options: options) else {
-      return .assumed
-    }
-    return Tus.Capabilities(options: response)
-  }
 }
 
 /// One upload's record while it runs, saved at every change that matters.
@@ -262,6 +272,8 @@ final class TusRun: Sendable {
     var chunk: Int64
     /// When the record was last saved.
     var savedAt = ContinuousClock.now
+    /// What the server offers, once its `OPTIONS` was answered in this run.
+    var capabilities: Tus.Capabilities?
   }
   private let state: Mutex<State>
   let key: String
@@ -275,6 +287,11 @@ final class TusRun: Sendable {
 
   var record: ResumableUpload { state.withLock { $0.record } }
   var chunk: Int64 { state.withLock { $0.chunk } }
+  /// What the server offers, once known.
+  var capabilities: Tus.Capabilities? {
+    get { state.withLock { $0.capabilities } }
+    set { state.withLock { $0.capabilities = newValue } }
+  }
 
   /// A `PATCH` failed: the next one is a quarter of its size, not below `minimum`.
   func shrink(minimum: Int64) {
@@ -360,7 +377,6 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
   let file: URL
   let length: Int64
   let metadata: String
-  let capabilities: Tus.Capabilities
   let onState: @Sendable (UploadState) -> Void
   let onResume: @Sendable (Int64, Int64) -> Void
   let throttle: ProgressThrottle
@@ -370,6 +386,7 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
 
   func attempt() async throws -> HTTPResponse {
     throttle.reset()
+    let capabilities = try await discover()
     let creating = run.record.uploadURL == nil
     // A creation in this attempt sends from byte 0 itself (creation-with-upload): its offset
     // afterwards is progress, not a resume. A HEAD's offset is what the server held already.
@@ -378,7 +395,8 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
       run.started(at: 0)
       onState(.uploading(sent: 0, total: length))
     }
-    var (step, last) = creating ? try await create() : try await head()
+    var (step, last) =
+      creating ? try await create(capabilities) : try await head()
     var unsettled = 0
     while true {
       switch step {
@@ -394,7 +412,7 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
           onState(.uploading(sent: from, total: length))
         }
         let before = from
-        (step, last) = try await patch(from: from)
+        (step, last) = try await patch(from: from, capabilities)
         if case .send(let next) = step, next > before { unsettled = 0 }
       case .resync:
         unsettled += 1
@@ -412,12 +430,28 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
         announced = true
         run.started(at: 0)
         onState(.uploading(sent: 0, total: length))
-        (step, last) = try await create()
+        (step, last) = try await create(capabilities)
       case .resendChunk:
         (step, last) = try await head()
       case .fail(let error):
         throw error
       }
+    }
+  }
+
+  /// `OPTIONS` on the creation URL, once per run (decision 1303, `Tus.afterOptions`): inside
+  /// the attempt, so a transient failure is retried like any other, and a page that is not
+  /// the server's (a captive portal) stops the upload before a byte of the file goes to it.
+  private func discover() async throws -> Tus.Capabilities {
+    if let known = run.capabilities { return known }
+    let response = try await transport.send(
+      HTTPRequest(method: .options, url: request.target), body: nil, options: tus.options)
+    switch Tus.afterOptions(response) {
+    case .offers(let capabilities):
+      run.capabilities = capabilities
+      return capabilities
+    case .fail(let error):
+      throw error
     }
   }
 
@@ -434,7 +468,7 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
     return url
   }
 
-  private func create() async throws -> (Tus.Step, HTTPResponse) {
+  private func create(_ capabilities: Tus.Capabilities) async throws -> (Tus.Step, HTTPResponse) {
     var http = HTTPRequest(
       method: .post, url: request.target,
       headers: headers([
@@ -451,7 +485,8 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
       }
       body = .segments([.file(file, offset: 0, length: sent)])
     }
-    var options = tus.options
+    // A body lasts what the link needs: bounded by lack of progress, not by total time.
+    var options = body == nil ? tus.options : tus.options.boundedByProgress()
     options.progress = progress(from: 0)
     let response = try await transport.send(http, body: body, options: options)
     var step = Tus.afterCreation(
@@ -479,7 +514,9 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
     return (step, response)
   }
 
-  private func patch(from: Int64) async throws -> (Tus.Step, HTTPResponse) {
+  private func patch(from: Int64, _ capabilities: Tus.Capabilities) async throws -> (
+    Tus.Step, HTTPResponse
+  ) {
     let chunk = min(run.chunk, length - from)
     var resends = 0
     while true {
@@ -491,7 +528,7 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
       if let algorithm = capabilities.checksumAlgorithm {
         http.headers["Upload-Checksum"] = try checksum(algorithm, from: from, length: chunk)
       }
-      var options = tus.options
+      var options = tus.options.boundedByProgress()
       options.progress = progress(from: from)
       let clock = tus.executor.clock
       let started = clock.now
@@ -521,7 +558,7 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
   }
 
   private func checksum(_ algorithm: String, from: Int64, length: Int64) throws -> String {
-    let digest = try TusUploader<C>.sha256(of: file, offset: from, length: length)
+    let digest = try tus.hasher.sha256(of: file, offset: from, length: length)
     return "\(algorithm) \(Data(digest).base64EncodedString())"
   }
 

@@ -106,18 +106,27 @@ public enum CompressionDecision {
     }
   }
 
-  /// Whether an original can be sent as it is: a JPEG no larger than the maximum long edge,
-  /// carrying no location when metadata is to be stripped.
+  /// Whether an original can be sent as it is when compressing does not make it smaller: a
+  /// JPEG, PNG or WebP (formats every browser and image library reads) no larger than the
+  /// maximum long edge, carrying no location when metadata is to be stripped. A HEIF never is
+  /// (most browsers cannot show it: the point of compressing it is to send a JPEG), nor is an
+  /// image over the long edge (the point is to make it smaller), nor one with GPS data that
+  /// must not leave the device, whatever the sizes.
   /// - Parameters:
   ///   - info: the original's header.
   ///   - options: the compression options.
   /// - Returns: true when sending the original is as good as sending a compressed copy.
   public static func isAcceptableAsIs(_ info: ImageInfo, options: CompressionOptions) -> Bool {
-    guard info.format == .jpeg, info.longEdge <= options.maxLongEdge else { return false }
+    switch info.format {
+    case .jpeg, .png, .webp: break
+    case .heif, .other: return false
+    }
+    guard info.longEdge <= options.maxLongEdge else { return false }
     return !(options.stripMetadata && info.hasLocation)
   }
 
-  /// Decides what to send.
+  /// Decides what to send. A compressed file larger than the original goes only when the
+  /// original cannot (see `isAcceptableAsIs(_:options:)`), and the message then says why.
   /// - Parameter input: the facts.
   /// - Returns: which file to send, why, and what to tell the user.
   public static func decide(_ input: Input) -> Verdict {
@@ -142,10 +151,19 @@ public enum CompressionDecision {
             "\(name) is already small enough (\(formatBytes(input.originalSize))); compressing "
             + "would make it \(formatBytes(size)), so the original is sent.")
       }
+      let sizes =
+        "\(name) compressed from \(formatBytes(input.originalSize)) to \(formatBytes(size))"
+      guard size > input.originalSize else {
+        return Verdict(send: .compressed, reason: .compressed, message: sizes + ".")
+      }
+      // Larger than the original, which cannot go as it is: say why the bigger file goes.
+      let why =
+        input.options.stripMetadata && input.originalHasLocation
+        ? "the original holds location data that must not leave the device"
+        : "the original can't be sent as it is (a format few apps read, or over the "
+          + "\(input.options.maxLongEdge)-pixel long edge)"
       return Verdict(
-        send: .compressed, reason: .compressed,
-        message:
-          "\(name) compressed from \(formatBytes(input.originalSize)) to \(formatBytes(size)).")
+        send: .compressed, reason: .compressed, message: sizes + ": larger, but " + why + ".")
     case .failed(let error):
       why = error.serverMessage ?? error.userMessage
     case .notAttempted:

@@ -13,6 +13,10 @@ public struct QueuedUploadProgress: Sendable, Equatable {
   /// The bytes sent so far by a transfer running in this process, from the confirmed offset;
   /// nil when none runs.
   public var sending: Int64?
+  /// Where the transfer running in this process started: the offset the server held when it
+  /// resumed (0 for a new upload, or a multipart one); nil when none runs or before its first
+  /// report. A progress bar starts there, and `courier sync --json` says `resumed_at`.
+  public var resumedAt: Int64?
 
   /// Creates a progress.
   /// - Parameters:
@@ -20,13 +24,16 @@ public struct QueuedUploadProgress: Sendable, Equatable {
   ///   - upload: what it sends.
   ///   - confirmed: the confirmed bytes.
   ///   - sending: the bytes sent by a running transfer.
+  ///   - resumedAt: where that transfer started.
   public init(
-    entry: OutboxEntry, upload: QueuedUpload?, confirmed: Int64, sending: Int64? = nil
+    entry: OutboxEntry, upload: QueuedUpload?, confirmed: Int64, sending: Int64? = nil,
+    resumedAt: Int64? = nil
   ) {
     self.entry = entry
     self.upload = upload
     self.confirmed = confirmed
     self.sending = sending
+    self.resumedAt = resumedAt
   }
 
   /// The upload's id (its entry's record id).

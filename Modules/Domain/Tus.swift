@@ -66,6 +66,62 @@ public enum Tus {
     public var createsWithUpload: Bool { extensions.contains("creation-with-upload") }
   }
 
+  /// What the answer to `OPTIONS` on the creation URL means for an upload (decision 1303).
+  public enum Discovery: Sendable, Equatable {
+    /// Go on with what the server offers (``Capabilities/assumed`` when it said nothing).
+    case offers(Capabilities)
+    /// Stop this attempt with this error: the retry policy retries a transient one (a 503, a
+    /// 5xx) and gives up on the others (a page that is not the server's, another version).
+    case fail(CourierError)
+  }
+
+  /// Decides on the answer to `OPTIONS` (decision 1303). tus servers must answer a successful
+  /// `OPTIONS` with `Tus-Version`, so:
+  /// - a 2xx listing `1.0.0` offers what it lists; listing only other versions is
+  ///   `tus_version_unsupported` (`business`, as the 412 of the creation would be);
+  /// - a 2xx without `Tus-Version` but with a body is a page (a captive portal's login, a
+  ///   proxy's, a web server's) and not the server: `notTheServer` (`tus_options_not_tus`),
+  ///   before any byte of the file goes to it; one without a body is a layer in front (a
+  ///   CORS handler) that answered for the server: ``Capabilities/assumed``;
+  /// - a redirect the transport did not follow, 407 and 511 are `notTheServer`
+  ///   (`ResponseClassifier`);
+  /// - 408, 429 and 5xx are transient: the attempt fails and the policy retries it;
+  /// - any other 4xx (404, 405 and 501 for a server without `OPTIONS`, 401 for one that wants
+  ///   a login even there) says nothing about tus: ``Capabilities/assumed``, and the
+  ///   creation's own answer is classified.
+  /// - Parameter response: the answer.
+  /// - Returns: what to do.
+  public static func afterOptions(_ response: HTTPResponse) -> Discovery {
+    let status = response.status
+    if (200..<300).contains(status) {
+      if response.headers["Tus-Version"] != nil {
+        guard speaks(response) else {
+          return .fail(
+            CourierError(
+              .business, status: status, code: "tus_version_unsupported",
+              serverMessage: "The server does not speak the tus version \(version).",
+              attempts: response.attempts))
+        }
+        return .offers(Capabilities(options: response))
+      }
+      guard response.body.isEmpty else {
+        return .fail(
+          CourierError(
+            .notTheServer, status: status, code: "tus_options_not_tus",
+            serverMessage: "The upload address answered with a page instead of the upload "
+              + "server (a network login page?); nothing was sent.",
+            attempts: response.attempts, underlying: "OPTIONS 2xx without Tus-Version"))
+      }
+      return .offers(.assumed)
+    }
+    let elsewhere = (300..<400).contains(status) || status == 407 || status == 511
+    let transient = status == 408 || status == 429 || (status >= 500 && status != 501)
+    if elsewhere || transient, let error = ResponseClassifier.classify(response) {
+      return .fail(error)
+    }
+    return .offers(.assumed)
+  }
+
   /// Whether an `OPTIONS` answer comes from a tus 1.0.0 server: a 2xx whose `Tus-Version`
   /// lists `1.0.0` (a queued upload to a target that does not goes as multipart).
   /// - Parameter response: the answer.

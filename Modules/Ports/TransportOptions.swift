@@ -8,6 +8,11 @@ public struct TransportOptions: Sendable {
   /// The overall time one attempt may take, connection and body included. URLSession on Linux
   /// only has an idle timeout, so adapters enforce this themselves.
   public var deadline: Duration?
+  /// The longest one attempt may go without a byte sent or received, connection and the wait
+  /// for the answer included; nil for no such bound. A large body's time depends on the link's
+  /// rate, so an upload is bounded by this instead of ``deadline`` (``boundedByProgress()``,
+  /// decision 1303): a slow link that moves finishes, a dead one fails as `timedOut`.
+  public var idleTimeout: Duration?
   /// Receives the body bytes sent so far in the current attempt, from any thread; nil for
   /// none. It starts again from zero when an attempt is retried.
   public var progress: (@Sendable (TransferProgress) -> Void)?
@@ -36,6 +41,19 @@ public struct TransportOptions: Sendable {
   public func with(deadline: Duration?) -> TransportOptions {
     var copy = self
     copy.deadline = deadline
+    return copy
+  }
+
+  /// A copy for a request whose body may take as long as the link needs (an upload's body,
+  /// decision 1303): the overall deadline becomes an idle timeout of the same length (or the
+  /// shorter of the two, when both are set), so the attempt ends when nothing moved for that
+  /// long rather than when the whole body did not fit in it.
+  /// - Returns: the copy; unchanged when there is no deadline.
+  public func boundedByProgress() -> TransportOptions {
+    guard let deadline else { return self }
+    var copy = self
+    copy.deadline = nil
+    copy.idleTimeout = idleTimeout.map { min($0, deadline) } ?? deadline
     return copy
   }
 }

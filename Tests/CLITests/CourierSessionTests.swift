@@ -6,6 +6,8 @@ import CourierTestSupport
 import Foundation
 import Testing
 
+@testable import CourierCLI
+
 /// The façade a library user starts from, against the reference backend: login, an upload
 /// with progress, the articles offline first, and the path stream.
 @Suite("CourierSession against the reference backend", .sharedBackend, .serialized)
@@ -24,6 +26,22 @@ struct CourierSessionTests {
       .appendingPathComponent("courier-session-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     return dir
+  }
+
+  @Test(
+    "a library session frees delivered bytes in process; the courier command opts in to a child")
+  func deliveredBodyRemoval() throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    var config = CourierConfig(environment: ["HOME": dir.path])
+    config.baseURL = try #require(URL(string: "http://127.0.0.1:9"))
+    config.dataDirectory = dir.appendingPathComponent("data")
+    #expect(try CourierSession(config: config).deliveredBodyRemoval == .inProcess)
+    var global = GlobalOptions()
+    global.baseURL = "http://127.0.0.1:9"
+    global.dataDir = dir.appendingPathComponent("data").path
+    let runner = CommandRunner(environment: ["HOME": dir.path], output: CapturedOutput())
+    #expect(try runner.makeContext(global).session.deliveredBodyRemoval == .detachedProcess)
   }
 
   @Test("a wrong password is refused in words and saves nothing")

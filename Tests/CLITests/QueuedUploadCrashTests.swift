@@ -64,6 +64,16 @@ struct QueuedUploadCrashTests {
       .filter { !$0.hasPrefix(".") }
   }
 
+  /// `folder(dir)` once no delivered bytes are still being removed (`<id>.sent`, freed by a
+  /// detached process, decision 1303), waited for with a generous bound.
+  func settled(_ dir: URL) async -> [String] {
+    let deadline = ContinuousClock.now + .seconds(120)
+    while folder(dir).contains(where: { $0.hasSuffix(".sent") }) && ContinuousClock.now < deadline {
+      try? await Task.sleep(for: .milliseconds(20))
+    }
+    return folder(dir)
+  }
+
   func entries(_ backend: ReferenceBackend, _ dir: URL) async throws -> [[String: Any]] {
     let listing = await run(backend, ["outbox", "--json"], dataDir: dir)
     try #require(listing.code == 0, "\(listing.output.stderr)")
@@ -115,6 +125,6 @@ struct QueuedUploadCrashTests {
     let uploads = try #require(try JSONSerialization.jsonObject(with: body2) as? [[String: Any]])
     #expect(uploads.count == 1)
     #expect(uploads.first?["state"] as? String == "completed")
-    #expect(folder(dir).isEmpty)
+    #expect(await settled(dir).isEmpty)
   }
 }

@@ -181,18 +181,24 @@ struct QueuedUploadNetworkTests {
     try await setup.net.countBytes(toPort: setup.backend.port)
     var points: [Int] = []
     for round in 0..<3 {
-      // Somewhere in the next quarter of the file, mid-chunk or not.
+      // Somewhere in the next quarter of the file, mid-chunk or not. The link stalls there (a
+      // quota of bytes, then drops), so the kill lands at that point however slow the machine
+      // is, instead of a poll racing the transfer.
       let point = Int.random(in: (round * size / 4 + size / 32)...((round + 1) * size / 4))
       points.append(point)
+      let crossed = try await setup.net.countedBytes()
+      try await setup.net.stall(
+        afterBytes: max(1 << 20, point - crossed), toPort: setup.backend.port)
       let sync = try Courier(setup.net, setup.backend, dataDir: setup.dir, ["sync"])
       try await Self.wait(
-        "\(point) bytes at the server",
+        "the link to stall near \(point) bytes",
         {
           try #require(sync.process.isRunning, "sync ended before it was killed: \(sync.printed)")
-          return try await setup.receivedBytes() >= point
+          return try await setup.net.isStalled()
         }, otherwise: { sync.printed })
       sync.stop(SIGKILL)
       #expect(await sync.finish() != 0)
+      try await setup.net.unstall()
     }
     let last = try await setup.courier(["sync", "--json"])
     #expect(last.process.terminationStatus == 0, "\(last.printed)")
@@ -220,20 +226,24 @@ struct QueuedUploadNetworkTests {
     let size = 24 * 1024 * 1024
     let file = try Self.randomFile(in: setup.dir, bytes: size)
     _ = try await setup.queue(file)
+    try await setup.net.stall(afterBytes: 8 * 1024 * 1024, toPort: setup.backend.port)
     // Two attempts of at most 3 s each: the retry window is a few seconds.
     let watch = try Courier(
       setup.net, setup.backend, dataDir: setup.dir,
       ["--timeout", "3", "sync", "--watch", "--json"],
       environment: ["COURIER_MAX_ATTEMPTS": "2"])
     defer { if watch.process.isRunning { watch.stop(SIGKILL) } }
+    // The link stalls after 8 MiB (a quota of bytes), so it is cut mid-transfer however slow
+    // the machine is.
     try await Self.wait(
-      "8 MiB at the server",
+      "the link to stall after 8 MiB",
       {
         try #require(watch.process.isRunning, "the watch ended: \(watch.printed)")
-        return try await setup.receivedBytes() >= 8 * 1024 * 1024
+        return try await setup.net.isStalled()
       }, otherwise: { watch.printed })
     let before = watch.lines.count
     try await setup.net.setServerLink(up: false)
+    try await setup.net.unstall()
     // The replay gave up (its retries are spent) while the link is down: a state after the
     // cut that is not syncing, with the upload still pending and an error.
     try await Self.wait(

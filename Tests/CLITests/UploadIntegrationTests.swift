@@ -254,6 +254,25 @@ struct UploadIntegrationTests {
     #expect(gps.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
   }
 
+  @Test("a tiny PNG that compression would grow is sent as it is, never the bigger JPEG")
+  func tinyPNGAsIs() async throws {
+    let backend = try await SharedBackend.fresh()
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let file = dir.appendingPathComponent("icon.png")
+    try await Tool.run("/usr/bin/convert", ["-size", "64x64", "pattern:checkerboard", file.path])
+    let original = try Data(contentsOf: file)
+    let target = backend.url.absoluteString + "/upload"
+    let result = await run(backend, ["upload", file.path, "--to", target], dataDir: dir)
+    #expect(result.code == 0, "\(result.output.stderr)")
+    #expect(result.output.stderr.contains("the original is sent"), "\(result.output.stderr)")
+    let echo = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.output.stdout.utf8)) as? [[String: Any]])
+    let filePart = try #require(echo.first { $0["field"] as? String == "file" })
+    #expect(filePart["content_type"] as? String == "image/png")
+    #expect(filePart["sha256"] as? String == TestDigest.sha256Hex(original))
+  }
+
   @Test("a non-image file is sent as is, with its own media type", arguments: transports)
   func nonImageAsIs(_ transport: String) async throws {
     let backend = try await SharedBackend.fresh()

@@ -6,6 +6,10 @@ import Foundation
 import Synchronization
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// `TusUploader` against a tus server in memory: chunks are file ranges (memory stays flat),
 /// a retry resumes with a HEAD, and a new uploader with the same record store resumes too.
 @Suite("TusUploader")
@@ -20,6 +24,9 @@ struct TusUploaderTests {
       var methods: [String] = []
       var dropPatchesFrom: Int64?
       var dropOnce = false
+      /// Answers to give `OPTIONS` first, in order (then the tus one); a nil throws
+      /// `connectionLost`.
+      var optionsAnswers: [HTTPResponse?] = []
     }
     let state = Mutex(State())
 
@@ -33,12 +40,21 @@ struct TusUploaderTests {
       }
       switch method {
       case "OPTIONS":
+        let scripted = state.withLock { state -> HTTPResponse?? in
+          state.optionsAnswers.isEmpty ? .none : .some(state.optionsAnswers.removeFirst())
+        }
+        if let scripted {
+          guard let answer = scripted else { throw CourierError(.connectionLost) }
+          return answer
+        }
         return HTTPResponse(
           status: 204, headers: ["Tus-Version": "1.0.0", "Tus-Extension": "creation"])
       case "POST":
         state.withLock {
           $0.created += 1
           $0.length = Int64(request.headers["Upload-Length"] ?? "") ?? -1
+          // A new upload starts empty.
+          $0.stored = Data()
         }
         var answer = headers(0)
         answer["Location"] = "/files/1"
@@ -92,13 +108,41 @@ struct TusUploaderTests {
     return (url, data)
   }
 
-  func uploader(_ server: FakeTus, store: MemoryStore, attempts: Int) -> TusUploader<ManualClock> {
+  /// A `FileHasher` that counts what it was asked to hash.
+  final class CountingHasher: FileHasher, Sendable {
+    let bytes = Mutex<Int64>(0)
+    func sha256(of file: URL, offset: Int64, length: Int64) throws -> [UInt8] {
+      bytes.withLock { $0 += length }
+      return try SwiftFileHasher().sha256(of: file, offset: offset, length: length)
+    }
+  }
+
+  func uploader(
+    _ server: FakeTus, store: MemoryStore, attempts: Int,
+    hasher: any FileHasher = SwiftFileHasher(),
+    clock: any WallClock = SystemWallClock()
+  ) -> TusUploader<ManualClock> {
     TusUploader(
       transport: server,
       executor: RetryExecutor(
         policy: RetryPolicy(maxAttempts: attempts, baseDelay: .zero, deadline: nil),
         clock: ManualClock(), random: FixedRandomSource(0)),
-      compressor: InMemoryImageCompressor(info: nil), store: store, chunkSize: 1000)
+      compressor: InMemoryImageCompressor(info: nil), store: store, chunkSize: 1000,
+      hasher: hasher, wallClock: clock)
+  }
+
+  /// A wall clock an hour after the file's last change: its times vouch for it.
+  func later(than url: URL) throws -> FixedWallClock {
+    let changed = try #require(
+      (try FileManager.default.attributesOfItem(atPath: url.path))[.modificationDate] as? Date)
+    return FixedWallClock(instant: changed.addingTimeInterval(3600))
+  }
+
+  /// The file's status (for its times in nanoseconds).
+  func status(_ url: URL) -> stat {
+    var info = stat()
+    _ = stat(url.path, &info)
+    return info
   }
 
   func request(_ url: URL) -> UploadRequest {
@@ -181,5 +225,151 @@ struct TusUploaderTests {
     #expect(sent.first == 2000)
     #expect(sent == sent.sorted())
     #expect(store.records.withLock { $0.isEmpty })
+  }
+
+  @Test("a portal's page for OPTIONS stops the upload before any creation or byte")
+  func portalAnswersOptions() async throws {
+    let server = FakeTus()
+    server.state.withLock {
+      $0.optionsAnswers = [
+        HTTPResponse(
+          status: 200, headers: ["Content-Type": "text/html"],
+          body: Data("<html>Welcome to the train's Wi-Fi</html>".utf8))
+      ]
+    }
+    let (url, _) = try file(2500)
+    defer { try? FileManager.default.removeItem(at: url) }
+    await #expect {
+      _ = try await uploader(server, store: MemoryStore(), attempts: 3).perform(
+        request(url), onState: { _ in })
+    } throws: { error in
+      (error as? CourierError)?.kind == .notTheServer
+        && (error as? CourierError)?.code == "tus_options_not_tus"
+    }
+    // Not retried (not the server), and nothing else was sent.
+    #expect(server.state.withLock { $0.methods } == ["OPTIONS"])
+  }
+
+  @Test("a failed OPTIONS (503, then a lost connection) is retried like any attempt")
+  func optionsRetried() async throws {
+    let server = FakeTus()
+    server.state.withLock { $0.optionsAnswers = [HTTPResponse(status: 503), nil] }
+    let (url, data) = try file(1500)
+    defer { try? FileManager.default.removeItem(at: url) }
+    let result = try await uploader(server, store: MemoryStore(), attempts: 3).perform(
+      request(url), onState: { _ in })
+    #expect(server.state.withLock { $0.stored } == data)
+    #expect(
+      server.state.withLock { $0.methods }
+        == ["OPTIONS", "OPTIONS", "OPTIONS", "POST", "PATCH", "PATCH"])
+    #expect(result.response.attempts == 3)
+  }
+
+  @Test("OPTIONS answered once is not asked again when an attempt is retried")
+  func optionsOncePerRun() async throws {
+    let server = FakeTus()
+    server.state.withLock {
+      $0.dropPatchesFrom = 1000
+      $0.dropOnce = true
+    }
+    let (url, _) = try file(2500)
+    defer { try? FileManager.default.removeItem(at: url) }
+    _ = try await uploader(server, store: MemoryStore(), attempts: 3).perform(
+      request(url), onState: { _ in })
+    #expect(server.state.withLock { $0.methods.filter { $0 == "OPTIONS" }.count } == 1)
+  }
+
+  @Test("an untouched file resumes on its identity alone: not one byte is hashed")
+  func identityWithoutHash() async throws {
+    let server = FakeTus()
+    server.state.withLock { $0.dropPatchesFrom = 2000 }
+    let store = MemoryStore()
+    let (url, data) = try file(3500)
+    defer { try? FileManager.default.removeItem(at: url) }
+    let hasher = CountingHasher()
+    let clock = try later(than: url)
+    await #expect(throws: CourierError.self) {
+      _ = try await uploader(server, store: store, attempts: 1, hasher: hasher, clock: clock)
+        .perform(request(url), onState: { _ in })
+    }
+    let saved = try #require(store.records.withLock { $0.values.first })
+    #expect(saved.sha256.isEmpty)
+    #expect(saved.fileIdentity?.size == 3500)
+    server.state.withLock { $0.dropPatchesFrom = nil }
+    let result = try await uploader(
+      server, store: store, attempts: 1, hasher: hasher, clock: clock
+    ).perform(request(url), onState: { _ in })
+    #expect(result.resumedAt == 2000)
+    #expect(server.state.withLock { $0.stored } == data)
+    #expect(hasher.bytes.withLock { $0 } == 0)
+  }
+
+  @Test("a file changed just before the upload is hashed too, and resumes on the hash")
+  func racyFileIsHashed() async throws {
+    let server = FakeTus()
+    server.state.withLock { $0.dropPatchesFrom = 2000 }
+    let store = MemoryStore()
+    let (url, data) = try file(3500)
+    defer { try? FileManager.default.removeItem(at: url) }
+    let hasher = CountingHasher()
+    // The clock at the file's own change: a write in the same tick could follow unseen.
+    let changed = status(url).st_ctim
+    let clock = FixedWallClock(
+      instant: Date(
+        timeIntervalSince1970: Double(changed.tv_sec) + Double(changed.tv_nsec) / 1e9))
+    await #expect(throws: CourierError.self) {
+      _ = try await uploader(server, store: store, attempts: 1, hasher: hasher, clock: clock)
+        .perform(request(url), onState: { _ in })
+    }
+    #expect(store.records.withLock { $0.values.first?.sha256.isEmpty } == false)
+    server.state.withLock { $0.dropPatchesFrom = nil }
+    let result = try await uploader(
+      server, store: store, attempts: 1, hasher: hasher, clock: clock
+    ).perform(request(url), onState: { _ in })
+    #expect(result.resumedAt == 2000)
+    #expect(server.state.withLock { $0.stored } == data)
+    #expect(hasher.bytes.withLock { $0 } == 2 * 3500, "hashed once in each run")
+  }
+
+  @Test("rewritten in place with the same size and its modification time put back: starts over")
+  func rewrittenInPlaceStartsOver() async throws {
+    let server = FakeTus()
+    server.state.withLock { $0.dropPatchesFrom = 2000 }
+    let store = MemoryStore()
+    let (url, _) = try file(3500)
+    defer { try? FileManager.default.removeItem(at: url) }
+    let hasher = CountingHasher()
+    let clock = try later(than: url)
+    await #expect(throws: CourierError.self) {
+      _ = try await uploader(server, store: store, attempts: 1, hasher: hasher, clock: clock)
+        .perform(request(url), onState: { _ in })
+    }
+    let before = status(url)
+    // Other bytes, written over the old ones (no truncation, same size), until the kernel's
+    // clock has moved on from the first write (it ticks every few milliseconds).
+    let other = Data((0..<3500).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
+    let deadline = ContinuousClock.now + .seconds(60)
+    repeat {
+      let handle = try FileHandle(forWritingTo: url)
+      try handle.write(contentsOf: other)
+      try handle.close()
+    } while status(url).st_ctim.tv_nsec == before.st_ctim.tv_nsec
+      && status(url).st_ctim.tv_sec == before.st_ctim.tv_sec && ContinuousClock.now < deadline
+    var times = [before.st_atim, before.st_mtim]
+    #expect(utimensat(AT_FDCWD, url.path, &times, 0) == 0)
+    let after = status(url)
+    #expect(after.st_size == before.st_size)
+    #expect(
+      after.st_mtim.tv_sec == before.st_mtim.tv_sec
+        && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec, "the modification time put back")
+    server.state.withLock { $0.dropPatchesFrom = nil }
+    let result = try await uploader(
+      server, store: store, attempts: 1, hasher: hasher, clock: try later(than: url)
+    ).perform(request(url), onState: { _ in })
+    #expect(result.resumedAt == 0, "started over")
+    #expect(server.state.withLock { $0.created } == 2, "a new upload")
+    #expect(server.state.withLock { $0.stored } == other, "the new bytes, not a mix")
+    #expect(server.state.withLock { $0.methods.contains("DELETE") }, "the old one freed")
+    #expect(hasher.bytes.withLock { $0 } == 0, "the identity alone told the change")
   }
 }

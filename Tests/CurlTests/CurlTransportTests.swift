@@ -410,3 +410,31 @@ enum Sockets {
     }
   }
 }
+
+/// `Expect: 100-continue` decided per request (decision 1303).
+@Suite("CurlTransport Expect")
+struct CurlExpectTests {
+  @Test("a large body asks first, except a tus PATCH to an origin that already answered")
+  func expectPerRequest() async throws {
+    let server = try LoopbackServer(
+      .raw("HTTP/1.1 204 No Content\r\nUpload-Offset: 1\r\nConnection: close\r\n\r\n"))
+    defer { server.stop() }
+    let transport = CurlTransport()
+    let body = RequestBody.bytes(Data(count: 128 * 1024))
+    let patch = HTTPRequest(
+      method: .patch, url: server.url.appendingPathComponent("files/1"),
+      headers: ["Content-Type": "application/offset+octet-stream", "Upload-Offset": "0"])
+    let post = HTTPRequest(method: .post, url: server.url.appendingPathComponent("photos"))
+    let options = TransportOptions(deadline: .seconds(60))
+    // The first request to the origin asks; the next PATCH does not; a POST still does.
+    for request in [patch, patch, post] {
+      #expect(try await transport.send(request, body: body, options: options).status == 204)
+    }
+    let heads = server.requestHeads
+    #expect(heads.count == 3)
+    #expect(heads.first?.contains("expect: 100-continue") == true, "\(heads)")
+    #expect(heads.dropFirst().first?.contains("expect") == false, "\(heads)")
+    #expect(heads.last?.contains("expect: 100-continue") == true, "\(heads)")
+    await transport.shutdown()
+  }
+}

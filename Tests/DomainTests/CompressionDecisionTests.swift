@@ -35,7 +35,17 @@ struct CompressionDecisionTests {
     Row(
       name: "a non-acceptable original is sent compressed even if compression grew it",
       input: input(size: 90_000, outcome: .compressed(size: 120_000)), send: .compressed,
-      reason: .compressed, messageContains: ["90 KB", "120 KB"]),
+      reason: .compressed,
+      messageContains: ["90 KB", "120 KB", "larger", "can't be sent as it is", "long edge"]),
+    Row(
+      name: "a located original is sent compressed when compression grew it, saying why",
+      input: input(size: 346, location: true, outcome: .compressed(size: 3_000)),
+      send: .compressed, reason: .compressed,
+      messageContains: ["346 bytes", "3 KB", "larger", "location data"]),
+    Row(
+      name: "a compressed file as large as the original is not called larger",
+      input: input(size: 90_000, outcome: .compressed(size: 90_000)), send: .compressed,
+      reason: .compressed, messageContains: ["compressed from 90 KB to 90 KB."]),
     Row(
       name: "an acceptable original beats a bigger compressed file",
       input: input(size: 200_000, acceptable: true, outcome: .compressed(size: 260_000)),
@@ -104,9 +114,14 @@ struct CompressionDecisionTests {
     (.jpeg, 4032, 3024, false, true, false),
     (.jpeg, 1024, 768, true, true, false),
     (.jpeg, 1024, 768, true, false, true),
-    (.png, 800, 600, false, true, false),
+    (.png, 800, 600, false, true, true),
+    (.png, 800, 600, true, true, false),
+    (.png, 800, 600, true, false, true),
+    (.png, 4000, 3000, false, true, false),
     (.heif, 800, 600, false, true, false),
-    (.webp, 800, 600, false, true, false),
+    (.webp, 800, 600, false, true, true),
+    (.webp, 800, 600, true, true, false),
+    (.other("GIF"), 100, 100, false, true, false),
     (.jpeg, 100, 2049, false, true, false),
   ])
   func acceptableAsIs(
@@ -116,6 +131,79 @@ struct CompressionDecisionTests {
       format: format, width: width, height: height, hasLocation: location, byteCount: 1)
     let options = CompressionOptions(stripMetadata: strip)
     #expect(CompressionDecision.isAcceptableAsIs(info, options: options) == expected)
+  }
+
+  /// A row from the original's header to what is sent: `isAcceptableAsIs` then `decide`, as
+  /// `UploadPreparation` asks them.
+  struct HeaderRow: Sendable, CustomTestStringConvertible {
+    let name: String
+    let info: ImageInfo
+    let outcome: CompressionDecision.Outcome
+    let send: CompressionDecision.Send
+    let reason: CompressionDecision.Reason
+    var testDescription: String { name }
+  }
+
+  static func header(
+    _ format: ImageFormat, _ width: Int, _ height: Int, location: Bool = false, bytes: Int64
+  ) -> ImageInfo {
+    ImageInfo(
+      format: format, width: width, height: height, hasLocation: location, byteCount: bytes)
+  }
+
+  static let headerRows: [HeaderRow] = [
+    HeaderRow(
+      name: "a 346-byte PNG is sent as is, not as the 3 KB JPEG compression made of it",
+      info: header(.png, 16, 16, bytes: 346), outcome: .compressed(size: 3_012),
+      send: .original, reason: .compressedNotSmaller),
+    HeaderRow(
+      name: "a small WebP that compression grew is sent as is",
+      info: header(.webp, 64, 64, bytes: 900), outcome: .compressed(size: 2_400),
+      send: .original, reason: .compressedNotSmaller),
+    HeaderRow(
+      name: "a PNG screenshot that compresses smaller is sent compressed",
+      info: header(.png, 1920, 1080, bytes: 2_400_000), outcome: .compressed(size: 310_000),
+      send: .compressed, reason: .compressed),
+    HeaderRow(
+      name: "a small PNG with GPS goes compressed (location stripped) even when that is larger",
+      info: header(.png, 16, 16, location: true, bytes: 346), outcome: .compressed(size: 3_012),
+      send: .compressed, reason: .compressed),
+    HeaderRow(
+      name: "a small JPEG with GPS goes compressed even when that is larger",
+      info: header(.jpeg, 32, 32, location: true, bytes: 700), outcome: .compressed(size: 1_100),
+      send: .compressed, reason: .compressed),
+    HeaderRow(
+      name: "a small HEIF goes as the JPEG even when that is larger (few can show a HEIF)",
+      info: header(.heif, 64, 64, bytes: 1_000), outcome: .compressed(size: 1_500),
+      send: .compressed, reason: .compressed),
+    HeaderRow(
+      name: "a PNG over the long edge goes downsampled even when that is larger",
+      info: header(.png, 4096, 64, bytes: 5_000), outcome: .compressed(size: 9_000),
+      send: .compressed, reason: .compressed),
+    HeaderRow(
+      name: "a small PNG with GPS whose compression failed is not sent",
+      info: header(.png, 16, 16, location: true, bytes: 346),
+      outcome: .failed(CourierError(.invalidInput, code: CourierError.corruptImageCode)),
+      send: .nothing, reason: .originalHasLocation),
+  ]
+
+  @Test(arguments: headerRows)
+  func decidesFromTheHeader(_ row: HeaderRow) {
+    let options = CompressionOptions()
+    let verdict = CompressionDecision.decide(
+      .init(
+        fileName: "image", originalSize: row.info.byteCount, isImage: true,
+        originalAcceptable: CompressionDecision.isAcceptableAsIs(row.info, options: options),
+        originalHasLocation: row.info.hasLocation, noCompress: false, options: options,
+        outcome: row.outcome))
+    #expect(verdict.send == row.send, "\(verdict.message)")
+    #expect(verdict.reason == row.reason)
+    // Never a bigger file than the original without saying why.
+    if verdict.send == .compressed, case .compressed(let size) = row.outcome,
+      size > row.info.byteCount
+    {
+      #expect(verdict.message.contains("larger, but"), "\(verdict.message)")
+    }
   }
 
   @Test(arguments: [

@@ -324,6 +324,71 @@ struct TusTests {
     ("a login page's 200", answer(200, ["Content-Type": "text/html"]), false),
   ]
 
+  static let optionsRows: [(String, HTTPResponse, Tus.Capabilities?, CourierError.Kind?, String?)] =
+    [
+      (
+        "204 with 1.0.0 and its extensions: what it offers",
+        answer(
+          204,
+          [
+            "Tus-Version": "1.0.0", "Tus-Extension": "creation,checksum",
+            "Tus-Checksum-Algorithm": "sha256",
+          ]),
+        Tus.Capabilities(extensions: ["creation", "checksum"], checksumAlgorithms: ["sha256"]),
+        nil, nil
+      ),
+      (
+        "204 with only another version: the version error, before any creation",
+        answer(204, ["Tus-Version": "0.2.2"]), nil, .business, "tus_version_unsupported"
+      ),
+      (
+        "a portal's login page (200, HTML, no Tus-Version): not the server",
+        HTTPResponse(
+          status: 200, headers: ["Content-Type": "text/html"],
+          body: Data("<html>Log in to the Wi-Fi</html>".utf8)),
+        nil, .notTheServer, "tus_options_not_tus"
+      ),
+      (
+        "a CORS layer's empty 204: assumed (core and creation)",
+        answer(204, ["Allow": "POST, OPTIONS"]), .assumed, nil, nil
+      ),
+      (
+        "a portal's redirect: not the server",
+        answer(302, ["Location": "http://portal/login"]), nil, .notTheServer,
+        "redirected_elsewhere"
+      ),
+      (
+        "511 network authentication required: not the server", answer(511), nil,
+        .notTheServer, "network_login_required"
+      ),
+      ("405 (a server without OPTIONS): assumed", answer(405), .assumed, nil, nil),
+      ("404: assumed, the creation will say", answer(404), .assumed, nil, nil),
+      ("501 not implemented: assumed", answer(501), .assumed, nil, nil),
+      (
+        "401 (a login even for OPTIONS): assumed, the creation is authenticated",
+        answer(401, body: #"{"code":"unauthorized"}"#), .assumed, nil, nil
+      ),
+      ("503: transient, the attempt is retried", answer(503), nil, .overloaded, nil),
+      ("502: transient", answer(502), nil, .server, nil),
+      ("408: transient", answer(408), nil, .timedOut, nil),
+    ]
+
+  @Test("what an OPTIONS answer means for the upload", arguments: optionsRows)
+  func afterOptions(
+    _ name: String, _ response: HTTPResponse, _ offers: Tus.Capabilities?,
+    _ kind: CourierError.Kind?, _ code: String?
+  ) {
+    switch Tus.afterOptions(response) {
+    case .offers(let capabilities):
+      #expect(offers == capabilities, "\(name)")
+      #expect(kind == nil, "\(name): expected a failure")
+    case .fail(let error):
+      #expect(offers == nil, "\(name): expected \(String(describing: offers))")
+      #expect(error.kind == kind, "\(name)")
+      if let code { #expect(error.code == code, "\(name)") }
+    }
+  }
+
   @Test("an OPTIONS answer is a tus server's or not", arguments: speakRows)
   func speaks(_ name: String, _ response: HTTPResponse, _ expected: Bool) {
     #expect(Tus.speaks(response) == expected, "\(name)")

@@ -1,8 +1,9 @@
 import CourierDomain
 import CourierPorts
-import CourierSQLite
 import Foundation
 import Testing
+
+@testable import CourierSQLite
 
 /// The SQLite adapter's own guarantees: damaged and foreign files, schema versions.
 @Suite("SQLiteLocalStore")
@@ -141,6 +142,42 @@ struct SQLiteLocalStoreTests {
     try first.enqueue(F.operation("a", .create, "A"))
     try second.enqueue(F.operation("b", .create, "B"))
     #expect(try first.pending().map(\.key.id) == ["a", "b"])
+  }
+
+  @Test("an up-to-date store opens while another connection holds the write lock")
+  func opensBesideAWriter() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.path + "/store.sqlite"
+    let writer = try SQLiteLocalStore(path: path)
+    defer { writer.close() }
+    // The open reads the schema version and finds it current: it takes no write transaction,
+    // so it does not wait for (or fail on) the writer's lock.
+    let opened = try writer.write { _ in
+      let reader = try SQLiteLocalStore(
+        path: path, options: .init(busyTimeout: .milliseconds(20)))
+      defer { reader.close() }
+      return StorePlan([], result: try reader.counts().pending)
+    }
+    #expect(opened == 0)
+  }
+
+  @Test(
+    "the header tells a file in WAL mode from a new, empty or foreign one",
+    arguments: ["store", "missing", "empty", "text"])
+  func walHeader(kind: String) throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.path + "/store.sqlite"
+    switch kind {
+    case "store": try SQLiteLocalStore(path: path).close()
+    case "empty": try Data().write(to: URL(fileURLWithPath: path))
+    case "text":
+      try Data(String(repeating: "SQLite format 3\u{2}\u{2}", count: 3).utf8)
+        .write(to: URL(fileURLWithPath: path))
+    default: break
+    }
+    #expect(SQLiteLocalStore.headerSaysWAL(path) == (kind == "store"))
   }
 
   @Test("after close, calls fail clearly")

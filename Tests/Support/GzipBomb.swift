@@ -48,20 +48,4 @@ public enum GzipBomb {
     }
     return condition()
   }
-
-  /// Resets the process's peak resident size (`VmHWM`), so a later `peakResidentBytes()`
-  /// measures from now. Linux only; a no-op elsewhere.
-  public static func resetPeakResident() {
-    try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
-  }
-
-  /// The process's peak resident size since the last reset, in bytes (0 when unknown).
-  /// - Returns: `VmHWM` in bytes.
-  public static func peakResidentBytes() -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
-    else { return 0 }
-    let digits = line.filter(\.isNumber)
-    return (Int(digits) ?? 0) * 1024
-  }
 }

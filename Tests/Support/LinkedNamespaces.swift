@@ -84,30 +84,79 @@ public final class LinkedNamespaces: Sendable {
   }
 
   /// Counts, from now on, the bytes of every packet that reaches the server on the link for
-  /// `port` (iptables `INPUT` in the server's namespace; IP headers included).
+  /// `port` (iptables `INPUT` in the server's namespace; IP headers included). The rule has no
+  /// target: it counts and decides nothing, and it goes first, so the packets a
+  /// ``stall(afterBytes:toPort:)`` drops are counted too (they crossed the link).
   /// - Parameter port: the server's TCP port.
   /// - Throws: `Failure`.
   public func countBytes(toPort port: Int) async throws {
-    try await Self.check([
-      "ip", "netns", "exec", server, "iptables", "-A", "INPUT", "-i", "vs", "-p", "tcp",
-      "--dport", String(port), "-j", "ACCEPT",
-    ])
+    try await Self.check(
+      inServer + [
+        "iptables", "-I", "INPUT", "1", "-i", "vs", "-p", "tcp", "--dport", String(port), "-m",
+        "comment", "--comment", Self.countComment,
+      ])
   }
 
   /// The bytes counted by ``countBytes(toPort:)`` so far.
   /// - Returns: the counter of the rule.
   /// - Throws: `Failure` when the counter cannot be read.
   public func countedBytes() async throws -> Int {
-    let output = try await Self.check([
-      "ip", "netns", "exec", server, "iptables", "-nvx", "-L", "INPUT",
-    ])
+    let output = try await Self.check(inServer + ["iptables", "-nvx", "-L", "INPUT"])
     // "    pkts      bytes target     prot opt in     out     source               destination"
-    for line in output.split(separator: "\n") where line.contains("ACCEPT") && line.contains("vs") {
+    for line in output.split(separator: "\n") where line.contains("/* \(Self.countComment) */") {
       let fields = line.split(separator: " ", omittingEmptySubsequences: true)
       if fields.count > 1, let bytes = Int(fields[1]) { return bytes }
     }
     throw Failure(command: "iptables -nvx -L INPUT", status: 0, output: output)
   }
+
+  /// Lets `bytes` more bytes (IP headers included) reach the server's `port` from now on, then
+  /// drops every further packet to it: the transfer stalls at a point set in bytes, not in
+  /// time, so a test can act mid-transfer (kill the client, cut the link) however slow the
+  /// machine is, instead of racing a poll against the transfer. Replaces an earlier stall.
+  /// - Parameters:
+  ///   - bytes: how many bytes still pass (iptables `quota`).
+  ///   - port: the server's TCP port.
+  /// - Throws: `Failure`.
+  public func stall(afterBytes bytes: Int, toPort port: Int) async throws {
+    let chain = Self.stallChain
+    if try await Self.run(inServer + ["iptables", "-n", "-L", chain]).status != 0 {
+      try await Self.check(inServer + ["iptables", "-N", chain])
+      try await Self.check(
+        inServer + [
+          "iptables", "-A", "INPUT", "-i", "vs", "-p", "tcp", "--dport", String(port), "-j", chain,
+        ])
+    } else {
+      try await Self.check(inServer + ["iptables", "-F", chain])
+    }
+    try await Self.check(
+      inServer + [
+        "iptables", "-A", chain, "-m", "quota", "--quota", String(max(1, bytes)), "-j", "RETURN",
+      ])
+    try await Self.check(inServer + ["iptables", "-A", chain, "-j", "DROP"])
+  }
+
+  /// Whether the stall set by ``stall(afterBytes:toPort:)`` has begun: its quota is spent and
+  /// a packet was dropped.
+  /// - Returns: true once a packet was dropped.
+  /// - Throws: `Failure` when there is no stall or its counter cannot be read.
+  public func isStalled() async throws -> Bool {
+    let output = try await Self.check(inServer + ["iptables", "-nvx", "-L", Self.stallChain])
+    for line in output.split(separator: "\n") where line.contains("DROP") {
+      let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+      if let packets = fields.first.flatMap({ Int($0) }) { return packets > 0 }
+    }
+    throw Failure(command: "iptables -nvx -L \(Self.stallChain)", status: 0, output: output)
+  }
+
+  /// Ends a stall: every packet passes again (the stalled connection's retransmissions too).
+  /// - Throws: `Failure`.
+  public func unstall() async throws {
+    try await Self.check(inServer + ["iptables", "-F", Self.stallChain])
+  }
+
+  static let countComment = "courier-count"
+  static let stallChain = "courier-stall"
 
   /// Takes the server's end of the link down or up: the client loses (or gets back) its
   /// carrier, and its path monitor sees the path go (or come back); routes stay.

@@ -107,7 +107,8 @@ public struct TransportContract: Sendable, CustomStringConvertible {
       articlesRoundTrip, idempotencyHeaders, inMemoryMultipart, uploadFromFile, uploadSegments,
       earlyRefusal,
       refused, reset, closedMidBody, closedWithoutResponse, garbage, hangsPastDeadline,
-      cancellation, htmlErrorPage, unknownHost, sameOriginRedirects, otherOriginRedirect,
+      hangsPastIdleTimeout, cancellation, htmlErrorPage, unknownHost, sameOriginRedirects,
+      otherOriginRedirect,
       fileUploadRedirected, compressedResponse,
     ] + bounds
 
@@ -343,6 +344,29 @@ public struct TransportContract: Sendable, CustomStringConvertible {
     let elapsed = start.duration(to: .now)
     #expect(error.kind == .timedOut)
     #expect(elapsed >= .milliseconds(450))
+    #expect(elapsed < .seconds(30), "a hang would run to the 60 s idle timeout")
+  }
+
+  /// The name of the check that a silent server times out at the caller's idle timeout.
+  public static let idleName =
+    "a server that goes silent → timed out at the idle timeout, no deadline"
+
+  static let hangsPastIdleTimeout = TransportContract(name: idleName) { make, _ in
+    let server = try LoopbackServer(.hang)
+    defer { server.stop() }
+    var options = TransportOptions(deadline: nil)
+    options.idleTimeout = .seconds(1)
+    let start = ContinuousClock.now
+    do {
+      let response = try await make(.satisfied).send(
+        HTTPRequest(method: .post, url: server.url.appendingPathComponent("x")),
+        body: .bytes(Data(repeating: 7, count: 1000)), options: options)
+      Issue.record("expected a timeout, got status \(response.status)")
+    } catch let error as CourierError {
+      #expect(error.kind == .timedOut, "\(error)")
+    }
+    let elapsed = start.duration(to: .now)
+    #expect(elapsed >= .milliseconds(900))
     #expect(elapsed < .seconds(30), "a hang would run to the 60 s idle timeout")
   }
 

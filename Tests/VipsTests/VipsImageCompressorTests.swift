@@ -1,3 +1,4 @@
+import CVipsShim
 import CourierDomain
 import CourierPorts
 import CourierVips
@@ -12,6 +13,23 @@ struct VipsImageCompressorTests {
     #expect(VipsImageCompressor.libvipsVersion.hasPrefix("8."))
     let formats = VipsImageCompressor.supportedFormats
     #expect(formats.contains(.jpeg) && formats.contains(.png) && formats.contains(.webp))
+  }
+
+  @Test("the program's own code pages are let go before libvips works, and run again after")
+  func releasesTheExecutablesCode() async throws {
+    // What each compression does first (decision 1406): the code and read-only tables of this
+    // test runner, some megabytes, leave its resident set...
+    let released = courier_vips_release_executable_code()
+    #expect(released > 1 << 20, "released \(released) bytes")
+    // ...and are mapped back from the page cache as they run: a compression right after works.
+    let scratch = try Scratch()
+    let input = scratch.file("after-release.jpg")
+    try await Tool.convert("-size", "640x480", "plasma:", "-quality", "90", input.path)
+    let output = scratch.file("out.jpg")
+    let result = try await compressor.compress(
+      input: input, output: output, options: CompressionOptions())
+    #expect((result.width, result.height) == (640, 480))
+    #expect(FileManager.default.fileExists(atPath: output.path))
   }
 
   @Test func appliesEXIFOrientationSixByRotatingThePixels() async throws {

@@ -16,6 +16,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#ifdef COURIER_SQLITE_LINKED
+
+// The release build (scripts/release-build, decision 1405) links libsqlite3.a into the binary
+// and compiles this file with COURIER_SQLITE_LINKED: no trampolines then, SQLite's own
+// functions are called directly, and the library is always there.
+const char *courier_sqlite_load_error(void) { return NULL; }
+
+int courier_sqlite_keep_wal_on_close(sqlite3 *db) {
+  return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)0);
+}
+
+#else
+
 static void *courier_sqlite_library;
 static char courier_sqlite_error[512];
 static pthread_once_t courier_sqlite_once = PTHREAD_ONCE_INIT;
@@ -116,3 +129,5 @@ int courier_sqlite_keep_wal_on_close(sqlite3 *db) {
   if (real == NULL) return SQLITE_MISUSE;
   return real(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)0);
 }
+
+#endif

@@ -1,7 +1,11 @@
 #include "CVipsShim.h"
 
+#define _GNU_SOURCE
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
+#include <link.h>
+#include <sys/mman.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -354,3 +358,33 @@ void courier_vips_token_cancel(courier_vips_token *token) {
 }
 
 void courier_vips_token_free(courier_vips_token *token) { free(token); }
+
+// MARK: - The executable's own code out of the resident set while libvips works
+
+// dl_iterate_phdr lists the main program first, with an empty name.
+static int courier_vips_release_segments(struct dl_phdr_info *info, size_t size, void *data) {
+  (void)size;
+  size_t *released = data;
+  long page = sysconf(_SC_PAGESIZE);
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *segment = &info->dlpi_phdr[i];
+    // Only segments that were never written: code, read-only headers and tables. A page
+    // relocated at load (data, RELRO) is in a writable segment, and MADV_DONTNEED would throw
+    // away its relocated copy.
+    if (segment->p_type != PT_LOAD || (segment->p_flags & PF_W) != 0) continue;
+    // Whole pages inside the segment only: one it shares with a neighbour is left alone.
+    uintptr_t first = info->dlpi_addr + segment->p_vaddr;
+    uintptr_t start = (first + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1);
+    uintptr_t end = (first + segment->p_memsz) & ~(uintptr_t)(page - 1);
+    if (end > start && madvise((void *)start, end - start, MADV_DONTNEED) == 0) {
+      *released += end - start;
+    }
+  }
+  return 1;  // the main program only
+}
+
+size_t courier_vips_release_executable_code(void) {
+  size_t released = 0;
+  dl_iterate_phdr(courier_vips_release_segments, &released);
+  return released;
+}

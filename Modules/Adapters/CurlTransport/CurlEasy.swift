@@ -23,6 +23,16 @@ final class CurlEasy {
   private var output: (fd: Int32, temporary: URL, destination: URL)?
   private var localFailure: CourierError?
   private var reported: Int64 = -1
+  /// When a byte last moved either way (or the transfer began), for the idle timeout.
+  private(set) var lastActivity = ContinuousClock.now
+  private var moved: (up: Int64, down: Int64) = (0, 0)
+  /// Set when the transport's thread ends the transfer for its idle timeout.
+  var idleExpired = false
+
+  /// When the idle timeout passes unless something moves first; nil without one.
+  var idleDeadline: ContinuousClock.Instant? {
+    transfer.idleTimeout.map { lastActivity + $0 }
+  }
 
   /// Creates and configures a handle for a transfer.
   /// - Throws: `CourierError` when libcurl refuses an option or the output file can't be made.
@@ -89,7 +99,8 @@ final class CurlEasy {
         return Unmanaged<CurlEasy>.fromOpaque(data).takeUnretainedValue()
           .receive(UnsafeRawPointer(buffer), size * count)
       }, "WRITEFUNCTION")
-    if transfer.progress != nil {
+    if transfer.progress != nil || transfer.idleTimeout != nil {
+      // The callback also tells the idle timeout that bytes moved.
       try set(CURLOPT_NOPROGRESS, 0)
       try set(CURLOPT_XFERINFODATA, pointer: me)
       try check(
@@ -154,7 +165,7 @@ final class CurlEasy {
       // Ask first for large bodies, so a 413 or 401 comes before the body rather than after;
       // never for small ones, where the round trip costs more than resending.
       lines.append(
-        transfer.bodyLength >= configuration.expectContinueThreshold
+        transfer.asksToContinue && transfer.bodyLength >= configuration.expectContinueThreshold
           ? "Expect: 100-continue" : "Expect:")
     }
     for line in lines {
@@ -196,6 +207,7 @@ final class CurlEasy {
   }
 
   private func header(_ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    lastActivity = .now
     switch Self.headerLine(UnsafeRawBufferPointer(start: buffer, count: count)) {
     case .status:
       // A new status line (after a 100 Continue): only the final response's fields count.
@@ -247,6 +259,11 @@ final class CurlEasy {
 
   private func progressed(downTotal: Int64, downNow: Int64, upNow: Int64) -> Int32 {
     if transfer.isFinished { return 1 }  // answered already (cancelled, deadline): stop now
+    if upNow != moved.up || downNow != moved.down {
+      moved = (upNow, downNow)
+      lastActivity = .now
+    }
+    guard transfer.progress != nil else { return 0 }
     let (now, total) = output != nil ? (downNow, downTotal) : (upNow, transfer.bodyLength)
     if now != reported {
       reported = now
@@ -288,7 +305,11 @@ final class CurlEasy {
       curlCode: code, path: transfer.pathStatus(), requestSent: requestBytes > 0)
     var detail = String(cString: errorBuffer)
     if detail.isEmpty { detail = String(cString: curl_easy_strerror(CURLcode(UInt32(code)))) }
-    if code == CurlErrorTable.Code.operationTimedOut, let timeout = transfer.timeout {
+    if code == CurlErrorTable.Code.operationTimedOut, idleExpired,
+      let idle = transfer.idleTimeout
+    {
+      detail += " (nothing sent or received for \(idle))"
+    } else if code == CurlErrorTable.Code.operationTimedOut, let timeout = transfer.timeout {
       detail += " (overall deadline of \(timeout))"
     }
     return .failure(

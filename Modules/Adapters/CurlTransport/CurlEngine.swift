@@ -243,16 +243,23 @@ private final class CurlLoop {
       if let deadline = easy.transfer.deadline, deadline <= now {
         easy.transfer.finish(easy.result(code: CurlErrorTable.Code.operationTimedOut))
         remove(id, from: multi)
+      } else if let idle = easy.idleDeadline, idle <= now {
+        // Nothing moved for the idle timeout (decision 1303): a dead link, a silent server.
+        easy.idleExpired = true
+        easy.transfer.finish(easy.result(code: CurlErrorTable.Code.operationTimedOut))
+        remove(id, from: multi)
       }
     }
   }
 
-  /// Sleeps until the nearest deadline at most (libcurl shortens it for its own timers).
+  /// Sleeps until the nearest deadline or idle timeout at most (libcurl shortens it for its
+  /// own timers).
   private func pollTimeout() -> Int32 {
     let now = ContinuousClock.now
     var wait: Duration = .seconds(1)
     for easy in transfers.values {
       if let deadline = easy.transfer.deadline { wait = min(wait, now.duration(to: deadline)) }
+      if let idle = easy.idleDeadline { wait = min(wait, now.duration(to: idle)) }
     }
     return Int32(max(0, (wait.seconds * 1000).rounded(.up)))
   }

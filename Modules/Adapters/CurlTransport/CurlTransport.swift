@@ -1,6 +1,7 @@
 import CourierDomain
 import CourierPorts
 import Foundation
+import Synchronization
 
 /// The `Transport` port over libcurl directly, without URLSession in between.
 ///
@@ -57,6 +58,8 @@ public final class CurlTransport: Transport {
 
   private let engine: CurlEngine
   private let configuration: Configuration
+  /// The origins (`scheme://host:port`) that have answered a request of this transport.
+  private let answered = Mutex<Set<String>>([])
 
   /// Creates a transport. Its thread starts with the first request.
   /// - Parameter configuration: the behaviour.
@@ -148,17 +151,52 @@ public final class CurlTransport: Transport {
     _ request: HTTPRequest, body: [BodySegment]?, sink: ResponseSink, options: TransportOptions,
     progress: (@Sendable (TransferProgress) -> Void)?
   ) async throws -> HTTPResponse {
+    let origin = Self.origin(of: request.url)
     let transfer = try Transfer(
       request: request, body: body, sink: sink, deadline: options.deadline,
+      idleTimeout: options.idleTimeout,
+      asksToContinue: Self.asksToContinue(
+        request, originAnswered: answered.withLock { $0.contains(origin) }),
       progress: progress, pathStatus: configuration.pathStatus)
     if Task.isCancelled { throw CourierError(.cancelled, context: request.summary) }
     let engine = self.engine
-    return try await withTaskCancellationHandler {
+    let response = try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         if transfer.start(continuation) { engine.submit(transfer) }
       }
     } onCancel: {
       if transfer.cancel() { engine.abandon(transfer) }
     }
+    answered.withLock { origins in
+      if origins.count >= 64 { origins.removeAll() }
+      origins.insert(origin)
+    }
+    return response
+  }
+
+  /// Whether a request whose body is large enough to ask first (`expectContinueThreshold`)
+  /// sends `Expect: 100-continue` (decision 1303). It lets a server refuse (413, 401, a proxy)
+  /// before the body, at the price of a round trip (up to a second with a server that never
+  /// answers 100). Every body asks, except a tus `PATCH` (`application/offset+octet-stream`)
+  /// to an origin that has already answered this transport: that server accepted the
+  /// upload's length at its creation, each chunk lasts about a quarter of a second at the
+  /// link's rate, and its refusals (409, 460) need the body or cost one chunk.
+  /// - Parameters:
+  ///   - request: the request.
+  ///   - originAnswered: whether its origin has answered a request of this transport.
+  /// - Returns: true to ask first.
+  static func asksToContinue(_ request: HTTPRequest, originAnswered: Bool) -> Bool {
+    guard originAnswered, request.method == .patch else { return true }
+    let type = request.headers["Content-Type"]?.split(separator: ";").first.map {
+      $0.trimmingCharacters(in: .whitespaces).lowercased()
+    }
+    return type != "application/offset+octet-stream"
+  }
+
+  /// `scheme://host:port`, lower-cased, the port filled in from the scheme.
+  static func origin(of url: URL) -> String {
+    let scheme = url.scheme?.lowercased() ?? ""
+    let port = url.port ?? (scheme == "https" ? 443 : 80)
+    return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
   }
 }

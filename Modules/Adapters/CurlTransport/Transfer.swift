@@ -30,6 +30,11 @@ final class Transfer: Sendable {
   let bodyLength: Int64
   let sink: ResponseSink
   let timeout: Duration?
+  /// The longest the transfer may go with nothing sent or received (`TransportOptions.idleTimeout`).
+  let idleTimeout: Duration?
+  /// Whether a body of the size that asks first is sent after `Expect: 100-continue`
+  /// (`CurlTransport.asksToContinue`); false skips the round trip.
+  let asksToContinue: Bool
   let progress: (@Sendable (TransferProgress) -> Void)?
   let pathStatus: @Sendable () -> PathStatus
   let context: String
@@ -39,6 +44,7 @@ final class Transfer: Sendable {
   /// could smuggle a second header line.
   init(
     request: HTTPRequest, body: [BodySegment]?, sink: ResponseSink, deadline: Duration?,
+    idleTimeout: Duration? = nil, asksToContinue: Bool = true,
     progress: (@Sendable (TransferProgress) -> Void)?,
     pathStatus: @escaping @Sendable () -> PathStatus
   ) throws {
@@ -72,6 +78,8 @@ final class Transfer: Sendable {
     self.bodyLength = body?.totalLength ?? 0
     self.sink = sink
     self.timeout = deadline
+    self.idleTimeout = idleTimeout
+    self.asksToContinue = asksToContinue
     self.progress = progress
     self.pathStatus = pathStatus
     self.context = context

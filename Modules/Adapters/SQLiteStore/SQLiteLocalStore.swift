@@ -114,7 +114,7 @@ public final class SQLiteLocalStore: LocalStoreBackend {
     connection.setBusyTimeout(Int32(clamping: milliseconds))
     if !options.checkpointOnClose { try connection.keepLogOnClose() }
     // Read-only first: a file that is not a database fails here, before anything is written.
-    _ = try knownSchemaVersion(connection)
+    let version = try knownSchemaVersion(connection)
     if options.checkIntegrityOnOpen {
       let result = try connection.query("PRAGMA quick_check") { $0.text(0) ?? "" }
       if result != ["ok"] {
@@ -124,11 +124,15 @@ public final class SQLiteLocalStore: LocalStoreBackend {
           path: connection.path, underlying: result.prefix(3).joined(separator: "; "))
       }
     }
-    let mode = try walMode(connection, waiting: options.busyTimeout)
-    if mode?.lowercased() != "wal" {
-      throw StoreError(
-        .io, "The local store \(connection.path) cannot use write-ahead logging.",
-        path: connection.path, underlying: "journal_mode=\(mode ?? "?")")
+    // A file already in WAL mode (persistent, in its header) needs no `PRAGMA journal_mode`:
+    // one statement fewer to compile at every open (issue 14).
+    if !Self.headerSaysWAL(connection.path) {
+      let mode = try walMode(connection, waiting: options.busyTimeout)
+      if mode?.lowercased() != "wal" {
+        throw StoreError(
+          .io, "The local store \(connection.path) cannot use write-ahead logging.",
+          path: connection.path, underlying: "journal_mode=\(mode ?? "?")")
+      }
     }
     try connection.exec("PRAGMA synchronous=\(options.synchronous.rawValue)")
     if !options.checkpointOnClose, logPages(connection.path) > keptLogPages {
@@ -136,7 +140,20 @@ public final class SQLiteLocalStore: LocalStoreBackend {
       // pages (a short-lived process rarely closes its store; see close()).
       _ = try? connection.query("PRAGMA wal_checkpoint(TRUNCATE)") { $0.int(0) }
     }
-    try migrate(connection)
+    // Up to date already (the version never goes back): no write transaction to take.
+    if version < schemaVersion { try migrate(connection) }
+  }
+
+  /// Whether the database file's header says it is in WAL mode (bytes 18 and 19, the file
+  /// format's write and read versions, are 2); false for a new, empty or unreadable file, which
+  /// then goes through `PRAGMA journal_mode=WAL`.
+  static func headerSaysWAL(_ path: String) -> Bool {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return false }
+    defer { _ = Glibc.close(fd) }
+    var header = [UInt8](repeating: 0, count: 20)
+    let count = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 20, 0) }
+    return count == 20 && header[18] == 2 && header[19] == 2
   }
 
   /// Switches a database to WAL. Several processes opening a new file at once all try it; the
@@ -217,13 +234,15 @@ public final class SQLiteLocalStore: LocalStoreBackend {
   /// - Throws: what `body` throws, or `StoreError`.
   public func read<T: Sendable>(_ body: (any LocalStoreReader) throws -> T) throws -> T {
     try locked.with { connection in
-      try connection.exec("BEGIN")
+      // BEGIN, COMMIT and ROLLBACK as statements prepared once per connection (`run`), not
+      // compiled again at each transaction by `exec`.
+      try connection.run("BEGIN")
       do {
         let result = try body(SQLiteReader(connection: connection))
-        try connection.exec("COMMIT")
+        try connection.run("COMMIT")
         return result
       } catch {
-        try? connection.exec("ROLLBACK")
+        _ = try? connection.run("ROLLBACK")
         throw error
       }
     }
@@ -237,14 +256,14 @@ public final class SQLiteLocalStore: LocalStoreBackend {
     -> T
   {
     try locked.with { connection in
-      try connection.exec("BEGIN IMMEDIATE")
+      try connection.run("BEGIN IMMEDIATE")
       do {
         let plan = try body(SQLiteReader(connection: connection))
         for mutation in plan.mutations { try SQLiteWriter.apply(mutation, on: connection) }
-        try connection.exec("COMMIT")
+        try connection.run("COMMIT")
         return plan.result
       } catch {
-        try? connection.exec("ROLLBACK")
+        _ = try? connection.run("ROLLBACK")
         throw error
       }
     }

@@ -69,7 +69,7 @@ public final class URLSessionTransport: Transport {
       var data: Data?
       if case .bytes(let bytes) = body { data = bytes }
       return try await RedirectFollowing.run(request, deadline: options.deadline) { hop in
-        var prepared = Self.urlRequest(for: hop.request)
+        var prepared = Self.urlRequest(for: hop.request, idleTimeout: options.idleTimeout)
         if hop.sendsBody { prepared.httpBody = data }
         let urlRequest = prepared
         let progress = hop.sendsBody && data != nil ? options.progress : nil
@@ -96,7 +96,7 @@ public final class URLSessionTransport: Transport {
         context: request.summary)
     }
     return try await RedirectFollowing.run(request, deadline: options.deadline) { hop in
-      let urlRequest = Self.urlRequest(for: hop.request)
+      let urlRequest = Self.urlRequest(for: hop.request, idleTimeout: options.idleTimeout)
       return try await perform(
         hop.request, deadline: hop.deadline, progress: hop.sendsBody ? options.progress : nil
       ) { session in
@@ -107,10 +107,15 @@ public final class URLSessionTransport: Transport {
     }
   }
 
-  static func urlRequest(for request: HTTPRequest) -> URLRequest {
+  /// The `URLRequest` for a request; `idleTimeout` becomes its own `timeoutInterval`, which
+  /// URLSession (on Linux too) counts from the last byte that moved, in whole seconds.
+  static func urlRequest(for request: HTTPRequest, idleTimeout: Duration? = nil) -> URLRequest {
     var urlRequest = URLRequest(url: request.url)
     urlRequest.httpMethod = request.method.rawValue
     urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+    if let idleTimeout {
+      urlRequest.timeoutInterval = max(1, idleTimeout.seconds.rounded(.up))
+    }
     for field in request.headers {
       urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
     }

@@ -272,6 +272,7 @@ struct Job: Sendable {
     guard VipsImageCompressor.isCompressible(VipsImageCompressor.format(of: inputInfo)) else {
       return .success((inputInfo, outputInfo))
     }
+    _ = courier_vips_release_executable_code()
     let status = token.withPointer { pointer in
       courier_vips_compress(
         input, output, maxEdge, quality, strip ? 1 : 0, pointer, &inputInfo, &outputInfo,

@@ -1,13 +1,14 @@
 // libsqlite3 loaded with dlopen on first use (decision 1401): the SQLite functions the store
-// adapter calls are defined in shim.c as trampolines, so a release binary linked with an
-// AS_NEEDED libsqlite3 (scripts/release-build) maps no libsqlite3 until a command opens a store.
+// adapter calls are defined in shim.c as trampolines, so a binary linked with an AS_NEEDED
+// libsqlite3 maps no libsqlite3 until a command opens a store. The release build links
+// libsqlite3.a instead and compiles shim.c without them (COURIER_SQLITE_LINKED, decision 1405).
 #ifndef COURIER_SQLITE_SHIM_H
 #define COURIER_SQLITE_SHIM_H
 
 #include <sqlite3.h>
 
 /// Why libsqlite3 could not be loaded (dlopen of libsqlite3.so.0 on first use), or NULL once
-/// it is.
+/// it is (always NULL when SQLite is linked in).
 const char *courier_sqlite_load_error(void);
 
 /// Leaves the write-ahead log in place when the connection closes
