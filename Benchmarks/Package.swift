@@ -45,7 +45,10 @@ let package = Package(
     // Queues N article creations offline (sync/run.sh, fleet/run.sh).
     .executableTarget(
       name: "sync-bench-enqueue",
-      dependencies: [.product(name: "CourierLinux", package: "Courier")],
+      dependencies: [
+        .product(name: "CourierLinux", package: "Courier"),
+        .product(name: "CourierSQLite", package: "Courier"),
+      ],
       path: "sync/Enqueue", swiftSettings: strict),
     // A fleet of clients against a server of fixed capacity on a virtual clock, with the real
     // RetryPolicy, RetryBudget and ReplayBackoff (fleet/run.sh, Docs/benchmarks/fleet.md).

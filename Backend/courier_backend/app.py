@@ -35,6 +35,9 @@ MAX_JSON_BODY = 1024 * 1024
 MAX_TITLE = 200
 MAX_ID = 200
 MAX_FIELD_VALUE = 1024 * 1024
+MAX_NOTE_TEXT = 10_000
+MAX_TAGS = 20
+MAX_TAG = 50
 LIST_CACHE_CONTROL = "max-age=5, stale-while-revalidate=30"
 
 
@@ -98,8 +101,8 @@ def _split_tags(value: str) -> list[str]:
     return [t for t in tags if t]
 
 
-def parse_version_tag(value: str, header: str = "If-Match") -> int | str:
-    """`"v3"` -> 3, `*` -> "*"; W/ is tolerated. Anything else is a 400."""
+def parse_version_tag(value: str, header: str = "If-Match", prefix: str = "v") -> int | str:
+    """`"v3"` -> 3 (`"r3"` for notes, prefix "r"), `*` -> "*"; W/ is tolerated. Anything else is a 400."""
     tags = _split_tags(value)
     if len(tags) != 1:
         raise ApiError(400, "bad_request", f'{header} must hold exactly one tag like "v3".', field=header)
@@ -110,9 +113,10 @@ def parse_version_tag(value: str, header: str = "If-Match") -> int | str:
         tag = tag[2:]
     if len(tag) >= 2 and tag[0] == '"' and tag[-1] == '"':
         tag = tag[1:-1]
-    if tag.startswith("v") and tag[1:].isdigit() and tag[1:].isascii():
-        return int(tag[1:])
-    raise ApiError(400, "bad_request", f'{header} must be a tag like "v3".', field=header)
+    number = tag[len(prefix):]
+    if tag.startswith(prefix) and number.isdigit() and number.isascii():
+        return int(number)
+    raise ApiError(400, "bad_request", f'{header} must be a tag like "{prefix}3".', field=header)
 
 
 def none_match(if_none_match: str | None, etag: str) -> bool:
@@ -363,6 +367,33 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
     async def get_chaos() -> Response:
         return json_response(200, store.chaos.to_json())
 
+    @api.post("/__hold")
+    async def set_hold(request: Request) -> Response:
+        # {"after": k, "when": "before"|"response", "method": "PUT"}: the next k requests (of that
+        # method, when given) pass, later ones wait until {"release": true} (or /__reset). GET
+        # reads how many wait now.
+        data = await read_json_object(request)
+        release = data.get("release", False)
+        if not isinstance(release, bool):
+            raise ApiError(422, "validation_failed", "'release' must be a boolean.", field="release")
+        if release:
+            store.release_hold()
+            return json_response(200, store.hold_json())
+        after = data.get("after", 0)
+        if isinstance(after, bool) or not isinstance(after, int) or not 0 <= after <= 1_000_000:
+            raise ApiError(422, "validation_failed", "'after' must be an integer in 0...1000000.", field="after")
+        when = data.get("when", "before")
+        if when not in ("before", "response"):
+            raise ApiError(422, "validation_failed", "'when' must be before or response.", field="when")
+        method = data.get("method")
+        if method is not None and (not isinstance(method, str) or not method.isalpha()):
+            raise ApiError(422, "validation_failed", "'method' must be an HTTP method like PUT.", field="method")
+        return json_response(200, store.set_hold(after, when, method.upper() if method else None).to_json())
+
+    @api.get("/__hold")
+    async def get_hold() -> Response:
+        return json_response(200, store.hold_json())
+
     @api.api_route("/__redirect", methods=["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"])
     async def redirect(request: Request) -> Response:
         # Answers with a redirect to `to` (a path or an absolute URL) and the status asked for,
@@ -592,6 +623,94 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
             raise ApiError(404, "not_found", "No such article.")
         if outcome == "conflict":
             raise ApiError(409, "version_conflict", "The article was changed by someone else.", current=current)
+        return Response(status_code=204)
+
+    # ------------------------------------------------------------ notes (Docs/notes.md)
+    def note_etag(note: dict) -> str:
+        return f'"r{note["rev"]}"'
+
+    def note_fields(data: dict) -> tuple[str, list[str], int | None]:
+        for name in data:
+            if name not in ("note_id", "text", "tags", "rev"):
+                raise ApiError(422, "validation_failed", f"Notes have no field '{name}'.", field=name)
+        text = require_string(data, "text")
+        if len(text) > MAX_NOTE_TEXT:
+            raise ApiError(422, "validation_failed", f"The text must be at most {MAX_NOTE_TEXT} characters.",
+                           field="text")
+        tags = data.get("tags", [])
+        if tags is None:
+            tags = []
+        if (not isinstance(tags, list) or len(tags) > MAX_TAGS
+                or any(not isinstance(t, str) or not t.strip() or len(t) > MAX_TAG for t in tags)):
+            raise ApiError(422, "validation_failed",
+                           f"'tags' must be a list of at most {MAX_TAGS} non-empty strings of up to {MAX_TAG} "
+                           "characters.", field="tags")
+        rev = data.get("rev")
+        if rev is not None and (isinstance(rev, bool) or not isinstance(rev, int) or rev < 0):
+            raise ApiError(422, "validation_failed", "'rev' must be an integer >= 0.", field="rev")
+        return text, tags, rev
+
+    @api.get("/notes")
+    async def list_notes(request: Request) -> Response:
+        require_user(request)
+        body = json.dumps(store.list_notes(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+        if none_match(request.headers.get("if-none-match"), etag):
+            return not_modified(etag, {"Cache-Control": LIST_CACHE_CONTROL})
+        return Response(body, 200, {"ETag": etag, "Cache-Control": LIST_CACHE_CONTROL},
+                        media_type="application/json; charset=utf-8")
+
+    @api.get("/notes/{note_id}")
+    async def get_note(note_id: str, request: Request) -> Response:
+        require_user(request)
+        note = store.get_note(note_id)
+        if note is None:
+            raise ApiError(404, "not_found", "No such note.")
+        if none_match(request.headers.get("if-none-match"), note_etag(note)):
+            return not_modified(note_etag(note))
+        return json_response(200, note, {"ETag": note_etag(note)})
+
+    @api.put("/notes/{note_id}")
+    async def put_note(note_id: str, request: Request) -> Response:
+        require_user(request)
+        data = await read_json_object(request)
+        text, tags, rev = note_fields(data)
+        body_id = data.get("note_id")
+        if body_id is not None and body_id != note_id:
+            raise ApiError(422, "validation_failed", "The body's note_id does not match the URL.", field="note_id")
+        validate_id(note_id)
+        base: int | str | None = None
+        if_match = request.headers.get("if-match")
+        if if_match is not None:
+            base = parse_version_tag(if_match, prefix="r")
+        if rev is not None:
+            if base is not None and base != "*" and base != rev:
+                raise ApiError(400, "bad_request", "If-Match and body.rev disagree.", field="rev")
+            if base is None:
+                base = rev
+        outcome, note = store.put_note(note_id, text, tags, base)
+        if outcome == "created":
+            return json_response(201, note, {"ETag": note_etag(note),
+                                             "Location": str(request.url_for("get_note", note_id=note_id))})
+        if outcome == "replaced":
+            return json_response(200, note, {"ETag": note_etag(note)})
+        if outcome == "precondition_required":
+            raise ApiError(428, "precondition_required",
+                           'Updating an existing note needs its base revision (If-Match: "r<n>" or body.rev).')
+        if outcome == "precondition_failed":
+            raise ApiError(412, "precondition_failed", "If-Match: * but the note does not exist.")
+        raise ApiError(409, "version_conflict", "The note was changed by someone else.", current=note)
+
+    @api.delete("/notes/{note_id}")
+    async def delete_note(note_id: str, request: Request) -> Response:
+        require_user(request)
+        if_match = request.headers.get("if-match")
+        base = parse_version_tag(if_match, prefix="r") if if_match is not None else None
+        outcome, current = store.delete_note(note_id, base)
+        if outcome == "not_found":
+            raise ApiError(404, "not_found", "No such note.")
+        if outcome == "conflict":
+            raise ApiError(409, "version_conflict", "The note was changed by someone else.", current=current)
         return Response(status_code=204)
 
     return api, store

@@ -11,6 +11,9 @@ For a non-hook request (hooks are paths under /__, loopback only, never logged o
   5. delay_ms, then the app (or the injected failure; with `after`, the app runs for real and
      the client gets the failure instead of its response)
 
+A `POST /__hold` makes requests past a count wait before step 2 (`before`) or before their
+response starts (`response`), until released: a test's kill point that does not depend on speed.
+
 The request body is always read to its end before a response starts (the send wrapper drains
 what the handler left), so the client never sees a response while it is still sending, and the
 idempotency fingerprint, sha256(method, path?query, sha256(body)), covers the whole body.
@@ -135,9 +138,13 @@ class CourierMiddleware:
         else:
             tap = BodyTap(receive)
         state = {"started": False, "status": None, "completed": False}
+        hold = self.store.take_hold(method)
 
         async def logged_send(message: dict) -> None:
             if message["type"] == "http.response.start":
+                if hold is not None and hold.when == "response" and not state["started"]:
+                    # Processed (and its idempotency record about to be stored): the answer waits.
+                    await self.store.wait_hold(hold)
                 if not state["started"]:
                     # Read what the handler left of the body before answering (see module doc).
                     if not tap.complete and not state.get("early"):
@@ -150,6 +157,8 @@ class CourierMiddleware:
             await send(message)
 
         try:
+            if hold is not None and hold.when == "before":
+                await self.store.wait_hold(hold)
             await self._dispatch(scope, tap, logged_send, state, method, path, headers, key)
         except (ClientDisconnect, _Disconnected):
             if not state["started"]:

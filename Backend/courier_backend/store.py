@@ -6,6 +6,8 @@ never interleave inside a read-modify-write.
 
 from __future__ import annotations
 
+import asyncio
+
 import json
 import os
 import secrets
@@ -37,6 +39,14 @@ CREATE TABLE IF NOT EXISTS articles (
     body TEXT NOT NULL,
     version INTEGER NOT NULL,
     updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS notes (  -- the second collection (Docs/notes.md): other field names
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    note_id TEXT NOT NULL UNIQUE,
+    text TEXT NOT NULL,
+    tags TEXT NOT NULL,              -- a JSON list of strings
+    rev INTEGER NOT NULL,
+    modified_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS idempotency (
     scope TEXT NOT NULL,
@@ -115,6 +125,23 @@ class Chaos:
 
 
 @dataclass
+class Hold:
+    """`POST /__hold`: the next `remaining` requests pass; the ones after wait, before they are
+    processed (`before`) or with their response withheld once processed (`response`), until it
+    is released. A test kills its client while a request waits: a crash point that does not
+    depend on how fast either side runs."""
+    remaining: int = 0
+    when: str = "before"  # before | response
+    method: str | None = None  # only requests with this method pass, count or wait
+    held: int = 0  # requests waiting now
+    released: bool = False
+
+    def to_json(self) -> dict:
+        return {"armed": not self.released, "remaining": self.remaining, "when": self.when,
+                "method": self.method, "held": self.held}
+
+
+@dataclass
 class RuntimeConfig:
     token_ttl: int
     max_upload: int
@@ -156,6 +183,7 @@ class Store:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
         self.chaos = Chaos()
+        self.hold: Hold | None = None
         self.config = self._runtime_config()
         self.in_flight: dict[tuple[str, str], str] = {}
         self.generation = 0
@@ -178,10 +206,11 @@ class Store:
     # ------------------------------------------------------------------ reset
     def reset(self) -> None:
         with self._tx() as db:
-            for table in ("tokens", "articles", "idempotency", "log", "photos", "uploads"):
+            for table in ("tokens", "articles", "notes", "idempotency", "log", "photos", "uploads"):
                 db.execute(f"DELETE FROM {table}")
             db.execute("DELETE FROM sqlite_sequence")
             self.chaos = Chaos()
+            self.release_hold()
             self.config = self._runtime_config()
             self.in_flight.clear()
             self.upload_bytes.clear()
@@ -288,6 +317,56 @@ class Store:
             if base is not None and base != "*" and base != current["version"]:
                 return "conflict", current
             db.execute("DELETE FROM articles WHERE id=?", (article_id,))
+            return "deleted", current
+
+    # ------------------------------------------------------------------ notes
+    @staticmethod
+    def _note(row: sqlite3.Row | None) -> dict | None:
+        if row is None:
+            return None
+        return {"note_id": row["note_id"], "text": row["text"], "tags": json.loads(row["tags"]),
+                "rev": row["rev"], "modified_at": row["modified_at"]}
+
+    def list_notes(self) -> list[dict]:
+        with self.lock:
+            rows = self.db.execute("SELECT * FROM notes ORDER BY seq").fetchall()
+        return [self._note(r) for r in rows]
+
+    def get_note(self, note_id: str) -> dict | None:
+        with self.lock:
+            return self._note(self.db.execute("SELECT * FROM notes WHERE note_id=?", (note_id,)).fetchone())
+
+    def put_note(self, note_id: str, text: str, tags: list[str], base: int | str | None) -> tuple[str, dict | None]:
+        """Create-or-replace, as put_article: created | replaced | precondition_required | conflict |
+        precondition_failed."""
+        with self._tx() as db:
+            current = self._note(db.execute("SELECT * FROM notes WHERE note_id=?", (note_id,)).fetchone())
+            stamp = now_rfc3339()
+            encoded = json.dumps(tags, ensure_ascii=False)
+            if current is None:
+                if base == "*":
+                    return "precondition_failed", None
+                db.execute("INSERT INTO notes(note_id, text, tags, rev, modified_at) VALUES (?,?,?,?,?)",
+                           (note_id, text, encoded, 1, stamp))
+                return "created", {"note_id": note_id, "text": text, "tags": tags, "rev": 1, "modified_at": stamp}
+            if base is None:
+                return "precondition_required", current
+            if base != "*" and base != current["rev"]:
+                return "conflict", current
+            rev = current["rev"] + 1
+            db.execute("UPDATE notes SET text=?, tags=?, rev=?, modified_at=? WHERE note_id=?",
+                       (text, encoded, rev, stamp, note_id))
+            return "replaced", {"note_id": note_id, "text": text, "tags": tags, "rev": rev, "modified_at": stamp}
+
+    def delete_note(self, note_id: str, base: int | str | None) -> tuple[str, dict | None]:
+        """deleted | not_found | conflict, with the current note."""
+        with self._tx() as db:
+            current = self._note(db.execute("SELECT * FROM notes WHERE note_id=?", (note_id,)).fetchone())
+            if current is None:
+                return "not_found", None
+            if base is not None and base != "*" and base != current["rev"]:
+                return "conflict", current
+            db.execute("DELETE FROM notes WHERE note_id=?", (note_id,))
             return "deleted", current
 
     # ------------------------------------------------------------------ photos
@@ -447,6 +526,45 @@ class Store:
             return ChaosDecision(False, delay_ms=c.delay_ms)
 
     # ------------------------------------------------------------------ log
+    # ------------------------------------------------------------------ hold
+    def set_hold(self, remaining: int, when: str, method: str | None = None) -> Hold:
+        with self.lock:
+            self.release_hold()
+            self.hold = Hold(remaining=remaining, when=when, method=method)
+            return self.hold
+
+    def release_hold(self) -> None:
+        with self.lock:
+            if self.hold is not None:
+                self.hold.released = True
+            self.hold = None
+
+    def take_hold(self, method: str) -> Hold | None:
+        """Called once per non-hook request: the hold it must wait on, if any."""
+        with self.lock:
+            hold = self.hold
+            if hold is None or (hold.method is not None and hold.method != method):
+                return None
+            if hold.remaining > 0:
+                hold.remaining -= 1
+                return None
+            return hold
+
+    def hold_json(self) -> dict:
+        with self.lock:
+            return self.hold.to_json() if self.hold is not None else Hold(released=True).to_json()
+
+    async def wait_hold(self, hold: Hold) -> None:
+        """Waits until `hold` is released (or replaced, or the store reset), counted as held."""
+        with self.lock:
+            hold.held += 1
+        try:
+            while not hold.released:
+                await asyncio.sleep(0.005)
+        finally:
+            with self.lock:
+                hold.held -= 1
+
     def log_start(self, method: str, path: str, query: str, key: str | None) -> int:
         with self._tx() as db:
             cur = db.execute("INSERT INTO log(method, path, query, idempotency_key, status, at) VALUES (?,?,?,?,?,?)",

@@ -1,8 +1,11 @@
 """Test hooks: /__chaos (fail_next, status, Retry-After, delay, formats), /__log, /__reset."""
 
+import socket
+import threading
 import time
 import uuid
 
+import httpx
 import pytest
 
 from conftest import assert_error
@@ -156,3 +159,73 @@ def test_redirect_validation(client):
     assert_error(client.get("/__redirect?to=", follow_redirects=False), 422, "validation_failed")
     assert_error(client.get("/__redirect?to=/a%0D%0ASet-Cookie:x", follow_redirects=False), 422,
                  "validation_failed")
+
+
+def wait_for(condition, seconds: float = 30) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def create_article(server, auth, article_id: str, key: str, results: dict) -> None:
+    with httpx.Client(base_url=server.base_url, timeout=30) as other:
+        results[article_id] = other.put(f"/articles/{article_id}", json={"title": "held", "body": ""},
+                                        headers={**auth, "Idempotency-Key": key})
+
+
+@pytest.mark.parametrize("when", ["before", "response"])
+def test_hold_lets_k_requests_pass_then_holds_until_released(client, server, auth, when):
+    r = client.post("/__hold", json={"after": 1, "when": when, "method": "put"})
+    assert r.status_code == 200
+    assert r.json() == {"armed": True, "remaining": 1, "when": when, "method": "PUT", "held": 0}
+    assert client.put(f"/articles/{uuid.uuid4()}", json={"title": "passes", "body": ""},
+                      headers={**auth, "Idempotency-Key": str(uuid.uuid4())}).status_code == 201
+    results: dict = {}
+    article_id, k = str(uuid.uuid4()), str(uuid.uuid4())
+    t = threading.Thread(target=create_article, args=(server, auth, article_id, k, results))
+    t.start()
+    assert wait_for(lambda: client.get("/__hold").json()["held"] == 1)
+    assert article_id not in results
+    # Other methods pass. `before`: not processed yet; `response`: processed, answer withheld.
+    stored = client.get(f"/articles/{article_id}", headers=auth).status_code
+    assert stored == (404 if when == "before" else 200)
+    assert client.post("/__hold", json={"release": True}).json()["armed"] is False
+    t.join(30)
+    assert results[article_id].status_code == 201
+    assert client.get("/__hold").json()["held"] == 0
+
+
+def test_hold_response_the_client_went_away_applied_once_and_replayed(client, server, auth):
+    # The client dies while its processed request's answer is held: the write stays applied
+    # once, and the same key gets the stored answer.
+    client.post("/__hold", json={"after": 0, "when": "response", "method": "PUT"})
+    article_id, k = str(uuid.uuid4()), str(uuid.uuid4())
+    body = b'{"title":"held","body":""}'
+    with socket.create_connection(("127.0.0.1", server.port)) as raw:
+        raw.sendall(f"PUT /articles/{article_id} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    f"Authorization: {auth['Authorization']}\r\nIdempotency-Key: {k}\r\n"
+                    f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        assert wait_for(lambda: client.get("/__hold").json()["held"] == 1)
+    client.post("/__hold", json={"release": True})
+    h = {**auth, "Idempotency-Key": k}
+
+    def replayed() -> bool:
+        r = client.put(f"/articles/{article_id}", json={"title": "held", "body": ""}, headers=h)
+        return r.status_code == 201 and r.headers.get("idempotent-replayed") == "true"
+
+    assert wait_for(replayed)
+    assert client.get(f"/articles/{article_id}", headers=auth).json()["version"] == 1
+
+
+def test_hold_is_validated_and_reset_releases_it(client):
+    assert_error(client.post("/__hold", json={"after": -1}), 422, "validation_failed", "after")
+    assert_error(client.post("/__hold", json={"when": "later"}), 422, "validation_failed", "when")
+    assert_error(client.post("/__hold", json={"release": 1}), 422, "validation_failed", "release")
+    assert_error(client.post("/__hold", json={"method": "P T"}), 422, "validation_failed", "method")
+    client.post("/__hold", json={"after": 0})
+    client.post("/__reset")
+    assert client.get("/__hold").json()["armed"] is False
+    assert client.get("/health").status_code == 200

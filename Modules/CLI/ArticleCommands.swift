@@ -57,7 +57,9 @@ enum ArticleCommands {
     context.output.out(
       "\(counts.pending) pending, \(counts.rejected) refused, \(counts.conflicted) in conflict:\n")
     for entry in entries {
-      context.output.out(entryLine(entry, now: now, upload: uploads[entry.id]))
+      context.output.out(
+        entryLine(
+          entry, now: now, schema: schema(entry, context: context), upload: uploads[entry.id]))
     }
     return .success
   }
@@ -102,7 +104,10 @@ enum ArticleCommands {
       } else {
         context.output.out(reportLine(report))
       }
-      for entry in refusedAgain { context.output.out(entryLine(entry, now: Date())) }
+      for entry in refusedAgain {
+        context.output.out(
+          entryLine(entry, now: Date(), schema: schema(entry, context: context)))
+      }
       if let error = report.stoppedBy {
         context.output.err(
           "courier: not sent yet: \(error.userMessage) The \(report.pending) waiting write(s) are "
@@ -138,7 +143,7 @@ enum ArticleCommands {
         return .success
       }
       context.output.out(
-        "Discarded \(dropped.count) local change(s) to article \(entry.key.id); "
+        "Discarded \(dropped.count) local change(s) to \(noun(entry.key)) \(entry.key.id); "
           + (after != nil
             ? "the server's copy (v\(after?.version ?? 0)) is shown again.\n"
             : "the server never had it, so it is gone.\n"))
@@ -196,7 +201,8 @@ enum ArticleCommands {
     } else {
       context.output.out(reportLine(report))
       for entry in state.rejected + state.conflicted {
-        context.output.out(entryLine(entry, now: Date()))
+        context.output.out(
+          entryLine(entry, now: Date(), schema: schema(entry, context: context)))
       }
       if let error = report.stoppedBy {
         context.output.err(
@@ -466,9 +472,10 @@ enum ArticleCommands {
     return code.map { "\(message) (\($0))" } ?? message
   }
 
-  static func entryLine(_ entry: OutboxEntry, now: Date, upload: QueuedUploadProgress? = nil)
-    -> String
-  {
+  static func entryLine(
+    _ entry: OutboxEntry, now: Date, schema: RecordSchema? = nil,
+    upload: QueuedUploadProgress? = nil
+  ) -> String {
     let operation = entry.operation
     let base = operation.baseVersion.map { " on v\($0)" } ?? ""
     let waited = ageText(max(0, now.timeIntervalSince(operation.enqueuedAt)))
@@ -484,11 +491,29 @@ enum ArticleCommands {
     case .pending: break
     case .rejected: line += "      refused: \(refusalText(entry.state))\n"
     case .conflicted(let server):
-      let version = server["version"]?.intValue.map { "v\($0)" } ?? "?"
-      let title = server["title"]?.stringValue ?? ""
-      line += "      the server has \(version): “\(title)”\n"
+      // The collection's own names: `rev` for notes, the first text field for the title.
+      let schema = schema ?? .standard
+      let version = server[schema.versionKey]?.intValue.map { "v\($0)" } ?? "?"
+      var title = server["title"]?.stringValue
+      if title == nil, case .object(let members) = server {
+        let owned = [schema.idKey, schema.versionKey, schema.updatedAtKey]
+        title =
+          members.keys.sorted().lazy.filter { !owned.contains($0) }
+          .compactMap { members[$0]?.stringValue }.first
+      }
+      line += "      the server has \(version): “\(LogText.escaped(title ?? ""))”\n"
     }
     return line
+  }
+
+  /// How a record of an entry's collection is named in a sentence: "article", or "notes record".
+  static func noun(_ key: RecordKey) -> String {
+    key.collection == Article.collection ? "article" : "\(key.collection) record"
+  }
+
+  /// The record schema of an entry's collection, as the session declares it.
+  static func schema(_ entry: OutboxEntry, context: CommandContext) -> RecordSchema? {
+    context.session.collections.first { $0.name == entry.key.collection }?.schema
   }
 
   static func entryObject(_ entry: OutboxEntry, now: Date, upload: QueuedUploadProgress? = nil)
@@ -528,7 +553,8 @@ enum ArticleCommands {
       "sent": report.sent, "rejected": report.rejected, "conflicts": report.conflicts,
       "conflicts_resent": report.conflictsResent,
       "conflicts_server_kept": report.conflictsTakenFromServer,
-      "conflicts_kept": report.conflictsKept, "pending": report.pending,
+      "conflicts_kept": report.conflictsKept, "conflicts_merged": report.conflictsMerged,
+      "waiting_for_sender": report.withoutSender, "pending": report.pending,
       "status": report.stoppedBy == nil ? "ok" : "stopped",
     ]
   }
@@ -537,8 +563,8 @@ enum ArticleCommands {
     var line = "Sent \(report.sent), refused \(report.rejected), conflicts \(report.conflicts)"
     if report.conflicts > 0 {
       line +=
-        " (\(report.conflictsResent) re-sent, \(report.conflictsTakenFromServer) took the "
-        + "server's, \(report.conflictsKept) kept for you)"
+        " (\(report.conflictsResent) re-sent, \(report.conflictsMerged) merged, "
+        + "\(report.conflictsTakenFromServer) took the server's, \(report.conflictsKept) kept for you)"
     }
     return line + ", pending \(report.pending).\n"
   }

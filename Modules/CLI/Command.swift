@@ -18,6 +18,8 @@ public enum Command: Sendable, Equatable {
   case watch
   /// `courier articles ...`.
   case articles(ArticlesCommand)
+  /// `courier records ...`: the records of a declared collection.
+  case records(RecordsCommand)
   /// `courier outbox`: pending, rejected and conflicted writes.
   case outbox
   /// `courier outbox retry ID|--all`: refused or conflicted entries back in the queue (nil:

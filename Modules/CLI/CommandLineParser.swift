@@ -38,6 +38,7 @@ public enum CommandLineParser {
         case "--data-dir": global.dataDir = value
         case "--transport": global.transport = value
         case "--timeout": global.timeout = value
+        case "--conflict-policy": global.conflictPolicy = value
         default: global.maxAttempts = value
         }
       } else if let flag = CommandTable.globalSwitchNames[name] {
@@ -107,6 +108,8 @@ public enum CommandLineParser {
       command = .completions(kind)
     case "articles":
       command = .articles(try parseArticles(arguments))
+    case "records":
+      command = .records(try parseRecords(arguments))
     default:
       throw UsageError("unknown command “\(name)”.")
     }
@@ -307,6 +310,75 @@ public enum CommandLineParser {
       return .delete(id: id)
     default:
       throw UsageError("unknown articles subcommand “\(sub)”.", command: "articles")
+    }
+  }
+
+  /// The words `courier records` takes as a subcommand.
+  static var recordsSubcommands: [String] {
+    CommandTable.entry("records").subcommands.map(\.name)
+  }
+
+  static func parseRecords(_ arguments: [String]) throws -> RecordsCommand {
+    let subs = recordsSubcommands
+    let usage = "records needs a subcommand and a COLLECTION: \(subs.joined(separator: ", "))."
+    guard let first = arguments.first else { throw UsageError(usage, command: "records") }
+    // `records notes list …` is `records list notes …`: a collection's name is never one of
+    // the subcommands (the config refuses those names).
+    var words = arguments
+    if !subs.contains(first), !first.hasPrefix("-"), arguments.count > 1,
+      subs.contains(arguments[1])
+    {
+      words.swapAt(0, 1)
+    }
+    let sub = words[0]
+    guard subs.contains(sub) else {
+      throw UsageError("unknown records subcommand “\(sub)”. \(usage)", command: "records")
+    }
+    let options = try OptionReader(
+      Array(words.dropFirst()), entry: CommandTable.entry("records", sub), command: "records")
+    let wanted = sub == "list" || sub == "add" ? 1 : 2
+    guard options.positionals.count == wanted, let collection = options.positionals.first,
+      !collection.hasPrefix("-")
+    else {
+      throw UsageError(
+        "records \(sub) takes \(wanted == 1 ? "a COLLECTION" : "a COLLECTION and an ID").",
+        command: "records")
+    }
+    let id = wanted == 2 ? options.positionals[1] : ""
+    func fields() throws -> RecordFieldsInput {
+      var input = RecordFieldsInput(data: options.last("--data"))
+      for field in options.all("--field") {
+        guard let equals = field.firstIndex(of: "="), equals != field.startIndex else {
+          throw UsageError("--field takes NAME=VALUE, not “\(field)”.", command: "records")
+        }
+        input.assignments.append(
+          .init(
+            name: String(field[..<equals]), value: String(field[field.index(after: equals)...])))
+      }
+      return input
+    }
+    switch sub {
+    case "list":
+      return .list(collection: collection, offline: options.has("--offline"))
+    case "show":
+      return .show(collection: collection, id: id)
+    case "add":
+      let input = try fields()
+      guard !input.isEmpty else {
+        throw UsageError("records add needs --field NAME=VALUE or --data JSON.", command: "records")
+      }
+      return .add(collection: collection, id: options.last("--id"), fields: input)
+    case "edit":
+      let input = try fields()
+      let remove = options.all("--remove")
+      guard !input.isEmpty || !remove.isEmpty else {
+        throw UsageError(
+          "records edit needs --field NAME=VALUE, --data JSON or --remove NAME.", command: "records"
+        )
+      }
+      return .edit(collection: collection, id: id, fields: input, remove: remove)
+    default:
+      return .delete(collection: collection, id: id)
     }
   }
 }

@@ -135,6 +135,8 @@ public struct CommandRunner: Sendable {
         return try await PathCommands.watch(context: context)
       case .articles(let command):
         return try await ArticleCommands.run(command, context: context)
+      case .records(let command):
+        return try await RecordsCommands.run(command, context: context)
       case .outbox:
         return try await ArticleCommands.outbox(context: context)
       case .outboxRetry(let id):

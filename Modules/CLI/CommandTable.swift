@@ -106,6 +106,10 @@ public enum CommandTable {
   /// The transports `--transport` names (the composition root's, kept in step by a test).
   static let transportNames = ["curl", "urlsession", "memory"]
 
+  /// The policies `--conflict-policy` names, spelled as the config file does
+  /// (`ConflictPolicy`'s, kept in step by a test).
+  static let conflictPolicyNames = ["lastWriteWins", "serverWins", "manual", "merge"]
+
   /// Flags every command accepts, anywhere on the line.
   public static let globalFlags: [Flag] = [
     .option("--base-url", "URL", "the server (default http://127.0.0.1:8080)"),
@@ -114,6 +118,9 @@ public enum CommandTable {
     .option("--transport", "NAME", "the transport", kind: .choices(transportNames)),
     .option("--timeout", "SECONDS", "deadline of one attempt, 1 to 86400"),
     .option("--max-attempts", "N", "attempts in all for a transient failure, 1 to 100"),
+    .option(
+      "--conflict-policy", "POLICY", "how a version conflict is settled when a write is sent",
+      kind: .choices(conflictPolicyNames)),
     .toggle("--json", "print one JSON object per line, for scripts"),
     .toggle("--verbose", short: "-v", "show each request and retry decision on standard error"),
     .toggle("--help", short: "-h", "show help"),
@@ -176,6 +183,29 @@ public enum CommandTable {
           positionals: [Positional(name: "ID", kind: .text, optional: false)]),
       ]),
     Entry(
+      "records", "list, show, add, edit or delete the records of a declared collection",
+      subcommands: [
+        Entry(
+          "list", "the cached records at once, then refreshed",
+          flags: [.toggle("--offline", "only the cache: no refresh")],
+          positionals: [collection]),
+        Entry("show", "one record: its fields, version and state", positionals: [collection, id]),
+        Entry(
+          "add", "add a record (saved locally, then sent)",
+          flags: [
+            .option("--id", "ID", "the record's id (default: a new UUID)"), field, data,
+          ],
+          positionals: [collection]),
+        Entry(
+          "edit", "change some fields of a record",
+          flags: [
+            field, data,
+            .option("--remove", "NAME", "take a field out of the record", repeatable: true),
+          ],
+          positionals: [collection, id]),
+        Entry("delete", "delete a record", positionals: [collection, id]),
+      ]),
+    Entry(
       "outbox", "show writes waiting to be sent, refused, or in conflict",
       subcommands: [
         Entry(
@@ -199,6 +229,16 @@ public enum CommandTable {
       hidden: true),
     Entry("manpage", "print the man page (roff)", hidden: true),
   ]
+
+  /// `courier records`' collection argument.
+  static let collection = Positional(name: "COLLECTION", kind: .text, optional: false)
+  /// A record's id.
+  static let id = Positional(name: "ID", kind: .text, optional: false)
+  /// `--field NAME=VALUE` of `courier records`.
+  static let field = Flag.option(
+    "--field", "NAME=VALUE", "a field, read as its declared kind", repeatable: true)
+  /// `--data JSON` of `courier records`.
+  static let data = Flag.option("--data", "JSON", "the fields as one JSON object")
 
   /// The commands a person sees (help, completions, man page).
   public static var visibleCommands: [Entry] { commands.filter { !$0.hidden } }

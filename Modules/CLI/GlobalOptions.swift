@@ -14,6 +14,8 @@ public struct GlobalOptions: Sendable, Equatable {
   public var timeout: String?
   /// `--max-attempts`.
   public var maxAttempts: String?
+  /// `--conflict-policy`: how version conflicts are settled (`conflict_policy`).
+  public var conflictPolicy: String?
   /// `--json`: one JSON object per line, for scripts.
   public var json = false
   /// `--verbose`: each request and retry decision on standard error.
@@ -31,6 +33,7 @@ public struct GlobalOptions: Sendable, Equatable {
     flags["transport"] = transport
     flags["timeout_seconds"] = timeout
     flags["max_attempts"] = maxAttempts
+    flags["conflict_policy"] = conflictPolicy
     return flags
   }
 }

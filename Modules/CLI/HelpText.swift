@@ -13,6 +13,7 @@ public enum HelpText {
     case "status": return status
     case "watch": return watch
     case "articles": return articles
+    case "records": return records
     case "outbox": return outbox
     case "sync": return sync
     case "help": return "USAGE: courier help [COMMAND]\n\nShows the help of a command.\n"
@@ -38,6 +39,9 @@ public enum HelpText {
       --transport NAME      curl, urlsession or memory (env COURIER_TRANSPORT)
       --timeout SECONDS     deadline of one attempt, 1 to 86400 (default 30)
       --max-attempts N      attempts in all for a transient failure, 1 to 100 (default 4)
+      --conflict-policy POLICY
+                            lastWriteWins (default), serverWins, manual or merge: how a version
+                            conflict is settled when a write is sent (env COURIER_CONFLICT_POLICY)
       --json                print one JSON object per line, for scripts
       --verbose, -v         show each request and retry decision on standard error
       --help, -h            show help
@@ -57,6 +61,7 @@ public enum HelpText {
       status     print the network path now, and why
       watch      print every change of the network path until interrupted
       articles   list, add, edit or delete articles (offline first)
+      records    list, show, add, edit or delete the records of a declared collection
       outbox     show writes waiting to be sent, refused, or in conflict
       sync       send waiting writes now (or whenever the network returns, with --watch)
       help       show the help of a command
@@ -181,6 +186,47 @@ public enum HelpText {
     \(globalOptions)
     """ + "\n"
 
+  static let records = """
+    USAGE: courier records COLLECTION list [--offline] [--json]
+           courier records COLLECTION show ID
+           courier records COLLECTION add [--id ID] [--field NAME=VALUE]... [--data JSON]
+           courier records COLLECTION edit ID [--field NAME=VALUE]... [--data JSON] [--remove NAME]...
+           courier records COLLECTION delete ID
+    (or with the subcommand first: courier records list COLLECTION, ...)
+
+    The records of a collection the config file declares under "collections" (and of
+    articles, as JSON), offline first like `courier articles`: `list` prints the cache at once,
+    then refreshes it (unless --offline); `show` prints one record as stored here, with its
+    version and whether it waits to be sent; `add`, `edit` and `delete` apply the change
+    locally, queue it in the same outbox as every other write, try to send it, and print what is
+    still pending.
+
+    Fields: --data gives them as one JSON object ('{"text":"hi","tags":["a"]}'); each
+    --field NAME=VALUE then sets one, read as the collection declares it (a string as is, a
+    number or true/false by its spelling, a list of strings split at commas: tags=a,b, any JSON
+    for a json field). A write is checked against the declaration before it is saved: a
+    missing required field, a field of the wrong kind or one the collection does not have is
+    refused (exit 64) and nothing is queued. `edit` keeps the fields it does not name;
+    --remove takes one out.
+
+    A collection in the config file (every member but the name is optional; these are the
+    defaults of the backend contract unless shown otherwise):
+      "collections": {
+        "notes": {"path": "/notes", "id": "note_id", "version": "rev",
+                  "updated_at": "modified_at", "fields": {"text": "string", "tags": "strings"},
+                  "required": ["text"], "version_tag": "r"}
+      }
+    Field kinds: string, integer, number, boolean, strings, json. Also "conflict_codes",
+    "gone_codes" (the error codes of a stale version and of a record already gone),
+    "write_statuses" and "delete_statuses" (the 2xx that prove a write).
+
+    Exit codes: 0 done (a write that could not be sent yet is kept pending), 64 usage (also
+    an unknown collection or fields that do not fit it), 65 refused by the server, 66 no such
+    record here, 69 offline, 73/74 the local store could not be used.
+
+    \(globalOptions)
+    """ + "\n"
+
   static let outbox = """
     USAGE: courier outbox [--json]
            courier outbox retry ID|--all [--json]
@@ -194,8 +240,9 @@ public enum HelpText {
     `retry` puts a refused or conflicted entry (every one with --all) back in the queue under a
     new Idempotency-Key (the server keeps its answer under the old one), rebased on the
     server's version for a conflict, then sends the queue. `discard` drops the entry with every
-    local change to its article and shows the server's copy again (for a queued upload: the
-    entry and the bytes kept for it).
+    local change to its record (an article, or a record of a declared collection) and shows
+    the server's copy again (for a queued upload: the entry and the bytes kept for it). The
+    outbox holds every collection's writes, in one order.
 
     Exit codes: 0 done (a retry that could not be sent yet is kept pending), 64 usage,
     65 no such entry or refused again, 73/74 the local store could not be used, 75 another
@@ -208,9 +255,17 @@ public enum HelpText {
     USAGE: courier sync [--watch] [--json]
 
     Sends the waiting writes now, in order, and reports what was sent, refused, in conflict or
-    still pending. With --watch it stays running and replays whenever the network returns,
-    until SIGINT or SIGTERM. Version conflicts follow conflict_policy (COURIER_CONFLICT_POLICY):
-    lastWriteWins (default), serverWins or manual (kept in the outbox for you).
+    still pending: every collection's (articles and those the config file declares). With
+    --watch it stays running and replays whenever the network returns, until SIGINT or SIGTERM.
+    Version conflicts follow --conflict-policy (or conflict_policy in the config file, or
+    COURIER_CONFLICT_POLICY): lastWriteWins (default: the newer write wins the whole record),
+    serverWins, manual (kept in the outbox for you), or merge (field by field against the copy
+    the edit started from: fields only one side changed keep that side's value; fields both
+    changed go to the newer write).
+
+    Writes go one at a time, in the outbox's order. With replay_concurrency N in the config file
+    (or COURIER_REPLAY_CONCURRENCY, 1 to 16), writes of different records go N at a time over N
+    connections: each record's writes keep their order, the order across records is lost.
 
     One courier at a time syncs a data folder (a lock, sync.lock, in it): while another one
     does, `sync` exits 75 at once saying which process (pid) and what it runs, and nothing is

@@ -14,17 +14,8 @@ import Synchronization
 public struct Articles: Sendable {
   /// The sync engine underneath: conflicts, state streams and everything below the façade.
   public let engine: SyncEngine<Article>
-  private let store: any LocalStore
-  /// The data folder's `SyncLock`, taken once for every replay of this process; nil when the
-  /// store is not shared.
-  private let lock: SharedSyncLock?
-  /// Runs the path monitor while `watch()` needs it; nil when the caller runs it.
-  private let monitor: SharedRun?
-  /// Run after a replay and after a discard: the session removes the files of queued uploads
-  /// that left the outbox.
-  private let tidy: @Sendable () -> Void
-  /// The local store, for the session's queued uploads (their entries share the outbox).
-  var outboxStore: any LocalStore { store }
+  private let shared: OutboxSync
+  private var store: any LocalStore { shared.store }
 
   /// Articles over an engine and its store (for tests and custom wiring: no cross-process
   /// lock, and ``watch(activity:)`` expects the caller to run the engine's path monitor).
@@ -32,18 +23,14 @@ public struct Articles: Sendable {
   ///   - engine: the engine.
   ///   - store: the local store the engine uses.
   public init(engine: SyncEngine<Article>, store: any LocalStore) {
-    self.init(engine: engine, store: store, lock: nil, monitor: nil)
+    self.init(
+      engine: engine,
+      shared: OutboxSync(store: store, replayer: engine.replayer, lock: nil, monitor: nil))
   }
 
-  init(
-    engine: SyncEngine<Article>, store: any LocalStore, lock: SharedSyncLock?, monitor: SharedRun?,
-    tidy: @escaping @Sendable () -> Void = {}
-  ) {
+  init(engine: SyncEngine<Article>, shared: OutboxSync) {
     self.engine = engine
-    self.store = store
-    self.lock = lock
-    self.monitor = monitor
-    self.tidy = tidy
+    self.shared = shared
   }
 
   // MARK: - Reads
@@ -163,7 +150,7 @@ public struct Articles: Sendable {
   public func discard(operationID: UUID) async throws -> (entry: OutboxEntry, record: LocalRecord?)
   {
     let dropped = try await engine.discardEntry(operationID: operationID)
-    tidy()
+    shared.tidy()
     return dropped
   }
 
@@ -176,91 +163,30 @@ public struct Articles: Sendable {
   /// - Returns: the stream.
   public func states() -> AsyncStream<SyncState> { engine.states() }
 
-  /// Sends the waiting writes now, in order, each with its `Idempotency-Key`.
+  /// Sends the waiting writes now, in order, each with its `Idempotency-Key`: every
+  /// collection's of this local store (one replayer per store, decision 1202).
   /// - Parameter activity: what this process says it is doing, for another's busy message.
   /// - Returns: what was sent, refused, in conflict or left pending (and why: `stoppedBy`).
   /// - Throws: ``SyncInProgressError`` when another process is syncing this data folder (it
   ///   will send them; ``state`` is reloaded first), `StoreError` when the lock file cannot be
   ///   opened.
   public func sync(activity: String = "sync") async throws -> ReplayReport {
-    try await withSyncLock(activity: activity) {
-      defer { tidy() }
-      return await engine.replay()
-    }
+    try await shared.sync(activity: activity)
   }
 
   /// Keeps the outbox flowing until cancelled: sends it now, again whenever the network path
   /// comes back and after a backed-off wait when a transient failure stopped it; writes made
   /// meanwhile are sent by themselves, this process's and those another process leaves in the
   /// same data folder because this one holds the lock (noticed with inotify on Linux). Yields
-  /// the state at once and on each change. Holds the
-  /// data folder's sync lock while it runs, and runs the path monitor (shared with
-  /// `CourierSession.paths()`).
+  /// the state at once and on each change. Holds the data folder's sync lock while it runs, and
+  /// runs the path monitor (shared with `CourierSession.paths()`). The store's one run loop:
+  /// every collection's writes go through it.
   /// - Parameter activity: what this process says it is doing, for another's busy message.
   /// - Returns: the states; the stream throws ``SyncInProgressError`` at once when another
   ///   process is syncing, or the path monitor's error when it cannot run.
   public func watch(activity: String = "sync --watch") -> AsyncThrowingStream<SyncState, any Error>
   {
-    let (stream, continuation) = AsyncThrowingStream.makeStream(of: SyncState.self)
-    let engine = engine
-    let monitor = monitor
-    let task = Task {
-      do {
-        try await withSyncLock(activity: activity) {
-          try await withThrowingTaskGroup(of: Void.self) { group in
-            if let monitor { group.addTask { try await monitor.run() } }
-            if let folder = lock?.directory.path {
-              // Another process's writes to this folder's outbox: it found the lock held, and
-              // the writes are this watch's to send.
-              group.addTask { await Self.sendOthersWrites(engine, changes: folder) }
-            }
-            // The first replay inside the watch, once it counts as watching: no write can
-            // fall between that replay and the ones writes schedule while watching.
-            group.addTask { await engine.watch(replayingFirst: true) }
-            group.addTask {
-              for await state in engine.states() { continuation.yield(state) }
-            }
-            // The monitor throwing ends the watch; anything else runs until cancelled.
-            while try await group.next() != nil {}
-          }
-        }
-        continuation.finish()
-      } catch {
-        continuation.finish(throwing: error)
-      }
-    }
-    continuation.onTermination = { _ in task.cancel() }
-    return stream
-  }
-
-  /// Reloads the outbox after each change to the data folder, and replays when it holds more
-  /// waiting writes than before (only another process adds them while this one holds the
-  /// lock; this process's own replays only take away, so a stopped replay is not hurried
-  /// past its backoff).
-  private static func sendOthersWrites(_ engine: SyncEngine<Article>, changes folder: String)
-    async
-  {
-    var pending = engine.state.pendingCount
-    for await _ in FolderChanges.stream(folder) {
-      await engine.reloadState()
-      let now = engine.state.pendingCount
-      defer { pending = now }
-      if now > pending { await engine.scheduleReplay() }
-    }
-  }
-
-  private func withSyncLock<T: Sendable>(
-    activity: String, _ body: () async throws -> T
-  ) async throws -> T {
-    guard let lock else { return try await body() }
-    do {
-      try lock.acquire(activity: activity)
-    } catch let busy as SyncInProgressError {
-      await engine.reloadState()
-      throw busy
-    }
-    defer { lock.release() }
-    return try await body()
+    shared.watch(activity: activity)
   }
 }
 

@@ -17,7 +17,12 @@ public enum ConfigLoader {
     ("retry_max_delay_ms", "COURIER_RETRY_MAX_DELAY_MS"),
     ("conflict_policy", "COURIER_CONFLICT_POLICY"),
     ("resumable_uploads", "COURIER_RESUMABLE_UPLOADS"),
+    ("replay_concurrency", "COURIER_REPLAY_CONCURRENCY"),
   ]
+
+  /// The keys only a config file may set, each holding an object: `collections` (the record
+  /// collections it declares, see `CourierConfig.collections`).
+  public static let fileOnlyKeys = ["collections"]
 
   /// The accepted range of each numeric key. The bounds keep every later conversion safe
   /// (milliseconds and nanoseconds in `Int`, `Duration` arithmetic, libcurl's `long`) and
@@ -29,6 +34,7 @@ public enum ConfigLoader {
     "deadline_seconds": 1...604_800,
     "retry_base_delay_ms": 1...3_600_000,
     "retry_max_delay_ms": 1...3_600_000,
+    "replay_concurrency": 1...16,
   ]
 
   /// The value without the blanks around it: what `trimmingCharacters(in: .whitespaces)`
@@ -126,10 +132,13 @@ public enum ConfigLoader {
     }
     let known = Set(keys.map(\.key))
     for (key, value) in members.sorted(by: { $0.key < $1.key }) {
+      if key == "collections" {
+        config.collections = try CollectionConfig.parse(value, source: path)
+        continue
+      }
       guard known.contains(key) else {
-        throw ConfigError(
-          source: path, key: key,
-          message: "unknown key (known: \(keys.map(\.key).joined(separator: ", "))).")
+        let names = (keys.map(\.key) + fileOnlyKeys).joined(separator: ", ")
+        throw ConfigError(source: path, key: key, message: "unknown key (known: \(names)).")
       }
       let text: String
       switch value {
@@ -205,6 +214,7 @@ public enum ConfigLoader {
     case "deadline_seconds": config.retry.deadline = .seconds(try whole(value))
     case "retry_base_delay_ms": config.retry.baseDelay = .milliseconds(try whole(value))
     case "retry_max_delay_ms": config.retry.maxDelay = .milliseconds(try whole(value))
+    case "replay_concurrency": config.replayConcurrency = try whole(value)
     default: throw fail("unknown key.")
     }
   }

@@ -27,6 +27,14 @@ public struct CourierConfig: Sendable, Equatable {
   /// Whether `courier upload` uses tus (resumable) without `--resumable`
   /// (`resumable_uploads`).
   public var resumableUploads = false
+  /// How many outbox entries of different records a replay sends at once
+  /// (`replay_concurrency`, 1 to 16): 1 (the default) keeps the outbox's global order; more
+  /// keeps each record's order only, over as many keep-alive connections (decision 1204).
+  public var replayConcurrency = 1
+  /// The record collections the config file declares (`collections`), besides the built-in
+  /// articles: each gets the same reads, outbox and conflicts (`CourierSession.records(_:)`,
+  /// `courier records NAME …`).
+  public var collections: [CollectionDescription] = []
 
   /// Creates the defaults for an environment.
   /// - Parameter environment: the process environment (for `HOME` and the XDG variables).

@@ -109,7 +109,11 @@ private struct Pipeline: Sendable {
       switch config.transport {
       case .urlsession: base = URLSessionTransport(pathStatus: { monitor.currentPath.status })
       case .curl:
-        base = CurlTransport(configuration: .init(pathStatus: { monitor.currentPath.status }))
+        // A concurrent replay needs as many connections as it has sends on their way.
+        base = CurlTransport(
+          configuration: .init(
+            pathStatus: { monitor.currentPath.status },
+            maxConnectionsPerHost: max(6, config.replayConcurrency)))
       case .memory: base = InMemoryTransport()
       }
     }

@@ -35,7 +35,10 @@ public final class CourierSession: Sendable {
   /// Who removes a delivered queued upload's kept bytes (decision 1303 §3).
   public let deliveredBodyRemoval: DeliveredBodyRemoval
   private let monitorRun: SharedRun
+  /// The local store's sending side, opened on first use and shared by every collection.
+  private let outbox = Mutex<OutboxSync?>(nil)
   private let articleStore = Mutex<Articles?>(nil)
+  private let recordStores = Mutex<[String: Records]>([:])
   /// The queued uploads' files in the data folder (decision 1302). Made when used, not with
   /// the session: the path's `URL` appending and Foundation's copy of the environment were a
   /// seventh of `courier status`, which never queues an upload (callgrind, issue 14).
@@ -356,16 +359,15 @@ public final class CourierSession: Sendable {
     tusConfirmation: DeliveryProof.UploadConfirmation = .status,
     onState: @escaping @Sendable (UploadState) -> Void = { _ in }
   ) async throws -> OutboxEntry {
-    let articles = try articles()
+    let shared = try outboxSync(warn: PrivateFiles.warnOnStandardError)
     let queue = UploadQueue(
-      compressor: environment.compressor, store: queuedUploadStore,
-      outbox: articles.outboxStore)
+      compressor: environment.compressor, store: queuedUploadStore, outbox: shared.store)
     let entry = try await queue.enqueue(
       request, transfer: transfer, tusEndpoint: tusEndpoint, tusConfirmation: tusConfirmation,
       onState: onState)
-    await articles.engine.reloadState()
-    // While a watch runs, it sends it now (as it does any write).
-    await articles.engine.scheduleReplay()
+    shared.replayer.reloadState()
+    // While a watch runs, the store's run loop sends it now (as it does any write).
+    shared.replayer.requestReplay()
     return entry
   }
 
@@ -520,32 +522,132 @@ public final class CourierSession: Sendable {
   public func articles(
     warn: @escaping @Sendable (String) -> Void = PrivateFiles.warnOnStandardError
   ) throws -> Articles {
-    try articleStore.withLock { cached in
+    let shared = try outboxSync(warn: warn)
+    return articleStore.withLock { cached in
+      if let cached { return cached }
+      let engine = SyncEngine<Article>(
+        replayer: shared.replayer, client: environment.client, collection: .articles,
+        configuration: SyncEngine<Article>.Configuration(
+          conflictPolicy: environment.config.conflictPolicy))
+      let articles = Articles(engine: engine, shared: shared)
+      cached = articles
+      return articles
+    }
+  }
+
+  // MARK: - Any collection
+
+  /// The collections this session syncs: articles, then those the configuration declares
+  /// (`collections` in the config file).
+  public var collections: [CollectionDescription] {
+    [.articles] + environment.config.collections
+  }
+
+  /// The records of a declared collection (or `articles` as JSON), offline first, sharing the
+  /// outbox, the sync lock and the run loop with every other collection of the data folder.
+  /// Opened on first use and shared afterwards.
+  /// - Parameters:
+  ///   - name: the collection's name, as the config file declares it.
+  ///   - warn: told when the data folder's permissions were tightened as it was opened.
+  /// - Returns: the records.
+  /// - Throws: `CourierError.invalidInput` naming the declared collections when none has this
+  ///   name; `StoreError` naming the file when the local store cannot be opened.
+  public func records(
+    _ name: String, warn: @escaping @Sendable (String) -> Void = PrivateFiles.warnOnStandardError
+  ) throws -> Records {
+    guard let collection = collections.first(where: { $0.name == name }) else {
+      let known = collections.map(\.name).joined(separator: ", ")
+      throw CourierError(
+        .invalidInput, code: "unknown_collection",
+        serverMessage: "No collection is named “\(LogText.escaped(name))” (collections: \(known)); "
+          + "declare it under \"collections\" in the config file.")
+    }
+    return try records(collection, warn: warn)
+  }
+
+  /// The records of a collection the caller declares, as ``records(_:warn:)``; its route is
+  /// registered on the session's replayer, so `sync()` and `watch()` send its writes.
+  /// - Parameters:
+  ///   - collection: the declaration.
+  ///   - resolver: settles fields both sides changed under the merge policy; nil for last
+  ///     write wins per field.
+  ///   - warn: told when the data folder's permissions were tightened as it was opened.
+  /// - Returns: the records.
+  /// - Throws: `StoreError` naming the file when the local store cannot be opened.
+  public func records(
+    _ collection: CollectionDescription, resolver: FieldResolver? = nil,
+    warn: @escaping @Sendable (String) -> Void = PrivateFiles.warnOnStandardError
+  ) throws -> Records {
+    let shared = try outboxSync(warn: warn)
+    return recordStores.withLock { cached in
+      if resolver == nil, let existing = cached[collection.name],
+        existing.collection == collection
+      {
+        return existing
+      }
+      var configuration = SyncEngine<JSONRecord>.Configuration(
+        conflictPolicy: environment.config.conflictPolicy)
+      configuration.mergeResolver = resolver
+      let engine = SyncEngine<JSONRecord>(
+        replayer: shared.replayer, client: environment.client, collection: collection,
+        configuration: configuration)
+      let records = Records(engine: engine, shared: shared)
+      cached[collection.name] = records
+      return records
+    }
+  }
+
+  /// The replayer of this session's local store: one per store, it sends every collection's
+  /// outbox entries in outbox order, each through its collection's sender. Register the route
+  /// of another kind of entry on it (`OutboxReplayer.register`); `sync()` and `watch()` of any
+  /// façade of this session then send those entries too.
+  /// - Parameter warn: told when the data folder's permissions were tightened as it was opened.
+  /// - Returns: the replayer.
+  /// - Throws: `StoreError` naming the file when the local store cannot be opened.
+  public func replayer(
+    warn: @escaping @Sendable (String) -> Void = PrivateFiles.warnOnStandardError
+  ) throws -> OutboxReplayer {
+    try outboxSync(warn: warn).replayer
+  }
+
+  /// Opens the local store once and builds its replayer, with a route for articles and for
+  /// every collection the configuration declares, so a replay sends them all.
+  func outboxSync(warn: @escaping @Sendable (String) -> Void) throws -> OutboxSync {
+    try outbox.withLock { cached in
       if let cached { return cached }
       let store = try environment.openLocalStore(warn: warn)
-      // Writes are sent by `sync()`, or by themselves while `watch()` runs.
-      var configuration = SyncEngine<Article>.Configuration(
-        conflictPolicy: environment.config.conflictPolicy, replaysAfterWrites: false)
+      let config = environment.config
+      let replayer = OutboxReplayer(
+        store: store, pathMonitor: pathMonitor,
+        configuration: OutboxReplayer.Configuration(
+          maxConcurrentSends: config.replayConcurrency),
+        clock: ContinuousClock(), random: SystemRandomSource())
+      for collection in collections {
+        replayer.register(
+          .records(
+            collection, client: environment.client,
+            decision: ReplayDecision(policy: config.conflictPolicy, collection: collection)))
+      }
       let uploads = queuedUploadStore
       // Bytes no entry points to (delivered, discarded, or kept by a process killed before
-      // its entry was committed) go when the store opens, after each replay and discard, and
+      // its entry was committed) go when the store opens, after each pass and discard, and
       // before each queued upload is sent.
       let sweep: @Sendable () -> Void = {
         uploads.sweep { try Self.uploadIDs(in: store) }
       }
-      // Queued uploads replay in outbox order with the articles' writes.
-      configuration.senders[QueuedUpload.collection] = queuedUploadSender(tidy: sweep)
-      let engine = SyncEngine<Article>(
-        client: environment.client, store: store, pathMonitor: pathMonitor,
-        configuration: configuration, clock: ContinuousClock(), random: SystemRandomSource())
+      // Queued uploads replay in outbox order with every collection's writes (decision 1302).
+      replayer.register(
+        ReplayRoute(
+          collection: QueuedUpload.collection, sender: queuedUploadSender(tidy: sweep),
+          decision: ReplayDecision(policy: config.conflictPolicy)))
       sweep()
-      let articles = Articles(
-        engine: engine, store: store,
+      let shared = OutboxSync(
+        store: store, replayer: replayer,
         lock: environment.localStoreIsShared
-          ? SharedSyncLock(directory: environment.config.dataDirectory) : nil,
+          ? SharedSyncLock(directory: config.dataDirectory) : nil,
         monitor: monitorRun, tidy: sweep)
-      cached = articles
-      return articles
+      cached = shared
+      return shared
     }
   }
 }

@@ -1,7 +1,10 @@
 import Foundation
 
-/// What the replay needs to know about a collection to address its records on the server: its
-/// name in the local store, its path, and how its records carry id, version and update time.
+/// A collection of records, as a user declares it (decision 1203): its name in the local store,
+/// its path on the server, how its JSON objects carry id, version and update time, the fields
+/// its records hold, and what its server's answers mean. Declared once, a collection gets what
+/// articles get: stale-while-revalidate reads, the outbox, conflicts and merges. `articles` is
+/// one such declaration.
 public struct CollectionDescription: Sendable, Equatable {
   /// The collection's name in the local store (`articles`).
   public var name: String
@@ -9,15 +12,88 @@ public struct CollectionDescription: Sendable, Equatable {
   public var path: String
   /// How the collection's JSON objects carry id, version and update time.
   public var schema: RecordSchema
+  /// The fields a record holds besides id, version and update time; empty when the declaration
+  /// leaves them open (any field, and a command line's `--field` value is a string).
+  public var fields: [RecordField]
+  /// What the server's answers mean: the version tag, the statuses that prove a write, the
+  /// codes of a conflict and of a record already gone.
+  public var answers: ServerAnswers
 
-  /// Creates a description.
+  /// Creates a description with the contract's answers and open fields.
   /// - Parameters:
   ///   - name: the collection's name.
   ///   - path: its path on the server; `/<name>` by default.
   ///   - schema: its record schema.
   public init(name: String, path: String? = nil, schema: RecordSchema = .standard) {
+    self.init(name: name, path: path, schema: schema, fields: [], answers: .contract)
+  }
+
+  /// Declares a collection.
+  /// - Parameters:
+  ///   - name: the collection's name in the local store.
+  ///   - path: its path on the server; `/<name>` when nil.
+  ///   - schema: how its records carry id, version and update time.
+  ///   - fields: the fields its records hold (empty: any).
+  ///   - answers: what its server's answers mean.
+  public init(
+    name: String, path: String?, schema: RecordSchema, fields: [RecordField],
+    answers: ServerAnswers
+  ) {
     self.name = name
     self.path = path ?? "/\(name)"
     self.schema = schema
+    self.fields = fields
+    self.answers = answers
+  }
+
+  /// The backend contract's articles: `id`, `version`, `updated_at`; a required `title` and a
+  /// `body`, both strings.
+  public static let articles = CollectionDescription(
+    name: "articles", path: "/articles", schema: .standard,
+    fields: [RecordField("title", .string, required: true), RecordField("body", .string)],
+    answers: .contract)
+
+  /// The declared field with this name.
+  /// - Parameter name: the member's name.
+  /// - Returns: the field, or nil when it is not declared.
+  public func field(_ name: String) -> RecordField? { fields.first { $0.name == name } }
+
+  /// Checks a record's fields against the declaration: every required field present and not
+  /// `null`, every declared one of its kind, none of the schema's own members (the server owns
+  /// them), and, when fields are declared, no other field.
+  /// - Parameter payload: the record's fields (a JSON object).
+  /// - Throws: `CourierError` of kind `invalidInput` naming the first field that is wrong.
+  public func validate(_ payload: JSONValue) throws {
+    guard case .object(let members) = payload else {
+      throw Self.refusal(nil, "A \(name) record must be a JSON object.")
+    }
+    for owned in [schema.idKey, schema.versionKey, schema.updatedAtKey]
+    where members[owned] != nil {
+      throw Self.refusal(owned, "“\(owned)” is set by the server and the record's key, not here.")
+    }
+    for field in fields {
+      guard let value = members[field.name], value != .null else {
+        if field.required {
+          throw Self.refusal(field.name, "A \(name) record needs the field “\(field.name)”.")
+        }
+        continue
+      }
+      if !field.accepts(value) {
+        throw Self.refusal(
+          field.name, "The field “\(field.name)” of \(name) holds \(field.kind.rawValue) values.")
+      }
+    }
+    if !fields.isEmpty {
+      for member in members.keys.sorted() where field(member) == nil {
+        let known = fields.map(\.name).joined(separator: ", ")
+        throw Self.refusal(
+          member,
+          "\(name) records have no field “\(RecordField.shown(member))” (fields: \(known)).")
+      }
+    }
+  }
+
+  private static func refusal(_ field: String?, _ message: String) -> CourierError {
+    CourierError(.invalidInput, code: "invalid_record", serverMessage: message, field: field)
   }
 }

@@ -54,16 +54,42 @@ public enum DeliveryProof {
   public static func write(
     _ operation: OutboxOperation, response: HTTPResponse, schema: RecordSchema
   ) throws -> ServerRecord? {
+    try write(operation, response: response, schema: schema, answers: .contract)
+  }
+
+  /// Checks the 2xx reply to a replayed write of a declared collection: as
+  /// ``write(_:response:schema:)``, with the collection's schema and the statuses its
+  /// declaration gives a proven write and a proven delete.
+  /// - Parameters:
+  ///   - operation: the operation that was sent.
+  ///   - response: the reply; 2xx.
+  ///   - collection: the collection's declaration.
+  /// - Returns: the server's record for a create or an update; nil for a delete.
+  /// - Throws: `CourierError` of kind `notTheServer` naming the shortfall.
+  public static func write(
+    _ operation: OutboxOperation, response: HTTPResponse, collection: CollectionDescription
+  ) throws -> ServerRecord? {
+    try write(operation, response: response, schema: collection.schema, answers: collection.answers)
+  }
+
+  private static func write(
+    _ operation: OutboxOperation, response: HTTPResponse, schema: RecordSchema,
+    answers: ServerAnswers
+  ) throws -> ServerRecord? {
     switch operation.kind {
     case .delete:
       // 204 has no body; a 200 with an empty body says the same. A body here is a page.
-      guard response.status == 204 || (response.status == 200 && isBlank(response.body)) else {
+      // (A 204 has no body by definition: what follows it is not read as one.)
+      let empty = response.status == 204 || isBlank(response.body)
+      let declared = answers.deleteStatuses.contains(response.status)
+      guard (declared || response.status == 200) && empty else {
         throw failure(
-          response.status == 200 ? .unexpectedBody : .unexpectedStatus, response, operation)
+          declared || response.status == 200 ? .unexpectedBody : .unexpectedStatus, response,
+          operation)
       }
       return nil
     case .create, .update:
-      guard response.status == 200 || response.status == 201 else {
+      guard answers.writeStatuses.contains(response.status) else {
         throw failure(.unexpectedStatus, response, operation)
       }
       guard let json = try? JSONValue(parsing: response.body) else {

@@ -174,11 +174,69 @@ public enum JSONValue: Sendable, Hashable, Codable {
     }
   }
 
-  /// Compact JSON text with sorted keys.
+  /// Compact JSON text, keys sorted by their UTF-8 bytes, written directly (no `JSONEncoder`:
+  /// the local store writes every payload with it, and Foundation's encoder cost several times
+  /// as much, Docs/benchmarks/sync.md). `JSONValue(parsing:)` reads it back to an equal value; a
+  /// number that is not finite (which JSON cannot hold) is written `null`. Not the bytes of a
+  /// request body: those stay `JSONEncoder`'s (`ReplayRequest.body()`), so a replay after an
+  /// upgrade sends what the server stored under its `Idempotency-Key`.
   public var jsonText: String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    guard let data = try? encoder.encode(self) else { return "null" }
-    return String(decoding: data, as: UTF8.self)
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(64)
+    write(into: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  private func write(into bytes: inout [UInt8]) {
+    switch self {
+    case .null: bytes += Array("null".utf8)
+    case .bool(let value): bytes += Array((value ? "true" : "false").utf8)
+    case .integer(let value): bytes += Array(String(value).utf8)
+    case .number(let value):
+      if let whole = Int64(exactly: value) {
+        bytes += Array(String(whole).utf8)
+      } else if value.isFinite {
+        bytes += Array("\(value)".utf8)
+      } else {
+        bytes += Array("null".utf8)
+      }
+    case .string(let value): Self.write(string: value, into: &bytes)
+    case .array(let items):
+      bytes.append(UInt8(ascii: "["))
+      for (index, item) in items.enumerated() {
+        if index > 0 { bytes.append(UInt8(ascii: ",")) }
+        item.write(into: &bytes)
+      }
+      bytes.append(UInt8(ascii: "]"))
+    case .object(let members):
+      bytes.append(UInt8(ascii: "{"))
+      let keys = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+      for (index, key) in keys.enumerated() {
+        if index > 0 { bytes.append(UInt8(ascii: ",")) }
+        Self.write(string: key, into: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        members[key]?.write(into: &bytes)
+      }
+      bytes.append(UInt8(ascii: "}"))
+    }
+  }
+
+  private static func write(string: String, into bytes: inout [UInt8]) {
+    let hex = Array("0123456789abcdef".utf8)
+    bytes.append(UInt8(ascii: "\""))
+    for byte in string.utf8 {
+      switch byte {
+      case UInt8(ascii: "\""): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+      case UInt8(ascii: "\\"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+      case 0x0A: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+      case 0x0D: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+      case 0x09: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+      case 0..<0x20:
+        bytes += Array("\\u00".utf8)
+        bytes += [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+      default: bytes.append(byte)
+      }
+    }
+    bytes.append(UInt8(ascii: "\""))
   }
 }

@@ -30,7 +30,9 @@ public enum LocalStorePlan {
   }
 
   /// Applies an optimistic write (optional) and enqueues its operation, coalescing with the
-  /// record's last unsent entry (see `OutboxCoalescing`).
+  /// record's last unsent entry (see `OutboxCoalescing`). An update or a delete without a base
+  /// copy gets the record's server copy as its `basePayload` when that copy is at the
+  /// operation's base version: the exact fields the write started from, kept for a merge.
   /// - Parameters:
   ///   - change: the local write, or nil to enqueue only.
   ///   - operation: the operation to send.
@@ -47,6 +49,12 @@ public enum LocalStorePlan {
       throw StoreError(
         .invalidInput,
         "The local change is on \(change.key) but the operation is on \(operation.key).")
+    }
+    var operation = operation
+    if operation.basePayload == nil, let base = operation.baseVersion,
+      let server = record?.server, server.version == base
+    {
+      operation.basePayload = server.payload
     }
     var after: LocalRecord? = change.map { applying($0, to: record) }
     var outbox: [StoreMutation] = []
@@ -103,8 +111,8 @@ public enum LocalStorePlan {
 
   /// Removes an entry the server applied and adopts the server's record: the record becomes
   /// synced when no other entry waits for it; later pending entries of the record that were
-  /// based on the same version are rebased on the new one (they were made on top of this
-  /// change, which the server now holds).
+  /// based on the same version are rebased on the new one, with the server's record as their
+  /// base copy (they were made on top of this change, which the server now holds).
   /// - Parameters:
   ///   - entry: the entry done.
   ///   - serverRecord: the server's record after it (nil for a delete, or when not returned).
@@ -124,11 +132,12 @@ public enum LocalStorePlan {
     } else if let serverRecord {
       server = serverRecord
     }
-    if !isDelete, let newVersion = serverRecord?.version {
+    if !isDelete, let serverRecord {
       for other in remaining
       where other.state.isPending && other.operation.baseVersion == entry.operation.baseVersion {
         var rebased = other
-        rebased.operation.baseVersion = newVersion
+        rebased.operation = other.operation.rebased(
+          onto: serverRecord.version, payload: serverRecord.payload)
         mutations.append(.replaceEntry(rebased))
       }
     }
@@ -174,7 +183,7 @@ public enum LocalStorePlan {
     let oldBase = entry.operation.baseVersion
     var updated = entry
     updated.operation.payload = payload
-    updated.operation.baseVersion = server.version
+    updated.operation = updated.operation.rebased(onto: server.version, payload: server.payload)
     updated.state = .pending
     var mutations: [StoreMutation] = [.replaceEntry(updated)]
     // A later write keeps what it changed over this one; the merge fills in the rest.
@@ -189,7 +198,9 @@ public enum LocalStorePlan {
     }
     for other in entries where other.sequence > entry.sequence && other.state.isPending {
       var rebased = other
-      if other.operation.baseVersion == oldBase { rebased.operation.baseVersion = server.version }
+      if other.operation.baseVersion == oldBase {
+        rebased.operation = other.operation.rebased(onto: server.version, payload: server.payload)
+      }
       rebased.operation.payload = carried(other.operation.payload)
       if rebased != other { mutations.append(.replaceEntry(rebased)) }
     }
@@ -201,6 +212,30 @@ public enum LocalStorePlan {
           key: key, payload: shown, state: .pending(payload: shown, server: server),
           server: server)))
     return StorePlan(mutations, result: updated)
+  }
+
+  /// Puts an entry back in the queue (pending), optionally under a new operation id and on a
+  /// new base version; a new base takes the record's server copy as its base copy when that copy
+  /// is at the new version (after a conflict the record holds the server's record), else the
+  /// copy is dropped rather than kept for the wrong version.
+  /// - Parameters:
+  ///   - entry: the entry.
+  ///   - newID: its new operation id, or nil to keep it.
+  ///   - baseVersion: its new base version, or nil to keep it.
+  ///   - record: the local record.
+  /// - Returns: the plan, returning the entry after.
+  public static func requeue(
+    _ entry: OutboxEntry, as newID: UUID?, baseVersion: Int?, record: LocalRecord?
+  ) -> StorePlan<OutboxEntry> {
+    var updated = entry
+    if let newID { updated.operation.id = newID }
+    if let baseVersion,
+      baseVersion != entry.operation.baseVersion || entry.operation.basePayload == nil
+    {
+      let copy = record?.server.flatMap { $0.version == baseVersion ? $0.payload : nil }
+      updated.operation = updated.operation.rebased(onto: baseVersion, payload: copy)
+    }
+    return setState(updated, .pending)
   }
 
   /// Drops every local change to a record: removes all its outbox entries (whatever their

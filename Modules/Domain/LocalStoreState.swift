@@ -78,6 +78,14 @@ public struct LocalStoreState: Sendable, Equatable {
       }
       setEntry(nil, at: sequence)
       return .entry(sequence, old)
+    case .setAttempts(let sequence, let id, let attempts):
+      guard let old = entriesBySequence[sequence], old.id == id else {
+        throw StoreError(.notFound, "No outbox entry \(id) has sequence number \(sequence).")
+      }
+      var counted = old
+      counted.attempts = attempts
+      setEntry(counted, at: sequence)
+      return .entry(sequence, old)
     }
   }
 

@@ -22,7 +22,8 @@ public enum OutboxCoalescing {
   /// - anything else, another record, or an entry already sent, rejected or conflicted → append.
   ///
   /// The merged operation takes the later operation's id (a fresh `Idempotency-Key`, never
-  /// sent) and the earlier one's `enqueuedAt` (how long the user has been waiting).
+  /// sent), the earlier one's `enqueuedAt` (how long the user has been waiting) and its base
+  /// (version and copy: the merged write started from there).
   /// - Parameters:
   ///   - earlier: the record's last entry in the outbox.
   ///   - later: the new operation.
@@ -34,7 +35,8 @@ public enum OutboxCoalescing {
       .merge(
         OutboxOperation(
           id: later.id, key: later.key, kind: kind, payload: payload,
-          baseVersion: first.baseVersion, enqueuedAt: first.enqueuedAt))
+          baseVersion: first.baseVersion, enqueuedAt: first.enqueuedAt,
+          basePayload: first.basePayload))
     }
     switch (first.kind, later.kind) {
     case (.create, .update): return merged(.create, payload: later.payload)

@@ -17,6 +17,9 @@ public struct ReplayDecision: Sendable {
   /// Settles the fields both sides changed under `ConflictPolicy.merge`; nil for last write
   /// wins per field (`ThreeWayMerge.lastWriteWins`).
   public var resolver: FieldResolver?
+  /// What the collection's server answers mean: which `409` codes are a stale base version and
+  /// which `404` to a delete means it is already applied.
+  public var answers: ServerAnswers = .contract
 
   /// Creates a decision.
   /// - Parameters:
@@ -34,14 +37,30 @@ public struct ReplayDecision: Sendable {
     self.resolver = resolver
   }
 
+  /// Creates the decision of a declared collection: its schema and its answer rules.
+  /// - Parameters:
+  ///   - policy: the conflict policy.
+  ///   - collection: the collection's declaration.
+  ///   - maxResends: the re-send bound per entry and replay.
+  ///   - resolver: the merge policy's resolver for fields both sides changed.
+  public init(
+    policy: ConflictPolicy, collection: CollectionDescription, maxResends: Int = 3,
+    resolver: FieldResolver? = nil
+  ) {
+    self.init(
+      policy: policy, schema: collection.schema, maxResends: maxResends, resolver: resolver)
+    answers = collection.answers
+  }
+
   /// Decides the step for one entry.
   /// - Parameters:
   ///   - entry: the entry sent (its operation: kind, base version, edit time).
   ///   - answer: what came back.
   ///   - resends: how many times this replay already re-sent the entry after a conflict.
-  ///   - base: the server's copy the local record holds (`LocalRecord.server`); under the
-  ///     merge policy it is the base copy of the write when its version is the write's base
-  ///     version, and the merge goes without a base otherwise.
+  ///   - base: the server's copy the local record holds (`LocalRecord.server`), for an entry
+  ///     written before Courier kept the exact base copy with the operation: the merge policy
+  ///     merges against the operation's `basePayload` when it has one, else against this copy
+  ///     when its version is the write's base version, and without a base otherwise.
   /// - Returns: the step.
   public func step(
     for entry: OutboxEntry, answer: ReplayAnswer, resends: Int = 0, base: ServerRecord? = nil
@@ -55,13 +74,13 @@ public struct ReplayDecision: Sendable {
     }
     // Already gone: the delete's effect holds (a replay after a lost response), when the 404
     // is the server's own and not a portal's page.
-    if entry.operation.kind == .delete, DeliveryProof.deleteAlreadyApplied(error) {
+    if entry.operation.kind == .delete, answers.isAlreadyGone(error) {
       return .complete(serverRecord: nil)
     }
     // Only the server's own refusal is recorded against a write. Anything else stops the
     // replay and keeps the entry pending with its Idempotency-Key (0414).
     guard error.kind == .business || error.kind == .conflict else { return .stop(error) }
-    if error.kind == .conflict, error.code == "version_conflict" || error.current != nil {
+    if answers.isConflict(error) {
       return conflict(entry, current: error.current, resends: resends, base: base)
     }
     return .reject(message: error.serverMessage ?? error.userMessage, code: error.code)
@@ -93,14 +112,24 @@ public struct ReplayDecision: Sendable {
     // Two clients merging in turn converge, but a server that keeps changing must not loop.
     guard resends < maxResends else { return .keepConflict(current: current, adopting: server) }
     let operation = entry.operation
-    let baseKnown = base != nil && base?.version == operation.baseVersion
+    // The exact copy the write started from; for an older entry without one, the record's
+    // server copy when it is still of the write's base version.
+    let basePayload: JSONValue?
+    let baseKnown: Bool
+    if let exact = operation.basePayload, operation.baseVersion != nil {
+      (basePayload, baseKnown) = (exact, true)
+    } else if let base, operation.baseVersion != nil, base.version == operation.baseVersion {
+      (basePayload, baseKnown) = (base.payload, true)
+    } else {
+      (basePayload, baseKnown) = (nil, false)
+    }
     let resolve =
       resolver
       ?? ThreeWayMerge.lastWriteWins(
         localEditAt: operation.enqueuedAt, serverUpdatedAt: server.updatedAt)
     let mine: JSONValue? = operation.kind == .delete ? nil : operation.payload ?? .object([:])
     switch ThreeWayMerge.merge(
-      base: base?.payload, mine: mine, theirs: server.payload, baseKnown: baseKnown,
+      base: basePayload, mine: mine, theirs: server.payload, baseKnown: baseKnown,
       resolve: resolve)
     {
     case .merged(let payload):

@@ -16,6 +16,9 @@ public struct ReplayReport: Sendable, Equatable {
   public var conflictsMerged: Int = 0
   /// Entries still pending when the replay ended.
   public var pending: Int = 0
+  /// Pending entries of collections that have no sender registered (they wait, with their
+  /// record's later entries, until one is): counted in `pending` too.
+  public var withoutSender: Int = 0
   /// Why the replay stopped early (a transient failure), nil when the queue was drained.
   public var stoppedBy: CourierError?
 

@@ -17,4 +17,8 @@ public enum StoreMutation: Sendable, Equatable, Codable {
   case replaceEntry(OutboxEntry)
   /// Remove the entry with this sequence number; fails if absent.
   case deleteEntry(sequence: Int64)
+  /// Set the attempt count of the entry with this sequence number and operation id, leaving
+  /// the rest of it as stored (a replay window counts its attempts without rewriting the
+  /// entries); fails if no entry has both.
+  case setAttempts(sequence: Int64, operationID: UUID, attempts: Int)
 }

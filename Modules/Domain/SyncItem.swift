@@ -1,7 +1,7 @@
 import Foundation
 
 /// A record as the sync engine shows it: the typed value with its local state.
-public struct SyncItem<Record: SyncRecord>: Sendable {
+public struct SyncItem<Record: CollectionRecord>: Sendable {
   /// The typed record (local payload, server version).
   public var value: Record
   /// Synced, created, or modified locally.

@@ -1,12 +1,16 @@
 import Foundation
 
-/// A record type the sync engine can keep in sync: its collection, how its JSON carries id,
-/// version and update time, and a typed view over a local record. `Article` is one.
-public protocol SyncRecord: Sendable {
+/// A record type the sync engine can keep in sync, whose collection is known at compile time:
+/// its collection, how its JSON carries id, version and update time, and a typed view over a
+/// local record. `Article` is one.
+public protocol SyncRecord: CollectionRecord {
   /// The collection (the server path `/<collection>`).
   static var collection: String { get }
   /// How the server's JSON carries id, version and update time.
   static var schema: RecordSchema { get }
+  /// The collection's whole declaration (fields, answer rules); by default the collection's
+  /// name at `/<collection>` with `schema`, the contract's answers and open fields.
+  static var declaration: CollectionDescription { get }
   /// The record's id.
   var id: String { get }
   /// The fields the client owns, sent in a create or update.
@@ -17,7 +21,17 @@ public protocol SyncRecord: Sendable {
   init(record: LocalRecord) throws
 }
 
+extension SyncRecord {
+  /// The collection's name at `/<collection>` with `schema`, the contract's answers and open
+  /// fields.
+  public static var declaration: CollectionDescription {
+    CollectionDescription(name: collection, schema: schema)
+  }
+}
+
 extension Article: SyncRecord {
   /// The contract's names.
   public static var schema: RecordSchema { .standard }
+  /// `CollectionDescription.articles`: a required `title` and a `body`, both strings.
+  public static var declaration: CollectionDescription { .articles }
 }

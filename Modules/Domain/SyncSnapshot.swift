@@ -2,7 +2,7 @@ import Foundation
 
 /// A list of records as shown at one moment: from the cache (possibly stale) or just
 /// refreshed from the network, or the cache kept because the refresh failed.
-public struct SyncSnapshot<Record: SyncRecord>: Sendable {
+public struct SyncSnapshot<Record: CollectionRecord>: Sendable {
   /// Where the list comes from.
   public enum Source: String, Sendable, Equatable {
     /// The local store, before asking the server.

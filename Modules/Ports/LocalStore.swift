@@ -60,6 +60,29 @@ public protocol LocalStore: RecordStore, Outbox {
   ///   store that does not implement it (the default).
   @discardableResult
   func rebase(_ id: UUID, payload: JSONValue, onto server: ServerRecord) throws -> OutboxEntry
+
+  /// Counts a send attempt of several entries the caller read, in one durable transaction (one
+  /// commit for a window of sends instead of one each, decision 1204), without decoding them
+  /// again. As `recordAttempt`, call it before any of them leaves; an entry counted but then not
+  /// sent (the window stopped early) is only never coalesced again.
+  /// - Parameter entries: the entries, as read.
+  /// - Returns: the entries counted, in the order given, with their new count; one no longer in
+  ///   the outbox at its place, or no longer pending (coalesced away, discarded meanwhile), is
+  ///   left out.
+  /// - Throws: `StoreError` when it cannot be written; nothing is counted then.
+  @discardableResult
+  func recordAttempts(_ entries: [OutboxEntry]) throws -> [OutboxEntry]
+
+  /// Completes several entries the server applied, each of another record, in one durable
+  /// transaction (as `complete` each: the entry removed, the server's record adopted, the
+  /// record's later pending entries rebased). Safe to batch: an entry whose completion a crash
+  /// loses is sent again under the same `Idempotency-Key`, and the server replays its answer.
+  /// - Parameter completions: the entries and the server's records.
+  /// - Returns: the later entries the completions rebased, as stored after.
+  /// - Throws: `StoreError.notFound` when an entry is gone, `invalidInput` when two completions
+  ///   name one record or a server record is another record; nothing changed then.
+  @discardableResult
+  func completeAll(_ completions: [OutboxCompletion]) throws -> [OutboxEntry]
 }
 
 extension LocalStore {
@@ -76,6 +99,40 @@ extension LocalStore {
     -> OutboxEntry
   {
     throw StoreError(.unusable, "This local store cannot merge a conflicted write.")
+  }
+}
+
+extension LocalStore {
+  /// Counts each attempt in a transaction of its own (a store without batches).
+  /// - Parameter entries: the entries.
+  /// - Returns: the entries counted; those no longer stored are left out.
+  /// - Throws: `StoreError` when one cannot be written (the earlier ones are counted).
+  @discardableResult
+  public func recordAttempts(_ entries: [OutboxEntry]) throws -> [OutboxEntry] {
+    var counted: [OutboxEntry] = []
+    for entry in entries {
+      do {
+        counted.append(try recordAttempt(entry.id))
+      } catch let error as StoreError where error.code == .notFound {
+        continue
+      }
+    }
+    return counted
+  }
+
+  /// Completes each entry in a transaction of its own (a store without batches).
+  /// - Parameter completions: the entries and the server's records.
+  /// - Returns: the later entries of those records still pending, as stored after.
+  /// - Throws: `StoreError` when one cannot be written (the earlier ones are completed).
+  @discardableResult
+  public func completeAll(_ completions: [OutboxCompletion]) throws -> [OutboxEntry] {
+    var keys: [RecordKey] = []
+    for completion in completions {
+      keys.append(completion.entry.key)
+      try complete(completion.id, serverRecord: completion.serverRecord)
+    }
+    let touched = Set(keys)
+    return try pending().filter { touched.contains($0.key) }
   }
 }
 

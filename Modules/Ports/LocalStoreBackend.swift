@@ -103,7 +103,7 @@ extension LocalStoreBackend {
   public func enqueue(_ operation: OutboxOperation) throws -> EnqueueResult {
     try write { reader in
       try LocalStorePlan.applyAndEnqueue(
-        change: nil, operation: operation, record: nil,
+        change: nil, operation: operation, record: try reader.record(operation.key),
         entries: try reader.entries(for: operation.key), nextSequence: try reader.nextSequence())
     }
   }
@@ -155,6 +155,69 @@ extension LocalStoreBackend {
     try write { LocalStorePlan.recordAttempt(try Self.existing($0, id)) }
   }
 
+  /// Counts a send attempt of several entries the caller read, in one transaction: their stamps
+  /// are read (not the rows), and only the count is written.
+  /// - Parameter entries: the entries, as read.
+  /// - Returns: the entries counted, in the order given; those no longer there are left out.
+  /// - Throws: `StoreError` when it cannot be written; nothing is counted then.
+  @discardableResult
+  public func recordAttempts(_ entries: [OutboxEntry]) throws -> [OutboxEntry] {
+    try write { reader in
+      let stamps = try reader.stamps(of: entries.map(\.id))
+      var mutations: [StoreMutation] = []
+      var counted: [OutboxEntry] = []
+      for entry in entries {
+        guard let stamp = stamps[entry.id], stamp.sequence == entry.sequence, stamp.isPending
+        else { continue }
+        var updated = entry
+        updated.attempts = stamp.attempts + 1
+        mutations.append(
+          .setAttempts(sequence: entry.sequence, operationID: entry.id, attempts: updated.attempts))
+        counted.append(updated)
+      }
+      return StorePlan(mutations, result: counted)
+    }
+  }
+
+  /// Completes several entries the caller read, each of another record, in one transaction:
+  /// each entry is checked by its stamp, its record and the record's other entries are read.
+  /// - Parameter completions: the entries and the server's records.
+  /// - Returns: the later entries the completions rebased, as stored after.
+  /// - Throws: `StoreError.notFound` when an entry is gone, `invalidInput` for two completions
+  ///   of one record or a server record of another; nothing changed then.
+  @discardableResult
+  public func completeAll(_ completions: [OutboxCompletion]) throws -> [OutboxEntry] {
+    try write { reader in
+      let stamps = try reader.stamps(of: completions.map(\.id))
+      var mutations: [StoreMutation] = []
+      var rebased: [OutboxEntry] = []
+      var seen = Set<RecordKey>()
+      for completion in completions {
+        let entry = completion.entry
+        guard let stamp = stamps[entry.id], stamp.sequence == entry.sequence else {
+          throw StoreError(.notFound, "No outbox entry has operation id \(entry.id).")
+        }
+        guard seen.insert(entry.key).inserted else {
+          throw StoreError(.invalidInput, "Two completions in one batch are of \(entry.key).")
+        }
+        if let server = completion.serverRecord, server.id != entry.key.id {
+          throw StoreError(.invalidInput, "The server's record \(server.id) is not \(entry.key).")
+        }
+        var current = entry
+        current.attempts = stamp.attempts
+        let others = try reader.entries(for: entry.key, except: entry.sequence)
+        let plan = LocalStorePlan.complete(
+          current, serverRecord: completion.serverRecord, record: try reader.record(entry.key),
+          entries: ([current] + others).sorted { $0.sequence < $1.sequence })
+        for mutation in plan.mutations {
+          if case .replaceEntry(let later) = mutation { rebased.append(later) }
+        }
+        mutations += plan.mutations
+      }
+      return StorePlan(mutations, result: rebased)
+    }
+  }
+
   /// Removes an entry.
   /// - Parameter id: the operation id.
   /// - Throws: `StoreError.notFound` when absent.
@@ -200,9 +263,9 @@ extension LocalStoreBackend {
   @discardableResult
   public func markPending(_ id: UUID, baseVersion: Int?) throws -> OutboxEntry {
     try write { reader in
-      var entry = try Self.existing(reader, id)
-      if let baseVersion { entry.operation.baseVersion = baseVersion }
-      return LocalStorePlan.setState(entry, .pending)
+      let entry = try Self.existing(reader, id)
+      return LocalStorePlan.requeue(
+        entry, as: nil, baseVersion: baseVersion, record: try reader.record(entry.key))
     }
   }
 
@@ -236,10 +299,9 @@ extension LocalStoreBackend {
   @discardableResult
   public func requeue(_ id: UUID, as newID: UUID, baseVersion: Int?) throws -> OutboxEntry {
     try write { reader in
-      var entry = try Self.existing(reader, id)
-      entry.operation.id = newID
-      if let baseVersion { entry.operation.baseVersion = baseVersion }
-      return LocalStorePlan.setState(entry, .pending)
+      let entry = try Self.existing(reader, id)
+      return LocalStorePlan.requeue(
+        entry, as: newID, baseVersion: baseVersion, record: try reader.record(entry.key))
     }
   }
 

@@ -41,4 +41,40 @@ public protocol LocalStoreReader {
   /// - Returns: it.
   /// - Throws: `StoreError` when it cannot be read.
   func nextSequence() throws -> Int64
+  /// Where some entries stand, without decoding them (see `OutboxStamp`).
+  /// - Parameter ids: operation ids.
+  /// - Returns: the stamp of each id an entry has.
+  /// - Throws: `StoreError` when they cannot be read.
+  func stamps(of ids: [UUID]) throws -> [UUID: OutboxStamp]
+  /// A record's entries but the one at `sequence`, in queue order.
+  /// - Parameters:
+  ///   - key: the record.
+  ///   - sequence: the entry left out.
+  /// - Returns: the entries.
+  /// - Throws: `StoreError` when they cannot be read.
+  func entries(for key: RecordKey, except sequence: Int64) throws -> [OutboxEntry]
+}
+
+extension LocalStoreReader {
+  /// Where some entries stand, from their decoded rows.
+  /// - Parameter ids: operation ids.
+  /// - Returns: the stamp of each id an entry has.
+  /// - Throws: `StoreError` when they cannot be read.
+  public func stamps(of ids: [UUID]) throws -> [UUID: OutboxStamp] {
+    var stamps: [UUID: OutboxStamp] = [:]
+    for id in ids {
+      if let entry = try entry(id) { stamps[id] = OutboxStamp(entry) }
+    }
+    return stamps
+  }
+
+  /// A record's entries but the one at `sequence`, from all of its entries.
+  /// - Parameters:
+  ///   - key: the record.
+  ///   - sequence: the entry left out.
+  /// - Returns: the entries.
+  /// - Throws: `StoreError` when they cannot be read.
+  public func entries(for key: RecordKey, except sequence: Int64) throws -> [OutboxEntry] {
+    try entries(for: key).filter { $0.sequence != sequence }
+  }
 }

@@ -48,4 +48,43 @@ struct CommandLineParserTests {
   func usageErrors(_ arguments: [String]) {
     #expect(throws: UsageError.self) { try CommandLineParser.parse(arguments) }
   }
+
+  @Test("records: the collection before or after the subcommand, fields as typed")
+  func records() throws {
+    let fields = RecordFieldsInput(
+      data: #"{"text":"x"}"#, assignments: [.init(name: "tags", value: "a,b=c")])
+    for line in [
+      [
+        "records", "notes", "add", "--data", #"{"text":"x"}"#, "--field", "tags=a,b=c", "--id",
+        "n1",
+      ],
+      ["records", "add", "notes", "--field=tags=a,b=c", "--data", #"{"text":"x"}"#, "--id=n1"],
+    ] {
+      #expect(
+        try CommandLineParser.parse(line).command
+          == .records(.add(collection: "notes", id: "n1", fields: fields)), "\(line)")
+    }
+    #expect(
+      try CommandLineParser.parse(["records", "notes", "list", "--offline"]).command
+        == .records(.list(collection: "notes", offline: true)))
+    #expect(
+      try CommandLineParser.parse(["records", "show", "notes", "n1"]).command
+        == .records(.show(collection: "notes", id: "n1")))
+    #expect(
+      try CommandLineParser.parse(["records", "notes", "edit", "n1", "--remove", "tags"]).command
+        == .records(
+          .edit(collection: "notes", id: "n1", fields: RecordFieldsInput(), remove: ["tags"])))
+    #expect(
+      try CommandLineParser.parse(["records", "notes", "delete", "n1"]).command
+        == .records(.delete(collection: "notes", id: "n1")))
+    for bad in [
+      ["records"], ["records", "notes"], ["records", "notes", "add"],
+      ["records", "notes", "edit", "n1"], ["records", "notes", "show"],
+      ["records", "notes", "add", "--field", "=x"], ["records", "purge", "notes"],
+      ["records", "notes", "list", "extra"], ["records", "notes", "delete", "a", "b"],
+    ] {
+      #expect(throws: UsageError.self, "\(bad)") { try CommandLineParser.parse(bad) }
+    }
+    #expect(HelpText.text(for: "records")?.contains("--field NAME=VALUE") == true)
+  }
 }

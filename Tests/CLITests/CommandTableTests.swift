@@ -19,6 +19,11 @@ struct CommandTableTests {
     "articles add": ["articles", "add", "--title", "t"],
     "articles edit": ["articles", "edit", "1", "--title", "t"],
     "articles delete": ["articles", "delete", "1"],
+    "records list": ["records", "list", "notes"],
+    "records show": ["records", "show", "notes", "1"],
+    "records add": ["records", "add", "notes", "--field", "a=b"],
+    "records edit": ["records", "edit", "notes", "1", "--remove", "x"],
+    "records delete": ["records", "delete", "notes", "1"],
     "outbox": ["outbox"],
     "outbox retry": ["outbox", "retry", "--all"],
     "outbox discard": ["outbox", "discard", "1"],
@@ -31,7 +36,7 @@ struct CommandTableTests {
   /// A valid value for flags whose value is checked.
   static let sampleValues = [
     "--max-pixels": "100", "--quality": "70", "--field": "a=b", "--transport": "curl",
-    "--timeout": "5", "--max-attempts": "2",
+    "--timeout": "5", "--max-attempts": "2", "--conflict-policy": "merge",
   ]
 
   /// Every (path, entry) of the table: commands that run on their own, and subcommands.
@@ -161,6 +166,16 @@ struct CommandTableTests {
   func transports() throws {
     let flag = try #require(CommandTable.globalFlags.first { $0.name == "--transport" })
     #expect(flag.kind == .choices(CourierConfig.TransportAdapter.allCases.map(\.rawValue)))
+  }
+
+  @Test("--conflict-policy offers every policy, spelled as the config file spells them")
+  func conflictPolicies() throws {
+    let flag = try #require(CommandTable.globalFlags.first { $0.name == "--conflict-policy" })
+    #expect(flag.kind == .choices(ConflictPolicy.allCases.map(\.rawValue)))
+    let parsed = try CommandLineParser.parse(["sync", "--conflict-policy", "merge"])
+    #expect(parsed.global.configFlags["conflict_policy"] == "merge")
+    #expect(HelpText.text(for: nil)?.contains("--conflict-policy") == true)
+    #expect(HelpText.text(for: "sync")?.contains("merge") == true)
   }
 
   @Test("--version, with --json before or after, and only before a command")

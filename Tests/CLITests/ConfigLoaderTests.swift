@@ -1,3 +1,4 @@
+import CourierCLI
 import CourierLinux
 import Foundation
 import Testing
@@ -59,6 +60,19 @@ struct ConfigLoaderTests {
     #expect(throws: ConfigError.self) {
       try load(environment: ["COURIER_CONFLICT_POLICY": "merge-ish"])
     }
+    // --conflict-policy: the flag beats the environment, which beats the file.
+    let flagged = try CommandLineParser.parse(["sync", "--conflict-policy", "serverWins"])
+    #expect(
+      try load(
+        flags: flagged.global.configFlags, environment: ["COURIER_CONFLICT_POLICY": "manual"],
+        files: file
+      ).conflictPolicy == .serverWins)
+    let wrong = try CommandLineParser.parse(["sync", "--conflict-policy", "newest"])
+    let error = try #require(throws: ConfigError.self) {
+      try load(flags: wrong.global.configFlags)
+    }
+    #expect(error.source == "command line" && error.key == "conflict_policy")
+    #expect(error.message.contains("merge"))
   }
 
   @Test("a whole number too large for Int is an error, not a trap (found by scripts/fuzz)")
@@ -236,5 +250,90 @@ struct ConfigLoaderTests {
       }
     }
     #expect(try ConfigLoader.readFileIfPresent(dir.appendingPathComponent("none").path) == nil)
+  }
+
+  // MARK: collections
+
+  static let file = "/home/u/.config/courier/config.json"
+
+  @Test("replay_concurrency: 1 by default, from every layer, 1 to 16")
+  func replayConcurrency() throws {
+    #expect(try load().replayConcurrency == 1)
+    #expect(try load(files: [Self.file: #"{"replay_concurrency": 4}"#]).replayConcurrency == 4)
+    #expect(try load(environment: ["COURIER_REPLAY_CONCURRENCY": "8"]).replayConcurrency == 8)
+    #expect(throws: ConfigError.self) {
+      try load(environment: ["COURIER_REPLAY_CONCURRENCY": "17"])
+    }
+    #expect(throws: ConfigError.self) { try load(environment: ["COURIER_REPLAY_CONCURRENCY": "0"]) }
+  }
+
+  @Test("collections: a declaration from the file, with the contract's defaults for the rest")
+  func collections() throws {
+    let notes = """
+      {"collections": {"notes": {"id": "note_id", "version": "rev", "updated_at": "modified_at",
+        "fields": {"text": "string", "tags": "strings"}, "required": ["text"], "version_tag": "r",
+        "conflict_codes": ["stale"], "write_statuses": [201, 200]},
+       "memos": {}}}
+      """
+    let config = try load(files: [Self.file: notes])
+    #expect(config.collections.map(\.name) == ["memos", "notes"])
+    let declared = try #require(config.collections.last)
+    #expect(declared.path == "/notes")
+    #expect(
+      declared.schema
+        == RecordSchema(idKey: "note_id", versionKey: "rev", updatedAtKey: "modified_at"))
+    #expect(
+      declared.fields == [
+        RecordField("tags", .strings), RecordField("text", .string, required: true),
+      ])
+    #expect(declared.answers.versionTagPrefix == "r" && declared.answers.conflictCodes == ["stale"])
+    #expect(
+      declared.answers.writeStatuses == [200, 201] && declared.answers.goneCodes == ["not_found"])
+    let memos = try #require(config.collections.first)
+    #expect(memos == CollectionDescription(name: "memos"))
+    #expect(try load().collections.isEmpty)
+  }
+
+  struct BadCollection: Sendable, CustomTestStringConvertible {
+    var json: String
+    var key: String
+    var testDescription: String { "\(json) → \(key)" }
+  }
+
+  static let badCollections: [BadCollection] = [
+    BadCollection(json: #"[]"#, key: "collections"),
+    BadCollection(json: #"{"Notes": {}}"#, key: "collections.Notes"),
+    BadCollection(json: #"{"articles": {}}"#, key: "collections.articles"),
+    BadCollection(json: #"{"list": {}}"#, key: "collections.list"),
+    BadCollection(json: #"{"uploads": {}}"#, key: "collections.uploads"),
+    BadCollection(json: #"{"notes": 3}"#, key: "collections.notes"),
+    BadCollection(json: #"{"notes": {"paht": "/n"}}"#, key: "collections.notes.paht"),
+    BadCollection(json: #"{"notes": {"path": "notes"}}"#, key: "collections.notes.path"),
+    BadCollection(json: #"{"notes": {"path": "/n?x=1"}}"#, key: "collections.notes.path"),
+    BadCollection(json: #"{"notes": {"id": ""}}"#, key: "collections.notes.id"),
+    BadCollection(json: #"{"notes": {"id": "rev", "version": "rev"}}"#, key: "collections.notes"),
+    BadCollection(
+      json: #"{"notes": {"fields": {"text": "text"}}}"#, key: "collections.notes.fields.text"),
+    BadCollection(
+      json: #"{"notes": {"fields": {"id": "string"}}}"#, key: "collections.notes.fields"),
+    BadCollection(json: #"{"notes": {"required": ["text"]}}"#, key: "collections.notes.required"),
+    BadCollection(
+      json: #"{"notes": {"version_tag": "r\n"}}"#, key: "collections.notes.version_tag"),
+    BadCollection(
+      json: #"{"notes": {"write_statuses": [404]}}"#, key: "collections.notes.write_statuses"),
+    BadCollection(
+      json: #"{"notes": {"conflict_codes": "x"}}"#, key: "collections.notes.conflict_codes"),
+  ]
+
+  @Test(
+    "a collection the file declares wrongly is refused, naming the file and the key path",
+    arguments: badCollections)
+  func badCollection(_ row: BadCollection) throws {
+    let error = try #require(throws: ConfigError.self) {
+      try load(files: [Self.file: #"{"collections": \#(row.json)}"#])
+    }
+    #expect(error.source == Self.file)
+    #expect(error.key == row.key, "\(error)")
+    #expect(!error.message.isEmpty)
   }
 }

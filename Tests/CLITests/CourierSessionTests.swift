@@ -119,6 +119,40 @@ struct CourierSessionTests {
     #expect(puts.count == 1)
   }
 
+  @Test("records of a collection the library declares: checked, queued, sent with articles")
+  func declaredCollection() async throws {
+    let backend = try await SharedBackend.fresh()
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let courier = try session(backend, dir)
+    try await courier.login(username: "alice", password: "secret")
+    let declaration = CollectionDescription(
+      name: "notes", path: "/notes",
+      schema: RecordSchema(idKey: "note_id", versionKey: "rev", updatedAtKey: "modified_at"),
+      fields: [RecordField("text", .string, required: true), RecordField("tags", .strings)],
+      answers: ServerAnswers(versionTagPrefix: "r"))
+    let notes = try courier.records(declaration)
+    await #expect(throws: CourierError.self) { try await notes.add(["tags": .array([])]) }
+    let receipt = try await notes.add(["text": .string("hello"), "tags": .array([.string("a")])])
+    _ = try await courier.articles().add(title: "beside")
+    #expect(try notes.outbox().map(\.key.collection) == ["notes", "articles"])
+    let report = try await notes.sync()
+    #expect(report.sent == 2 && report.pending == 0, "\(report)")
+    let fresh = await notes.refresh()
+    #expect(fresh.error == nil)
+    #expect(fresh.items.map(\.value.id) == [receipt.key.id])
+    #expect(fresh.items.first?.value.fields["text"] == .string("hello"))
+    #expect(fresh.items.first?.value.version == 1)
+    let changed = try await notes.change(id: receipt.key.id, set: ["text": .string("bye")])
+    #expect(changed.enqueue.entry?.operation.baseVersion == 1)
+    #expect(try await notes.sync().sent == 1)
+    #expect(try notes.record(id: receipt.key.id)?.value.version == 2)
+    // A name the configuration does not declare is refused, naming those it does.
+    let unknown = #expect(throws: CourierError.self) { try courier.records("pages") }
+    #expect(unknown?.userMessage.contains("articles") == true)
+    #expect(courier.collections.map(\.name) == ["articles"])
+  }
+
   @Test("an upload of a missing file ends the stream with fileUnavailable")
   func missingFile() async throws {
     let backend = try await SharedBackend.fresh()

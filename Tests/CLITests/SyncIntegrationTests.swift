@@ -131,7 +131,9 @@ struct SyncIntegrationTests {
     var bIsNewer: Bool
     var expectedTitle: String
     var expectedCode: Int32
-    var description: String { "\(policy), B newer: \(bIsNewer)" }
+    /// Whether the policy is given as `--conflict-policy` (else `COURIER_CONFLICT_POLICY`).
+    var viaFlag = false
+    var description: String { "\(policy), B newer: \(bIsNewer)\(viaFlag ? ", flag" : "")" }
   }
 
   @Test(
@@ -140,6 +142,8 @@ struct SyncIntegrationTests {
       ConflictCase(policy: "lastWriteWins", bIsNewer: true, expectedTitle: "B", expectedCode: 0),
       ConflictCase(policy: "lastWriteWins", bIsNewer: false, expectedTitle: "A", expectedCode: 0),
       ConflictCase(policy: "serverWins", bIsNewer: true, expectedTitle: "A", expectedCode: 0),
+      ConflictCase(
+        policy: "serverWins", bIsNewer: true, expectedTitle: "A", expectedCode: 0, viaFlag: true),
       ConflictCase(policy: "manual", bIsNewer: true, expectedTitle: "A", expectedCode: 65),
     ])
   func twoClients(_ row: ConflictCase) async throws {
@@ -171,7 +175,13 @@ struct SyncIntegrationTests {
       try await Task.sleep(for: .milliseconds(20))  // distinct timestamps, not synchronisation
       #expect(await run(url, ["articles", "edit", id, "--title", "A"], dataDir: a).code == 0)
     }
-    let sync = await run(url, ["sync", "--json"], dataDir: b, environment: env)
+    // Through the flag, it beats an environment that says otherwise.
+    let sync =
+      row.viaFlag
+      ? await run(
+        url, ["sync", "--json", "--conflict-policy", row.policy], dataDir: b,
+        environment: ["COURIER_CONFLICT_POLICY": "lastWriteWins"])
+      : await run(url, ["sync", "--json"], dataDir: b, environment: env)
     #expect(sync.code == row.expectedCode, "\(sync.output.stdout)")
     #expect(sync.lines.first?["conflicts"] as? Int == 1)
     let server = try await serverArticles(backend)
@@ -191,73 +201,100 @@ struct SyncIntegrationTests {
 
   // MARK: Crash consistency
 
-  @Test("kill -9 during replays, many times: every operation applied exactly once, in order")
-  func crashConsistency() async throws {
+  @Test(
+    "kill -9 during replays, many times: every operation applied exactly once, in order",
+    arguments: [1, 4])
+  func crashConsistency(concurrency: Int) async throws {
     let binary = try InProcessCLI.builtCourier()
     let backend = try await ReferenceBackend()
     defer { backend.stop() }
     let dir = try await client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
     let url = backend.url.absoluteString
-    // 40 creates, then an edit of every 4th (queued after all creates, not coalesced since
-    // each create was already attempted once while offline).
+    // 48 creates, then an edit of every 4th (queued after all creates, not coalesced since
+    // each create was already attempted once while offline): 60 operations.
+    let count = 48
     var ids: [String] = []
-    for index in 0..<40 {
+    for index in 0..<count {
       let add = await run(
         Self.deadURL, ["articles", "add", "--title", "t\(index)", "--json"], dataDir: dir)
       ids.append(try #require(add.lines.first?["id"] as? String))
     }
-    for index in stride(from: 0, to: 40, by: 4) {
+    for index in stride(from: 0, to: count, by: 4) {
       let edit = await run(
         Self.deadURL, ["articles", "edit", ids[index], "--title", "e\(index)"], dataDir: dir)
       #expect(edit.code == 0)
     }
     let before = await run(Self.deadURL, ["outbox", "--json"], dataDir: dir)
     let queuedOps = (before.lines.first?["entries"] as? [[String: Any]]) ?? []
-    #expect(queuedOps.count == 50)
-    try await backend.call("POST", "/__chaos", json: #"{"fail_next":0,"delay_ms":25}"#)
+    #expect(queuedOps.count == count + count / 4)
 
+    // Each round: the server lets a random number (0...3) of writes through, then holds the
+    // next ones (before applying them, or applied with the answer withheld) until released;
+    // the client is killed while the server holds one, so every kill is mid-replay however
+    // slow either side runs on a busy machine. A round applies at most 3 + `concurrency`
+    // operations, so 60 leave room for the 8 kills wanted; a round whose client ends by itself
+    // (the outbox was sent) ends the loop.
+    let wanted = 8
     var kills = 0
+    var ended: String?
     var rng = SystemRandomNumberGenerator()
-    for _ in 0..<10 {
-      let seen = try await backend.log().count
+    for round in 0..<40 where kills < wanted && ended == nil {
+      let pass = Int.random(in: 0...3, using: &rng)
+      let when = Bool.random(using: &rng) ? "before" : "response"
+      try await backend.call(
+        "POST", "/__hold", json: #"{"after":\#(pass),"when":"\#(when)","method":"PUT"}"#)
+      let errors = dir.appendingPathComponent("round-\(round).stderr")
+      _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
       let process = Process()
       process.executableURL = binary
       process.arguments = ["--base-url", url, "--data-dir", dir.path, "sync"]
       process.environment = [
         "HOME": dir.path, "XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path,
+        "COURIER_REPLAY_CONCURRENCY": String(concurrency),
       ]
       process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-      process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+      process.standardError = try FileHandle(forWritingTo: errors)
       try process.run()
-      // Kill after a random number (1...6) of further requests reached the server.
-      let target = seen + Int.random(in: 1...6, using: &rng)
-      let deadline = ContinuousClock.now + .seconds(20)
-      while process.isRunning, ContinuousClock.now < deadline,
-        try await backend.log().count < target
-      {
-        try await Task.sleep(for: .milliseconds(Int.random(in: 1...15, using: &rng)))
+      // Until the server holds one of its writes, or it ends (a generous deadline: only a hang
+      // reaches it).
+      let deadline = ContinuousClock.now + .seconds(300)
+      var held = false
+      while process.isRunning, ContinuousClock.now < deadline {
+        let (_, body) = try await backend.call("GET", "/__hold")
+        let state = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+        if (state?["held"] as? Int ?? 0) > 0 {
+          held = true
+          break
+        }
+        try await Task.sleep(for: .milliseconds(10))
       }
-      if process.isRunning {
+      if held, process.isRunning {
         kill(process.processIdentifier, SIGKILL)
         kills += 1
       }
       while process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
+      try await backend.call("POST", "/__hold", json: #"{"release":true}"#)
+      if process.terminationReason != .uncaughtSignal {
+        let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+        ended = "round \(round) ended by itself (status \(process.terminationStatus)): \(stderr)"
+      }
     }
-    try await backend.call("POST", "/__chaos", json: #"{"fail_next":0,"delay_ms":0}"#)
     // The last killed run's request may still be in the server's hands: the same key then gets
     // 409 idempotency_in_flight, a transient refusal that the default retry policy waits out
     // (this suite's runs otherwise make one attempt).
     let final = await run(
       url, ["--max-attempts", "4", "sync", "--json"], dataDir: dir,
-      environment: ["COURIER_RETRY_BASE_DELAY_MS": "100"])
-    #expect(final.code == 0, "\(final.output.stdout)")
+      environment: [
+        "COURIER_RETRY_BASE_DELAY_MS": "100", "COURIER_REPLAY_CONCURRENCY": String(concurrency),
+      ])
+    #expect(final.code == 0, "\(final.output.stdout) \(final.output.stderr)")
     #expect(final.lines.first?["pending"] as? Int == 0)
-    #expect(kills >= 5, "most runs were killed mid-replay (\(kills))")
+    #expect(kills >= wanted, "every round killed its client mid-replay (\(kills)); \(ended ?? "")")
 
     // Server state: every article once, edited ones at version 2 with the edit's title.
     let server = try await serverArticles(backend)
-    #expect(server.count == 40)
+    #expect(server.count == count)
     for (index, id) in ids.enumerated() {
       let article = server.first { $0["id"] as? String == id }
       let edited = index % 4 == 0
@@ -276,9 +313,23 @@ struct SyncIntegrationTests {
     }
     // An edit is sent on top of the create's version: its key is `<operation id>.v1`.
     let expectedKeys = queuedOps.map { ($0["operation_id"] as? String) ?? "" }
-    #expect(firstSuccess.count == 50)
-    #expect(
-      firstSuccess.map { $0.split(separator: ".").first.map(String.init) ?? "" } == expectedKeys)
+    let firstOperations = firstSuccess.map { $0.split(separator: ".").first.map(String.init) ?? "" }
+    #expect(firstSuccess.count == queuedOps.count)
+    if concurrency == 1 {
+      #expect(firstOperations == expectedKeys, "one at a time: the outbox's global order")
+    } else {
+      // Concurrent: each operation once, and each record's operations in its queue order.
+      #expect(Set(firstOperations) == Set(expectedKeys))
+      let recordOf = Dictionary(
+        uniqueKeysWithValues: queuedOps.map {
+          (($0["operation_id"] as? String) ?? "", ($0["id"] as? String) ?? "")
+        })
+      for id in ids {
+        let queued = expectedKeys.filter { recordOf[$0] == id }
+        let applied = firstOperations.filter { recordOf[$0] == id }
+        #expect(applied == queued, "record \(id): \(applied) after \(queued)")
+      }
+    }
     // 499: the server saw the killed client go away; 409 idempotency_in_flight: a killed
     // run's request was still being processed (transient). Anything else would be a refusal.
     let failures = log.filter {

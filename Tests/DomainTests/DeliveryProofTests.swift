@@ -174,6 +174,42 @@ struct DeliveryProofTests {
     }
   }
 
+  @Test("a declared collection: its schema reads the record, its statuses prove the write")
+  func declaredCollection() throws {
+    let notes = CollectionDescription(
+      name: "notes", path: "/notes",
+      schema: RecordSchema(idKey: "note_id", versionKey: "rev", updatedAtKey: "modified_at"),
+      fields: [], answers: ServerAnswers(writeStatuses: [201], deleteStatuses: [200]))
+    let create = OutboxOperation(
+      key: RecordKey(collection: "notes", id: "n1"), kind: .create,
+      payload: .object(["text": .string("t")]), baseVersion: nil, enqueuedAt: Date())
+    let note = #"{"note_id":"n1","text":"t","rev":1,"modified_at":"2026-11-30T10:15:00.123Z"}"#
+    let record = try DeliveryProof.write(
+      create, response: Self.reply(201, note), collection: notes)
+    #expect(
+      record?.id == "n1" && record?.version == 1
+        && record?.payload == .object(["text": .string("t")]))
+    // The articles' names are not a note; a 200 is not what this server says to a create.
+    let article = #expect(throws: CourierError.self) {
+      try DeliveryProof.write(
+        create, response: Self.reply(201, Self.record(id: "n1")), collection: notes)
+    }
+    #expect(article?.code == DeliveryProof.Shortfall.notRecord.rawValue)
+    let status = #expect(throws: CourierError.self) {
+      try DeliveryProof.write(create, response: Self.reply(200, note), collection: notes)
+    }
+    #expect(status?.code == DeliveryProof.Shortfall.unexpectedStatus.rawValue)
+    var delete = create
+    delete.kind = .delete
+    delete.payload = nil
+    #expect(
+      try DeliveryProof.write(delete, response: Self.reply(200, ""), collection: notes) == nil)
+    let deleteStatus = #expect(throws: CourierError.self) {
+      try DeliveryProof.write(delete, response: Self.reply(202, ""), collection: notes)
+    }
+    #expect(deleteStatus?.code == DeliveryProof.Shortfall.unexpectedStatus.rawValue)
+  }
+
   @Test("a delete's 404 counts as applied only with the server's own error body")
   func deleteNotFound() {
     let server = ResponseClassifier.classify(

@@ -112,4 +112,21 @@ struct JSONValueParserTests {
       #expect(parsed == (try JSONDecoder().decode(JSONValue.self, from: data)))
     }
   }
+
+  @Test("2,000 random values survive jsonText → parse (the store's own writer)")
+  func jsonTextRoundTrip() throws {
+    var random = Random(state: 20_261_201)
+    for _ in 0..<2_000 {
+      let value = Self.randomValue(&random)
+      let text = value.jsonText
+      let parsed = try JSONValue(parsing: text)
+      #expect(parsed == value, "\(text)")
+      #expect(
+        parsed == (try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))), "\(text)")
+    }
+    #expect(
+      JSONValue.object(["b": .integer(1), "a": .string("x\"/\n\u{01}")]).jsonText
+        == #"{"a":"x\"/\n\u0001","b":1}"#)
+    #expect(JSONValue.number(.infinity).jsonText == "null")
+  }
 }

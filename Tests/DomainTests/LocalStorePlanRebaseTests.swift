@@ -41,6 +41,7 @@ struct LocalStorePlanRebaseTests {
       entries: [conflicted])
     #expect(plan.result.operation.payload == Self.merged)
     #expect(plan.result.operation.baseVersion == 7)
+    #expect(plan.result.operation.basePayload == Self.current.payload, "the new base copy")
     #expect(plan.result.state == .pending)
     #expect(
       plan.result.sequence == 1 && plan.result.attempts == 1 && plan.result.id == conflicted.id)
@@ -63,6 +64,7 @@ struct LocalStorePlanRebaseTests {
       entries: [first, later, laterDelete])
     var expectedLater = later
     expectedLater.operation.baseVersion = 7
+    expectedLater.operation.basePayload = Self.current.payload
     expectedLater.operation.payload = Self.fields(["title": "T2", "body": "B3", "mood": "ok"])
     #expect(plan.mutations.contains(.replaceEntry(expectedLater)))
     // Based on another version, and without fields: left as it is.

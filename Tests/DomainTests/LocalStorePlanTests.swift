@@ -59,4 +59,111 @@ struct LocalStorePlanTests {
     }
     #expect(state == LocalStoreState())
   }
+
+  // MARK: The base copy each write started from (decision 1201)
+
+  struct BaseRow: Sendable, CustomTestStringConvertible {
+    var name: String
+    var kind: OutboxKind
+    var baseVersion: Int?
+    var record: LocalRecord?
+    var expected: JSONValue?
+    var testDescription: String { name }
+  }
+
+  static let synced = LocalRecord.synced(server, collection: "articles")
+
+  static let baseRows: [BaseRow] = [
+    BaseRow(
+      name: "an update of a record at the base version keeps its server copy", kind: .update,
+      baseVersion: 4, record: synced, expected: server.payload),
+    BaseRow(
+      name: "a delete keeps it too", kind: .delete, baseVersion: 4, record: synced,
+      expected: server.payload),
+    BaseRow(
+      name: "a copy of another version is not the base: none kept", kind: .update,
+      baseVersion: 3, record: synced, expected: nil),
+    BaseRow(
+      name: "a create has no base copy", kind: .create, baseVersion: nil, record: nil,
+      expected: nil),
+    BaseRow(
+      name: "an update of a record the server never had: none", kind: .update, baseVersion: 4,
+      record: LocalRecord(key: key, payload: .string("L"), state: .created, server: nil),
+      expected: nil),
+  ]
+
+  @Test("a write is enqueued with the server copy it started from", arguments: baseRows)
+  func baseCopy(_ row: BaseRow) throws {
+    let operation = OutboxOperation(
+      key: Self.key, kind: row.kind, payload: row.kind == .delete ? nil : .string("L"),
+      baseVersion: row.baseVersion, enqueuedAt: Date())
+    let change: RecordChange =
+      row.kind == .delete ? .delete(Self.key) : .put(Self.key, payload: .string("L"))
+    let plan = try LocalStorePlan.applyAndEnqueue(
+      change: change, operation: operation, record: row.record, entries: [], nextSequence: 1)
+    #expect(plan.result.entry?.operation.basePayload == row.expected)
+  }
+
+  @Test("coalescing keeps the earlier entry's base copy, not the later one's")
+  func coalescedBaseCopy() throws {
+    let first = OutboxEntry(
+      sequence: 1,
+      operation: OutboxOperation(
+        key: Self.key, kind: .update, payload: .string("L1"), baseVersion: 4,
+        enqueuedAt: Date(), basePayload: .string("P1")))
+    let later = OutboxOperation(
+      key: Self.key, kind: .update, payload: .string("L2"), baseVersion: 4, enqueuedAt: Date(),
+      basePayload: .string("P2"))
+    let plan = try LocalStorePlan.applyAndEnqueue(
+      change: .put(Self.key, payload: .string("L2")), operation: later, record: Self.synced,
+      entries: [first], nextSequence: 2)
+    guard case .coalesced(let merged) = plan.result else {
+      Issue.record("not coalesced: \(plan.result)")
+      return
+    }
+    #expect(
+      merged.operation.basePayload == .string("P1") && merged.operation.payload == .string("L2"))
+  }
+
+  @Test("completing an entry rebases the record's later entries with the server's copy as base")
+  func completeMovesBaseCopy() {
+    let sent = OutboxEntry(
+      sequence: 1,
+      operation: OutboxOperation(
+        key: Self.key, kind: .update, payload: .string("L1"), baseVersion: 4,
+        enqueuedAt: Date(), basePayload: Self.server.payload))
+    let waiting = OutboxEntry(
+      sequence: 2,
+      operation: OutboxOperation(
+        key: Self.key, kind: .update, payload: .string("L2"), baseVersion: 4,
+        enqueuedAt: Date(), basePayload: Self.server.payload))
+    let applied = ServerRecord(id: "a", payload: .string("L1"), version: 5)
+    let plan = LocalStorePlan.complete(
+      sent, serverRecord: applied, record: Self.synced, entries: [sent, waiting])
+    let rebased = plan.mutations.compactMap { mutation -> OutboxEntry? in
+      if case .replaceEntry(let entry) = mutation { return entry }
+      return nil
+    }
+    #expect(rebased.map(\.operation.baseVersion) == [5])
+    #expect(rebased.map(\.operation.basePayload) == [.string("L1")])
+  }
+
+  @Test("requeued on a new base: the record's copy of that version, else none")
+  func requeueMovesBaseCopy() {
+    let conflicted = OutboxEntry(
+      sequence: 1,
+      operation: OutboxOperation(
+        key: Self.key, kind: .update, payload: .string("L"), baseVersion: 3, enqueuedAt: Date(),
+        basePayload: .string("P3")),
+      state: .conflicted(serverRecord: .null), attempts: 1)
+    let onCopy = LocalStorePlan.requeue(
+      conflicted, as: nil, baseVersion: 4, record: Self.synced)
+    #expect(onCopy.result.operation.basePayload == Self.server.payload)
+    #expect(onCopy.result.operation.baseVersion == 4 && onCopy.result.state == .pending)
+    let elsewhere = LocalStorePlan.requeue(
+      conflicted, as: UUID(), baseVersion: 9, record: Self.synced)
+    #expect(elsewhere.result.operation.basePayload == nil)
+    let same = LocalStorePlan.requeue(conflicted, as: nil, baseVersion: nil, record: nil)
+    #expect(same.result.operation.basePayload == .string("P3"))
+  }
 }

@@ -145,6 +145,58 @@ struct ReplayDecisionTests {
     let step = decision.step(for: Self.entry(row.kind), answer: row.answer, resends: row.resends)
     #expect(step == row.expected)
   }
+
+  struct AnswersRow: Sendable, CustomTestStringConvertible {
+    var name: String
+    var kind: OutboxKind = .update
+    var error: CourierError
+    var expected: ReplayStep
+    var testDescription: String { name }
+  }
+
+  /// A collection whose server says `stale_rev` for a conflict and `gone` for a missing record.
+  static let declared = CollectionDescription(
+    name: "notes", path: "/notes",
+    schema: RecordSchema(idKey: "note_id", versionKey: "rev", updatedAtKey: "modified_at"),
+    fields: [], answers: ServerAnswers(conflictCodes: ["stale_rev"], goneCodes: ["gone"]))
+
+  static let contractNotFound = CourierError(.business, status: 404, code: "not_found")
+
+  static let answersRows: [AnswersRow] = [
+    AnswersRow(
+      name: "the declared conflict code with current → a conflict for the policy (manual)",
+      error: CourierError(
+        .conflict, status: 409, code: "stale_rev",
+        current: .object(["note_id": .string("a"), "rev": .integer(7)])),
+      expected: .keepConflict(
+        current: .object(["note_id": .string("a"), "rev": .integer(7)]),
+        adopting: ServerRecord(id: "a", payload: .object([:]), version: 7))),
+    AnswersRow(
+      name: "the contract's code is not this collection's, and without current → rejected",
+      error: CourierError(
+        .conflict, status: 409, code: "version_conflict", serverMessage: "no"),
+      expected: .reject(message: "no", code: "version_conflict")),
+    AnswersRow(
+      name: "the declared conflict code without current → kept conflicted with null",
+      error: CourierError(.conflict, status: 409, code: "stale_rev"),
+      expected: .keepConflict(current: .null, adopting: nil)),
+    AnswersRow(
+      name: "a delete meets the declared gone code → already applied", kind: .delete,
+      error: CourierError(.business, status: 404, code: "gone"),
+      expected: .complete(serverRecord: nil)),
+    AnswersRow(
+      name: "a delete meets the contract's not_found, not this server's word → rejected",
+      kind: .delete, error: contractNotFound,
+      expected: .reject(message: contractNotFound.userMessage, code: "not_found")),
+  ]
+
+  @Test(
+    "a declared collection's answers decide what is a conflict and what is gone",
+    arguments: answersRows)
+  func declaredAnswers(_ row: AnswersRow) {
+    let decision = ReplayDecision(policy: .manual, collection: Self.declared)
+    #expect(decision.step(for: Self.entry(row.kind), answer: .failed(row.error)) == row.expected)
+  }
 }
 
 @Suite("ReplayDecision, merge policy")
@@ -170,6 +222,8 @@ struct ReplayDecisionMergeTests {
     var kind: OutboxKind = .update
     var mine: [String: String]? = ["title": "T2", "body": "B"]
     var base: ServerRecord? = ReplayDecisionMergeTests.base
+    /// The operation's own base copy (`basePayload`); nil for an entry written before it.
+    var exact: [String: String]?
     var server: ServerRecord?
     var resends = 0
     var resolver: FieldResolver?
@@ -241,6 +295,44 @@ struct ReplayDecisionMergeTests {
     Row(
       name: "no readable current → kept conflicted", server: nil,
       expected: .keepConflict(current: .null, adopting: nil)),
+    Row(
+      name: "exact base copy, the record's copy replaced by a refresh: the server's body is kept",
+      base: ServerRecord(id: "a", payload: fields(["title": "T", "body": "B5"]), version: 5),
+      exact: baseFields, server: server(["title": "T", "body": "B3"], offset: 5),
+      expected: .resendMerged(
+        payload: fields(["title": "T2", "body": "B3"]),
+        onto: server(["title": "T", "body": "B3"], offset: 5))),
+    Row(
+      name: "exact base copy wins over a record copy of the same version",
+      base: ServerRecord(id: "a", payload: fields(["title": "X", "body": "Y"]), version: 3),
+      exact: baseFields, server: server(["title": "T", "body": "B3"], offset: 5),
+      expected: .resendMerged(
+        payload: fields(["title": "T2", "body": "B3"]),
+        onto: server(["title": "T", "body": "B3"], offset: 5))),
+    Row(
+      name: "exact base copy, no record copy at all: still a three-way merge",
+      base: nil, exact: baseFields, server: server(["title": "T", "body": "B3"], offset: 5),
+      expected: .resendMerged(
+        payload: fields(["title": "T2", "body": "B3"]),
+        onto: server(["title": "T", "body": "B3"], offset: 5))),
+    Row(
+      name: "exact base copy: a field the user removed stays removed, one the server added stays",
+      mine: ["title": "T"], base: nil, exact: baseFields,
+      server: server(["title": "T", "body": "B", "tags": "x"]),
+      expected: .resendMerged(
+        payload: fields(["title": "T", "tags": "x"]),
+        onto: server(["title": "T", "body": "B", "tags": "x"]))),
+    Row(
+      name: "exact base copy of a delete, record unchanged there → the delete is re-sent",
+      kind: .delete, mine: nil, base: nil, exact: baseFields, server: server(baseFields),
+      expected: .resend(baseVersion: 7, adopting: server(baseFields))),
+    Row(
+      name: "exact base copy of a delete, record changed there → kept conflicted",
+      kind: .delete, mine: nil, base: nil, exact: baseFields,
+      server: server(["title": "T", "body": "B3"]),
+      expected: .keepConflict(
+        current: ReplayDecisionMergeTests.json(server(["title": "T", "body": "B3"])),
+        adopting: server(["title": "T", "body": "B3"]))),
   ]
 
   static func json(_ record: ServerRecord) -> JSONValue { RecordSchema.standard.json(for: record) }
@@ -251,7 +343,8 @@ struct ReplayDecisionMergeTests {
       sequence: 1,
       operation: OutboxOperation(
         key: RecordKey(collection: "articles", id: "a"), kind: row.kind,
-        payload: row.mine.map { Self.fields($0) }, baseVersion: 3, enqueuedAt: Self.editedAt),
+        payload: row.mine.map { Self.fields($0) }, baseVersion: 3, enqueuedAt: Self.editedAt,
+        basePayload: row.exact.map { Self.fields($0) }),
       attempts: 1)
     let error = CourierError(
       .conflict, status: 409, code: "version_conflict", serverMessage: "stale",

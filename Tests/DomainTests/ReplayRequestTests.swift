@@ -71,6 +71,15 @@ struct ReplayRequestTests {
       collection: CollectionDescription(name: "notes", path: "/api/v2/notes"), method: .delete,
       path: "/api/v2/notes/a1", ifMatch: "\"v2\"",
       key: "6f1c2a4e-0000-4000-8000-00000000000a.v2"),
+    Row(
+      name: "a collection declaring its own version tag: If-Match \"r2\"",
+      operation: operation(.delete, base: 2),
+      collection: CollectionDescription(
+        name: "notes", path: "/notes",
+        schema: RecordSchema(idKey: "note_id", versionKey: "rev", updatedAtKey: "modified_at"),
+        fields: [], answers: ServerAnswers(versionTagPrefix: "r")),
+      method: .delete, path: "/notes/a1", ifMatch: "\"r2\"",
+      key: "6f1c2a4e-0000-4000-8000-00000000000a.v2"),
   ]
 
   @Test("request table", arguments: rows)
@@ -102,5 +111,39 @@ struct ReplayRequestTests {
   @Test("CollectionDescription's path defaults to /<name>")
   func defaultPath() {
     #expect(CollectionDescription(name: "notes").path == "/notes")
+  }
+
+  /// Random payloads of what a collection's fields hold: keys of lowercase letters and `_` (and
+  /// a few others, which take the encoder's path), strings of every kind of character.
+  static func payload(_ random: inout JSONValueParserTests.Random, depth: Int = 0) -> JSONValue {
+    let keys = ["title", "body", "text", "tags", "a_b", "z", "Title", "a1", "é"]
+    switch random.below(depth > 2 ? 4 : 6) {
+    case 0: return .string(JSONValueParserTests.randomString(&random))
+    case 1: return .integer(Int64(bitPattern: random.next()))
+    case 2: return random.below(2) == 0 ? .bool(true) : .null
+    case 3: return random.below(8) == 0 ? .number(0.5) : .string("plain")
+    case 4:
+      return .array((0..<random.below(4)).map { _ in payload(&random, depth: depth + 1) })
+    default:
+      var members: [String: JSONValue] = [:]
+      for _ in 0..<random.below(5) {
+        members[keys[random.below(keys.count)]] = payload(&random, depth: depth + 1)
+      }
+      return .object(members)
+    }
+  }
+
+  @Test("the body's bytes are JSONEncoder's, whichever writer makes them (2,000 payloads)")
+  func bodyBytesAreTheEncoders() throws {
+    var random = JSONValueParserTests.Random(state: 20_261_202)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    for _ in 0..<2_000 {
+      let fields = Self.payload(&random)
+      let request = ReplayRequest(
+        Self.operation(.create, payload: fields), collection: Self.articles)
+      let body = try #require(try request.body())
+      #expect(body == (try encoder.encode(fields)), "\(String(decoding: body, as: UTF8.self))")
+    }
   }
 }

@@ -246,4 +246,43 @@ struct FileLocalStoreTests {
     let error = try #require(throws: StoreError.self) { try store.pending() }
     #expect(error.code == .unusable)
   }
+
+  /// A JSON value with every `basePayload` member removed, as a journal line written before
+  /// Courier kept base copies has it.
+  static func withoutBaseCopies(_ value: Any) -> Any {
+    if let object = value as? [String: Any] {
+      return object.filter { $0.key != "basePayload" }.mapValues(withoutBaseCopies)
+    }
+    if let array = value as? [Any] { return array.map(withoutBaseCopies) }
+    return value
+  }
+
+  @Test("journal lines written before base copies were kept read as entries without one")
+  func journalWithoutBaseCopies() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.path + "/store"
+    let store = try FileLocalStore(directory: path)
+    try store.applyServerRecord(F.server("a", "A", version: 1), key: F.key("a"))
+    let operation = F.operation("a", .update, "A1", base: 1)
+    try store.applyAndEnqueue(.put(F.key("a"), payload: F.payload("A1")), operation)
+    #expect(try store.entry(operation.id)?.operation.basePayload == F.payload("A"))
+    store.close()
+    let journal = path + "/outbox.journal"
+    let lines = String(decoding: try bytes(journal), as: UTF8.self).split(separator: "\n")
+    var rewritten = ""
+    for line in lines {
+      let value = try JSONSerialization.jsonObject(with: Data(line.utf8))
+      let old = try JSONSerialization.data(
+        withJSONObject: Self.withoutBaseCopies(value), options: [.sortedKeys])
+      rewritten += String(decoding: old, as: UTF8.self) + "\n"
+    }
+    #expect(!rewritten.contains("basePayload") && rewritten.count < lines.joined().count + 10)
+    try Data(rewritten.utf8).write(to: URL(fileURLWithPath: journal))
+
+    let reopened = try FileLocalStore(directory: path)
+    defer { reopened.close() }
+    let entry = try #require(try reopened.entry(operation.id))
+    #expect(entry.operation.basePayload == nil && entry.operation.payload == F.payload("A1"))
+  }
 }

@@ -135,7 +135,10 @@ struct LocalStoreContractTests {
         Issue.record("expected appended, got \(result)")
         return
       }
-      #expect(entry.operation == op)
+      // The operation as given, with the server copy it started from as its base copy.
+      var expected = op
+      expected.basePayload = F.payload("A")
+      #expect(entry.operation == expected)
       #expect(entry.state == .pending && entry.attempts == 0)
       let record = try #require(try store.record(F.key("a")))
       #expect(record.payload == F.payload("edited"))

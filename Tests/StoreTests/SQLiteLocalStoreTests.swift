@@ -189,4 +189,43 @@ struct SQLiteLocalStoreTests {
     let error = try #require(throws: StoreError.self) { try store.pending() }
     #expect(error.code == .unusable)
   }
+
+  /// Runs SQL on a database file with the `sqlite3` tool (scripts/setup installs it), as an
+  /// older Courier's schema would have left it.
+  func sqlite(_ path: String, _ sql: String) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    process.arguments = [path, sql]
+    let errors = Pipe()
+    process.standardError = errors
+    try process.run()
+    process.waitUntilExit()
+    let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(process.terminationStatus == 0, "sqlite3: \(message)")
+  }
+
+  @Test("a schema-1 store (no base copies) is migrated on open; its entries read without one")
+  func migratesBaseCopies() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let path = directory.path + "/store.sqlite"
+    let store = try SQLiteLocalStore(path: path)
+    try store.applyServerRecord(F.server("a", "A", version: 1), key: F.key("a"))
+    let operation = F.operation("a", .update, "A1", base: 1)
+    try store.applyAndEnqueue(.put(F.key("a"), payload: F.payload("A1")), operation)
+    #expect(try store.entry(operation.id)?.operation.basePayload == F.payload("A"))
+    store.close()
+    // What schema 1 held: the same tables without the column.
+    try sqlite(path, "ALTER TABLE outbox DROP COLUMN base_payload; PRAGMA user_version=1;")
+
+    let reopened = try SQLiteLocalStore(path: path)
+    defer { reopened.close() }
+    let old = try #require(try reopened.entry(operation.id))
+    #expect(old.operation.basePayload == nil && old.operation.payload == F.payload("A1"))
+    let later = F.operation("a", .update, "A2", base: 1)
+    try reopened.recordAttempt(operation.id)
+    try reopened.applyAndEnqueue(.put(F.key("a"), payload: F.payload("A2")), later)
+    #expect(try reopened.entry(later.id)?.operation.basePayload == F.payload("A"))
+    #expect(SQLiteLocalStore.schemaVersion == 2)
+  }
 }

@@ -184,13 +184,21 @@ public final class FileLocalStore: LocalStoreBackend {
       do {
         let touchesOutbox = plan.mutations.contains { mutation in
           switch mutation {
-          case .insertEntry, .replaceEntry, .deleteEntry: return true
+          case .insertEntry, .replaceEntry, .deleteEntry, .setAttempts: return true
           case .putRecord, .deleteRecord, .putCollection: return false
           }
         }
         if touchesOutbox || plan.mutations.count <= options.snapshotThreshold {
           core.lastSequence += 1
-          try append(JournalLine(seq: core.lastSequence, next: nil, m: plan.mutations), &core)
+          // An attempt count is journalled as the whole entry: the journal's format stays the
+          // one every Courier reads.
+          let journalled = plan.mutations.map { mutation -> StoreMutation in
+            guard case .setAttempts(let sequence, _, _) = mutation,
+              let entry = core.state.entriesBySequence[sequence]
+            else { return mutation }
+            return .replaceEntry(entry)
+          }
+          try append(JournalLine(seq: core.lastSequence, next: nil, m: journalled), &core)
           if core.journalBytes > max(options.compactionThreshold, 2 * core.compactedBytes) {
             try compact(&core)
           }
@@ -344,7 +352,7 @@ public final class FileLocalStore: LocalStoreBackend {
       let isRecordChange: (StoreMutation) -> Bool = { mutation in
         switch mutation {
         case .putRecord, .deleteRecord, .putCollection: return true
-        case .insertEntry, .replaceEntry, .deleteEntry: return false
+        case .insertEntry, .replaceEntry, .deleteEntry, .setAttempts: return false
         }
       }
       let replayed = line.m.filter { !isRecordChange($0) || line.seq > snapshotSequence }

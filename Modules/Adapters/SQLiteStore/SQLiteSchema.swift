@@ -40,7 +40,12 @@ enum SQLiteSchema {
     CREATE INDEX outbox_by_record ON outbox(collection, record_id, sequence);
     CREATE TABLE counters(name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL) WITHOUT ROWID;
     INSERT INTO counters(name, value) VALUES ('next_sequence', 1);
+    """,
+    // 1 → 2: the fields of the server's copy each write started from (decision 1201); NULL
+    // for the entries written before, which then merge against the record's server copy.
     """
+    ALTER TABLE outbox ADD COLUMN base_payload TEXT;
+    """,
   ]
 }
 
@@ -52,7 +57,7 @@ struct SQLiteReader: LocalStoreReader {
     "collection, id, payload, state, server_payload, server_version, server_updated_at"
   static let entryColumns =
     "sequence, operation_id, collection, record_id, kind, payload, base_version, enqueued_at, "
-    + "state, reject_message, reject_code, conflict_record, attempts"
+    + "state, reject_message, reject_code, conflict_record, attempts, base_payload"
 
   func damaged(_ what: String) -> StoreError {
     StoreError(
@@ -92,7 +97,7 @@ struct SQLiteReader: LocalStoreReader {
   func decodeEntry(_ row: SQLiteRow) throws -> OutboxEntry {
     let sequence = row.int(0) ?? 0
     let what = "outbox \(sequence)"
-    guard let id = row.text(1).flatMap(UUID.init(uuidString:)), let collection = row.text(2),
+    guard let id = row.text(1).flatMap(Self.uuid), let collection = row.text(2),
       let recordID = row.text(3), let kind = row.text(4).flatMap(OutboxKind.init(rawValue:)),
       let enqueuedAt = row.double(7), let stateName = row.text(8), let attempts = row.int(12)
     else { throw damaged(what) }
@@ -108,9 +113,46 @@ struct SQLiteReader: LocalStoreReader {
     let operation = OutboxOperation(
       id: id, key: RecordKey(collection: collection, id: recordID), kind: kind,
       payload: try json(row.text(5), what), baseVersion: row.int(6).map { Int($0) },
-      enqueuedAt: Date(timeIntervalSinceReferenceDate: enqueuedAt))
+      enqueuedAt: Date(timeIntervalSinceReferenceDate: enqueuedAt),
+      basePayload: try json(row.text(13), what))
     return OutboxEntry(
       sequence: sequence, operation: operation, state: state, attempts: Int(attempts))
+  }
+
+  /// An operation id as stored (`UUID.uuidString`: 36 characters, hyphens at 8, 13, 18 and
+  /// 23), read without Foundation's parser, which goes through `sscanf` and cost about as much
+  /// as decoding the rest of the row; anything else goes to `UUID(uuidString:)`.
+  static func uuid(_ text: String) -> UUID? {
+    var bytes = [UInt8](repeating: 0, count: 16)
+    var count = 0
+    var high: UInt8?
+    for (offset, character) in text.utf8.enumerated() {
+      if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
+        guard character == UInt8(ascii: "-") else { return UUID(uuidString: text) }
+        continue
+      }
+      let nibble: UInt8
+      switch character {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = character - UInt8(ascii: "0")
+      case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = character - UInt8(ascii: "A") + 10
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = character - UInt8(ascii: "a") + 10
+      default: return UUID(uuidString: text)
+      }
+      if let first = high {
+        guard count < 16 else { return UUID(uuidString: text) }
+        bytes[count] = first << 4 | nibble
+        count += 1
+        high = nil
+      } else {
+        high = nibble
+      }
+    }
+    guard count == 16, high == nil else { return UUID(uuidString: text) }
+    return UUID(
+      uuid: (
+        bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8],
+        bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+      ))
   }
 
   func record(_ key: RecordKey) throws -> LocalRecord? {
@@ -141,6 +183,28 @@ struct SQLiteReader: LocalStoreReader {
       "SELECT \(Self.entryColumns) FROM outbox WHERE operation_id = ?", [.text(id.uuidString)],
       row: decodeEntry
     ).first
+  }
+
+  func stamps(of ids: [UUID]) throws -> [UUID: OutboxStamp] {
+    var stamps: [UUID: OutboxStamp] = [:]
+    for id in ids {
+      _ = try connection.query(
+        "SELECT sequence, attempts, state FROM outbox WHERE operation_id = ?",
+        [.text(id.uuidString)]
+      ) { row in
+        stamps[id] = OutboxStamp(
+          sequence: row.int(0) ?? 0, attempts: Int(row.int(1) ?? 0),
+          isPending: row.text(2) == "pending")
+      }
+    }
+    return stamps
+  }
+
+  func entries(for key: RecordKey, except sequence: Int64) throws -> [OutboxEntry] {
+    try connection.query(
+      "SELECT \(Self.entryColumns) FROM outbox WHERE collection = ? AND record_id = ? "
+        + "AND sequence != ? ORDER BY sequence",
+      [.text(key.collection), .text(key.id), .int(sequence)], row: decodeEntry)
   }
 
   func entries(for key: RecordKey) throws -> [OutboxEntry] {
@@ -202,7 +266,7 @@ enum SQLiteWriter {
       try naming(entry, connection) { () throws(StoreError) in
         try connection.run(
           "INSERT INTO outbox(\(SQLiteReader.entryColumns)) "
-            + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values(entry))
+            + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values(entry))
       }
       try connection.run(
         "UPDATE counters SET value = max(value, ?) WHERE name = 'next_sequence'",
@@ -212,8 +276,8 @@ enum SQLiteWriter {
         try connection.run(
           "UPDATE outbox SET operation_id = ?2, collection = ?3, record_id = ?4, kind = ?5, "
             + "payload = ?6, base_version = ?7, enqueued_at = ?8, state = ?9, "
-            + "reject_message = ?10, reject_code = ?11, conflict_record = ?12, attempts = ?13 "
-            + "WHERE sequence = ?1", values(entry))
+            + "reject_message = ?10, reject_code = ?11, conflict_record = ?12, attempts = ?13, "
+            + "base_payload = ?14 WHERE sequence = ?1", values(entry))
       }
       if changed == 0 {
         throw StoreError(.notFound, "No outbox entry has sequence number \(entry.sequence).")
@@ -223,6 +287,13 @@ enum SQLiteWriter {
         "DELETE FROM outbox WHERE sequence = ?", [.int(sequence)])
       if changed == 0 {
         throw StoreError(.notFound, "No outbox entry has sequence number \(sequence).")
+      }
+    case .setAttempts(let sequence, let id, let attempts):
+      let changed = try connection.run(
+        "UPDATE outbox SET attempts = ? WHERE sequence = ? AND operation_id = ?",
+        [.int(Int64(attempts)), .int(sequence), .text(id.uuidString)])
+      if changed == 0 {
+        throw StoreError(.notFound, "No outbox entry \(id) has sequence number \(sequence).")
       }
     }
   }
@@ -271,7 +342,7 @@ enum SQLiteWriter {
       .text(operation.key.id), .text(operation.kind.rawValue), text(operation.payload),
       operation.baseVersion.map { .int(Int64($0)) } ?? .null,
       .double(operation.enqueuedAt.timeIntervalSinceReferenceDate), .text(state), message, code,
-      conflict, .int(Int64(entry.attempts)),
+      conflict, .int(Int64(entry.attempts)), text(operation.basePayload),
     ]
   }
 }

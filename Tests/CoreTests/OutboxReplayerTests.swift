@@ -1,0 +1,329 @@
+import CourierCore
+import CourierDomain
+import CourierPorts
+import CourierTestKit
+import Foundation
+import Synchronization
+import Testing
+
+/// A sender of its own for a collection, as issue 13's uploads register one: it logs what it is
+/// handed (with the attempt the replayer counted) and answers as told.
+final class ScriptedSender: ReplaySender {
+  private let state = Mutex<(sent: [OutboxEntry], answers: [ReplayAnswer])>(([], []))
+  private let log: SendLog
+
+  init(log: SendLog, answers: [ReplayAnswer] = []) {
+    self.log = log
+    state.withLock { $0.answers = answers }
+  }
+
+  var sent: [OutboxEntry] { state.withLock { $0.sent } }
+
+  func send(_ entry: OutboxEntry, progress: (@Sendable (TransferProgress) -> Void)?) async
+    -> ReplayAnswer
+  {
+    log.append("\(entry.key)")
+    return state.withLock { state in
+      state.sent.append(entry)
+      return state.answers.isEmpty ? .delivered(nil) : state.answers.removeFirst()
+    }
+  }
+}
+
+/// The order sends happened in, across senders.
+final class SendLog: Sendable {
+  private let entries = Mutex<[String]>([])
+  func append(_ text: String) { entries.withLock { $0.append(text) } }
+  var all: [String] { entries.withLock { $0 } }
+}
+
+/// A transport that logs each request's path into a `SendLog` before the in-memory one answers.
+struct LoggingFake: Transport {
+  let inner: InMemoryTransport
+  let log: SendLog
+  func send(_ request: HTTPRequest, body: RequestBody?, options: TransportOptions) async throws
+    -> HTTPResponse
+  {
+    let path = request.url.path.split(separator: "/").map(String.init)
+    log.append(path.joined(separator: "/"))
+    return try await inner.send(request, body: body, options: options)
+  }
+}
+
+/// A sender that holds every send until the test releases it, and counts how many it holds at
+/// once: proves how many sends a window has on their way, without timing.
+final class GateSender: ReplaySender {
+  private struct State {
+    var waiting: [CheckedContinuation<Void, Never>] = []
+    var inFlight = 0
+    var most = 0
+    var sent: [RecordKey] = []
+    var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+  }
+  private let state = Mutex(State())
+
+  var most: Int { state.withLock { $0.most } }
+  var sent: [RecordKey] { state.withLock { $0.sent } }
+
+  func send(_ entry: OutboxEntry, progress: (@Sendable (TransferProgress) -> Void)?) async
+    -> ReplayAnswer
+  {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        state.waiting.append(continuation)
+        state.inFlight += 1
+        state.most = max(state.most, state.inFlight)
+        state.sent.append(entry.key)
+        let ready = state.watchers.filter { $0.count <= state.inFlight }.map(\.continuation)
+        state.watchers.removeAll { $0.count <= state.inFlight }
+        return ready
+      }
+      ready.forEach { $0.resume() }
+    }
+    return .delivered(nil)
+  }
+
+  /// Waits until `count` sends are held at once.
+  func held(_ count: Int) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let now = state.withLock { state -> Bool in
+        if state.inFlight >= count { return true }
+        state.watchers.append((count, continuation))
+        return false
+      }
+      if now { continuation.resume() }
+    }
+  }
+
+  /// Lets every held send answer.
+  func release() {
+    let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+      defer {
+        state.waiting = []
+        state.inFlight = 0
+      }
+      return state.waiting
+    }
+    waiting.forEach { $0.resume() }
+  }
+}
+
+/// A server for the in-memory transport that applies `PUT`s with versions, as the reference
+/// backend does: 201 for a new id, 200 and the next version on the current `If-Match`, 409
+/// otherwise; it logs each record's `If-Match` in the order requests arrive.
+final class VersionedServer: Sendable {
+  private let state = Mutex<(versions: [String: Int], matches: [String: [String]])>(([:], [:]))
+
+  var matches: [String: [String]] { state.withLock { $0.matches } }
+  var versions: [String: Int] { state.withLock { $0.versions } }
+
+  func reply(_ request: HTTPRequest) -> HTTPResponse {
+    let id = request.url.lastPathComponent
+    let match = request.headers["If-Match"]
+    return state.withLock { state in
+      state.matches[id, default: []].append(match ?? "-")
+      let current = state.versions[id]
+      let base = match.flatMap { Int($0.dropFirst(2).dropLast()) }
+      guard current == base else {
+        return HTTPResponse(
+          status: 409, headers: ["Content-Type": "application/json"],
+          body: Data(#"{"code":"version_conflict","message":"stale"}"#.utf8))
+      }
+      let version = (current ?? 0) + 1
+      state.versions[id] = version
+      return HTTPResponse(
+        status: current == nil ? 201 : 200, headers: ["Content-Type": "application/json"],
+        body: Data(#"{"id":"\#(id)","t":"x","version":\#(version)}"#.utf8))
+    }
+  }
+}
+
+@Suite("OutboxReplayer", .timeLimit(.minutes(1)))
+struct OutboxReplayerTests {
+  let transport = InMemoryTransport()
+  let store = InMemoryLocalStore()
+  let log = SendLog()
+
+  static let notes = CollectionDescription(
+    name: "notes", path: "/notes",
+    schema: RecordSchema(idKey: "note_id", versionKey: "rev", updatedAtKey: "modified_at"),
+    fields: [], answers: ServerAnswers(versionTagPrefix: "r"))
+
+  var client: APIClient {
+    APIClient(
+      baseURL: URL(string: "http://courier.test") ?? URL(fileURLWithPath: "/"),
+      transport: LoggingFake(inner: transport, log: log))
+  }
+
+  func route(_ collection: CollectionDescription) -> ReplayRoute {
+    .records(
+      collection, client: client,
+      decision: ReplayDecision(policy: .lastWriteWins, collection: collection))
+  }
+
+  func create(_ collection: String, _ id: String) throws {
+    try store.applyAndEnqueue(
+      .put(RecordKey(collection: collection, id: id), payload: .object(["t": .string(id)])),
+      OutboxOperation(
+        key: RecordKey(collection: collection, id: id), kind: .create,
+        payload: .object(["t": .string(id)]), baseVersion: nil, enqueuedAt: Date()))
+  }
+
+  static func note(_ id: String) -> String {
+    #"{"note_id":"\#(id)","t":"\#(id)","rev":1}"#
+  }
+
+  static func article(_ id: String) -> String { #"{"id":"\#(id)","t":"\#(id)","version":1}"# }
+
+  @Test("every collection's entries in outbox order, each through its collection's sender")
+  func routesInOrder() async throws {
+    let replayer = OutboxReplayer(store: store)
+    let uploads = ScriptedSender(log: log)
+    replayer.register(route(Self.notes))
+    replayer.register(route(.articles))
+    replayer.register(
+      ReplayRoute(
+        collection: "uploads", sender: uploads,
+        decision: ReplayDecision(
+          policy: .manual, collection: CollectionDescription(name: "uploads"))))
+    #expect(replayer.routedCollections == ["articles", "notes", "uploads"])
+    try create("notes", "n1")
+    try create("articles", "a1")
+    try create("uploads", "u1")
+    try create("notes", "n2")
+    transport.enqueue(status: 201, json: Self.note("n1"))
+    transport.enqueue(status: 201, json: Self.article("a1"))
+    transport.enqueue(status: 201, json: Self.note("n2"))
+    let report = await replayer.replay()
+    #expect(report.sent == 4 && report.pending == 0 && report.stoppedBy == nil)
+    #expect(log.all == ["notes/n1", "articles/a1", "uploads/u1", "notes/n2"])
+    #expect(uploads.sent.map(\.key.id) == ["u1"] && uploads.sent.first?.attempts == 1)
+    // Each collection's own request shape: the notes' record and tag, the articles' path.
+    #expect(
+      transport.requests.map(\.summary) == ["PUT /notes/n1", "PUT /articles/a1", "PUT /notes/n2"])
+    #expect(try store.record(RecordKey(collection: "notes", id: "n1"))?.version == 1)
+    #expect(try store.pending().isEmpty)
+  }
+
+  @Test("a collection without a route waits, with its record's later entries; the rest is sent")
+  func unroutedWaits() async throws {
+    let replayer = OutboxReplayer(store: store)
+    replayer.register(route(.articles))
+    try create("uploads", "u1")
+    _ = try store.recordAttempt(try #require(try store.pending().first).id)
+    // A later entry of the same record (not coalesced: the first was attempted).
+    try store.applyAndEnqueue(
+      .put(RecordKey(collection: "uploads", id: "u1"), payload: .object(["t": .string("again")])),
+      OutboxOperation(
+        key: RecordKey(collection: "uploads", id: "u1"), kind: .create,
+        payload: .object(["t": .string("again")]), baseVersion: nil, enqueuedAt: Date()))
+    try create("articles", "a1")
+    transport.enqueue(status: 201, json: Self.article("a1"))
+    let report = await replayer.replay()
+    #expect(report.sent == 1 && report.withoutSender == 1 && report.pending == 2)
+    #expect(report.stoppedBy == nil, "waiting for a sender is not a failure")
+    #expect(log.all == ["articles/a1"])
+    #expect(try store.pending().map(\.key.collection) == ["uploads", "uploads"])
+
+    let uploads = ScriptedSender(log: log)
+    replayer.register(
+      ReplayRoute(
+        collection: "uploads", sender: uploads,
+        decision: ReplayDecision(
+          policy: .manual, collection: CollectionDescription(name: "uploads"))))
+    let later = await replayer.replay()
+    #expect(later.sent == 2 && later.withoutSender == 0 && later.pending == 0)
+    #expect(uploads.sent.map { $0.operation.payload?["t"] } == [.string("u1"), .string("again")])
+  }
+
+  @Test(
+    "the run loop: a write's request is sent inside it; cancelled, it ends and nothing more is sent"
+  )
+  func runLoop() async throws {
+    let replayer = OutboxReplayer(store: store)
+    replayer.register(route(.articles))
+    try create("articles", "a1")
+    transport.enqueue(status: 201, json: Self.article("a1"))
+    let loop = Task { await replayer.run(replayingFirst: true) }
+    for await state in replayer.states() where state.pendingCount == 0 && !state.isSyncing {
+      if transport.requests.count == 1 { break }
+    }
+    try create("articles", "a2")
+    replayer.noteWrite(.appended(try #require(try store.pending().first)))
+    transport.enqueue(status: 201, json: Self.article("a2"))
+    replayer.requestReplay()
+    for await state in replayer.states() where state.pendingCount == 0 && !state.isSyncing {
+      if transport.requests.count == 2 { break }
+    }
+    #expect(transport.requests.map(\.summary) == ["PUT /articles/a1", "PUT /articles/a2"])
+    loop.cancel()
+    await loop.value
+    // No loop runs: a request is not sent in the background.
+    try create("articles", "a3")
+    replayer.requestReplay()
+    await replayer.waitForIdle()
+    #expect(transport.requests.count == 2)
+    #expect(try store.pending().map(\.key.id) == ["a3"])
+    let report = await replayer.replay()
+    #expect(report.sent == 0 && report.stoppedBy != nil, "the in-memory transport has no reply")
+  }
+
+  @Test("concurrent: a window's sends go out together, never more than the limit")
+  func concurrentWindows() async throws {
+    let gate = GateSender()
+    let replayer = OutboxReplayer(
+      store: store, configuration: OutboxReplayer.Configuration(maxConcurrentSends: 4))
+    replayer.register(
+      ReplayRoute(
+        collection: "uploads", sender: gate,
+        decision: ReplayDecision(
+          policy: .manual, collection: CollectionDescription(name: "uploads"))))
+    for index in 0..<7 { try create("uploads", "u\(index)") }
+    let pass = Task { await replayer.replay() }
+    // Windows of 1, 2 and 4 entries (each doubles after a clean one): all of a window at once.
+    for size in [1, 2, 4] {
+      await gate.held(size)
+      gate.release()
+    }
+    let report = await pass.value
+    #expect(report.sent == 7 && report.pending == 0)
+    #expect(gate.most == 4)
+    #expect(gate.sent.count == 7 && Set(gate.sent).count == 7)
+  }
+
+  @Test(
+    "concurrent: every record's writes in order, each on the version the one before made",
+    arguments: [1, 3])
+  func perRecordOrder(concurrency: Int) async throws {
+    let server = VersionedServer()
+    for _ in 0..<15 { transport.enqueue(.handler { request in server.reply(request) }) }
+    let replayer = OutboxReplayer(
+      store: store,
+      configuration: OutboxReplayer.Configuration(maxConcurrentSends: concurrency, maxWindow: 4))
+    replayer.register(route(.articles))
+    // Three edits of each of five records, queued round-robin, each attempted once offline so
+    // none is folded into the one before.
+    for round in 0..<3 {
+      for record in 0..<5 {
+        let key = RecordKey(collection: "articles", id: "r\(record)")
+        let operation = OutboxOperation(
+          key: key, kind: .create, payload: .object(["t": .string("\(round)")]),
+          baseVersion: nil, enqueuedAt: Date())
+        try store.applyAndEnqueue(
+          .put(key, payload: .object(["t": .string("\(round)")])), operation)
+        try store.recordAttempt(operation.id)
+      }
+    }
+    let report = await replayer.replay()
+    #expect(report.sent == 15 && report.pending == 0 && report.conflicts == 0, "\(report)")
+    for record in 0..<5 {
+      #expect(server.matches["r\(record)"] == ["-", "\"v1\"", "\"v2\""], "r\(record)")
+      #expect(server.versions["r\(record)"] == 3)
+    }
+    if concurrency == 1 {
+      // One at a time, the server saw the outbox's own order.
+      let order = transport.requests.map { $0.url.lastPathComponent }
+      #expect(order == (0..<3).flatMap { _ in (0..<5).map { "r\($0)" } })
+    }
+  }
+}

@@ -1,0 +1,75 @@
+import CourierDomain
+import Foundation
+import Testing
+
+@Suite("CollectionDescription")
+struct CollectionDescriptionTests {
+  static let notes = CollectionDescription(
+    name: "notes", path: nil,
+    schema: RecordSchema(idKey: "note_id", versionKey: "rev", updatedAtKey: "modified_at"),
+    fields: [RecordField("text", .string, required: true), RecordField("tags", .strings)],
+    answers: ServerAnswers(versionTagPrefix: "r"))
+
+  struct Row: Sendable, CustomTestStringConvertible {
+    var name: String
+    var collection: CollectionDescription = CollectionDescriptionTests.notes
+    var payload: JSONValue
+    /// The field the refusal names; nil when the payload fits.
+    var refused: String??
+    var testDescription: String { name }
+  }
+
+  static let rows: [Row] = [
+    Row(
+      name: "all fields", payload: .object(["text": .string("t"), "tags": .array([])]),
+      refused: .none),
+    Row(
+      name: "an optional field left out", payload: .object(["text": .string("t")]), refused: .none),
+    Row(
+      name: "the required field missing", payload: .object(["tags": .array([])]), refused: "text"),
+    Row(name: "the required field null", payload: .object(["text": .null]), refused: "text"),
+    Row(name: "a field of another kind", payload: .object(["text": .integer(1)]), refused: "text"),
+    Row(
+      name: "a field the declaration lacks",
+      payload: .object(["text": .string("t"), "title": .string("x")]), refused: "title"),
+    Row(
+      name: "the server's own member (the version)",
+      payload: .object(["text": .string("t"), "rev": .integer(2)]), refused: "rev"),
+    Row(name: "not an object", payload: .array([]), refused: .some(nil)),
+    Row(
+      name: "open fields take anything but the server's members",
+      collection: CollectionDescription(name: "open"),
+      payload: .object(["anything": .array([.integer(1)])]), refused: .none),
+    Row(
+      name: "open fields still refuse the id member",
+      collection: CollectionDescription(name: "open"),
+      payload: .object(["id": .string("x")]), refused: "id"),
+    Row(
+      name: "articles: a title and a body", collection: .articles,
+      payload: .object(["title": .string(""), "body": .string("b")]), refused: .none),
+    Row(
+      name: "articles: no title", collection: .articles, payload: .object(["body": .string("b")]),
+      refused: "title"),
+  ]
+
+  @Test("a record's fields checked against the declaration", arguments: rows)
+  func validate(_ row: Row) throws {
+    switch row.refused {
+    case .none:
+      #expect(throws: Never.self) { try row.collection.validate(row.payload) }
+    case .some(let field):
+      let error = #expect(throws: CourierError.self) { try row.collection.validate(row.payload) }
+      #expect(error?.kind == .invalidInput && error?.field == field)
+      #expect(error?.userMessage.isEmpty == false)
+    }
+  }
+
+  @Test("the declared path, or /<name>; articles are one declaration")
+  func defaults() {
+    #expect(Self.notes.path == "/notes")
+    #expect(Article.declaration == .articles)
+    #expect(CollectionDescription.articles.schema == .standard)
+    #expect(CollectionDescription.articles.field("title")?.required == true)
+    #expect(CollectionDescription(name: "x", path: "/y/z").path == "/y/z")
+  }
+}
