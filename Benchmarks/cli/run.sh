@@ -138,7 +138,7 @@ echo secret | "${C[@]}" --data-dir "$WORK/offline" login --username alice --pass
 echo secret | "${C[@]}" --data-dir "$WORK/offline-base" login --username alice --password-stdin \
   >/dev/null
 echo "cli bench: seeding $N articles..." >&2
-"$PY" Benchmarks/sync/peer.py 127.0.0.1 "$PORT" "$N" >/dev/null
+"$PY" Benchmarks/sync/peer.py 127.0.0.1 "$PORT" creates "$N" 1 >/dev/null
 "${C[@]}" --data-dir "$WORK/list" articles list >/dev/null # fetches and caches them
 "${C[@]}" --data-dir "$WORK/list" articles list --offline --json >"$WORK/offline.json"
 got="$("$PY" -c 'import json,sys; print(len(json.loads(open(sys.argv[1]).readline())["articles"]))' "$WORK/offline.json")"
