@@ -151,7 +151,11 @@ echo "cli bench: list ($got cached)..." >&2
 measure list-offline "$RUNS" "${C[@]}" --data-dir "$WORK/list" articles list --offline
 measure curl-list "$RUNS" curl -sf -H "Authorization: Bearer $TOKEN" "$BASE_URL/articles"
 if [ -n "$BEFORE" ]; then
-  measure list-offline-base "$RUNS" "$BEFORE" --base-url "$BASE_URL" --data-dir "$WORK/list" \
+  # Its own cache, written by itself: an older build may not read a newer store's schema.
+  echo secret | "$BEFORE" --base-url "$BASE_URL" --data-dir "$WORK/list-base" login \
+    --username alice --password-stdin >/dev/null
+  "$BEFORE" --base-url "$BASE_URL" --data-dir "$WORK/list-base" articles list >/dev/null
+  measure list-offline-base "$RUNS" "$BEFORE" --base-url "$BASE_URL" --data-dir "$WORK/list-base" \
     articles list --offline
 fi
 
