@@ -30,7 +30,13 @@ public actor SyncEngine<Record: CollectionRecord> {
     /// Kept for source compatibility; it has no effect since decision 1202: while `watch()`
     /// runs a write is always sent by its run loop, and nothing is sent in the background
     /// while it does not run (call `replay()`).
-    public var replaysAfterWrites: Bool
+    @available(
+      *, deprecated, message: "No effect since decision 1202: call replay() or run watch()."
+    )
+    public var replaysAfterWrites: Bool {
+      get { true }
+      set {}
+    }
     /// How many times one operation is re-sent after last-write-wins conflicts in one replay
     /// before it is kept conflicted for the user (the server record keeps changing).
     public var maxResendsPerReplay: Int
@@ -45,19 +51,34 @@ public actor SyncEngine<Record: CollectionRecord> {
     /// - Parameters:
     ///   - conflictPolicy: the conflict policy.
     ///   - path: the collection's path; the declared one (`/<collection>`) by default.
-    ///   - replaysAfterWrites: no effect (see the property).
     ///   - maxResendsPerReplay: the re-send bound.
     ///   - replayBackoff: the wait between replays after transient failures, while watching.
     public init(
       conflictPolicy: ConflictPolicy = .lastWriteWins, path: String? = nil,
-      replaysAfterWrites: Bool = true, maxResendsPerReplay: Int = 3,
-      replayBackoff: ReplayBackoff = ReplayBackoff()
+      maxResendsPerReplay: Int = 3, replayBackoff: ReplayBackoff = ReplayBackoff()
     ) {
       self.conflictPolicy = conflictPolicy
       self.path = path ?? ""
-      self.replaysAfterWrites = replaysAfterWrites
       self.maxResendsPerReplay = maxResendsPerReplay
       self.replayBackoff = replayBackoff
+    }
+
+    /// Creates settings; `replaysAfterWrites` is ignored (see the property).
+    /// - Parameters:
+    ///   - conflictPolicy: the conflict policy.
+    ///   - path: the collection's path; the declared one (`/<collection>`) by default.
+    ///   - replaysAfterWrites: no effect.
+    ///   - maxResendsPerReplay: the re-send bound.
+    ///   - replayBackoff: the wait between replays after transient failures, while watching.
+    @available(*, deprecated, message: "replaysAfterWrites has no effect since decision 1202.")
+    public init(
+      conflictPolicy: ConflictPolicy = .lastWriteWins, path: String? = nil,
+      replaysAfterWrites: Bool, maxResendsPerReplay: Int = 3,
+      replayBackoff: ReplayBackoff = ReplayBackoff()
+    ) {
+      self.init(
+        conflictPolicy: conflictPolicy, path: path, maxResendsPerReplay: maxResendsPerReplay,
+        replayBackoff: replayBackoff)
     }
   }
 

@@ -18,7 +18,7 @@ struct SyncEngineMergeTests {
       transport: transport)
     let clock = self.clock
     var configuration = SyncEngine<Article>.Configuration(
-      conflictPolicy: .merge, replaysAfterWrites: false)
+      conflictPolicy: .merge)
     configuration.mergeResolver = resolver
     return SyncEngine<Article>(
       client: client, store: store, configuration: configuration, now: { clock.now })

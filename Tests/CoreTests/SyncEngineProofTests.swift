@@ -20,7 +20,7 @@ struct SyncEngineProofTests {
       transport: transport)
     let clock = self.clock
     return SyncEngine<Article>(
-      client: client, store: store, configuration: .init(replaysAfterWrites: false),
+      client: client, store: store, configuration: .init(),
       now: { clock.now })
   }
 

@@ -16,7 +16,7 @@ struct SyncEngineRetryTests {
       baseURL: URL(string: "http://courier.test") ?? URL(fileURLWithPath: "/"),
       transport: transport)
     return SyncEngine<Article>(
-      client: client, store: store, configuration: .init(replaysAfterWrites: false))
+      client: client, store: store, configuration: .init())
   }
 
   func refuse() {

@@ -20,8 +20,7 @@ struct SyncEngineTests {
   let clock = TestNow()
 
   func engine(
-    policy: ConflictPolicy = .lastWriteWins, monitor: ManualPathMonitor? = nil,
-    auto: Bool = false
+    policy: ConflictPolicy = .lastWriteWins, monitor: ManualPathMonitor? = nil
   ) -> SyncEngine<Article> {
     let client = APIClient(
       baseURL: URL(string: "http://courier.test") ?? URL(fileURLWithPath: "/"),
@@ -29,7 +28,7 @@ struct SyncEngineTests {
     let clock = self.clock
     return SyncEngine<Article>(
       client: client, store: store, pathMonitor: monitor,
-      configuration: .init(conflictPolicy: policy, replaysAfterWrites: auto),
+      configuration: .init(conflictPolicy: policy),
       now: { clock.now })
   }
 
@@ -349,7 +348,7 @@ struct SyncEngineTests {
   @Test("the path coming back replays the queue without anyone calling sync")
   func reconnectReplays() async throws {
     let monitor = ManualPathMonitor()
-    let engine = engine(monitor: monitor, auto: true)
+    let engine = engine(monitor: monitor)
     let watcher = Task { await engine.watch() }
     defer { watcher.cancel() }
     var states = engine.states().makeAsyncIterator()

@@ -21,7 +21,7 @@ struct SyncEngineWatchRetryTests {
       transport: transport)
     return SyncEngine<Article>(
       client: client, store: store, pathMonitor: monitor,
-      configuration: .init(replaysAfterWrites: false), clock: clock,
+      configuration: .init(), clock: clock,
       random: FixedRandomSource(0.5))
   }
 
