@@ -68,25 +68,16 @@ public final class SQLiteLocalStore: LocalStoreBackend {
   public let path: String
   private let keepsLog: Bool
 
-  // The connection is not thread-safe; every use goes through `mutex`, which makes this box
-  // safe to share (hence @unchecked).
-  private final class LockedConnection: @unchecked Sendable {
-    let mutex = Mutex(())
-    var connection: SQLiteConnection?
+  /// The connection (not thread-safe: every use holds this lock), nil once closed.
+  private let locked: Mutex<SQLiteConnection?>
 
-    init(_ connection: SQLiteConnection) { self.connection = connection }
-
-    func with<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-      try mutex.withLock { _ throws -> T in
-        guard let connection else {
-          throw StoreError(.unusable, "The local store is closed.")
-        }
-        return try body(connection)
-      }
+  /// Runs `body` with the open connection, holding the lock.
+  private func withConnection<T: Sendable>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+    try locked.withLock { connection throws -> T in
+      guard let connection else { throw StoreError(.unusable, "The local store is closed.") }
+      return try body(connection)
     }
   }
-
-  private let locked: LockedConnection
 
   /// Opens (or creates) a store, migrating its schema if it is older.
   /// - Parameters:
@@ -103,7 +94,7 @@ public final class SQLiteLocalStore: LocalStoreBackend {
       connection.close()
       throw error
     }
-    locked = LockedConnection(connection)
+    locked = Mutex(connection)
     keepsLog = !options.checkpointOnClose
   }
 
@@ -208,17 +199,19 @@ public final class SQLiteLocalStore: LocalStoreBackend {
 
   /// Closes the database. Later calls throw `StoreError.unusable`.
   public func close() {
-    try? locked.with { connection in
+    // One hold of the lock: no other call can find the connection closed but still set.
+    locked.withLock { connection in
+      guard let open = connection else { return }
       if keepsLog, Self.logPages(path) > Self.keptLogPages {
         // Every process after the last one's close recovers the log and counts none of it as
         // copied yet, so SQLite's own checkpoint at commit would copy the whole log again at
         // every commit once it passed its limit, and never restart it: here, past 100 pages,
         // it is copied once and emptied (decision 1403).
-        _ = try? connection.query("PRAGMA wal_checkpoint(TRUNCATE)") { $0.int(0) }
+        _ = try? open.query("PRAGMA wal_checkpoint(TRUNCATE)") { $0.int(0) }
       }
-      connection.close()
+      open.close()
+      connection = nil
     }
-    locked.mutex.withLock { _ in locked.connection = nil }
   }
 
   /// The size of the write-ahead log beside the database, in pages (0 without one).
@@ -233,7 +226,7 @@ public final class SQLiteLocalStore: LocalStoreBackend {
   /// - Returns: what `body` returns.
   /// - Throws: what `body` throws, or `StoreError`.
   public func read<T: Sendable>(_ body: (any LocalStoreReader) throws -> T) throws -> T {
-    try locked.with { connection in
+    try withConnection { connection in
       // BEGIN, COMMIT and ROLLBACK as statements prepared once per connection (`run`), not
       // compiled again at each transaction by `exec`.
       try connection.run("BEGIN")
@@ -255,7 +248,7 @@ public final class SQLiteLocalStore: LocalStoreBackend {
   public func write<T: Sendable>(_ body: (any LocalStoreReader) throws -> StorePlan<T>) throws
     -> T
   {
-    try locked.with { connection in
+    try withConnection { connection in
       try connection.run("BEGIN IMMEDIATE")
       do {
         let plan = try body(SQLiteReader(connection: connection))

@@ -298,8 +298,8 @@ private final class Exchange: Sendable {
   /// end up in memory. Off the queue, the delegate keeps dropping chunks as they come.
   private static func cancelElsewhere(_ task: URLSessionTask?) {
     guard let task else { return }
-    let box = UncheckedTask(task: task)
-    DispatchQueue.global().async { box.task.cancel() }
+    let box = LockedTask(task)
+    DispatchQueue.global().async { box.cancel() }
   }
 
   func received(_ response: URLResponse) {
@@ -366,11 +366,14 @@ private final class Exchange: Sendable {
   }
 }
 
-/// A task handed to another queue for `cancel()`. `@unchecked Sendable` without a lock of its
-/// own: the reference is immutable (`let`), and the only call made through it, `cancel()`, is
-/// documented by Foundation as safe from any thread (URLSessionTask synchronises internally).
-private struct UncheckedTask: @unchecked Sendable {
-  let task: URLSessionTask
+/// A task handed to another queue for `cancel()`, behind a lock (`URLSessionTask` is not
+/// `Sendable` in swift-corelibs-foundation).
+private final class LockedTask: Sendable {
+  private let task: Mutex<URLSessionTask>
+
+  init(_ task: sending URLSessionTask) { self.task = Mutex(task) }
+
+  func cancel() { task.withLock { $0.cancel() } }
 }
 
 /// The session's delegate: routes each callback to its task's exchange.

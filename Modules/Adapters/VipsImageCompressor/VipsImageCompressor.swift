@@ -350,15 +350,17 @@ enum HEIFSniffer {
   }
 }
 
-/// Owns the shim's cancellation token. `@unchecked Sendable`: the pointer never changes after
-/// init and the token's flag is a C11 atomic, written by `cancel()` from any thread and read
-/// by libvips' workers.
-final class CancelToken: @unchecked Sendable {
-  private let pointer: OpaquePointer?
+/// Owns the shim's cancellation token. Sendable without a lock of Swift's: it keeps only the
+/// token's address, set once at init, and the token's flag is a C11 atomic in the shim, written
+/// by `cancel()` from any thread and read by libvips' workers.
+final class CancelToken: Sendable {
+  private let address: Int
 
-  init() { pointer = courier_vips_token_new() }
+  init() { address = Int(bitPattern: UnsafeRawPointer(courier_vips_token_new())) }
 
   deinit { courier_vips_token_free(pointer) }
+
+  private var pointer: OpaquePointer? { OpaquePointer(bitPattern: address) }
 
   func cancel() { courier_vips_token_cancel(pointer) }
 
