@@ -420,7 +420,10 @@ public final class CourierSession: Sendable {
     return stream
   }
 
-  private func queuedUploadSender(tidy: @escaping @Sendable () -> Void) -> any ReplaySender {
+  private static func queuedUploadSender(
+    environment: CourierEnvironment, tracker uploadTracker: QueuedUploadTracker,
+    store queuedUploadStore: FileQueuedUploadStore, tidy: @escaping @Sendable () -> Void
+  ) -> any ReplaySender {
     let config = environment.config
     var options = environment.client.options
     if let log = environment.log {
@@ -525,11 +528,14 @@ public final class CourierSession: Sendable {
     let shared = try outboxSync(warn: warn)
     return articleStore.withLock { cached in
       if let cached { return cached }
-      let engine = SyncEngine<Article>(
-        replayer: shared.replayer, client: environment.client, collection: .articles,
-        configuration: SyncEngine<Article>.Configuration(
-          conflictPolicy: environment.config.conflictPolicy))
-      let articles = Articles(engine: engine, shared: shared)
+      let client = environment.client
+      let policy = environment.config.conflictPolicy
+      // Made at the first use (with the replayer): an offline add needs neither.
+      let articles = Articles(shared: shared) { replayer in
+        SyncEngine<Article>(
+          replayer: replayer, client: client, collection: .articles,
+          configuration: SyncEngine<Article>.Configuration(conflictPolicy: policy))
+      }
       cached = articles
       return articles
     }
@@ -617,17 +623,6 @@ public final class CourierSession: Sendable {
       if let cached { return cached }
       let store = try environment.openLocalStore(warn: warn)
       let config = environment.config
-      let replayer = OutboxReplayer(
-        store: store, pathMonitor: pathMonitor,
-        configuration: OutboxReplayer.Configuration(
-          maxConcurrentSends: config.replayConcurrency),
-        clock: ContinuousClock(), random: SystemRandomSource())
-      for collection in collections {
-        replayer.register(
-          .records(
-            collection, client: environment.client,
-            decision: ReplayDecision(policy: config.conflictPolicy, collection: collection)))
-      }
       let uploads = queuedUploadStore
       // Bytes no entry points to (delivered, discarded, or kept by a process killed before
       // its entry was committed) go when the store opens, after each pass and discard, and
@@ -635,14 +630,32 @@ public final class CourierSession: Sendable {
       let sweep: @Sendable () -> Void = {
         uploads.sweep { try Self.uploadIDs(in: store) }
       }
-      // Queued uploads replay in outbox order with every collection's writes (decision 1302).
-      replayer.register(
-        ReplayRoute(
-          collection: QueuedUpload.collection, sender: queuedUploadSender(tidy: sweep),
-          decision: ReplayDecision(policy: config.conflictPolicy)))
       sweep()
+      // The replayer is made when something needs it (OutboxSync): an offline add does not.
       let shared = OutboxSync(
-        store: store, replayer: replayer,
+        store: store,
+        makeReplayer: { [environment, pathMonitor, collections, uploadTracker] in
+          let replayer = OutboxReplayer(
+            store: store, pathMonitor: pathMonitor,
+            configuration: OutboxReplayer.Configuration(
+              maxConcurrentSends: config.replayConcurrency),
+            clock: ContinuousClock(), random: SystemRandomSource())
+          for collection in collections {
+            replayer.register(
+              .records(
+                collection, client: environment.client,
+                decision: ReplayDecision(policy: config.conflictPolicy, collection: collection)))
+          }
+          // Queued uploads replay in outbox order with every collection's writes (decision
+          // 1302).
+          replayer.register(
+            ReplayRoute(
+              collection: QueuedUpload.collection,
+              sender: Self.queuedUploadSender(
+                environment: environment, tracker: uploadTracker, store: uploads, tidy: sweep),
+              decision: ReplayDecision(policy: config.conflictPolicy)))
+          return replayer
+        },
         lock: environment.localStoreIsShared
           ? SharedSyncLock(directory: config.dataDirectory) : nil,
         monitor: monitorRun, tidy: sweep)
