@@ -124,7 +124,9 @@ private struct Pipeline: Sendable {
       credentials = StaticCredentialStore(Credentials(accessToken: token))
     } else {
       credentials = FileCredentialStore(
-        file: config.dataDirectory.appendingPathComponent("session.json"),
+        file: URL(
+          fileURLWithPath: FileURLPath.of("session.json", in: config.dataDirectory),
+          isDirectory: false),
         warn: PrivateFiles.warnOnStandardError)
     }
     var stack: any Transport = base

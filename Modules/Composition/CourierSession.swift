@@ -43,10 +43,16 @@ public final class CourierSession: Sendable {
   /// the session: the path's `URL` appending and Foundation's copy of the environment were a
   /// seventh of `courier status`, which never queues an upload (callgrind, issue 14).
   var queuedUploadStore: FileQueuedUploadStore {
+    Self.queuedUploadStore(environment: environment, removal: deliveredBodyRemoval)
+  }
+
+  private static func queuedUploadStore(
+    environment: CourierEnvironment, removal: DeliveredBodyRemoval
+  ) -> FileQueuedUploadStore {
     FileQueuedUploadStore(
       directory: environment.config.dataDirectory.appendingPathComponent("queued-uploads"),
       stopAt: getenv("COURIER_TEST_STOP_AT").map { String(cString: $0) },
-      removal: deliveredBodyRemoval)
+      removal: removal)
   }
   private let uploadTracker = QueuedUploadTracker()
 
@@ -623,12 +629,18 @@ public final class CourierSession: Sendable {
       if let cached { return cached }
       let store = try environment.openLocalStore(warn: warn)
       let config = environment.config
-      let uploads = queuedUploadStore
+      let removal = deliveredBodyRemoval
+      let folder = FileURLPath.of("queued-uploads", in: config.dataDirectory)
       // Bytes no entry points to (delivered, discarded, or kept by a process killed before
       // its entry was committed) go when the store opens, after each pass and discard, and
-      // before each queued upload is sent.
-      let sweep: @Sendable () -> Void = {
-        uploads.sweep { try Self.uploadIDs(in: store) }
+      // before each queued upload is sent. No folder, nothing to sweep: the upload store (and
+      // its URLs, a conformance scan on their first use: FileURLPath) is not even made.
+      let sweep: @Sendable () -> Void = { [environment] in
+        var info = stat()
+        guard stat(folder, &info) == 0 else { return }
+        Self.queuedUploadStore(environment: environment, removal: removal).sweep {
+          try Self.uploadIDs(in: store)
+        }
       }
       sweep()
       // The replayer is made when something needs it (OutboxSync): an offline add does not.
@@ -652,7 +664,9 @@ public final class CourierSession: Sendable {
             ReplayRoute(
               collection: QueuedUpload.collection,
               sender: Self.queuedUploadSender(
-                environment: environment, tracker: uploadTracker, store: uploads, tidy: sweep),
+                environment: environment, tracker: uploadTracker,
+                store: Self.queuedUploadStore(environment: environment, removal: removal),
+                tidy: sweep),
               decision: ReplayDecision(policy: config.conflictPolicy)))
           return replayer
         },
