@@ -143,8 +143,7 @@ public struct Articles: Sendable {
   }
 
   /// `SyncEngine.create` without an engine: validated, applied and queued in one transaction.
-  private static func create(_ article: Article, in store: any LocalStore) throws -> WriteReceipt
-  {
+  private static func create(_ article: Article, in store: any LocalStore) throws -> WriteReceipt {
     try CollectionDescription.articles.validate(article.payload)
     let key = RecordKey(collection: Article.collection, id: article.id)
     let operation = OutboxOperation(
