@@ -220,17 +220,18 @@ struct SQLiteReader: LocalStoreReader {
   }
 
   func counts() throws -> OutboxCounts {
-    var counts = OutboxCounts()
-    _ = try connection.query("SELECT state, count(*) FROM outbox GROUP BY state") { row in
-      let count = Int(row.int(1) ?? 0)
-      switch row.text(0) {
-      case "pending": counts.pending = count
-      case "rejected": counts.rejected = count
-      case "conflicted": counts.conflicted = count
-      default: break
-      }
+    // One pass with three filtered counts: `GROUP BY state` sorted the whole outbox first
+    // (a sorter per call: twice the instructions for 90 entries, issue 14).
+    let rows = try connection.query(
+      "SELECT count(*) FILTER (WHERE state = 'pending'), "
+        + "count(*) FILTER (WHERE state = 'rejected'), "
+        + "count(*) FILTER (WHERE state = 'conflicted') FROM outbox"
+    ) { row in
+      OutboxCounts(
+        pending: Int(row.int(0) ?? 0), rejected: Int(row.int(1) ?? 0),
+        conflicted: Int(row.int(2) ?? 0))
     }
-    return counts
+    return rows.first ?? OutboxCounts()
   }
 
   func nextSequence() throws -> Int64 {
