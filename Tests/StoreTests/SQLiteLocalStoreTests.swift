@@ -12,6 +12,24 @@ struct SQLiteLocalStoreTests {
 
   func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
 
+  @Test("SQLite took the short-process memory settings, and a store works with them")
+  func memorySettings() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let store = try SQLiteLocalStore(path: directory.path + "/m.sqlite")
+    // Every connection asks before its open: SQLite had not started, so all were taken.
+    #expect(SQLiteConnection.configureMemory())
+    let key = RecordKey(collection: "notes", id: "n")
+    let operation = OutboxOperation(
+      key: key, kind: .create, payload: .object(["title": .string("kept")]), baseVersion: nil,
+      enqueuedAt: Date())
+    _ = try store.applyAndEnqueue(
+      .put(key, payload: .object(["title": .string("kept")])), operation)
+    #expect(try store.record(key)?.payload == .object(["title": .string("kept")]))
+    #expect(try store.counts().pending == 1)
+    store.close()
+  }
+
   @Test(
     "a file that is not a readable database is an error naming it, and is left untouched",
     arguments: ["random", "text", "truncated"])
