@@ -534,13 +534,14 @@ public final class CourierSession: Sendable {
     let shared = try outboxSync(warn: warn)
     return articleStore.withLock { cached in
       if let cached { return cached }
-      let client = environment.client
-      let policy = environment.config.conflictPolicy
-      // Made at the first use (with the replayer): an offline add needs neither.
+      let environment = environment
+      // Made at the first use (with the replayer and the request pipeline): an offline add
+      // needs none of them.
       let articles = Articles(shared: shared) { replayer in
         SyncEngine<Article>(
-          replayer: replayer, client: client, collection: .articles,
-          configuration: SyncEngine<Article>.Configuration(conflictPolicy: policy))
+          replayer: replayer, client: environment.client, collection: .articles,
+          configuration: SyncEngine<Article>.Configuration(
+            conflictPolicy: environment.config.conflictPolicy))
       }
       cached = articles
       return articles
