@@ -397,11 +397,12 @@ enum ArticleCommands {
     let pendingCount: Int
     var refused: OutboxEntry?
     var conflicted: OutboxEntry?
-    if await context.session.serverIsUnreachable() {
+    let offline = await context.session.serverIsUnreachable()
+    if offline {
       // No usable path: the write is saved; trying would only wait for the failures.
-      var offline = ReplayReport()
-      offline.stoppedBy = CourierError(.offline)
-      (report, heldBy) = (offline, nil)
+      var unsent = ReplayReport()
+      unsent.stoppedBy = CourierError(.offline)
+      (report, heldBy) = (unsent, nil)
       if isNew {
         // A new article, nothing sent: no entry of its key can be refused or in conflict, and
         // the store's count is one query where the engine's state reads the whole outbox.
@@ -421,9 +422,7 @@ enum ArticleCommands {
       conflicted = state.conflicted.first { $0.key == receipt.key }
     }
     // Offline, the record is the receipt's; a replay may have changed it: read again.
-    let record =
-      report.stoppedBy?.kind == .offline
-      ? receipt.record : (try? articles.record(id: receipt.key.id))
+    let record = offline ? receipt.record : (try? articles.record(id: receipt.key.id))
     if context.global.json {
       var object: [String: Any] = [
         "status": refused != nil || conflicted != nil ? "refused" : "ok", "id": receipt.key.id,
