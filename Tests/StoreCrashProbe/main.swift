@@ -10,7 +10,7 @@
 //       JSON line: {"adapter","count","seconds","per_second","p50_us","p99_us"}.
 //   courier-store-crash-probe settings sqlite <dir> <n>
 //       opens a store, writes operation n and prints "taken" when SQLite runs with the
-//       settings for short processes (decision 1408), "defaults" otherwise.
+//       settings for short processes (decision 1410), "defaults" otherwise.
 import CourierDomain
 import CourierFileStore
 import CourierPorts

@@ -27,7 +27,7 @@ int courier_sqlite_keep_wal_on_close(sqlite3 *db) {
   return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)0);
 }
 
-// The process-wide settings of courier_sqlite_configure (decision 1408), once, before SQLite
+// The process-wide settings of courier_sqlite_configure (decision 1410), once, before SQLite
 // initialises itself; each is refused (SQLITE_MISUSE) if something in the process already
 // started SQLite, which then runs with its defaults.
 static pthread_once_t courier_sqlite_configure_once = PTHREAD_ONCE_INIT;
@@ -145,7 +145,7 @@ static int courier_sqlite_configure_result = SQLITE_OK;
 
 static void courier_sqlite_configure_now(void) {
   // sqlite3_config is variadic: called through its address with the same arguments as the
-  // linked build's (decision 1408).
+  // linked build's (decision 1410).
   typedef int (*config_t)(int, ...);
   config_t real = (config_t)courier_sqlite_symbol("sqlite3_config");
   if (real == NULL) {

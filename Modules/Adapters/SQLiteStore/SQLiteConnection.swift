@@ -119,7 +119,7 @@ final class SQLiteConnection {
     _ = Glibc.close(fd)
   }
 
-  /// Gives SQLite its memory settings for short processes before it starts (decision 1408):
+  /// Gives SQLite its memory settings for short processes before it starts (decision 1410):
   /// applied once, asked before every open. Whether SQLite took all of them.
   static func configureMemory() -> Bool { courier_sqlite_configure() == SQLITE_OK }
 

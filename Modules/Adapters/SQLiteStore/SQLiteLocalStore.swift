@@ -61,7 +61,7 @@ public final class SQLiteLocalStore: LocalStoreBackend {
   /// database file and empties it.
   static let keptLogPages = 100
 
-  /// Whether SQLite runs with Courier's settings for short processes (decision 1408: no memory
+  /// Whether SQLite runs with Courier's settings for short processes (decision 1410: no memory
   /// statistics, no lookaside, no page cache allocated ahead of use); false when something else
   /// in the process started SQLite before the first store opened, which keeps its defaults.
   public static var runsWithShortProcessSettings: Bool { SQLiteConnection.configureMemory() }
