@@ -144,11 +144,12 @@ public struct Articles: Sendable {
 
   /// `SyncEngine.create` without an engine: validated, applied and queued in one transaction.
   private static func create(_ article: Article, in store: any LocalStore) throws -> WriteReceipt {
-    try CollectionDescription.articles.validate(article.payload)
+    let payload = article.payload  // built from the fields at each use: once here
+    try CollectionDescription.articles.validate(payload)
     let key = RecordKey(collection: Article.collection, id: article.id)
     let operation = OutboxOperation(
-      key: key, kind: .create, payload: article.payload, baseVersion: nil, enqueuedAt: Date())
-    let result = try store.applyAndEnqueue(.put(key, payload: article.payload), operation)
+      key: key, kind: .create, payload: payload, baseVersion: nil, enqueuedAt: Date())
+    let result = try store.applyAndEnqueue(.put(key, payload: payload), operation)
     return WriteReceipt(
       key: key, operationID: result.entry?.id, enqueue: result, record: try store.record(key))
   }
