@@ -208,10 +208,22 @@ struct SQLiteReader: LocalStoreReader {
   }
 
   func entries(for key: RecordKey) throws -> [OutboxEntry] {
-    try connection.query(
-      "SELECT \(Self.entryColumns) FROM outbox WHERE collection = ? AND record_id = ? "
-        + "ORDER BY sequence", [.text(key.collection), .text(key.id)], row: decodeEntry)
+    // Most writes are of a record with nothing waiting (a new article; an edit of a synced
+    // one): a look at the index answers them, where compiling the fourteen-column read costs
+    // four times as much, once per process (callgrind, issue 14).
+    let values: [SQLiteValue] = [.text(key.collection), .text(key.id)]
+    let waiting = try connection.query(Self.anyEntryForRecord, values) { _ in true }
+    guard !waiting.isEmpty else { return [] }
+    return try connection.query(Self.entriesForRecord, values, row: decodeEntry)
   }
+
+  /// Whether a record has an entry in the outbox (the index alone).
+  static let anyEntryForRecord =
+    "SELECT 1 FROM outbox WHERE collection = ? AND record_id = ? LIMIT 1"
+
+  /// A record's entries in queue order.
+  static let entriesForRecord =
+    "SELECT \(entryColumns) FROM outbox WHERE collection = ? AND record_id = ? ORDER BY sequence"
 
   func entries(pendingOnly: Bool) throws -> [OutboxEntry] {
     let filter = pendingOnly ? "WHERE state = 'pending' " : ""
