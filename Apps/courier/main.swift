@@ -26,14 +26,16 @@ case .run(let invocation):
   let preference: (any TaskExecutor)? =
     CommandRunner.runsOnCallingThread(invocation) ? executor : nil
   Task.immediateDetached(executorPreference: preference) { @concurrent in
-    let code = await runner.run(invocation).rawValue
-    // _exit, not exit: exit() runs the libraries' atexit handlers and C++ destructors while
-    // dispatch and pool threads are still running, and one of those racing a destructor is
-    // how a `courier login` that had saved its session died of SIGABRT in CI. Nothing of ours
-    // waits for exit(): output went out with write(2), the store is durable at each commit
-    // (as after kill -9), temporary files were removed by their owners.
-    fflush(nil)
-    _exit(code)
+    // Ended while the command's session is open: nothing of it is torn down (runAndExit).
+    await runner.runAndExit(invocation) { code in
+      // _exit, not exit: exit() runs the libraries' atexit handlers and C++ destructors while
+      // dispatch and pool threads are still running, and one of those racing a destructor is
+      // how a `courier login` that had saved its session died of SIGABRT in CI. Nothing of ours
+      // waits for exit(): output went out with write(2), the store is durable at each commit
+      // (as after kill -9), temporary files were removed by their owners.
+      fflush(nil)
+      _exit(code.rawValue)
+    }
   }
   // The task ends the process; until then this thread runs its jobs (or, for `sync` and
   // `watch`, only waits).

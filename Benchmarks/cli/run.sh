@@ -15,6 +15,8 @@
 #   BASELINE=FILE        another courier binary (e.g. one built at an earlier commit with
 #                        scripts/release-build) measured beside this one on every row: the
 #                        "before" column of the same run
+#   ROWS ["startup list add upload image"]  the groups of rows to run, e.g. ROWS=add for the
+#                        offline write alone (the backend still starts: the client logs in)
 #
 # It builds `courier` in release twice, with the Swift runtime linked statically (as
 # scripts/install does: the binary measured) and dynamically (the build before issue 14, for
@@ -30,6 +32,8 @@ N="${N:-10000}"
 read -r -a UPLOAD_SIZES <<<"${UPLOAD_MIB:-1 1024}"
 UPLOAD_RUNS="${UPLOAD_RUNS:-3}"
 IMAGE_RUNS="${IMAGE_RUNS:-3}"
+ROWS="${ROWS:-startup list add upload image}"
+want() { [[ " $ROWS " == *" $1 "* ]]; }
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$ROOT"
 command -v swift >/dev/null || export PATH="/opt/swift/usr/bin:$PATH"
@@ -110,19 +114,21 @@ measure() {
 }
 
 # 1. Start-up: --version and status, static and dynamic, against the Swift hellos.
+# HOME for the config file's place, set for the runner rather than through `env`, whose own
+# start (0.7 ms here) is not courier's.
+export HOME="$WORK"
+if want startup; then
 echo "cli bench: start-up..." >&2
 measure hello-static "$RUNS" "$OUT/hello-static"
 measure hello-dynamic "$RUNS" "$OUT/hello-dynamic"
 measure version-static "$RUNS" "$COURIER" --version
 measure version-dynamic "$RUNS" "$OUT/courier-dynamic" --version
-# HOME for the config file's place, set for the runner rather than through `env`, whose own
-# start (0.7 ms here) is not courier's.
-export HOME="$WORK"
 measure status-static "$RUNS" "$COURIER" --data-dir "$WORK/status" status
 measure status-dynamic "$RUNS" "$OUT/courier-dynamic" --data-dir "$WORK/status" status
 if [ -n "$BEFORE" ]; then
   measure version-base "$RUNS" "$BEFORE" --version
   measure status-base "$RUNS" "$BEFORE" --data-dir "$WORK/status" status
+fi
 fi
 
 # 2. The backend, a logged-in client with N cached articles, and curl's list for comparison.
@@ -137,6 +143,7 @@ echo secret | "${C[@]}" --data-dir "$WORK/list" login --username alice --passwor
 echo secret | "${C[@]}" --data-dir "$WORK/offline" login --username alice --password-stdin >/dev/null
 echo secret | "${C[@]}" --data-dir "$WORK/offline-base" login --username alice --password-stdin \
   >/dev/null
+if want list; then
 echo "cli bench: seeding $N articles..." >&2
 "$PY" Benchmarks/sync/peer.py 127.0.0.1 "$PORT" creates "$N" 1 >/dev/null
 "${C[@]}" --data-dir "$WORK/list" articles list >/dev/null # fetches and caches them
@@ -158,8 +165,10 @@ if [ -n "$BEFORE" ]; then
   measure list-offline-base "$RUNS" "$BEFORE" --base-url "$BASE_URL" --data-dir "$WORK/list-base" \
     articles list --offline
 fi
+fi
 
 # 3. A write with no usable path, against start-up + one fdatasync.
+if want add; then
 echo "cli bench: offline write..." >&2
 if [ "$(id -u)" = 0 ] && ip netns add "$NETNS" 2>/dev/null; then
   OFFLINE_HOW="network namespace, only lo, down"
@@ -200,15 +209,19 @@ pending="$("$COURIER" --data-dir "$WORK/offline" --json outbox |
   "$PY" -c 'import json,sys; print(json.load(sys.stdin)["pending"])')"
 [ "$pending" = "$expected" ] || { echo "cli bench: $pending writes queued, not $expected" >&2; exit 1; }
 printf 'syncs\t%s\t0\t0\n' "$(echo "${SYNCS:-0}" | tr ' ' ',' | sed 's/,$//')" >>"$RESULTS"
+fi
 kill "$BACKEND" && wait "$BACKEND" 2>/dev/null || true
 BACKEND=""
 
 # 4. Uploads to the discard sink: courier --no-compress against curl -F.
+if want upload || want image; then
 SPORT="$(free_port)"
 (cd Backend && exec "$PY" -m courier_backend.sink --port "$SPORT") >"$WORK/sink.log" 2>&1 &
 SINK=$!
 SINK_URL="http://127.0.0.1:$SPORT/"
 wait_http "$SINK_URL"
+fi
+if want upload; then
 for size in "${UPLOAD_SIZES[@]}"; do
   echo "cli bench: upload $size MiB..." >&2
   head -c "$((size * 1024 * 1024))" /dev/urandom >"$WORK/payload.bin"
@@ -223,9 +236,11 @@ for size in "${UPLOAD_SIZES[@]}"; do
   fi
   rm -f "$WORK/payload.bin"
 done
+fi
 
 # 5. A 24 MP JPEG to a 2048 px long edge: courier's compression path (upload to the sink,
 #    which compresses first) against vipsthumbnail, as Benchmarks/compression makes it.
+if want image; then
 echo "cli bench: 24 MP JPEG..." >&2
 "$CONVERT" -seed 11 -size 1500x1000 plasma:fractal -depth 8 "$WORK/p.png"
 vips resize "$WORK/p.png" "$WORK/up.v" 4 --kernel lanczos3
@@ -241,6 +256,7 @@ measure image-courier "$IMAGE_RUNS" "$COURIER" --base-url "http://127.0.0.1:$SPO
 if [ -n "$BEFORE" ]; then
   measure image-base "$IMAGE_RUNS" "$BEFORE" --base-url "http://127.0.0.1:$SPORT" \
     --data-dir "$WORK/upload" upload "$WORK/photo.jpg" --to "$SINK_URL"
+fi
 fi
 
 # The table.
@@ -278,29 +294,35 @@ def mib(name):
 
 for command, name, base in (("--version", "version-static", "version-base"),
                             ("status", "status-static", "status-base")):
+    if name not in rows:
+        continue
     ratio = rows[name][0] / rows["hello-static"][0]
     row(f"`courier {command}` wall", ms(name), ms("hello-static") + " (static hello)",
         f"{ratio:.2f}×", "≤ 1.5×", ratio <= 1.5, ms(base))
     row(f"`courier {command}` peak RSS", mib(name), mib("hello-static") + " (static hello)",
         mib(name), "≤ 16 MiB", rows[name][2] <= 16, mib(base))
-ratio = rows["add-offline"][0] / rows["fsync-peer-swift"][0]
-row("`courier articles add`, no usable path", ms("add-offline"),
-    ms("fsync-peer-swift") + " (Swift start + fdatasync)", f"{ratio:.2f}×", "≤ 2×",
-    ratio <= 2, ms("add-offline-base"))
-ratio = rows["add-offline"][0] / rows["fsync-peer"][0]
-row("  the same against the C peer", ms("add-offline"),
-    ms("fsync-peer") + " (C start + fdatasync)", f"{ratio:.2f}×", "≤ 2×", ratio <= 2,
-    ms("add-offline-base"))
+if "add-offline" in rows:
+    ratio = rows["add-offline"][0] / rows["fsync-peer-swift"][0]
+    row("`courier articles add`, no usable path", ms("add-offline"),
+        ms("fsync-peer-swift") + " (Swift start + fdatasync)", f"{ratio:.2f}×", "≤ 2×",
+        ratio <= 2, ms("add-offline-base"))
+    ratio = rows["add-offline"][0] / rows["fsync-peer"][0]
+    row("  the same against the C peer", ms("add-offline"),
+        ms("fsync-peer") + " (C start + fdatasync)", f"{ratio:.2f}×", "≤ 2×", ratio <= 2,
+        ms("add-offline-base"))
 if counts:
     mean = sum(counts) / len(counts)
     row(f"  fsync/fdatasync calls per add, {len(counts)} adds (strace)",
         f"{mean:.1f} (most {max(counts)})", "1 (the peers)", f"{mean:.1f}",
         "1 (+ SQLite's folder sync)", 0 < mean <= 2.2)
-ratio = rows["list-offline"][0] / rows["curl-list"][0]
-row("`courier articles list --offline`, N cached", ms("list-offline"),
-    ms("curl-list") + " (curl GET, warm)", f"{ratio:.2f}×", "≤ 0.5×", ratio <= 0.5,
-    ms("list-offline-base"))
+if "list-offline" in rows:
+    ratio = rows["list-offline"][0] / rows["curl-list"][0]
+    row("`courier articles list --offline`, N cached", ms("list-offline"),
+        ms("curl-list") + " (curl GET, warm)", f"{ratio:.2f}×", "≤ 0.5×", ratio <= 0.5,
+        ms("list-offline-base"))
 for size in sorted({small, large}, key=int):
+    if f"upload-courier-{size}" not in rows:
+        continue
     c, p, b = f"upload-courier-{size}", f"upload-curl-{size}", f"upload-base-{size}"
     speed = rows[p][0] / rows[c][0]
     mb = int(size)
@@ -309,18 +331,19 @@ for size in sorted({small, large}, key=int):
         f"{mb / rows[b][0]:.0f} MiB/s" if b in rows else "")
     row(f"upload {size} MiB --no-compress, peak RSS", mib(c), mib(p) + " (curl -F)", mib(c),
         "≤ 24 MiB", rows[c][2] <= 24, mib(b))
-if small != large:
+if small != large and f"upload-courier-{large}" in rows:
     growth = rows[f"upload-courier-{large}"][2] - rows[f"upload-courier-{small}"][2]
     row(f"upload peak RSS, {large} MiB − {small} MiB", mib(f"upload-courier-{large}"),
         mib(f"upload-courier-{small}"), f"{growth:+.1f} MiB", "flat (≤ +2 MiB)", growth <= 2)
-ratio = rows["image-courier"][2] / rows["image-vipsthumbnail"][2]
-row("24 MP JPEG → 2048 px, peak RSS", mib("image-courier"), mib("image-vipsthumbnail") +
-    " (vipsthumbnail)", f"{ratio:.2f}×", "≤ 1.0×", ratio <= 1.0, mib("image-base"))
-ratio = rows["image-courier"][1] / rows["image-vipsthumbnail"][1]
-base_cpu = f"{rows['image-base'][1]:.2f} s" if "image-base" in rows else ""
-row("24 MP JPEG → 2048 px, CPU", f"{rows['image-courier'][1]:.2f} s",
-    f"{rows['image-vipsthumbnail'][1]:.2f} s (vipsthumbnail)", f"{ratio:.2f}×", "≤ 1.05×",
-    ratio <= 1.05, base_cpu)
+if "image-courier" in rows:
+    ratio = rows["image-courier"][2] / rows["image-vipsthumbnail"][2]
+    row("24 MP JPEG → 2048 px, peak RSS", mib("image-courier"), mib("image-vipsthumbnail") +
+        " (vipsthumbnail)", f"{ratio:.2f}×", "≤ 1.0×", ratio <= 1.0, mib("image-base"))
+    ratio = rows["image-courier"][1] / rows["image-vipsthumbnail"][1]
+    base_cpu = f"{rows['image-base'][1]:.2f} s" if "image-base" in rows else ""
+    row("24 MP JPEG → 2048 px, CPU", f"{rows['image-courier'][1]:.2f} s",
+        f"{rows['image-vipsthumbnail'][1]:.2f} s (vipsthumbnail)", f"{ratio:.2f}×", "≤ 1.05×",
+        ratio <= 1.05, base_cpu)
 
 if baseline:
     print(f"before: BASELINE={baseline}, measured in this run")
@@ -341,6 +364,8 @@ print("| command | wall | CPU | peak RSS |")
 print("|---|---:|---:|---:|")
 for name in ("hello-static", "hello-dynamic", "version-static", "version-dynamic",
              "status-static", "status-dynamic", "fsync-peer", "fsync-peer-swift"):
+    if name not in rows:
+        continue
     wall, cpu, rss = rows[name]
     print(f"| {name} | {wall * 1000:.1f} ms | {cpu * 1000:.1f} ms | {rss:.1f} MiB |")
 PYEOF

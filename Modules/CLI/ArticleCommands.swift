@@ -17,7 +17,8 @@ enum ArticleCommands {
       return try await list(offline: offline, articles: articles, context: context)
     case .add(let title, let body):
       let receipt = try await articles.add(title: title, body: body)
-      return try await afterWrite("Added", receipt: receipt, articles: articles, context: context)
+      return try await afterWrite(
+        "Added", receipt: receipt, articles: articles, context: context, isNew: true)
     case .edit(let id, let title, let body):
       guard var article = try articles.article(id: id)?.value else {
         return notFound(id, context: context)
@@ -385,29 +386,47 @@ enum ArticleCommands {
 
   // MARK: - Writes
 
+  /// What a write prints, after a replay when the server may be reachable.
+  /// - Parameter isNew: the write created the article (no earlier entry of its key exists).
   static func afterWrite(
-    _ verb: String, receipt: WriteReceipt, articles: Articles, context: CommandContext
+    _ verb: String, receipt: WriteReceipt, articles: Articles, context: CommandContext,
+    isNew: Bool = false
   ) async throws -> ExitCode {
     let report: ReplayReport
     let heldBy: SyncLock.Holder?
-    if await context.session.serverIsUnreachable() {
+    let pendingCount: Int
+    var refused: OutboxEntry?
+    var conflicted: OutboxEntry?
+    let offline = await context.session.serverIsUnreachable()
+    if offline {
       // No usable path: the write is saved; trying would only wait for the failures.
-      var offline = ReplayReport()
-      offline.pending = articles.state.pendingCount
-      offline.stoppedBy = CourierError(.offline)
-      (report, heldBy) = (offline, nil)
+      var unsent = ReplayReport()
+      unsent.stoppedBy = CourierError(.offline)
+      (report, heldBy) = (unsent, nil)
+      if isNew {
+        // A new article, nothing sent: no entry of its key can be refused or in conflict, and
+        // the store's count is one query where the engine's state reads the whole outbox.
+        pendingCount = try articles.pendingCount()
+      } else {
+        let state = articles.state
+        pendingCount = state.pendingCount
+        refused = state.rejected.first { $0.key == receipt.key }
+        conflicted = state.conflicted.first { $0.key == receipt.key }
+      }
     } else {
       (report, heldBy) = try await replayIfFree(
         articles, activity: "articles \(verb.lowercased())")
+      let state = articles.state
+      pendingCount = state.pendingCount
+      refused = state.rejected.first { $0.key == receipt.key }
+      conflicted = state.conflicted.first { $0.key == receipt.key }
     }
-    let state = articles.state
-    let refused = state.rejected.first { $0.key == receipt.key }
-    let conflicted = state.conflicted.first { $0.key == receipt.key }
-    let record = try? articles.record(id: receipt.key.id)
+    // Offline, the record is the receipt's; a replay may have changed it: read again.
+    let record = offline ? receipt.record : (try? articles.record(id: receipt.key.id))
     if context.global.json {
       var object: [String: Any] = [
         "status": refused != nil || conflicted != nil ? "refused" : "ok", "id": receipt.key.id,
-        "pending": state.pendingCount, "sent": report.sent,
+        "pending": pendingCount, "sent": report.sent,
         "queue": queueWord(receipt.enqueue),
       ]
       if let id = receipt.operationID { object["operation_id"] = id.uuidString.lowercased() }
@@ -439,11 +458,11 @@ enum ArticleCommands {
         context.output.out(
           "Not sent by this command: \(heldBy.description) is syncing this data folder. It is "
             + "saved in the outbox; that sync or the next one sends it.\n")
-      } else if state.pendingCount == 0 {
+      } else if pendingCount == 0 {
         context.output.out("Sent: the server has it.\n")
       }
-      if state.pendingCount > 0 {
-        context.output.out("\(state.pendingCount) write(s) pending.\n")
+      if pendingCount > 0 {
+        context.output.out("\(pendingCount) write(s) pending.\n")
       }
     }
     return refused != nil || conflicted != nil ? .businessRefusal : .success

@@ -21,7 +21,7 @@ public enum CommandLineParser {
       if argument == "--" {
         rest += arguments[(index + 1)...]
         break
-      } else if CommandTable.globalValueFlagNames.contains(name) {
+      } else if CommandTable.isGlobalValueFlag(name) {
         let value: String
         if let inlineValue {
           value = inlineValue
@@ -41,7 +41,7 @@ public enum CommandLineParser {
         case "--conflict-policy": global.conflictPolicy = value
         default: global.maxAttempts = value
         }
-      } else if let flag = CommandTable.globalSwitchNames[name] {
+      } else if let flag = CommandTable.globalSwitch(name) {
         switch flag {
         case "--json": global.json = true
         case "--verbose": global.verbose = true
@@ -139,12 +139,10 @@ public enum CommandLineParser {
 
     init(_ arguments: [String], entry: CommandTable.Entry, command: String) throws {
       self.entry = entry
-      let names = entry.valueFlagNames
-      let switchNames = entry.switchNames
       var index = 0
       while index < arguments.count {
         let (name, inline) = CommandLineParser.split(arguments[index])
-        if names.contains(name) {
+        if entry.takesValue(name) {
           if let inline {
             values[name, default: []].append(inline)
           } else {
@@ -154,7 +152,7 @@ public enum CommandLineParser {
             index += 1
             values[name, default: []].append(arguments[index])
           }
-        } else if switchNames.contains(name) {
+        } else if entry.hasSwitch(name) {
           switches.insert(name)
         } else if name.hasPrefix("-") && name.count > 1 {
           throw UsageError("unknown option “\(name)”.", command: command)
@@ -170,13 +168,13 @@ public enum CommandLineParser {
 
     /// Every value of a flag taking one, in order.
     func all(_ name: String) -> [String] {
-      precondition(entry.valueFlagNames.contains(name), "\(name) is not in CommandTable")
+      precondition(entry.takesValue(name), "\(name) is not in CommandTable")
       return values[name] ?? []
     }
 
     /// Whether a switch was given.
     func has(_ name: String) -> Bool {
-      precondition(entry.switchNames.contains(name), "\(name) is not in CommandTable")
+      precondition(entry.hasSwitch(name), "\(name) is not in CommandTable")
       return switches.contains(name)
     }
   }

@@ -101,6 +101,17 @@ public enum CommandTable {
 
     /// The names of the switches.
     public var switchNames: Set<String> { Set(flags.filter { !$0.takesValue }.map(\.name)) }
+
+    /// Whether `name` is one of its flags taking a value: a scan of a few flags, where
+    /// `valueFlagNames` builds a set at each use (the parser asks for every option it reads).
+    func takesValue(_ name: String) -> Bool {
+      flags.contains { $0.takesValue && $0.name == name }
+    }
+
+    /// Whether `name` is one of its switches, by the same scan.
+    func hasSwitch(_ name: String) -> Bool {
+      flags.contains { !$0.takesValue && $0.name == name }
+    }
   }
 
   /// The transports `--transport` names (the composition root's, kept in step by a test).
@@ -262,16 +273,15 @@ public enum CommandTable {
     return sub
   }
 
-  /// The names of the global flags taking a value.
-  static let globalValueFlagNames = Set(globalFlags.filter(\.takesValue).map(\.name))
+  /// Whether `name` is a global flag taking a value. A scan of the ten global flags: the set
+  /// and the dictionary this replaced cost more to build, at every start, than every lookup
+  /// a command line makes (callgrind, issue 14).
+  static func isGlobalValueFlag(_ name: String) -> Bool {
+    globalFlags.contains { $0.takesValue && $0.name == name }
+  }
 
-  /// The global switches, each spelling (`--verbose`, `-v`) mapped to its long name.
-  static let globalSwitchNames: [String: String] = {
-    var names: [String: String] = [:]
-    for flag in globalFlags where !flag.takesValue {
-      names[flag.name] = flag.name
-      if let short = flag.short { names[short] = flag.name }
-    }
-    return names
-  }()
+  /// The long name of the global switch spelled `name` (`--verbose` or `-v`), or nil.
+  static func globalSwitch(_ name: String) -> String? {
+    globalFlags.first { !$0.takesValue && ($0.name == name || $0.short == name) }?.name
+  }
 }

@@ -13,7 +13,10 @@ import Synchronization
 /// leaves the writes for it.
 public struct Articles: Sendable {
   /// The sync engine underneath: conflicts, state streams and everything below the façade.
-  public let engine: SyncEngine<Article>
+  /// A session's is made at the first use, with the store's replayer: an ``add(_:)`` before
+  /// any other call writes to the store without either (an offline `courier articles add`).
+  public var engine: SyncEngine<Article> { lazyEngine.value }
+  private let lazyEngine: LazyEngine
   private let shared: OutboxSync
   private var store: any LocalStore { shared.store }
 
@@ -24,13 +27,45 @@ public struct Articles: Sendable {
   ///   - store: the local store the engine uses.
   public init(engine: SyncEngine<Article>, store: any LocalStore) {
     self.init(
-      engine: engine,
-      shared: OutboxSync(store: store, replayer: engine.replayer, lock: nil, monitor: nil))
+      shared: OutboxSync(store: store, replayer: engine.replayer, lock: nil, monitor: nil),
+      engine: LazyEngine(engine))
   }
 
-  init(engine: SyncEngine<Article>, shared: OutboxSync) {
-    self.engine = engine
+  /// Articles whose engine `makeEngine` makes at the first use, over the shared replayer.
+  init(
+    shared: OutboxSync, makeEngine: @escaping @Sendable (OutboxReplayer) -> SyncEngine<Article>
+  ) {
+    self.init(shared: shared, engine: LazyEngine { makeEngine(shared.replayer) })
+  }
+
+  private init(shared: OutboxSync, engine: LazyEngine) {
     self.shared = shared
+    self.lazyEngine = engine
+  }
+
+  /// The engine, made once at the first use and shared by the copies of these articles.
+  private final class LazyEngine: Sendable {
+    private let made: Mutex<SyncEngine<Article>?>
+    private let make: @Sendable () -> SyncEngine<Article>
+
+    init(_ engine: SyncEngine<Article>) {
+      made = Mutex(engine)
+      make = { engine }
+    }
+
+    init(_ make: @escaping @Sendable () -> SyncEngine<Article>) {
+      made = Mutex(nil)
+      self.make = make
+    }
+
+    var value: SyncEngine<Article> {
+      made.withLock { made in
+        if let made { return made }
+        let engine = make()
+        made = engine
+        return engine
+      }
+    }
   }
 
   // MARK: - Reads
@@ -98,7 +133,25 @@ public struct Articles: Sendable {
   /// - Throws: `StoreError` when it cannot be saved.
   @discardableResult
   public func add(_ article: Article) async throws -> WriteReceipt {
-    try await engine.create(article)
+    // Before the store's replayer exists, straight to the store: the same change and outbox
+    // entry as the engine's `create`, without making the replayer (a read of the whole
+    // outbox) for a write nothing in this process may send (issue 14).
+    if let receipt = try shared.beforeReplayer({ try Self.create(article, in: store) }) {
+      return receipt
+    }
+    return try await engine.create(article)
+  }
+
+  /// `SyncEngine.create` without an engine: validated, applied and queued in one transaction.
+  private static func create(_ article: Article, in store: any LocalStore) throws -> WriteReceipt {
+    let payload = article.payload  // built from the fields at each use: once here
+    try CollectionDescription.articles.validate(payload)
+    let key = RecordKey(collection: Article.collection, id: article.id)
+    let operation = OutboxOperation(
+      key: key, kind: .create, payload: payload, baseVersion: nil, enqueuedAt: Date())
+    let result = try store.applyAndEnqueue(.put(key, payload: payload), operation)
+    return WriteReceipt(
+      key: key, operationID: result.entry?.id, enqueue: result, record: try store.record(key))
   }
 
   /// Saves a changed article locally and queues the change.
@@ -125,6 +178,12 @@ public struct Articles: Sendable {
   /// - Returns: the entries.
   /// - Throws: `StoreError` when the store cannot be read.
   public func outbox() throws -> [OutboxEntry] { try store.entries() }
+
+  /// How many writes wait to be sent, as the store counts them: one query, without the
+  /// engine's state (which reads the whole outbox when it is first made).
+  /// - Returns: the number of pending entries, every collection's.
+  /// - Throws: `StoreError` when the store cannot be read.
+  public func pendingCount() throws -> Int { try store.counts().pending }
 
   /// Puts a refused or conflicted write back in the queue under a new `Idempotency-Key`.
   /// - Parameter operationID: the entry's operation id.
@@ -171,7 +230,8 @@ public struct Articles: Sendable {
   ///   will send them; ``state`` is reloaded first), `StoreError` when the lock file cannot be
   ///   opened.
   public func sync(activity: String = "sync") async throws -> ReplayReport {
-    try await shared.sync(activity: activity)
+    _ = engine  // its route registered before the replayer sends
+    return try await shared.sync(activity: activity)
   }
 
   /// Keeps the outbox flowing until cancelled: sends it now, again whenever the network path
@@ -186,7 +246,8 @@ public struct Articles: Sendable {
   ///   process is syncing, or the path monitor's error when it cannot run.
   public func watch(activity: String = "sync --watch") -> AsyncThrowingStream<SyncState, any Error>
   {
-    shared.watch(activity: activity)
+    _ = engine  // its route registered before the replayer sends
+    return shared.watch(activity: activity)
   }
 }
 

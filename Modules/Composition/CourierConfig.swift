@@ -42,7 +42,11 @@ public struct CourierConfig: Sendable, Equatable {
     let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
     func xdg(_ name: String, _ fallback: String) -> URL {
       let base = environment[name].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? (home + fallback)
-      return URL(fileURLWithPath: base).appendingPathComponent("courier", isDirectory: true)
+      // Joined as a String: `appendingPathComponent` is a conformance scan on its first use
+      // (FileURLPath), and every command makes these defaults.
+      return URL(
+        fileURLWithPath: base.hasSuffix("/") ? base + "courier" : base + "/courier",
+        isDirectory: true)
     }
     dataDirectory = xdg("XDG_DATA_HOME", "/.local/share")
   }

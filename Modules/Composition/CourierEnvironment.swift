@@ -124,7 +124,9 @@ private struct Pipeline: Sendable {
       credentials = StaticCredentialStore(Credentials(accessToken: token))
     } else {
       credentials = FileCredentialStore(
-        file: config.dataDirectory.appendingPathComponent("session.json"),
+        file: URL(
+          fileURLWithPath: FileURLPath.of("session.json", in: config.dataDirectory),
+          isDirectory: false),
         warn: PrivateFiles.warnOnStandardError)
     }
     var stack: any Transport = base
@@ -202,16 +204,17 @@ extension CourierEnvironment {
   {
     if let store = overrides.localStore { return store }
     let directory = config.dataDirectory
-    try PrivateFiles.prepareDirectory(directory.path, warn: warn)
+    // The paths without `URL.path`, whose first use costs a conformance scan (FileURLPath).
+    try PrivateFiles.prepareDirectory(FileURLPath.of(directory), warn: warn)
     switch config.store {
     case .file:
-      return try FileLocalStore(directory: directory.appendingPathComponent("store").path)
+      return try FileLocalStore(directory: FileURLPath.of("store", in: directory))
     case .memory:
       return InMemoryLocalStore()
     case .sqlite:
       // The log is kept at close: an offline write is one fdatasync (decision 1403).
       return try SQLiteLocalStore(
-        path: directory.appendingPathComponent("courier.sqlite").path,
+        path: FileURLPath.of("courier.sqlite", in: directory),
         options: .init(checkpointOnClose: false))
     }
   }

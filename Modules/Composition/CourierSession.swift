@@ -43,10 +43,16 @@ public final class CourierSession: Sendable {
   /// the session: the path's `URL` appending and Foundation's copy of the environment were a
   /// seventh of `courier status`, which never queues an upload (callgrind, issue 14).
   var queuedUploadStore: FileQueuedUploadStore {
+    Self.queuedUploadStore(environment: environment, removal: deliveredBodyRemoval)
+  }
+
+  private static func queuedUploadStore(
+    environment: CourierEnvironment, removal: DeliveredBodyRemoval
+  ) -> FileQueuedUploadStore {
     FileQueuedUploadStore(
       directory: environment.config.dataDirectory.appendingPathComponent("queued-uploads"),
       stopAt: getenv("COURIER_TEST_STOP_AT").map { String(cString: $0) },
-      removal: deliveredBodyRemoval)
+      removal: removal)
   }
   private let uploadTracker = QueuedUploadTracker()
 
@@ -420,7 +426,10 @@ public final class CourierSession: Sendable {
     return stream
   }
 
-  private func queuedUploadSender(tidy: @escaping @Sendable () -> Void) -> any ReplaySender {
+  private static func queuedUploadSender(
+    environment: CourierEnvironment, tracker uploadTracker: QueuedUploadTracker,
+    store queuedUploadStore: FileQueuedUploadStore, tidy: @escaping @Sendable () -> Void
+  ) -> any ReplaySender {
     let config = environment.config
     var options = environment.client.options
     if let log = environment.log {
@@ -482,9 +491,41 @@ public final class CourierSession: Sendable {
     return status == .unsatisfied || status == .requiresConnection
   }
 
-  /// Whether a loopback interface is up and running (`getifaddrs`); true when that cannot be
-  /// told, so that nothing is skipped on a doubt.
+  /// Whether a loopback interface is up and running; true when that cannot be told, so that
+  /// nothing is skipped on a doubt.
   static func loopbackIsUp() -> Bool {
+    #if os(Linux)
+      // Linux gives every network namespace one loopback, `lo`: its flags in one `ioctl`,
+      // where `getifaddrs` dumps every link and address over netlink (issue 14). Renamed (or
+      // not a loopback), every interface is looked at.
+      if let flags = linuxInterfaceFlags("lo"), flags & Int32(IFF_LOOPBACK) != 0 {
+        let wanted = Int32(IFF_UP | IFF_RUNNING)
+        return flags & wanted == wanted
+      }
+    #endif
+    return anyLoopbackIsUp()
+  }
+
+  #if os(Linux)
+    /// An interface's flags (`SIOCGIFFLAGS`), or nil when it cannot be asked or does not exist.
+    static func linuxInterfaceFlags(_ name: String) -> Int32? {
+      let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+      guard fd >= 0 else { return nil }
+      defer { _ = Glibc.close(fd) }
+      var request = ifreq()
+      let bytes = Array(name.utf8)
+      guard bytes.count < MemoryLayout.size(ofValue: request.ifr_ifrn.ifrn_name) else { return nil }
+      withUnsafeMutableBytes(of: &request.ifr_ifrn.ifrn_name) { buffer in
+        buffer.copyBytes(from: bytes)
+      }
+      guard ioctl(fd, UInt(SIOCGIFFLAGS), &request) == 0 else { return nil }
+      return Int32(request.ifr_ifru.ifru_flags)
+    }
+  #endif
+
+  /// Whether any interface flagged loopback is up and running (`getifaddrs`); true when that
+  /// cannot be told.
+  static func anyLoopbackIsUp() -> Bool {
     var list: UnsafeMutablePointer<ifaddrs>?
     guard getifaddrs(&list) == 0, let first = list else { return true }
     defer { freeifaddrs(list) }
@@ -525,11 +566,15 @@ public final class CourierSession: Sendable {
     let shared = try outboxSync(warn: warn)
     return articleStore.withLock { cached in
       if let cached { return cached }
-      let engine = SyncEngine<Article>(
-        replayer: shared.replayer, client: environment.client, collection: .articles,
-        configuration: SyncEngine<Article>.Configuration(
-          conflictPolicy: environment.config.conflictPolicy))
-      let articles = Articles(engine: engine, shared: shared)
+      let environment = environment
+      // Made at the first use (with the replayer and the request pipeline): an offline add
+      // needs none of them.
+      let articles = Articles(shared: shared) { replayer in
+        SyncEngine<Article>(
+          replayer: replayer, client: environment.client, collection: .articles,
+          configuration: SyncEngine<Article>.Configuration(
+            conflictPolicy: environment.config.conflictPolicy))
+      }
       cached = articles
       return articles
     }
@@ -617,32 +662,47 @@ public final class CourierSession: Sendable {
       if let cached { return cached }
       let store = try environment.openLocalStore(warn: warn)
       let config = environment.config
-      let replayer = OutboxReplayer(
-        store: store, pathMonitor: pathMonitor,
-        configuration: OutboxReplayer.Configuration(
-          maxConcurrentSends: config.replayConcurrency),
-        clock: ContinuousClock(), random: SystemRandomSource())
-      for collection in collections {
-        replayer.register(
-          .records(
-            collection, client: environment.client,
-            decision: ReplayDecision(policy: config.conflictPolicy, collection: collection)))
-      }
-      let uploads = queuedUploadStore
+      let removal = deliveredBodyRemoval
+      let folder = FileURLPath.of("queued-uploads", in: config.dataDirectory)
       // Bytes no entry points to (delivered, discarded, or kept by a process killed before
       // its entry was committed) go when the store opens, after each pass and discard, and
-      // before each queued upload is sent.
-      let sweep: @Sendable () -> Void = {
-        uploads.sweep { try Self.uploadIDs(in: store) }
+      // before each queued upload is sent. No folder, nothing to sweep: the upload store (and
+      // its URLs, a conformance scan on their first use: FileURLPath) is not even made.
+      let sweep: @Sendable () -> Void = { [environment] in
+        var info = stat()
+        guard stat(folder, &info) == 0 else { return }
+        Self.queuedUploadStore(environment: environment, removal: removal).sweep {
+          try Self.uploadIDs(in: store)
+        }
       }
-      // Queued uploads replay in outbox order with every collection's writes (decision 1302).
-      replayer.register(
-        ReplayRoute(
-          collection: QueuedUpload.collection, sender: queuedUploadSender(tidy: sweep),
-          decision: ReplayDecision(policy: config.conflictPolicy)))
       sweep()
+      // The replayer is made when something needs it (OutboxSync): an offline add does not.
       let shared = OutboxSync(
-        store: store, replayer: replayer,
+        store: store,
+        makeReplayer: { [environment, pathMonitor, collections, uploadTracker] in
+          let replayer = OutboxReplayer(
+            store: store, pathMonitor: pathMonitor,
+            configuration: OutboxReplayer.Configuration(
+              maxConcurrentSends: config.replayConcurrency),
+            clock: ContinuousClock(), random: SystemRandomSource())
+          for collection in collections {
+            replayer.register(
+              .records(
+                collection, client: environment.client,
+                decision: ReplayDecision(policy: config.conflictPolicy, collection: collection)))
+          }
+          // Queued uploads replay in outbox order with every collection's writes (decision
+          // 1302).
+          replayer.register(
+            ReplayRoute(
+              collection: QueuedUpload.collection,
+              sender: Self.queuedUploadSender(
+                environment: environment, tracker: uploadTracker,
+                store: Self.queuedUploadStore(environment: environment, removal: removal),
+                tidy: sweep),
+              decision: ReplayDecision(policy: config.conflictPolicy)))
+          return replayer
+        },
         lock: environment.localStoreIsShared
           ? SharedSyncLock(directory: config.dataDirectory) : nil,
         monitor: monitorRun, tidy: sweep)

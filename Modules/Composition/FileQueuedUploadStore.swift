@@ -157,7 +157,10 @@ public struct FileQueuedUploadStore: QueuedUploadStore {
   @discardableResult
   public func sweep(keeping live: () throws -> Set<String>) -> [String] {
     var info = stat()
-    guard stat(directory.path, &info) == 0, let lock = try? openLock() else { return [] }
+    // FileURLPath, not `URL.path`: a store that was never used costs an open one `stat`.
+    guard stat(FileURLPath.of(directory), &info) == 0, let lock = try? openLock() else {
+      return []
+    }
     defer { close(lock) }
     guard flock(lock, LOCK_EX | LOCK_NB) == 0,
       let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path),

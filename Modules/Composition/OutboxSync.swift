@@ -2,13 +2,28 @@ import CourierCore
 import CourierDomain
 import CourierPorts
 import Foundation
+import Synchronization
 
 /// The sending side of one local store, shared by every collection façade of a session
 /// (`Articles`, `Records`): the store's one `OutboxReplayer`, the data folder's sync lock (one
 /// process replays a folder at a time) and the path monitor's shared run.
+///
+/// The replayer is made on first use: making it reads the whole outbox (its first state), which
+/// a write that nothing will send in this process (an offline `courier articles add`) does not
+/// need. Such a write goes to the store through ``beforeReplayer(_:)`` (issue 14).
 final class OutboxSync: Sendable {
   let store: any LocalStore
-  let replayer: OutboxReplayer
+  /// The store's replayer, made (with its routes) at the first use.
+  var replayer: OutboxReplayer {
+    made.withLock { made in
+      if let made { return made }
+      let replayer = makeReplayer()
+      made = replayer
+      return replayer
+    }
+  }
+  private let made: Mutex<OutboxReplayer?>
+  private let makeReplayer: @Sendable () -> OutboxReplayer
   /// The data folder's `SyncLock`, taken once for every replay of this process; nil when the
   /// store is not shared.
   let lock: SharedSyncLock?
@@ -18,15 +33,41 @@ final class OutboxSync: Sendable {
   /// that left the outbox (decision 1302).
   let tidy: @Sendable () -> Void
 
-  init(
+  convenience init(
     store: any LocalStore, replayer: OutboxReplayer, lock: SharedSyncLock?, monitor: SharedRun?,
     tidy: @escaping @Sendable () -> Void = {}
   ) {
+    self.init(
+      store: store, made: replayer, makeReplayer: { replayer }, lock: lock, monitor: monitor,
+      tidy: tidy)
+  }
+
+  /// The sending side of a store whose replayer `makeReplayer` makes at the first use.
+  init(
+    store: any LocalStore, made: OutboxReplayer? = nil,
+    makeReplayer: @escaping @Sendable () -> OutboxReplayer, lock: SharedSyncLock?,
+    monitor: SharedRun?, tidy: @escaping @Sendable () -> Void = {}
+  ) {
     self.store = store
-    self.replayer = replayer
+    self.made = Mutex(made)
+    self.makeReplayer = makeReplayer
     self.lock = lock
     self.monitor = monitor
     self.tidy = tidy
+  }
+
+  /// Runs a write while the replayer is not made yet, and holds off its making until the write
+  /// returns. Such a write tells no replayer: none exists, so no run loop waits for writes, and
+  /// the replayer made later reads this write with the rest of the outbox.
+  /// - Parameter write: the write, straight to ``store``.
+  /// - Returns: what `write` returns; nil, without running it, when the replayer exists (the
+  ///   caller then writes through its engine, which tells the replayer).
+  /// - Throws: what `write` throws.
+  func beforeReplayer<T: Sendable>(_ write: () throws -> T) throws -> T? {
+    try made.withLock { made throws -> T? in
+      guard made == nil else { return nil }
+      return try write()
+    }
   }
 
   /// Sends the store's waiting writes now, every collection's, under the sync lock.

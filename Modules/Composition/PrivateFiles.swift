@@ -33,6 +33,13 @@ public enum PrivateFiles {
   /// - Throws: `StoreError.cannotCreate` naming the path when a part of it is a file or it
   ///   cannot be created.
   public static func prepareDirectory(_ path: String, warn: (String) -> Void) throws {
+    // The folder as it usually is, there already: one `stat`, not one for each part of the
+    // path (issue 14). Otherwise each part is looked at, and the missing ones made.
+    var existing = stat()
+    if stat(path, &existing) == 0, (existing.st_mode & S_IFMT) == S_IFDIR {
+      if (existing.st_mode & 0o077) != 0 { makePrivate(path, mode: existing.st_mode, warn: warn) }
+      return
+    }
     var prefix = path.hasPrefix("/") ? "" : "."
     let parts = path.split(separator: "/", omittingEmptySubsequences: true)
     for (index, part) in parts.enumerated() {
@@ -51,16 +58,7 @@ public enum PrivateFiles {
             path: prefix)
         }
         if isLast && (info.st_mode & 0o077) != 0 {
-          if chmod(prefix, 0o700) == 0 {
-            warn(
-              "the data folder \(path) could be read by other users (mode "
-                + String(info.st_mode & 0o777, radix: 8) + "); it was made private (0700).")
-          } else {
-            warn(
-              "the data folder \(path) can be read by other users (mode "
-                + String(info.st_mode & 0o777, radix: 8) + ") and could not be made private: "
-                + String(cString: strerror(errno)) + ".")
-          }
+          makePrivate(prefix, mode: info.st_mode, warn: warn)
         }
         continue
       }
@@ -72,6 +70,20 @@ public enum PrivateFiles {
           underlying: String(cString: strerror(code)))
       }
       if isLast { _ = chmod(prefix, 0o700) }  // whatever the umask
+    }
+  }
+
+  /// Tightens a data folder that group or others may use to 0700, with a warning either way.
+  private static func makePrivate(_ path: String, mode: mode_t, warn: (String) -> Void) {
+    if chmod(path, 0o700) == 0 {
+      warn(
+        "the data folder \(path) could be read by other users (mode "
+          + String(mode & 0o777, radix: 8) + "); it was made private (0700).")
+    } else {
+      warn(
+        "the data folder \(path) can be read by other users (mode "
+          + String(mode & 0o777, radix: 8) + ") and could not be made private: "
+          + String(cString: strerror(errno)) + ".")
     }
   }
 }

@@ -46,6 +46,71 @@ struct ArticlesTests {
     return true
   }
 
+  @Test("an add before the replayer exists writes what the engine writes, and is counted by it")
+  func addBeforeTheReplayer() async throws {
+    // Two sessions: in one the add is the first call (straight to the store), in the other the
+    // state is asked first, which makes the engine and the replayer (the engine's `create`).
+    let lean = try Fixture()
+    let engine = try Fixture()
+    defer {
+      lean.remove()
+      engine.remove()
+    }
+    let article = Article(id: "a", title: "first", body: "text")
+    let leanArticles = try lean.session.articles()
+    let engineArticles = try engine.session.articles()
+    #expect(engineArticles.state.pendingCount == 0)
+    let leanReceipt = try await leanArticles.add(article)
+    let engineReceipt = try await engineArticles.add(article)
+    #expect(try leanArticles.pendingCount() == 1)
+    // The replayer made after the write reads it with the rest of the outbox.
+    #expect(leanArticles.state.pendingCount == 1)
+    #expect(engineArticles.state.pendingCount == 1)
+    #expect(leanReceipt.key == engineReceipt.key)
+    #expect(leanReceipt.record == engineReceipt.record)
+    #expect(leanReceipt.record?.state == .created)
+    let leanEntries = try leanArticles.outbox()
+    let engineEntries = try engineArticles.outbox()
+    try #require(leanEntries.count == 1 && engineEntries.count == 1)
+    let (made, expected) = (leanEntries[0], engineEntries[0])
+    #expect(made.id == leanReceipt.operationID)
+    #expect(made.sequence == expected.sequence)
+    #expect(made.state == expected.state)
+    #expect(made.attempts == expected.attempts)
+    #expect(made.operation.key == expected.operation.key)
+    #expect(made.operation.kind == expected.operation.kind)
+    #expect(made.operation.payload == expected.operation.payload)
+    #expect(made.operation.baseVersion == expected.operation.baseVersion)
+    #expect(try leanArticles.record(id: "a") == engineArticles.record(id: "a"))
+    // A later write goes through the engine, now made, and is counted as before.
+    try await leanArticles.add(Article(id: "b", title: "second", body: ""))
+    #expect(leanArticles.state.pendingCount == 2)
+    #expect(try leanArticles.pendingCount() == 2)
+    // And the first add is sent as any write is.
+    lean.transport.enqueue(status: 201, json: Self.reply("a", "first"))
+    lean.transport.enqueue(status: 201, json: Self.reply("b", "second"))
+    let report = try await leanArticles.sync()
+    #expect(report.sent == 2, "\(report)")
+    #expect(try leanArticles.pendingCount() == 0)
+  }
+
+  @Test("a data folder named with a space, a percent sign and accents holds the store there")
+  func dataFolderWithOddName() async throws {
+    let base = FileManager.default.temporaryDirectory
+      .appendingPathComponent("courier-odd-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: base) }
+    var config = CourierConfig(environment: ["HOME": base.path])
+    config.dataDirectory = URL(fileURLWithPath: base.path + "/a b%20é/", isDirectory: true)
+    config.token = "token"
+    let session = try CourierSession(
+      config: config,
+      overrides: AdapterOverrides(transport: InMemoryTransport(), pathMonitor: ManualPathMonitor()))
+    try await session.articles().add(Article(id: "a", title: "kept", body: ""))
+    #expect(FileManager.default.fileExists(atPath: base.path + "/a b%20é/courier.sqlite"))
+    #expect(!FileManager.default.fileExists(atPath: base.path + "/a b%2520é"))
+    #expect(!FileManager.default.fileExists(atPath: base.path + "/a%20b%20é"))
+  }
+
   @Test("sync() while another process holds the data folder's lock: busy, the write kept")
   func busyElsewhere() async throws {
     let fixture = try Fixture()

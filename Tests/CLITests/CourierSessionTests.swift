@@ -1,12 +1,12 @@
 import CourierCore
 import CourierDomain
-import CourierLinux
 import CourierTestKit
 import CourierTestSupport
 import Foundation
 import Testing
 
 @testable import CourierCLI
+@testable import CourierLinux
 
 /// The façade a library user starts from, against the reference backend: login, an upload
 /// with progress, the articles offline first, and the path stream.
@@ -180,4 +180,15 @@ struct CourierSessionTests {
     #expect(monitor.send(.satisfied))
     #expect(await iterator.next()?.status == .satisfied)
   }
+
+  #if os(Linux)
+    @Test("the loopback's state from lo's flags is the one every interface tells")
+    func loopbackFromItsFlags() throws {
+      let flags = try #require(CourierSession.linuxInterfaceFlags("lo"), "no flags for lo")
+      #expect(flags & Int32(IFF_LOOPBACK) != 0)
+      #expect(CourierSession.loopbackIsUp() == CourierSession.anyLoopbackIsUp())
+      #expect(CourierSession.linuxInterfaceFlags("courier-none0") == nil)
+      #expect(CourierSession.linuxInterfaceFlags(String(repeating: "l", count: 16)) == nil)
+    }
+  #endif
 }

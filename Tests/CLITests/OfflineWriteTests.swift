@@ -90,8 +90,21 @@ struct OfflineWriteTests {
     #expect(out.contains("Added article"), "\(out)")
     #expect(out.contains("Not sent yet"), "\(out)")
     #expect(!err.contains("→ PUT"), "a request was tried: \(err)")
+    #expect(out.contains("1 write(s) pending."), "\(out)")
+    // The same as JSON: the record as saved and the store's count, with nothing sent.
+    let json = try await Self.run(
+      courier + ["--json", "articles", "add", "--title", "offline json"], environment: environment)
+    #expect(json.0 == 0, "\(json.1)\(json.2)")
+    let reply = try #require(
+      try JSONSerialization.jsonObject(with: Data(json.1.utf8)) as? [String: Any], "\(json.1)")
+    #expect(reply["status"] as? String == "ok", "\(json.1)")
+    #expect(reply["pending"] as? Int == 2, "\(json.1)")
+    #expect(reply["sent"] as? Int == 0, "\(json.1)")
+    #expect(reply["state"] as? String == "created", "\(json.1)")
+    #expect(reply["queue"] as? String == "appended", "\(json.1)")
+    #expect((reply["not_sent"] as? [String: Any])?["kind"] as? String == "offline", "\(json.1)")
     let (_, outbox, _) = try await Self.run(courier + ["outbox"], environment: environment)
-    #expect(outbox.contains("1 pending"), "\(outbox)")
+    #expect(outbox.contains("2 pending"), "\(outbox)")
 
     // A route to the server (a veth whose peer has no address: nothing answers): now the
     // write is tried.

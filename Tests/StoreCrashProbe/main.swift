@@ -8,6 +8,9 @@
 //       <dir> <count>
 //       times <count> durable enqueues (or raw 4 KiB write+fdatasync appends) and prints one
 //       JSON line: {"adapter","count","seconds","per_second","p50_us","p99_us"}.
+//   courier-store-crash-probe settings sqlite <dir> <n>
+//       opens a store, writes operation n and prints "taken" when SQLite runs with the
+//       settings for short processes (decision 1410), "defaults" otherwise.
 import CourierDomain
 import CourierFileStore
 import CourierPorts
@@ -86,7 +89,7 @@ func main() throws {
   let arguments = CommandLine.arguments
   guard arguments.count == 5, let number = Int(arguments[4]) else {
     FileHandle.standardError.write(
-      Data("usage: courier-store-crash-probe enqueue|bench <adapter> <path> <n>\n".utf8))
+      Data("usage: courier-store-crash-probe enqueue|bench|settings <adapter> <path> <n>\n".utf8))
     exit(64)
   }
   let (mode, adapter, path) = (arguments[1], arguments[2], arguments[3])
@@ -100,6 +103,10 @@ func main() throws {
       fflush(nil)
       n += 1
     }
+  case "settings":
+    let store = try open(adapter, path)
+    try write(store, number)
+    print(SQLiteLocalStore.runsWithShortProcessSettings ? "taken" : "defaults")
   case "bench" where adapter == "fdatasync" || adapter == "fdatasync-overwrite":
     try rawSync(path, number, overwrite: adapter == "fdatasync-overwrite")
   case "bench":

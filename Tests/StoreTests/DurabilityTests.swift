@@ -82,6 +82,29 @@ struct DurabilityTests {
   }
 
   @Test(
+    "the number of the newest entry, removed while older ones wait, is not given again",
+    arguments: StoreAdapter.durableOnes)
+  func newestRemovedNotReused(adapter: StoreAdapter) throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let store = try adapter.open(directory.path)
+    let entries = try (0..<3).map { n in
+      try #require(try store.enqueue(F.operation("r\(n)", .delete, base: 1)).entry)
+    }
+    try store.remove(entries[2].id)
+    #expect(
+      try store.enqueue(F.operation("s", .delete, base: 1)).entry?.sequence ?? 0
+        > entries[2].sequence)
+    adapter.close(store)
+    let reopened = try adapter.open(directory.path)
+    defer { adapter.close(reopened) }
+    let waiting = try reopened.entries().map(\.sequence)
+    #expect(waiting.count == 3 && waiting.allSatisfy { $0 != entries[2].sequence })
+    let next = try reopened.enqueue(F.operation("t", .delete, base: 1)).entry?.sequence ?? 0
+    #expect(next > waiting.max() ?? 0)
+  }
+
+  @Test(
     "the same history gives the same state in every adapter", arguments: StoreAdapter.durableOnes)
   func sameAsInMemory(adapter: StoreAdapter) throws {
     let reference = try StoreAdapter.inMemory.open("")

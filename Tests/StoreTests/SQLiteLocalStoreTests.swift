@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -11,6 +12,40 @@ struct SQLiteLocalStoreTests {
   typealias F = Fixture
 
   func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
+
+  @Test("a fresh process runs SQLite with the short-process settings, and its store works")
+  func memorySettings() async throws {
+    // In a process of its own: in this one another library (NSS, under libvips) may have
+    // started SQLite first, which then keeps its defaults, as the decision says.
+    let probe = try #require(
+      CrashTests.probe, "build the probe first: swift build --product courier-store-crash-probe")
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let (status, out, err) = try await offPool {
+      let process = Process()
+      process.executableURL = probe
+      process.arguments = ["settings", "sqlite", directory.path, "7"]
+      let output = Pipe()
+      let errors = Pipe()
+      process.standardOutput = output
+      process.standardError = errors
+      try process.run()
+      let outData = output.fileHandleForReading.readDataToEndOfFile()
+      let errData = errors.fileHandleForReading.readDataToEndOfFile()
+      process.waitUntilExit()
+      return (
+        process.terminationStatus, String(decoding: outData, as: UTF8.self),
+        String(decoding: errData, as: UTF8.self)
+      )
+    }
+    #expect(status == 0, "\(err)")
+    #expect(out == "taken\n", "\(out)\(err)")
+    // Its write is there for this process's store, whatever settings this one runs with.
+    let store = try SQLiteLocalStore(path: directory.path + "/store.sqlite")
+    defer { store.close() }
+    #expect(try store.record(RecordKey(collection: "articles", id: "r7")) != nil)
+    #expect(try store.counts().pending == 1)
+  }
 
   @Test(
     "a file that is not a readable database is an error naming it, and is left untouched",

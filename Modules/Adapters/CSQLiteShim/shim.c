@@ -27,6 +27,23 @@ int courier_sqlite_keep_wal_on_close(sqlite3 *db) {
   return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)0);
 }
 
+// The process-wide settings of courier_sqlite_configure (decision 1410), once, before SQLite
+// initialises itself; each is refused (SQLITE_MISUSE) if something in the process already
+// started SQLite, which then runs with its defaults.
+static pthread_once_t courier_sqlite_configure_once = PTHREAD_ONCE_INIT;
+static int courier_sqlite_configure_result = SQLITE_OK;
+
+static void courier_sqlite_configure_now(void) {
+  courier_sqlite_configure_result |= sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+  courier_sqlite_configure_result |= sqlite3_config(SQLITE_CONFIG_PAGECACHE, (void *)0, 0, 0);
+  courier_sqlite_configure_result |= sqlite3_config(SQLITE_CONFIG_LOOKASIDE, 0, 0);
+}
+
+int courier_sqlite_configure(void) {
+  pthread_once(&courier_sqlite_configure_once, courier_sqlite_configure_now);
+  return courier_sqlite_configure_result;
+}
+
 #else
 
 static void *courier_sqlite_library;
@@ -122,6 +139,28 @@ COURIER_FORWARD(int, sqlite3_column_bytes, 0, (sqlite3_stmt * statement, int col
                 (statement, column))
 COURIER_FORWARD(const unsigned char *, sqlite3_column_text, NULL,
                 (sqlite3_stmt * statement, int column), (statement, column))
+
+static pthread_once_t courier_sqlite_configure_once = PTHREAD_ONCE_INIT;
+static int courier_sqlite_configure_result = SQLITE_OK;
+
+static void courier_sqlite_configure_now(void) {
+  // sqlite3_config is variadic: called through its address with the same arguments as the
+  // linked build's (decision 1410).
+  typedef int (*config_t)(int, ...);
+  config_t real = (config_t)courier_sqlite_symbol("sqlite3_config");
+  if (real == NULL) {
+    courier_sqlite_configure_result = SQLITE_MISUSE;
+    return;
+  }
+  courier_sqlite_configure_result |= real(SQLITE_CONFIG_MEMSTATUS, 0);
+  courier_sqlite_configure_result |= real(SQLITE_CONFIG_PAGECACHE, (void *)0, 0, 0);
+  courier_sqlite_configure_result |= real(SQLITE_CONFIG_LOOKASIDE, 0, 0);
+}
+
+int courier_sqlite_configure(void) {
+  pthread_once(&courier_sqlite_configure_once, courier_sqlite_configure_now);
+  return courier_sqlite_configure_result;
+}
 
 int courier_sqlite_keep_wal_on_close(sqlite3 *db) {
   typedef int (*db_config_t)(sqlite3 *, int, ...);

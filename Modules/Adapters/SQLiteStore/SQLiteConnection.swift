@@ -66,6 +66,7 @@ final class SQLiteConnection {
         path: path, underlying: String(cString: reason))
     }
     try Self.createPrivately(path)
+    _ = Self.configureMemory()
     var handle: OpaquePointer?
     let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
     let rc = sqlite3_open_v2(path, &handle, flags, nil)
@@ -117,6 +118,10 @@ final class SQLiteConnection {
     _ = fchmod(fd, 0o600)
     _ = Glibc.close(fd)
   }
+
+  /// Gives SQLite its memory settings for short processes before it starts (decision 1410):
+  /// applied once, asked before every open. Whether SQLite took all of them.
+  static func configureMemory() -> Bool { courier_sqlite_configure() == SQLITE_OK }
 
   deinit { close() }
 

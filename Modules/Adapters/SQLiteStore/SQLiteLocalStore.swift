@@ -61,6 +61,11 @@ public final class SQLiteLocalStore: LocalStoreBackend {
   /// database file and empties it.
   static let keptLogPages = 100
 
+  /// Whether SQLite runs with Courier's settings for short processes (decision 1410: no memory
+  /// statistics, no lookaside, no page cache allocated ahead of use); false when something else
+  /// in the process started SQLite before the first store opened, which keeps its defaults.
+  public static var runsWithShortProcessSettings: Bool { SQLiteConnection.configureMemory() }
+
   /// The schema version this code writes.
   public static let schemaVersion = Int64(SQLiteSchema.migrations.count)
 

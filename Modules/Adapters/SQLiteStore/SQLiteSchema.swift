@@ -208,10 +208,22 @@ struct SQLiteReader: LocalStoreReader {
   }
 
   func entries(for key: RecordKey) throws -> [OutboxEntry] {
-    try connection.query(
-      "SELECT \(Self.entryColumns) FROM outbox WHERE collection = ? AND record_id = ? "
-        + "ORDER BY sequence", [.text(key.collection), .text(key.id)], row: decodeEntry)
+    // Most writes are of a record with nothing waiting (a new article; an edit of a synced
+    // one): a look at the index answers them, where compiling the fourteen-column read costs
+    // four times as much, once per process (callgrind, issue 14).
+    let values: [SQLiteValue] = [.text(key.collection), .text(key.id)]
+    let waiting = try connection.query(Self.anyEntryForRecord, values) { _ in true }
+    guard !waiting.isEmpty else { return [] }
+    return try connection.query(Self.entriesForRecord, values, row: decodeEntry)
   }
+
+  /// Whether a record has an entry in the outbox (the index alone).
+  static let anyEntryForRecord =
+    "SELECT 1 FROM outbox WHERE collection = ? AND record_id = ? LIMIT 1"
+
+  /// A record's entries in queue order.
+  static let entriesForRecord =
+    "SELECT \(entryColumns) FROM outbox WHERE collection = ? AND record_id = ? ORDER BY sequence"
 
   func entries(pendingOnly: Bool) throws -> [OutboxEntry] {
     let filter = pendingOnly ? "WHERE state = 'pending' " : ""
@@ -220,17 +232,18 @@ struct SQLiteReader: LocalStoreReader {
   }
 
   func counts() throws -> OutboxCounts {
-    var counts = OutboxCounts()
-    _ = try connection.query("SELECT state, count(*) FROM outbox GROUP BY state") { row in
-      let count = Int(row.int(1) ?? 0)
-      switch row.text(0) {
-      case "pending": counts.pending = count
-      case "rejected": counts.rejected = count
-      case "conflicted": counts.conflicted = count
-      default: break
-      }
+    // One pass with three filtered counts: `GROUP BY state` sorted the whole outbox first
+    // (a sorter per call: twice the instructions for 90 entries, issue 14).
+    let rows = try connection.query(
+      "SELECT count(*) FILTER (WHERE state = 'pending'), "
+        + "count(*) FILTER (WHERE state = 'rejected'), "
+        + "count(*) FILTER (WHERE state = 'conflicted') FROM outbox"
+    ) { row in
+      OutboxCounts(
+        pending: Int(row.int(0) ?? 0), rejected: Int(row.int(1) ?? 0),
+        conflicted: Int(row.int(2) ?? 0))
     }
-    return counts
+    return rows.first ?? OutboxCounts()
   }
 
   func nextSequence() throws -> Int64 {
@@ -268,9 +281,10 @@ enum SQLiteWriter {
           "INSERT INTO outbox(\(SQLiteReader.entryColumns)) "
             + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values(entry))
       }
-      try connection.run(
-        "UPDATE counters SET value = max(value, ?) WHERE name = 'next_sequence'",
-        [.int(entry.sequence + 1)])
+    // No counter written: a waiting entry's number is covered by `max(sequence) + 1`
+    // already (`nextSequence`), so the counter need only remember the numbers of entries
+    // gone, and `deleteEntry` writes it. An add writes no counters page: one statement and
+    // one page of the log fewer (issue 14).
     case .replaceEntry(let entry):
       let changed = try naming(entry, connection) { () throws(StoreError) in
         try connection.run(
@@ -288,6 +302,10 @@ enum SQLiteWriter {
       if changed == 0 {
         throw StoreError(.notFound, "No outbox entry has sequence number \(sequence).")
       }
+      // Never given again (see `insertEntry`), even when it was the last one.
+      try connection.run(
+        "UPDATE counters SET value = max(value, ?) WHERE name = 'next_sequence'",
+        [.int(sequence + 1)])
     case .setAttempts(let sequence, let id, let attempts):
       let changed = try connection.run(
         "UPDATE outbox SET attempts = ? WHERE sequence = ? AND operation_id = ?",

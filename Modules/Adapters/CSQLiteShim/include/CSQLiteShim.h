@@ -17,4 +17,12 @@ const char *courier_sqlite_load_error(void);
 /// sqlite3_db_config, which is variadic. Returns SQLite's result code.
 int courier_sqlite_keep_wal_on_close(sqlite3 *db);
 
+/// Sets SQLite's process-wide memory settings once, before SQLite starts (decision 1410): no
+/// memory statistics (a mutex and counters around every allocation), no page cache allocated
+/// in bulk ahead of use, no lookaside buffer per connection (each initialised in full at
+/// open). A short command then writes to fewer fresh pages. Call before the first open; a
+/// setting SQLite refuses because it already started is left at its default. Returns 0 when
+/// all three were taken, an SQLite error code otherwise.
+int courier_sqlite_configure(void);
+
 #endif
