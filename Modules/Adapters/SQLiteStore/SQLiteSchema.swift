@@ -213,6 +213,12 @@ struct SQLiteReader: LocalStoreReader {
         + "ORDER BY sequence", [.text(key.collection), .text(key.id)], row: decodeEntry)
   }
 
+  func entries(in collection: String) throws -> [OutboxEntry] {
+    try connection.query(
+      "SELECT \(Self.entryColumns) FROM outbox WHERE collection = ? ORDER BY sequence",
+      [.text(collection)], row: decodeEntry)
+  }
+
   func entries(pendingOnly: Bool) throws -> [OutboxEntry] {
     let filter = pendingOnly ? "WHERE state = 'pending' " : ""
     return try connection.query(
