@@ -125,6 +125,8 @@ let package = Package(
       name: "CourierCLI",
       dependencies: [
         "CourierDomain", "CourierPorts", "CourierCore", "CourierLinux", "CourierSignals",
+        // Its compressor releases every loaded object's code while it works (decision 1408).
+        "CourierVips",
       ],
       path: "Modules/CLI", swiftSettings: strict),
     .target(

@@ -382,7 +382,10 @@ public final class CourierSession: Sendable {
   /// - Returns: one progress per queued upload entry (pending or refused).
   /// - Throws: `StoreError` when the local store cannot be opened or read.
   public func queuedUploads() throws -> [QueuedUploadProgress] {
-    let entries = try articles().outbox().filter { $0.key.collection == QueuedUpload.collection }
+    // The uploads' entries only: this runs after every change of the sync state, and a
+    // replay of thousands of writes must not decode them all each time.
+    let entries = try outboxSync(warn: PrivateFiles.warnOnStandardError).store.entries(
+      in: QueuedUpload.collection)
     let sending = uploadTracker.sending
     let started = uploadTracker.started
     let store = queuedUploadStore
@@ -451,7 +454,7 @@ public final class CourierSession: Sendable {
 
   /// The ids of the queued uploads the outbox holds, whatever their state.
   static func uploadIDs(in store: any LocalStore) throws -> Set<String> {
-    Set(try store.entries().filter { $0.key.collection == QueuedUpload.collection }.map(\.key.id))
+    Set(try store.entries(in: QueuedUpload.collection).map(\.key.id))
   }
 
   // MARK: - Network path

@@ -38,7 +38,7 @@ public actor OutboxReplayer {
     ///   - maxWindow: the most entries of one window.
     public init(
       replayBackoff: ReplayBackoff = ReplayBackoff(), maxConcurrentSends: Int = 1,
-      maxWindow: Int = 64
+      maxWindow: Int = 256
     ) {
       self.replayBackoff = replayBackoff
       self.maxConcurrentSends = max(1, maxConcurrentSends)
@@ -370,7 +370,7 @@ public actor OutboxReplayer {
   // MARK: - One pass
 
   /// How a window ended besides its entries' own steps.
-  private enum Halt {
+  private enum Halt: Sendable {
     /// A step changed the queue (a re-send, a merge, the server's copy taken): read it again.
     case reread
     /// The pass stops with this error (transient, local, cancelled).
@@ -378,7 +378,7 @@ public actor OutboxReplayer {
   }
 
   /// What came back for one entry of a window, and what `ReplayDecision` decided.
-  private struct Settled {
+  private struct Settled: Sendable {
     var entry: OutboxEntry
     var route: ReplayRoute
     var answer: ReplayAnswer
@@ -405,51 +405,19 @@ public actor OutboxReplayer {
         break
       }
       var schedule = ReplaySchedule(all)
-      var unrouted = 0
-      var didWork = false
-      while true {
-        if Task.isCancelled {
-          outcome = CourierError(.cancelled, context: "replay")
-          break reads
-        }
-        let picks = schedule.nextWindow(
-          limit: windowSize, sequential: concurrency == 1,
-          routed: { self.route(for: $0.key.collection) != nil }, unrouted: &unrouted)
-        report.withoutSender = unrouted
-        if picks.isEmpty { break }
-        didWork = true
-        // A newer write of a record supersedes its earlier refused ones.
-        for id in picks.flatMap(\.superseded) { try? store.remove(id) }
-        let attempted: [OutboxEntry]
-        do {
-          attempted = try store.recordAttempts(picks.map(\.entry))
-        } catch {
-          outcome = Self.courierError(error, context: "counting send attempts")
-          break reads
-        }
-        var (settled, halt) = await send(attempted, concurrency: concurrency, resends: resends)
-        if let stop = carryOut(
-          &settled, report: &report, resends: &resends, schedule: &schedule)
-        {
-          outcome = stop
-          break reads
-        }
-        schedule.settle(picks.map(\.entry.key))
-        switch halt {
-        case .stop(let error)?:
-          outcome = error
-          break reads
-        case .reread?:
-          continue reads
-        case nil:
-          break
-        }
-        // An entry coalesced away since the read (another process's write): read again.
-        if attempted.count < picks.count { continue reads }
-        windowSize = min(windowSize * 2, max(1, configuration.maxWindow))
+      switch await sendWindows(
+        &schedule, report: &report, resends: &resends, windowSize: &windowSize,
+        concurrency: concurrency)
+      {
+      case .stop(let error):
+        outcome = error
+        break reads
+      case .reread:
+        continue reads
+      case .exhausted(let didWork):
+        // Writes made during the pass are in the next read; a read with nothing to do ends it.
+        if !didWork { break reads }
       }
-      // Writes made during the pass are in the next read; a read with nothing to do ends it.
-      if !didWork { break }
     }
     report.stoppedBy = outcome
     let finished = now()
@@ -475,12 +443,130 @@ public actor OutboxReplayer {
     return report
   }
 
+  /// How one read of the outbox ended.
+  private enum ReadEnd {
+    /// Nothing left to pick; whether anything was sent or settled.
+    case exhausted(didWork: Bool)
+    /// A step changed the queue, or an entry went away since the read: read it again.
+    case reread
+    /// The pass stops with this error.
+    case stop(CourierError)
+  }
+
+  /// A window whose attempts are counted, ready to send or on its way.
+  private struct Flight {
+    var picks: [ReplaySchedule.Pick]
+    var attempted: [OutboxEntry]
+    /// An entry of the window went away since the read (another process coalesced it).
+    var short: Bool { attempted.count < picks.count }
+  }
+
+  /// Sends the windows of one read, pipelined (decision 1204): while a window is on its way,
+  /// the next one is picked among the records not in flight and its attempts are committed;
+  /// once the window in flight has every answer, and none of them stops the pass or changes the
+  /// queue, the next one leaves at once and the finished one's outcomes (its completion commit,
+  /// the rebase of its records' next entries) are carried out while it goes. A window still
+  /// leaves only after the one before has every answer, so the global order (sequential) and
+  /// "nothing after a failure" hold as with one window at a time. The next window is counted
+  /// ahead only after a window of this read ended cleanly: a pass that fails at once counts
+  /// nothing more than before.
+  private func sendWindows(
+    _ schedule: inout ReplaySchedule, report: inout ReplayReport, resends: inout [UUID: Int],
+    windowSize: inout Int, concurrency: Int
+  ) async -> ReadEnd {
+    var unrouted = 0
+    var didWork = false
+    var clean = 0
+    let maxWindow = max(1, configuration.maxWindow)
+    return await withTaskGroup(of: ([Settled], Halt?).self) { group -> ReadEnd in
+      var flying: Flight?
+      var ready: Flight?
+      var exhausted = false
+      // Every return with a window on its way cancels it first: the group waits for it.
+      func stop(_ end: ReadEnd) -> ReadEnd {
+        group.cancelAll()
+        return end
+      }
+      while true {
+        if Task.isCancelled { return stop(.stop(CourierError(.cancelled, context: "replay"))) }
+        // The next window: now when none is on its way; ahead, while one is, after a clean one.
+        if ready == nil, !exhausted, flying == nil || clean > 0 {
+          // Counted ahead, a window has the size it will have if the one in flight ends
+          // cleanly: the sizes are those of one window at a time.
+          let limit = flying == nil ? windowSize : min(windowSize * 2, maxWindow)
+          let picks = schedule.nextWindow(
+            limit: limit, sequential: concurrency == 1,
+            routed: { self.route(for: $0.key.collection) != nil }, unrouted: &unrouted)
+          report.withoutSender = unrouted
+          if picks.isEmpty {
+            // Nothing can go before the window in flight settles, or nothing is left.
+            exhausted = flying == nil
+          } else {
+            didWork = true
+            // A newer write of a record supersedes its earlier refused ones.
+            for id in picks.flatMap(\.superseded) { try? store.remove(id) }
+            do {
+              ready = Flight(picks: picks, attempted: try store.recordAttempts(picks.map(\.entry)))
+            } catch {
+              return stop(.stop(Self.courierError(error, context: "counting send attempts")))
+            }
+          }
+        }
+        if flying == nil {
+          guard let next = ready else {
+            if exhausted { return .exhausted(didWork: didWork) }
+            continue
+          }
+          let resendsNow = resends
+          group.addTask {
+            await self.send(next.attempted, concurrency: concurrency, resends: resendsNow)
+          }
+          flying = next
+          ready = nil
+          continue
+        }
+        guard let finished = flying, let (answered, halt) = await group.next() else {
+          return stop(.stop(CourierError(.cancelled, context: "replay")))
+        }
+        flying = nil
+        var settled = answered
+        let ended = halt == nil && !finished.short
+        if ended, let next = ready, !Task.isCancelled {
+          // The next window leaves now, while this one's outcomes are committed.
+          let resendsNow = resends
+          group.addTask {
+            await self.send(next.attempted, concurrency: concurrency, resends: resendsNow)
+          }
+          flying = next
+          ready = nil
+        }
+        if let failure = carryOut(
+          &settled, report: &report, resends: &resends, schedule: &schedule)
+        {
+          return stop(.stop(failure))
+        }
+        schedule.settle(finished.picks.map(\.entry.key))
+        switch halt {
+        case .stop(let error)?: return stop(.stop(error))
+        case .reread?: return stop(.reread)
+        case nil: break
+        }
+        // An entry coalesced away since the read (another process's write): read again.
+        if finished.short { return stop(.reread) }
+        clean += 1
+        windowSize = min(windowSize * 2, maxWindow)
+        // Records this window held may be picked again.
+        exhausted = false
+      }
+    }
+  }
+
   /// Sends a window's entries, their attempts counted, and decides each answer: in order when
   /// `concurrency` is 1, else up to `concurrency` at once. No new send starts after an answer
   /// that stops the pass or changes the queue; the sends already out finish.
-  private func send(_ entries: [OutboxEntry], concurrency: Int, resends: [UUID: Int]) async
-    -> ([Settled], Halt?)
-  {
+  private nonisolated func send(
+    _ entries: [OutboxEntry], concurrency: Int, resends: [UUID: Int]
+  ) async -> ([Settled], Halt?) {
     var settled: [Settled] = []
     var halt: Halt?
     func decided(_ entry: OutboxEntry, _ route: ReplayRoute, _ answer: ReplayAnswer) {
@@ -536,7 +622,7 @@ public actor OutboxReplayer {
   /// What `ReplayDecision` decides for an answer. The merge needs the copy the write started
   /// from: the operation carries it; an entry written before it did falls back to the record's
   /// server copy (only read for a conflict, so a plain replay costs no extra read).
-  private func decide(
+  private nonisolated func decide(
     _ entry: OutboxEntry, answer: ReplayAnswer, route: ReplayRoute, resends: Int
   ) -> ReplayStep {
     var base: ServerRecord?

@@ -135,6 +135,14 @@ extension LocalStoreBackend {
   /// - Throws: `StoreError` when the store cannot be read.
   public func entries() throws -> [OutboxEntry] { try read { try $0.entries(pendingOnly: false) } }
 
+  /// One collection's entries, in queue order, read by the adapter's own query.
+  /// - Parameter collection: the collection.
+  /// - Returns: the entries.
+  /// - Throws: `StoreError` when the store cannot be read.
+  public func entries(in collection: String) throws -> [OutboxEntry] {
+    try read { try $0.entries(in: collection) }
+  }
+
   /// Looks an outbox entry up by its operation id.
   /// - Parameter id: its operation id.
   /// - Returns: it, or nil.

@@ -33,6 +33,11 @@ public protocol LocalStoreReader {
   /// - Returns: the entries.
   /// - Throws: `StoreError` when they cannot be read.
   func entries(pendingOnly: Bool) throws -> [OutboxEntry]
+  /// One collection's entries, in queue order.
+  /// - Parameter collection: the collection.
+  /// - Returns: the entries.
+  /// - Throws: `StoreError` when they cannot be read.
+  func entries(in collection: String) throws -> [OutboxEntry]
   /// Counts the entries by state.
   /// - Returns: the counts.
   /// - Throws: `StoreError` when they cannot be read.
@@ -56,6 +61,14 @@ public protocol LocalStoreReader {
 }
 
 extension LocalStoreReader {
+  /// One collection's entries, filtered from every entry's decoded row.
+  /// - Parameter collection: the collection.
+  /// - Returns: the entries, in queue order.
+  /// - Throws: `StoreError` when they cannot be read.
+  public func entries(in collection: String) throws -> [OutboxEntry] {
+    try entries(pendingOnly: false).filter { $0.key.collection == collection }
+  }
+
   /// Where some entries stand, from their decoded rows.
   /// - Parameter ids: operation ids.
   /// - Returns: the stamp of each id an entry has.

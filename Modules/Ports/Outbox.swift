@@ -24,6 +24,13 @@ public protocol Outbox: Sendable {
   /// - Throws: `StoreError` when the store cannot be read.
   func entries() throws -> [OutboxEntry]
 
+  /// One collection's entries (pending, rejected, conflicted), in queue order: what a view of
+  /// one kind of write (the queued uploads) reads without decoding every other entry.
+  /// - Parameter collection: the collection.
+  /// - Returns: the entries.
+  /// - Throws: `StoreError` when the store cannot be read.
+  func entries(in collection: String) throws -> [OutboxEntry]
+
   /// Looks an outbox entry up by its operation id.
   /// - Parameter id: its operation id.
   /// - Returns: the entry, or nil.
@@ -76,4 +83,15 @@ public protocol Outbox: Sendable {
   /// - Throws: `StoreError.notFound` when no entry has this id.
   @discardableResult
   func markPending(_ id: UUID, baseVersion: Int?) throws -> OutboxEntry
+}
+
+extension Outbox {
+  /// One collection's entries, filtered from `entries()` (an adapter with an index on the
+  /// collection reads only those).
+  /// - Parameter collection: the collection.
+  /// - Returns: the entries, in queue order.
+  /// - Throws: `StoreError` when the store cannot be read.
+  public func entries(in collection: String) throws -> [OutboxEntry] {
+    try entries().filter { $0.key.collection == collection }
+  }
 }

@@ -291,6 +291,70 @@ struct OutboxReplayerTests {
     #expect(gate.sent.count == 7 && Set(gate.sent).count == 7)
   }
 
+  /// Registers `sender` for the `uploads` collection on a sequential replayer.
+  func sequentialUploads(_ sender: any ReplaySender) -> OutboxReplayer {
+    let replayer = OutboxReplayer(store: store)
+    replayer.register(
+      ReplayRoute(
+        collection: "uploads", sender: sender,
+        decision: ReplayDecision(
+          policy: .manual, collection: CollectionDescription(name: "uploads"))))
+    return replayer
+  }
+
+  func attempts() throws -> [String: Int] {
+    Dictionary(uniqueKeysWithValues: try store.pending().map { ($0.key.id, $0.attempts) })
+  }
+
+  @Test("pipelined: while a window is on its way, the next is counted; the order stays global")
+  func pipelinedWindows() async throws {
+    let gate = GateSender()
+    let replayer = sequentialUploads(gate)
+    for index in 0..<7 { try create("uploads", "u\(index)") }
+    let pass = Task { await replayer.replay() }
+    // Window 1 (u0): nothing is counted ahead of a window that has not yet ended cleanly.
+    await gate.held(1)
+    #expect(try attempts() == ["u0": 1, "u1": 0, "u2": 0, "u3": 0, "u4": 0, "u5": 0, "u6": 0])
+    gate.release()
+    // Window 2 (u1, u2) is on its way: window 3 (u3...u6) is counted meanwhile, not sent.
+    await gate.held(1)
+    let deadline = ContinuousClock.now + .seconds(30)
+    while try attempts()["u6"] != 1 {
+      try #require(ContinuousClock.now < deadline, "window 3 was never counted ahead")
+      await Task.yield()
+    }
+    #expect(try attempts() == ["u1": 1, "u2": 1, "u3": 1, "u4": 1, "u5": 1, "u6": 1])
+    #expect(gate.sent.map(\.id) == ["u0", "u1"])
+    for _ in 0..<6 {
+      gate.release()
+      if gate.sent.count < 7 { await gate.held(1) }
+    }
+    gate.release()
+    let report = await pass.value
+    #expect(report.sent == 7 && report.pending == 0 && report.stoppedBy == nil)
+    // One at a time, in the outbox's order, across the windows.
+    #expect(gate.sent.map(\.id) == (0..<7).map { "u\($0)" })
+  }
+
+  @Test("pipelined: a failure stops the pass; the window counted ahead stays pending, unsent")
+  func pipelinedStop() async throws {
+    let sender = ScriptedSender(
+      log: log, answers: [.delivered(nil), .delivered(nil), .failed(CourierError(.offline))])
+    let replayer = sequentialUploads(sender)
+    for index in 0..<7 { try create("uploads", "u\(index)") }
+    let report = await replayer.replay()
+    #expect(report.stoppedBy?.kind == .offline)
+    #expect(report.sent == 2)
+    // u0 (window 1), u1 then u2's failure (window 2); nothing after the failure was sent.
+    #expect(sender.sent.map(\.key.id) == ["u0", "u1", "u2"])
+    // Window 3 was counted while window 2 went (decision 1204's cost): pending, attempt 1.
+    #expect(try attempts() == ["u2": 1, "u3": 1, "u4": 1, "u5": 1, "u6": 1])
+    // The next pass sends them all, in order.
+    let again = await replayer.replay()
+    #expect(again.sent == 5 && again.pending == 0)
+    #expect(sender.sent.map(\.key.id).suffix(5) == ["u2", "u3", "u4", "u5", "u6"])
+  }
+
   @Test(
     "concurrent: every record's writes in order, each on the version the one before made",
     arguments: [1, 3])

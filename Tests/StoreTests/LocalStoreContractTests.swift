@@ -124,6 +124,33 @@ struct LocalStoreContractTests {
   }
 
   @Test(
+    "one collection's entries: only its own, every state, in queue order",
+    arguments: StoreAdapter.all)
+  func entriesOfOneCollection(adapter: StoreAdapter) throws {
+    try withStore(adapter) { store, _ in
+      let uploads = { (id: String) in
+        OutboxOperation(
+          key: RecordKey(collection: "uploads", id: id), kind: .create,
+          payload: .object(["n": .string(id)]), baseVersion: nil, enqueuedAt: F.epoch)
+      }
+      try store.enqueue(F.operation("a", .create, "A"))
+      try store.enqueue(uploads("u1"))
+      try store.enqueue(F.operation("b", .create, "B"))
+      let refused = try store.enqueue(uploads("u2"))
+      try store.enqueue(uploads("u3"))
+      try store.markRejected(try #require(refused.entry).id, message: "no", code: "bad")
+      let listed = try store.entries(in: "uploads")
+      #expect(listed.map(\.key.id) == ["u1", "u2", "u3"])
+      #expect(listed.map(\.sequence) == listed.map(\.sequence).sorted())
+      #expect(listed[1].state == .rejected(message: "no", code: "bad"))
+      #expect(try store.entries(in: F.collection).map(\.key.id) == ["a", "b"])
+      #expect(try store.entries(in: "notes").isEmpty)
+      // The same as filtering every entry.
+      #expect(listed == (try store.entries().filter { $0.key.collection == "uploads" }))
+    }
+  }
+
+  @Test(
     "apply and enqueue writes the optimistic record and the entry together",
     arguments: StoreAdapter.all)
   func applyAndEnqueue(adapter: StoreAdapter) throws {

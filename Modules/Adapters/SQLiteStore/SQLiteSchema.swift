@@ -225,6 +225,12 @@ struct SQLiteReader: LocalStoreReader {
   static let entriesForRecord =
     "SELECT \(entryColumns) FROM outbox WHERE collection = ? AND record_id = ? ORDER BY sequence"
 
+  func entries(in collection: String) throws -> [OutboxEntry] {
+    try connection.query(
+      "SELECT \(Self.entryColumns) FROM outbox WHERE collection = ? ORDER BY sequence",
+      [.text(collection)], row: decodeEntry)
+  }
+
   func entries(pendingOnly: Bool) throws -> [OutboxEntry] {
     let filter = pendingOnly ? "WHERE state = 'pending' " : ""
     return try connection.query(
