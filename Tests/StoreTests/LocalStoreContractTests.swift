@@ -151,6 +151,30 @@ struct LocalStoreContractTests {
   }
 
   @Test(
+    "a requeue under a new operation id keeps the place; a rebase keeps the id",
+    arguments: StoreAdapter.all)
+  func replacedEntriesKeepTheirPlace(adapter: StoreAdapter) throws {
+    try withStore(adapter) { store, _ in
+      try store.enqueue(F.operation("a", .create, "A"))
+      let refused = try #require(try store.enqueue(F.operation("b", .update, "B", base: 1)).entry)
+      try store.enqueue(F.operation("c", .create, "C"))
+      try store.markRejected(refused.id, message: "no", code: nil)
+      // A new id (the SQLite adapter's second statement): same sequence, the old id gone.
+      let newID = F.operationID(77)
+      let requeued = try store.requeue(refused.id, as: newID, baseVersion: 2)
+      #expect(requeued.sequence == refused.sequence && requeued.id == newID)
+      #expect(try store.entry(refused.id) == nil)
+      #expect(try store.entry(newID)?.operation.baseVersion == 2)
+      #expect(try store.entries().map(\.key.id) == ["a", "b", "c"])
+      // The same id (a state change only: the first statement).
+      let again = try store.markPending(newID, baseVersion: 3)
+      #expect(again.id == newID && again.sequence == refused.sequence)
+      #expect(try store.entry(newID)?.operation.baseVersion == 3)
+      #expect(try store.entries(in: F.collection).map(\.id).contains(newID))
+    }
+  }
+
+  @Test(
     "apply and enqueue writes the optimistic record and the entry together",
     arguments: StoreAdapter.all)
   func applyAndEnqueue(adapter: StoreAdapter) throws {
