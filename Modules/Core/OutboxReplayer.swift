@@ -487,6 +487,14 @@ public actor OutboxReplayer {
         group.cancelAll()
         return end
       }
+      func launch(_ next: Flight) {
+        let resendsNow = resends
+        group.addTask {
+          await self.send(next.attempted, concurrency: concurrency, resends: resendsNow)
+        }
+        flying = next
+        ready = nil
+      }
       while true {
         if Task.isCancelled { return stop(.stop(CourierError(.cancelled, context: "replay"))) }
         // The next window: now when none is on its way; ahead, while one is, after a clean one.
@@ -517,12 +525,7 @@ public actor OutboxReplayer {
             if exhausted { return .exhausted(didWork: didWork) }
             continue
           }
-          let resendsNow = resends
-          group.addTask {
-            await self.send(next.attempted, concurrency: concurrency, resends: resendsNow)
-          }
-          flying = next
-          ready = nil
+          launch(next)
           continue
         }
         guard let finished = flying, let (answered, halt) = await group.next() else {
@@ -533,12 +536,7 @@ public actor OutboxReplayer {
         let ended = halt == nil && !finished.short
         if ended, let next = ready, !Task.isCancelled {
           // The next window leaves now, while this one's outcomes are committed.
-          let resendsNow = resends
-          group.addTask {
-            await self.send(next.attempted, concurrency: concurrency, resends: resendsNow)
-          }
-          flying = next
-          ready = nil
+          launch(next)
         }
         if let failure = carryOut(
           &settled, report: &report, resends: &resends, schedule: &schedule)

@@ -161,6 +161,15 @@ struct OutboxReplayerTests {
       decision: ReplayDecision(policy: .lastWriteWins, collection: collection))
   }
 
+  /// Routes the `uploads` collection of `replayer` to `sender` (manual policy).
+  static func registerUploads(_ sender: any ReplaySender, on replayer: OutboxReplayer) {
+    replayer.register(
+      ReplayRoute(
+        collection: "uploads", sender: sender,
+        decision: ReplayDecision(
+          policy: .manual, collection: CollectionDescription(name: "uploads"))))
+  }
+
   func create(_ collection: String, _ id: String) throws {
     try store.applyAndEnqueue(
       .put(RecordKey(collection: collection, id: id), payload: .object(["t": .string(id)])),
@@ -181,11 +190,7 @@ struct OutboxReplayerTests {
     let uploads = ScriptedSender(log: log)
     replayer.register(route(Self.notes))
     replayer.register(route(.articles))
-    replayer.register(
-      ReplayRoute(
-        collection: "uploads", sender: uploads,
-        decision: ReplayDecision(
-          policy: .manual, collection: CollectionDescription(name: "uploads"))))
+    Self.registerUploads(uploads, on: replayer)
     #expect(replayer.routedCollections == ["articles", "notes", "uploads"])
     try create("notes", "n1")
     try create("articles", "a1")
@@ -226,11 +231,7 @@ struct OutboxReplayerTests {
     #expect(try store.pending().map(\.key.collection) == ["uploads", "uploads"])
 
     let uploads = ScriptedSender(log: log)
-    replayer.register(
-      ReplayRoute(
-        collection: "uploads", sender: uploads,
-        decision: ReplayDecision(
-          policy: .manual, collection: CollectionDescription(name: "uploads"))))
+    Self.registerUploads(uploads, on: replayer)
     let later = await replayer.replay()
     #expect(later.sent == 2 && later.withoutSender == 0 && later.pending == 0)
     #expect(uploads.sent.map { $0.operation.payload?["t"] } == [.string("u1"), .string("again")])
@@ -273,11 +274,7 @@ struct OutboxReplayerTests {
     let gate = GateSender()
     let replayer = OutboxReplayer(
       store: store, configuration: OutboxReplayer.Configuration(maxConcurrentSends: 4))
-    replayer.register(
-      ReplayRoute(
-        collection: "uploads", sender: gate,
-        decision: ReplayDecision(
-          policy: .manual, collection: CollectionDescription(name: "uploads"))))
+    Self.registerUploads(gate, on: replayer)
     for index in 0..<7 { try create("uploads", "u\(index)") }
     let pass = Task { await replayer.replay() }
     // Windows of 1, 2 and 4 entries (each doubles after a clean one): all of a window at once.
@@ -291,14 +288,10 @@ struct OutboxReplayerTests {
     #expect(gate.sent.count == 7 && Set(gate.sent).count == 7)
   }
 
-  /// Registers `sender` for the `uploads` collection on a sequential replayer.
+  /// A sequential replayer with `sender` for the `uploads` collection.
   func sequentialUploads(_ sender: any ReplaySender) -> OutboxReplayer {
     let replayer = OutboxReplayer(store: store)
-    replayer.register(
-      ReplayRoute(
-        collection: "uploads", sender: sender,
-        decision: ReplayDecision(
-          policy: .manual, collection: CollectionDescription(name: "uploads"))))
+    Self.registerUploads(sender, on: replayer)
     return replayer
   }
 
