@@ -649,7 +649,7 @@ public actor OutboxReplayer {
     }
     if !completions.isEmpty {
       do {
-        schedule.replace(try store.completeAll(completions))
+        schedule.apply(try store.completeAll(completions))
       } catch {
         return Self.courierError(error, context: "recording \(completions.count) completions")
       }

@@ -118,13 +118,35 @@ public enum LocalStorePlan {
   ///   - serverRecord: the server's record after it (nil for a delete, or when not returned).
   ///   - record: the local record.
   ///   - entries: the record's entries, in queue order, `entry` included.
-  /// - Returns: the plan, returning the record after.
+  /// - Returns: the plan, returning the record after; its rebase is left out when it moves
+  ///   none of `entries`.
   public static func complete(
     _ entry: OutboxEntry, serverRecord: ServerRecord?, record: LocalRecord?,
     entries: [OutboxEntry]
   ) -> StorePlan<LocalRecord?> {
-    var mutations: [StoreMutation] = [.deleteEntry(sequence: entry.sequence)]
     let remaining = entries.filter { $0.sequence != entry.sequence }
+    let plan = complete(
+      entry, serverRecord: serverRecord, record: record, othersRemain: !remaining.isEmpty)
+    let mutations = plan.mutations.filter { mutation in
+      guard case .rebaseEntries(let rebase) = mutation else { return true }
+      return remaining.contains { rebase.rebased($0) != nil }
+    }
+    return StorePlan(mutations, result: plan.result)
+  }
+
+  /// `complete` without the record's other entries read: whether any remains is enough, and
+  /// the record's later entries move with one `rebaseEntries` (`OutboxRebase`), which the
+  /// store applies in place (a replay's window of completions, `LocalStore.completeAll`).
+  /// - Parameters:
+  ///   - entry: the entry done.
+  ///   - serverRecord: the server's record after it (nil for a delete, or when not returned).
+  ///   - record: the local record.
+  ///   - othersRemain: whether the record has other entries than `entry`, whatever their state.
+  /// - Returns: the plan, returning the record after.
+  public static func complete(
+    _ entry: OutboxEntry, serverRecord: ServerRecord?, record: LocalRecord?, othersRemain: Bool
+  ) -> StorePlan<LocalRecord?> {
+    var mutations: [StoreMutation] = [.deleteEntry(sequence: entry.sequence)]
     let isDelete = entry.operation.kind == .delete
     var server = record?.server
     if isDelete {
@@ -132,18 +154,12 @@ public enum LocalStorePlan {
     } else if let serverRecord {
       server = serverRecord
     }
-    if !isDelete, let serverRecord {
-      for other in remaining
-      where other.state.isPending && other.operation.baseVersion == entry.operation.baseVersion {
-        var rebased = other
-        rebased.operation = other.operation.rebased(
-          onto: serverRecord.version, payload: serverRecord.payload)
-        mutations.append(.replaceEntry(rebased))
-      }
+    if othersRemain, let rebase = OutboxRebase(completing: entry, serverRecord: serverRecord) {
+      mutations.append(.rebaseEntries(rebase))
     }
     let key = entry.key
     var after: LocalRecord?
-    if remaining.isEmpty {
+    if !othersRemain {
       if let server {
         after = .synced(server, collection: key.collection)
         if serverRecord == nil, let payload = record?.payload {

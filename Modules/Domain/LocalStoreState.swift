@@ -21,6 +21,7 @@ public struct LocalStoreState: Sendable, Equatable {
     case record(RecordKey, LocalRecord?)
     case collection(String, CollectionState?)
     case entry(Int64, OutboxEntry?)
+    case entries([OutboxEntry])
   }
 
   /// Applies mutations, all or nothing.
@@ -86,6 +87,12 @@ public struct LocalStoreState: Sendable, Equatable {
       counted.attempts = attempts
       setEntry(counted, at: sequence)
       return .entry(sequence, old)
+    case .rebaseEntries(let rebase):
+      let moved = entriesBySequence.values.filter { rebase.rebased($0) != nil }
+      for entry in moved {
+        if let rebased = rebase.rebased(entry) { setEntry(rebased, at: entry.sequence) }
+      }
+      return .entries(moved)
     }
   }
 
@@ -100,6 +107,7 @@ public struct LocalStoreState: Sendable, Equatable {
     case .record(let key, let old): records[key] = old
     case .collection(let name, let old): collections[name] = old
     case .entry(let sequence, let old): setEntry(old, at: sequence)
+    case .entries(let old): for entry in old { setEntry(entry, at: entry.sequence) }
     }
   }
 

@@ -5,7 +5,7 @@ import Foundation
 /// behind one the pass kept conflicted or could not route (`hold`), and with each entry its
 /// record's earlier refused entries, which it supersedes; and besides, **at most one entry of a
 /// record in a window, and a record's next entry only once the window before settled** (its
-/// completion rebases it: `replace`), so the order of each record's writes is kept however the
+/// completion rebases it: `apply`), so the order of each record's writes is kept however the
 /// window is sent.
 ///
 /// - `sequential`: a window also stops at the first entry whose record is already in it, so a
@@ -32,14 +32,14 @@ public struct ReplaySchedule: Sendable {
   private var blocked = Set<RecordKey>()
   private var unsettled = Set<RecordKey>()
   private var refusedBefore: [RecordKey: [UUID]] = [:]
-  private var indexByID: [UUID: Int] = [:]
+  private var indicesByKey: [RecordKey: [Int]] = [:]
 
   /// Starts a pass over entries read from the outbox.
   /// - Parameter entries: every entry, in queue order (pending, rejected and conflicted).
   public init(_ entries: [OutboxEntry]) {
     self.entries = entries
     consumed = Array(repeating: false, count: entries.count)
-    for (index, entry) in entries.enumerated() { indexByID[entry.id] = index }
+    for (index, entry) in entries.enumerated() { indicesByKey[entry.key, default: []].append(index) }
   }
 
   /// Whether entries are left to pick (now or after a settle).
@@ -113,13 +113,15 @@ public struct ReplaySchedule: Sendable {
     blocked.insert(key)
   }
 
-  /// Replaces entries not yet picked by their newer versions (a completion rebased them on the
-  /// server's new version), matched by operation id; others are ignored.
-  /// - Parameter updated: the entries after the store changed them.
-  public mutating func replace(_ updated: [OutboxEntry]) {
-    for entry in updated {
-      guard let index = indexByID[entry.id], !consumed[index] else { continue }
-      entries[index] = entry
+  /// Applies the rebases a window's completions made (`LocalStore.completeAll`) to the entries
+  /// not yet picked, as the store applied them: a record's next entry then goes on the server's
+  /// new version without being read again.
+  /// - Parameter rebases: the rebases.
+  public mutating func apply(_ rebases: [OutboxRebase]) {
+    for rebase in rebases {
+      for index in indicesByKey[rebase.key] ?? [] where !consumed[index] {
+        if let moved = rebase.rebased(entries[index]) { entries[index] = moved }
+      }
     }
   }
 

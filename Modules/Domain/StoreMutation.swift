@@ -21,4 +21,7 @@ public enum StoreMutation: Sendable, Equatable, Codable {
   /// the rest of it as stored (a replay window counts its attempts without rewriting the
   /// entries); fails if no entry has both.
   case setAttempts(sequence: Int64, operationID: UUID, attempts: Int)
+  /// Move a record's pending entries that a completion left on the old base version onto the
+  /// server's new one (`OutboxRebase`): one mutation for all of them; none to move is fine.
+  case rebaseEntries(OutboxRebase)
 }

@@ -78,11 +78,12 @@ public protocol LocalStore: RecordStore, Outbox {
   /// record's later pending entries rebased). Safe to batch: an entry whose completion a crash
   /// loses is sent again under the same `Idempotency-Key`, and the server replays its answer.
   /// - Parameter completions: the entries and the server's records.
-  /// - Returns: the later entries the completions rebased, as stored after.
+  /// - Returns: the rebases the completions made (`OutboxRebase`), for a caller holding the
+  ///   records' later entries to apply them (`ReplaySchedule.apply`) instead of reading them.
   /// - Throws: `StoreError.notFound` when an entry is gone, `invalidInput` when two completions
   ///   name one record or a server record is another record; nothing changed then.
   @discardableResult
-  func completeAll(_ completions: [OutboxCompletion]) throws -> [OutboxEntry]
+  func completeAll(_ completions: [OutboxCompletion]) throws -> [OutboxRebase]
 }
 
 extension LocalStore {
@@ -122,17 +123,18 @@ extension LocalStore {
 
   /// Completes each entry in a transaction of its own (a store without batches).
   /// - Parameter completions: the entries and the server's records.
-  /// - Returns: the later entries of those records still pending, as stored after.
+  /// - Returns: the rebases `complete` made, one per completion of a write the server returned.
   /// - Throws: `StoreError` when one cannot be written (the earlier ones are completed).
   @discardableResult
-  public func completeAll(_ completions: [OutboxCompletion]) throws -> [OutboxEntry] {
-    var keys: [RecordKey] = []
+  public func completeAll(_ completions: [OutboxCompletion]) throws -> [OutboxRebase] {
+    var rebases: [OutboxRebase] = []
     for completion in completions {
-      keys.append(completion.entry.key)
       try complete(completion.id, serverRecord: completion.serverRecord)
+      if let rebase = OutboxRebase(completing: completion.entry, serverRecord: completion.serverRecord) {
+        rebases.append(rebase)
+      }
     }
-    let touched = Set(keys)
-    return try pending().filter { touched.contains($0.key) }
+    return rebases
   }
 }
 

@@ -188,17 +188,19 @@ extension LocalStoreBackend {
   }
 
   /// Completes several entries the caller read, each of another record, in one transaction:
-  /// each entry is checked by its stamp, its record and the record's other entries are read.
+  /// each entry is checked by its stamp and its record is read; the record's other entries are
+  /// not read, only whether one remains, and those the completion moves are moved in place
+  /// (`StoreMutation.rebaseEntries`).
   /// - Parameter completions: the entries and the server's records.
-  /// - Returns: the later entries the completions rebased, as stored after.
+  /// - Returns: the rebases made, one per completion that moves its record's other entries.
   /// - Throws: `StoreError.notFound` when an entry is gone, `invalidInput` for two completions
   ///   of one record or a server record of another; nothing changed then.
   @discardableResult
-  public func completeAll(_ completions: [OutboxCompletion]) throws -> [OutboxEntry] {
+  public func completeAll(_ completions: [OutboxCompletion]) throws -> [OutboxRebase] {
     try write { reader in
       let stamps = try reader.stamps(of: completions.map(\.id))
       var mutations: [StoreMutation] = []
-      var rebased: [OutboxEntry] = []
+      var rebases: [OutboxRebase] = []
       var seen = Set<RecordKey>()
       for completion in completions {
         let entry = completion.entry
@@ -211,18 +213,15 @@ extension LocalStoreBackend {
         if let server = completion.serverRecord, server.id != entry.key.id {
           throw StoreError(.invalidInput, "The server's record \(server.id) is not \(entry.key).")
         }
-        var current = entry
-        current.attempts = stamp.attempts
-        let others = try reader.entries(for: entry.key, except: entry.sequence)
         let plan = LocalStorePlan.complete(
-          current, serverRecord: completion.serverRecord, record: try reader.record(entry.key),
-          entries: ([current] + others).sorted { $0.sequence < $1.sequence })
+          entry, serverRecord: completion.serverRecord, record: try reader.record(entry.key),
+          othersRemain: try reader.hasEntries(for: entry.key, except: entry.sequence))
         for mutation in plan.mutations {
-          if case .replaceEntry(let later) = mutation { rebased.append(later) }
+          if case .rebaseEntries(let rebase) = mutation { rebases.append(rebase) }
         }
         mutations += plan.mutations
       }
-      return StorePlan(mutations, result: rebased)
+      return StorePlan(mutations, result: rebases)
     }
   }
 

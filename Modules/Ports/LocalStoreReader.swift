@@ -58,6 +58,13 @@ public protocol LocalStoreReader {
   /// - Returns: the entries.
   /// - Throws: `StoreError` when they cannot be read.
   func entries(for key: RecordKey, except sequence: Int64) throws -> [OutboxEntry]
+  /// Whether a record has an entry other than the one at `sequence`, whatever its state.
+  /// - Parameters:
+  ///   - key: the record.
+  ///   - sequence: the entry left out.
+  /// - Returns: whether one remains.
+  /// - Throws: `StoreError` when they cannot be read.
+  func hasEntries(for key: RecordKey, except sequence: Int64) throws -> Bool
 }
 
 extension LocalStoreReader {
@@ -89,5 +96,15 @@ extension LocalStoreReader {
   /// - Throws: `StoreError` when they cannot be read.
   public func entries(for key: RecordKey, except sequence: Int64) throws -> [OutboxEntry] {
     try entries(for: key).filter { $0.sequence != sequence }
+  }
+
+  /// Whether a record has an entry other than the one at `sequence`, from all of its entries.
+  /// - Parameters:
+  ///   - key: the record.
+  ///   - sequence: the entry left out.
+  /// - Returns: whether one remains.
+  /// - Throws: `StoreError` when they cannot be read.
+  public func hasEntries(for key: RecordKey, except sequence: Int64) throws -> Bool {
+    try entries(for: key).contains { $0.sequence != sequence }
   }
 }

@@ -140,12 +140,77 @@ struct LocalStorePlanTests {
     let applied = ServerRecord(id: "a", payload: .string("L1"), version: 5)
     let plan = LocalStorePlan.complete(
       sent, serverRecord: applied, record: Self.synced, entries: [sent, waiting])
-    let rebased = plan.mutations.compactMap { mutation -> OutboxEntry? in
-      if case .replaceEntry(let entry) = mutation { return entry }
+    let rebases = plan.mutations.compactMap { mutation -> OutboxRebase? in
+      if case .rebaseEntries(let rebase) = mutation { return rebase }
       return nil
     }
-    #expect(rebased.map(\.operation.baseVersion) == [5])
-    #expect(rebased.map(\.operation.basePayload) == [.string("L1")])
+    #expect(rebases == [OutboxRebase(key: Self.key, completed: 1, fromVersion: 4, server: applied)])
+    let rebased = rebases.first?.rebased(waiting)
+    #expect(rebased?.operation.baseVersion == 5)
+    #expect(rebased?.operation.basePayload == .string("L1"))
+    #expect(rebased?.operation.payload == .string("L2"), "its own fields kept")
+    // The same completion with nothing it moves carries no rebase.
+    var elsewhere = waiting
+    elsewhere.operation.baseVersion = 3
+    let none = LocalStorePlan.complete(
+      sent, serverRecord: applied, record: Self.synced, entries: [sent, elsewhere])
+    #expect(
+      !none.mutations.contains { mutation in
+        if case .rebaseEntries = mutation { return true }
+        return false
+      })
+  }
+
+  @Test(
+    "a rebase moves the record's other pending entries on the completed one's base, no others",
+    arguments: [
+      // (the entry's record, sequence, base version, state) -> moved
+      ("a", Int64(2), 4, OutboxEntryState.pending, true),
+      ("a", Int64(1), 4, OutboxEntryState.pending, false),  // the entry completed
+      ("b", Int64(2), 4, OutboxEntryState.pending, false),  // another record
+      ("a", Int64(2), 3, OutboxEntryState.pending, false),  // another base
+      ("a", Int64(2), 4, OutboxEntryState.rejected(message: "no", code: nil), false),
+      ("a", Int64(2), 4, OutboxEntryState.conflicted(serverRecord: .null), false),
+    ])
+  func rebaseTable(
+    id: String, sequence: Int64, base: Int, state: OutboxEntryState, moved: Bool
+  ) {
+    let server = ServerRecord(id: "a", payload: .string("S5"), version: 5)
+    let rebase = OutboxRebase(key: Self.key, completed: 1, fromVersion: 4, server: server)
+    let entry = OutboxEntry(
+      sequence: sequence,
+      operation: OutboxOperation(
+        key: RecordKey(collection: Self.key.collection, id: id), kind: .update,
+        payload: .string("L"), baseVersion: base, enqueuedAt: Date(), basePayload: .string("P")),
+      state: state)
+    let after = rebase.rebased(entry)
+    #expect((after != nil) == moved)
+    if let after {
+      #expect(after.operation.baseVersion == 5 && after.operation.basePayload == .string("S5"))
+      #expect(after.operation.payload == .string("L") && after.state == state)
+    }
+    // A create's later writes are based on no version: they move from nil, the same way.
+    let create = OutboxRebase(key: Self.key, completed: 1, fromVersion: nil, server: server)
+    var unversioned = entry
+    unversioned.operation.baseVersion = nil
+    #expect((create.rebased(unversioned) != nil) == (moved || base != 4))
+    #expect(create.rebased(entry) == nil)
+  }
+
+  @Test("a completion of a delete, or without the server's record, rebases nothing")
+  func noRebase() {
+    let entry = OutboxEntry(
+      sequence: 1,
+      operation: OutboxOperation(
+        key: Self.key, kind: .delete, payload: nil, baseVersion: 4, enqueuedAt: Date()))
+    let server = ServerRecord(id: "a", payload: .string("S"), version: 5)
+    #expect(OutboxRebase(completing: entry, serverRecord: server) == nil)
+    var update = entry
+    update.operation.kind = .update
+    #expect(OutboxRebase(completing: update, serverRecord: nil) == nil)
+    #expect(
+      OutboxRebase(completing: update, serverRecord: server)
+        == OutboxRebase(key: Self.key, completed: 1, fromVersion: 4, server: server))
   }
 
   @Test("requeued on a new base: the record's copy of that version, else none")

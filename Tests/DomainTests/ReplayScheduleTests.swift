@@ -113,20 +113,36 @@ struct ReplayScheduleTests {
   }
 
   @Test("an unsettled record is not picked again; a settled one is, in its rebased version")
-  func settleAndReplace() {
-    let entries = ["a1", "a2", "b1"].enumerated().map { Self.entry($1, sequence: Int64($0 + 1)) }
+  func settleAndRebase() {
+    let entries = ["a1", "a2", "a3", "b1"].enumerated().map {
+      Self.entry($1, sequence: Int64($0 + 1))
+    }
     var schedule = ReplaySchedule(entries)
     var unrouted = 0
     let first = schedule.nextWindow(limit: 8, sequential: false, unrouted: &unrouted)
-    #expect(first.map(\.entry.id) == [entries[0].id, entries[2].id])
+    #expect(first.map(\.entry.id) == [entries[0].id, entries[3].id])
     #expect(schedule.nextWindow(limit: 8, sequential: false, unrouted: &unrouted).isEmpty)
-    var rebased = entries[1]
-    rebased.operation.baseVersion = 2
-    schedule.replace([rebased, entries[0]])  // a consumed one is ignored
+    let server = ServerRecord(id: "a", payload: .string("A1"), version: 2)
+    schedule.apply([
+      OutboxRebase(key: entries[0].key, completed: 1, fromVersion: 1, server: server),
+      // Another base version, and another record: neither moves a2 or a3.
+      OutboxRebase(key: entries[0].key, completed: 1, fromVersion: 7, server: server),
+      OutboxRebase(key: entries[3].key, completed: 4, fromVersion: 1, server: server),
+    ])
     schedule.settle([entries[0].key])
     let second = schedule.nextWindow(limit: 8, sequential: false, unrouted: &unrouted)
-    #expect(second.map(\.entry) == [rebased])
-    schedule.settle([entries[0].key, entries[2].key])
+    #expect(second.map(\.entry.id) == [entries[1].id])
+    #expect(second.first?.entry.operation.baseVersion == 2)
+    #expect(second.first?.entry.operation.basePayload == .string("A1"))
+    // A picked entry is not moved again: a3 moves with a2's completion, not a2 itself.
+    let third = ServerRecord(id: "a", payload: .string("A2"), version: 3)
+    schedule.apply([OutboxRebase(key: entries[0].key, completed: 2, fromVersion: 2, server: third)])
+    schedule.settle([entries[0].key, entries[3].key])
+    let last = schedule.nextWindow(limit: 8, sequential: false, unrouted: &unrouted)
+    #expect(last.map(\.entry.id) == [entries[2].id])
+    #expect(last.first?.entry.operation.baseVersion == 3)
+    #expect(last.first?.entry.operation.basePayload == .string("A2"))
+    schedule.settle([entries[0].key])
     #expect(schedule.nextWindow(limit: 8, sequential: false, unrouted: &unrouted).isEmpty)
     #expect(schedule.isEmpty)
   }

@@ -53,17 +53,25 @@ struct LocalStoreBatchContractTests {
       try store.applyAndEnqueue(.put(F.key("b"), payload: F.payload("B")), b)
       let held = try store.pending()
       let before = (store as? InMemoryLocalStore)?.commits.count
-      let rebased = try store.completeAll([
+      let rebases = try store.completeAll([
         OutboxCompletion(entry: held[0], serverRecord: F.server("a", "A", version: 1)),
         OutboxCompletion(entry: held[2], serverRecord: F.server("b", "B", version: 1)),
       ])
       if let memory = store as? InMemoryLocalStore, let before {
         #expect(memory.commits.count == before + 1, "one transaction")
       }
-      #expect(rebased.map(\.id) == [aLater.id])
-      #expect(rebased.first?.operation.baseVersion == 1)
-      #expect(rebased.first?.operation.basePayload == F.payload("A"))
+      #expect(
+        rebases == [
+          OutboxRebase(
+            key: F.key("a"), completed: held[0].sequence, fromVersion: nil,
+            server: F.server("a", "A", version: 1))
+        ], "b's completion moves nothing: b has no other entry")
       #expect(try store.pending().map(\.id) == [aLater.id])
+      let moved = try #require(try store.entry(aLater.id))
+      #expect(moved.operation.baseVersion == 1)
+      #expect(moved.operation.basePayload == F.payload("A"))
+      #expect(moved.operation.payload == F.payload("A2"), "its own fields kept")
+      #expect(rebases.first?.rebased(held[1]) == moved, "the replay's copy, moved alike")
       #expect(try store.record(F.key("b"))?.state == .synced)
       #expect(try store.record(F.key("a"))?.payload == F.payload("A2"), "the later edit shows")
       #expect(try store.record(F.key("a"))?.version == 1)

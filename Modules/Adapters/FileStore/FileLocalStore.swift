@@ -168,6 +168,35 @@ public final class FileLocalStore: LocalStoreBackend {
     return try body(state)
   }
 
+  /// Mutations as the journal holds them: a rebase as the entries it moves, each replaced
+  /// whole, so the journal's format stays the one every Courier reads.
+  /// - Parameters:
+  ///   - mutations: the plan's mutations.
+  ///   - state: the store before them.
+  /// - Returns: the mutations to journal (the same when none is a rebase).
+  /// - Throws: the `StoreError` applying them would throw.
+  private static func journalForm(_ mutations: [StoreMutation], on state: LocalStoreState)
+    throws(StoreError) -> [StoreMutation]
+  {
+    let rebases = mutations.contains { mutation in
+      if case .rebaseEntries = mutation { return true }
+      return false
+    }
+    guard rebases else { return mutations }
+    var scratch = state
+    var journalled: [StoreMutation] = []
+    for mutation in mutations {
+      if case .rebaseEntries(let rebase) = mutation {
+        let moved = scratch.entries(for: rebase.key).compactMap(rebase.rebased)
+        journalled += moved.map(StoreMutation.replaceEntry)
+      } else {
+        journalled.append(mutation)
+      }
+      try scratch.apply([mutation])
+    }
+    return journalled
+  }
+
   /// Runs a write: one journal line (or a snapshot rewrite), synced before it returns.
   /// - Parameter body: reads and plans.
   /// - Returns: the plan's result.
@@ -180,11 +209,12 @@ public final class FileLocalStore: LocalStoreBackend {
       if let broken = core.broken { throw broken }
       let plan = try body(core.state)
       if plan.mutations.isEmpty { return plan.result }
+      let expanded = try Self.journalForm(plan.mutations, on: core.state)
       try core.state.apply(plan.mutations)
       do {
         let touchesOutbox = plan.mutations.contains { mutation in
           switch mutation {
-          case .insertEntry, .replaceEntry, .deleteEntry, .setAttempts: return true
+          case .insertEntry, .replaceEntry, .deleteEntry, .setAttempts, .rebaseEntries: return true
           case .putRecord, .deleteRecord, .putCollection: return false
           }
         }
@@ -192,7 +222,7 @@ public final class FileLocalStore: LocalStoreBackend {
           core.lastSequence += 1
           // An attempt count is journalled as the whole entry: the journal's format stays the
           // one every Courier reads.
-          let journalled = plan.mutations.map { mutation -> StoreMutation in
+          let journalled = expanded.map { mutation -> StoreMutation in
             guard case .setAttempts(let sequence, _, _) = mutation,
               let entry = core.state.entriesBySequence[sequence]
             else { return mutation }
@@ -352,7 +382,7 @@ public final class FileLocalStore: LocalStoreBackend {
       let isRecordChange: (StoreMutation) -> Bool = { mutation in
         switch mutation {
         case .putRecord, .deleteRecord, .putCollection: return true
-        case .insertEntry, .replaceEntry, .deleteEntry, .setAttempts: return false
+        case .insertEntry, .replaceEntry, .deleteEntry, .setAttempts, .rebaseEntries: return false
         }
       }
       let replayed = line.m.filter { !isRecordChange($0) || line.seq > snapshotSequence }

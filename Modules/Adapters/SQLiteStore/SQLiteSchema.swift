@@ -217,6 +217,14 @@ struct SQLiteReader: LocalStoreReader {
     return try connection.query(Self.entriesForRecord, values, row: decodeEntry)
   }
 
+  func hasEntries(for key: RecordKey, except sequence: Int64) throws -> Bool {
+    let found = try connection.query(
+      "SELECT 1 FROM outbox WHERE collection = ? AND record_id = ? AND sequence != ? LIMIT 1",
+      [.text(key.collection), .text(key.id), .int(sequence)]
+    ) { _ in true }
+    return !found.isEmpty
+  }
+
   /// Whether a record has an entry in the outbox (the index alone).
   static let anyEntryForRecord =
     "SELECT 1 FROM outbox WHERE collection = ? AND record_id = ? LIMIT 1"
@@ -324,6 +332,17 @@ enum SQLiteWriter {
       try connection.run(
         "UPDATE counters SET value = max(value, ?) WHERE name = 'next_sequence'",
         [.int(sequence + 1)])
+    case .rebaseEntries(let rebase):
+      // One statement for all the record's entries the completion moves (the record's index
+      // finds them; no index is rewritten): neither a read of them nor an encoding of each.
+      try connection.run(
+        "UPDATE outbox SET base_version = ?, base_payload = ? WHERE collection = ? "
+          + "AND record_id = ? AND sequence != ? AND state = 'pending' AND base_version IS ?",
+        [
+          .int(Int64(rebase.server.version)), text(rebase.server.payload),
+          .text(rebase.key.collection), .text(rebase.key.id), .int(rebase.completed),
+          rebase.fromVersion.map { .int(Int64($0)) } ?? .null,
+        ])
     case .setAttempts(let sequence, let id, let attempts):
       let changed = try connection.run(
         "UPDATE outbox SET attempts = ? WHERE sequence = ? AND operation_id = ?",
