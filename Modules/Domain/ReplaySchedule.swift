@@ -39,7 +39,9 @@ public struct ReplaySchedule: Sendable {
   public init(_ entries: [OutboxEntry]) {
     self.entries = entries
     consumed = Array(repeating: false, count: entries.count)
-    for (index, entry) in entries.enumerated() { indicesByKey[entry.key, default: []].append(index) }
+    for (index, entry) in entries.enumerated() {
+      indicesByKey[entry.key, default: []].append(index)
+    }
   }
 
   /// Whether entries are left to pick (now or after a settle).

@@ -130,7 +130,9 @@ extension LocalStore {
     var rebases: [OutboxRebase] = []
     for completion in completions {
       try complete(completion.id, serverRecord: completion.serverRecord)
-      if let rebase = OutboxRebase(completing: completion.entry, serverRecord: completion.serverRecord) {
+      if let rebase = OutboxRebase(
+        completing: completion.entry, serverRecord: completion.serverRecord)
+      {
         rebases.append(rebase)
       }
     }
