@@ -17,6 +17,9 @@ import Synchronization
 /// whichever adapter lies beneath.
 public final class AuthTransport: Transport {
   private let base: any Transport
+
+  /// The wrapped transport's (see `Transport.taskExecutor`).
+  public var taskExecutor: (any TaskExecutor)? { base.taskExecutor }
   private let authenticator: any Authenticator
   private let credentialOrigin: URL
   private let wallClock: any WallClock

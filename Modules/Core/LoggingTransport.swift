@@ -9,6 +9,9 @@ import Foundation
 /// error text, a URL), are escaped (`LogText`).
 public struct LoggingTransport: Transport {
   private let base: any Transport
+
+  /// The wrapped transport's (see `Transport.taskExecutor`).
+  public var taskExecutor: (any TaskExecutor)? { base.taskExecutor }
   private let log: @Sendable (String) -> Void
 
   /// Wraps a transport.

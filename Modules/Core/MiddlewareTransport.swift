@@ -6,6 +6,9 @@ import Foundation
 /// in the list is the outermost, so it sees the request first and the response last.
 public struct MiddlewareTransport: Transport {
   private let base: any Transport
+
+  /// The wrapped transport's (see `Transport.taskExecutor`).
+  public var taskExecutor: (any TaskExecutor)? { base.taskExecutor }
   private let middlewares: [any ClientMiddleware]
 
   /// Wraps a transport.

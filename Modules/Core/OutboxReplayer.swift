@@ -580,41 +580,56 @@ public actor OutboxReplayer {
     }
     let routed = entries.compactMap { entry in route(for: entry.key.collection).map { (entry, $0) }
     }
-    if concurrency == 1 {
-      for (entry, route) in routed {
-        if Task.isCancelled {
-          halt = halt ?? .stop(CourierError(.cancelled, context: "replay"))
-          break
+    // On the transport's thread when every sender names the same one: each answer resumes the
+    // window's task there, and its next request is handed over there, with no thread woken.
+    await withTaskExecutorPreference(Self.sharedExecutor(routed.map(\.1.sender))) {
+      if concurrency == 1 {
+        for (entry, route) in routed {
+          if Task.isCancelled {
+            halt = halt ?? .stop(CourierError(.cancelled, context: "replay"))
+            break
+          }
+          decided(entry, route, await route.sender.send(entry, progress: nil))
+          if halt != nil { break }
         }
-        decided(entry, route, await route.sender.send(entry, progress: nil))
-        if halt != nil { break }
+        return
       }
-      return (settled, halt)
-    }
-    await withTaskGroup(of: (Int, ReplayAnswer).self) { group in
-      var next = 0
-      var running = 0
-      func launch() {
-        while running < concurrency, next < routed.count, halt == nil, !Task.isCancelled {
-          let index = next
-          let (entry, route) = routed[index]
-          group.addTask { (index, await route.sender.send(entry, progress: nil)) }
-          next += 1
-          running += 1
-        }
-      }
-      launch()
-      while let (index, answer) = await group.next() {
-        running -= 1
-        let (entry, route) = routed[index]
-        decided(entry, route, answer)
-        if Task.isCancelled, halt == nil {
-          halt = .stop(CourierError(.cancelled, context: "replay"))
+      await withTaskGroup(of: (Int, ReplayAnswer).self) { group in
+        var next = 0
+        var running = 0
+        func launch() {
+          while running < concurrency, next < routed.count, halt == nil, !Task.isCancelled {
+            let index = next
+            let (entry, route) = routed[index]
+            group.addTask { (index, await route.sender.send(entry, progress: nil)) }
+            next += 1
+            running += 1
+          }
         }
         launch()
+        while let (index, answer) = await group.next() {
+          running -= 1
+          let (entry, route) = routed[index]
+          decided(entry, route, answer)
+          if Task.isCancelled, halt == nil {
+            halt = .stop(CourierError(.cancelled, context: "replay"))
+          }
+          launch()
+        }
       }
     }
     return (settled, halt)
+  }
+
+  /// The task executor every sender names (`ReplaySender.taskExecutor`), or nil when one names
+  /// none or two differ.
+  private static func sharedExecutor(_ senders: [any ReplaySender]) -> (any TaskExecutor)? {
+    guard let first = senders.first?.taskExecutor else { return nil }
+    let id = ObjectIdentifier(first)
+    for sender in senders.dropFirst() {
+      guard let other = sender.taskExecutor, ObjectIdentifier(other) == id else { return nil }
+    }
+    return first
   }
 
   /// What `ReplayDecision` decides for an answer. The merge needs the copy the write started

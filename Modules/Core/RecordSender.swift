@@ -21,6 +21,10 @@ public struct RecordSender: ReplaySender {
     self.collection = collection
   }
 
+  /// The transport's (see `Transport.taskExecutor`): a sequential replay then waits for each
+  /// answer on the transport's own thread.
+  public var taskExecutor: (any TaskExecutor)? { client.transport.taskExecutor }
+
   /// Sends one attempt of an entry.
   /// - Parameters:
   ///   - entry: the entry, its attempt already counted.

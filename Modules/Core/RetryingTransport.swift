@@ -13,6 +13,9 @@ import Foundation
 /// without classifying again.
 public struct RetryingTransport<C: Clock>: Transport where C.Duration == Duration {
   private let base: any Transport
+
+  /// The wrapped transport's (see `Transport.taskExecutor`).
+  public var taskExecutor: (any TaskExecutor)? { base.taskExecutor }
   private let executor: RetryExecutor<C>
   private let onEvent: @Sendable (HTTPRequest, RetryEvent) -> Void
 

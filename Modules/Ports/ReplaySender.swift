@@ -19,4 +19,13 @@ public protocol ReplaySender: Sendable {
   ///   (`DeliveryProof`); `.failed` with the classified error otherwise.
   func send(_ entry: OutboxEntry, progress: (@Sendable (TransferProgress) -> Void)?) async
     -> ReplayAnswer
+
+  /// Where a replay sending this sender's entries one after another should run
+  /// (`Transport.taskExecutor`); nil (the default) to run where it would anyway.
+  var taskExecutor: (any TaskExecutor)? { get }
+}
+
+extension ReplaySender {
+  /// None: the replay's sends run where its task would anyway.
+  public var taskExecutor: (any TaskExecutor)? { nil }
 }

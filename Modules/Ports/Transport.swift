@@ -20,9 +20,19 @@ public protocol Transport: Sendable {
   func send(
     _ request: HTTPRequest, body: RequestBody?, options: TransportOptions
   ) async throws -> HTTPResponse
+
+  /// The executor of the thread the transport answers on, when it has one: a caller that sends
+  /// many requests one after another can run there (`withTaskExecutorPreference`), so that each
+  /// answer resumes it on that thread instead of waking another, and its next request is handed
+  /// over without waking the transport's. Nil (the default) for a transport without one; a
+  /// transport wrapping another passes the inner one's on.
+  var taskExecutor: (any TaskExecutor)? { get }
 }
 
 extension Transport {
+  /// None: the caller's task runs where it would anyway.
+  public var taskExecutor: (any TaskExecutor)? { nil }
+
   /// Sends a request, with a body or none, under default options.
   /// - Parameters:
   ///   - request: the request.

@@ -50,6 +50,85 @@ struct LoggingFake: Transport {
   }
 }
 
+/// A task executor with a thread of its own, as `CurlTransport`'s: says whether code runs there.
+final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
+  private let condition = NSCondition()
+  private var jobs: [UnownedJob] = []
+  private var stopped = false
+  private var thread: pthread_t?
+
+  init() {
+    let started = DispatchSemaphore(value: 0)
+    let worker = Thread { [self] in
+      condition.lock()
+      thread = pthread_self()
+      condition.unlock()
+      started.signal()
+      while true {
+        condition.lock()
+        while jobs.isEmpty, !stopped { condition.wait() }
+        if jobs.isEmpty {
+          condition.unlock()
+          return
+        }
+        let job = jobs.removeFirst()
+        condition.unlock()
+        job.runSynchronously(on: asUnownedTaskExecutor())
+      }
+    }
+    worker.start()
+    started.wait()
+  }
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    condition.lock()
+    jobs.append(UnownedJob(job))
+    condition.signal()
+    condition.unlock()
+  }
+
+  /// Whether the caller runs on this executor's thread.
+  var isCurrent: Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    return thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+  }
+
+  /// Ends the thread once its jobs ran.
+  func stop() {
+    condition.lock()
+    stopped = true
+    condition.signal()
+    condition.unlock()
+  }
+}
+
+/// A sender that names a task executor, and says for each send whether it ran there.
+final class ExecutorSender: ReplaySender {
+  let executor: ThreadExecutor?
+  private let runs = Mutex<[Bool]>([])
+
+  init(_ executor: ThreadExecutor?) { self.executor = executor }
+
+  var taskExecutor: (any TaskExecutor)? { executor }
+  var ranOnExecutor: [Bool] { runs.withLock { $0 } }
+
+  func send(_ entry: OutboxEntry, progress: (@Sendable (TransferProgress) -> Void)?) async
+    -> ReplayAnswer
+  {
+    let here = ThreadExecutor.isCurrent(executor)
+    await Task.yield()  // and again after a suspension: resumed there, not elsewhere
+    let after = ThreadExecutor.isCurrent(executor)
+    runs.withLock { $0.append(here && after) }
+    return .delivered(nil)
+  }
+}
+
+extension ThreadExecutor {
+  /// Whether the caller runs on `executor`'s thread (false for none).
+  static func isCurrent(_ executor: ThreadExecutor?) -> Bool { executor?.isCurrent ?? false }
+}
+
 /// A sender that holds every send until the test releases it, and counts how many it holds at
 /// once: proves how many sends a window has on their way, without timing.
 final class GateSender: ReplaySender {
@@ -286,6 +365,36 @@ struct OutboxReplayerTests {
     #expect(report.sent == 7 && report.pending == 0)
     #expect(gate.most == 4)
     #expect(gate.sent.count == 7 && Set(gate.sent).count == 7)
+  }
+
+  @Test(
+    "a window runs on its senders' task executor, in order or at once; not when senders differ",
+    arguments: [1, 3])
+  func sendersExecutor(concurrency: Int) async throws {
+    let executor = ThreadExecutor()
+    defer { executor.stop() }
+    let shared = ExecutorSender(executor)
+    let replayer = OutboxReplayer(
+      store: store, configuration: OutboxReplayer.Configuration(maxConcurrentSends: concurrency))
+    Self.registerUploads(shared, on: replayer)
+    for index in 0..<6 { try create("uploads", "u\(index)") }
+    var report = await replayer.replay()
+    #expect(report.sent == 6 && report.pending == 0)
+    #expect(shared.ranOnExecutor == Array(repeating: true, count: 6))
+    // A window with another sender that names none: it runs where it would anyway.
+    let other = ExecutorSender(nil)
+    replayer.register(
+      ReplayRoute(
+        collection: "notes", sender: other,
+        decision: ReplayDecision(policy: .manual, collection: CollectionDescription(name: "notes")))
+    )
+    // Windows of 1 and 2: [u6] alone, then [n0, u7] with both senders.
+    try create("uploads", "u6")
+    try create("notes", "n0")
+    try create("uploads", "u7")
+    report = await replayer.replay()
+    #expect(report.sent == 3 && report.pending == 0)
+    #expect(shared.ranOnExecutor.suffix(2) == [true, false] && other.ranOnExecutor == [false])
   }
 
   /// A sequential replayer with `sender` for the `uploads` collection.

@@ -203,6 +203,60 @@ struct CurlTransportTests {
     #expect(Sockets.connected(toPort: backend.port).subtracting(before).isEmpty)
   }
 
+  /// The name of the thread this runs on, as the kernel has it.
+  static func threadName() -> String? {
+    (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  @Test("a task on the transport's executor is resumed on its thread, one request after another")
+  func taskExecutor() async throws {
+    let backend = try #require(ContractEnvironment.current?.backend)
+    let transport = CurlTransport()
+    let executor = try #require(transport.taskExecutor)
+    let threads = try await withTaskExecutorPreference(executor) {
+      var names: [String?] = []
+      for _ in 0..<10 {
+        let response = try await transport.send(
+          HTTPRequest(method: .get, url: backend.url.appendingPathComponent("health")))
+        #expect(response.status == 200)
+        names.append(Self.threadName())
+      }
+      return names
+    }
+    #expect(threads == Array(repeating: "courier-curl", count: 10))
+    // A send that hangs is still cancelled promptly from there.
+    let server = try LoopbackServer(.hang)
+    defer { server.stop() }
+    let hung = Task {
+      await withTaskExecutorPreference(executor) {
+        do {
+          _ = try await transport.send(HTTPRequest(method: .get, url: server.url))
+          return CourierError.Kind?.none
+        } catch {
+          return (error as? CourierError)?.kind
+        }
+      }
+    }
+    // Cancelled once it is on its way (or before, on a machine too busy to start it in time).
+    let deadline = ContinuousClock.now + .seconds(60)
+    while transport.activeTransfers == 0, ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(1))
+    }
+    hung.cancel()
+    #expect(await hung.value == .cancelled)
+    // After a shutdown the thread is gone; a task preferring it starts a new one.
+    await transport.shutdown()
+    let after = try await withTaskExecutorPreference(executor) {
+      let response = try await transport.send(
+        HTTPRequest(method: .get, url: backend.url.appendingPathComponent("health")))
+      return (response.status, Self.threadName())
+    }
+    #expect(after.0 == 200 && after.1 == "courier-curl")
+    await transport.shutdown()
+    #expect(transport.activeTransfers == 0)
+  }
+
   @Test("a small body the server refuses early: a prompt answer, never a hang")
   func earlyRefusalSmallBody() async throws {
     let limited = try #require(ContractEnvironment.current?.limited)

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "CCurlShim.h"
 
 CURLcode courier_curl_global_init(void) { return curl_global_init(CURL_GLOBAL_ALL); }
@@ -167,3 +168,5 @@ COURIER_FORWARD(CURLUcode, curl_url_get, CURLUE_OUT_OF_MEMORY,
 COURIER_FORWARD(CURLUcode, curl_url_set, CURLUE_OUT_OF_MEMORY,
                 (CURLU *url, CURLUPart part, const char *value, unsigned int flags),
                 (url, part, value, flags))
+
+void courier_name_thread(const char *name) { pthread_setname_np(pthread_self(), name); }

@@ -14,10 +14,17 @@ let curlGlobalInit: CURLcode = courier_curl_global_init()
 /// one thread; the only call made from elsewhere is `curl_multi_wakeup`, which libcurl documents
 /// as callable from any thread, and it is made under the inbox lock so the handle cannot be
 /// freed meanwhile.
-final class CurlEngine: Sendable {
+///
+/// The thread is also a task executor (`CurlTransport.taskExecutor`): a job enqueued goes in the
+/// inbox like a command and runs on the thread between two turns of libcurl. A task that sends
+/// requests one after another from there is resumed by its answer on the thread that received
+/// it, and its next request is handed over on the same thread: no thread is woken on either
+/// side (decision 1204).
+final class CurlEngine: TaskExecutor {
   enum Command: Sendable {
     case add(Transfer)
     case remove(Transfer)
+    case run(UnownedJob)
     case stop
   }
 
@@ -50,6 +57,11 @@ final class CurlEngine: Sendable {
 
   func stop() {
     post(.stop, counting: 0, startIfNeeded: false)
+  }
+
+  /// Runs a job on the transport's thread (started if it is not running).
+  func enqueue(_ job: consuming ExecutorJob) {
+    post(.run(UnownedJob(job)), counting: 0, startIfNeeded: true)
   }
 
   func shutdown() async {
@@ -121,7 +133,10 @@ final class CurlEngine: Sendable {
     let (restart, waiters) = inbox.withLock { inbox -> (Bool, [CheckedContinuation<Void, Never>]) in
       inbox.multi = nil
       let pending = inbox.commands.contains {
-        if case .add = $0 { return true } else { return false }
+        switch $0 {
+        case .add, .run: return true
+        case .remove, .stop: return false
+        }
       }
       inbox.threadRunning = pending
       defer { inbox.exitWaiters = [] }
@@ -142,6 +157,9 @@ private final class CurlLoop {
   init(engine: CurlEngine) { self.engine = engine }
 
   func run() {
+    // Named, so a profile or `top -H` tells it from the pool's threads (a thread is otherwise
+    // named after the one that started it).
+    courier_name_thread("courier-curl")
     guard let multi = curl_multi_init() else {
       // libcurl is loaded on first use (decision 0504): say which library is missing.
       let reason = courier_curl_load_error().map {
@@ -159,18 +177,24 @@ private final class CurlLoop {
       multi, CURLMOPT_MAXCONNECTS, max(4, configuration.maxConnectionsPerHost * 2))
     engine.attach(multi)
     var stopping = false
+    let executor = engine.asUnownedTaskExecutor()
     while !stopping {
-      let commands = engine.takeCommands()
-      for (number, command) in commands.enumerated() {
-        switch command {
-        case .add(let transfer): add(transfer, to: multi)
-        case .remove(let transfer): remove(ObjectIdentifier(transfer), from: multi)
-        case .stop:
-          stopping = true
-          // What came after `stop` is for the next thread.
-          engine.requeue(Array(commands[(number + 1)...]))
+      // Until the inbox is empty: a job run here usually posts its next request.
+      var commands = engine.takeCommands()
+      while !commands.isEmpty, !stopping {
+        for (number, command) in commands.enumerated() {
+          switch command {
+          case .add(let transfer): add(transfer, to: multi)
+          case .remove(let transfer): remove(ObjectIdentifier(transfer), from: multi)
+          case .run(let job): job.runSynchronously(on: executor)
+          case .stop:
+            stopping = true
+            // What came after `stop` is for the next thread.
+            engine.requeue(Array(commands[(number + 1)...]))
+          }
+          if stopping { break }
         }
-        if stopping { break }
+        if !stopping { commands = engine.takeCommands() }
       }
       if stopping { break }
       var running: Int32 = 0
@@ -266,10 +290,17 @@ private final class CurlLoop {
 
   private func failAll(commands: [CurlEngine.Command], reason: String) {
     for command in commands {
-      guard case .add(let transfer) = command else { continue }
-      transfer.finish(
-        .failure(CourierError(.connectionLost, underlying: reason, context: transfer.context)))
-      engine.released(1)
+      switch command {
+      case .add(let transfer):
+        transfer.finish(
+          .failure(CourierError(.connectionLost, underlying: reason, context: transfer.context)))
+        engine.released(1)
+      case .run(let job):
+        // A task waiting to run here still runs: its request then fails as the others did.
+        job.runSynchronously(on: engine.asUnownedTaskExecutor())
+      case .remove, .stop:
+        break
+      }
     }
   }
 }

@@ -129,6 +129,10 @@ public final class CurlTransport: Transport {
   /// call has returned and the thread has caught up, whatever was cancelled.
   public var activeTransfers: Int { engine.activeTransfers }
 
+  /// The transport's thread, as a task executor: a task running there is resumed by each
+  /// answer without a thread being woken, and hands its next request over the same way.
+  public var taskExecutor: (any TaskExecutor)? { engine }
+
   /// Stops the transport's thread: transfers still running fail as `cancelled`, every
   /// connection is closed, and this returns once all of it is done. Later requests start a
   /// new thread.
