@@ -10,6 +10,10 @@ import Foundation
 /// adapter`. So a middleware runs once per attempt (and for the replay after a token refresh,
 /// and for the refresh call itself), and sees the final headers: `Authorization` and
 /// `Idempotency-Key` are already set, and what it adds is logged (redacted).
+///
+/// A middleware may run on the transport's own thread (a replay waits there for its answers,
+/// `Transport.taskExecutor`): it may suspend, but must not block that thread (a semaphore, a
+/// synchronous network call).
 public protocol ClientMiddleware: Sendable {
   /// Handles one attempt of a call.
   /// - Parameters:

@@ -21,7 +21,9 @@ public protocol ReplaySender: Sendable {
     -> ReplayAnswer
 
   /// Where a replay sending this sender's entries one after another should run
-  /// (`Transport.taskExecutor`); nil (the default) to run where it would anyway.
+  /// (`Transport.taskExecutor`); nil (the default) to run where it would anyway. A sender that
+  /// names one must not block in `send` (a semaphore, a synchronous read of a large file): it
+  /// would hold up that executor's thread, the transport's.
   var taskExecutor: (any TaskExecutor)? { get }
 }
 

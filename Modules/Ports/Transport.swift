@@ -25,7 +25,8 @@ public protocol Transport: Sendable {
   /// many requests one after another can run there (`withTaskExecutorPreference`), so that each
   /// answer resumes it on that thread instead of waking another, and its next request is handed
   /// over without waking the transport's. Nil (the default) for a transport without one; a
-  /// transport wrapping another passes the inner one's on.
+  /// transport wrapping another passes the inner one's on, and must then not block (a middleware
+  /// that waits on a semaphore would hold up the transport's thread).
   var taskExecutor: (any TaskExecutor)? { get }
 }
 
