@@ -257,6 +257,36 @@ struct CurlTransportTests {
     #expect(transport.activeTransfers == 0)
   }
 
+  @Test(
+    "a task yielding in a loop on the transport's thread does not starve its transfers",
+    .timeLimit(.minutes(2)))
+  func executorNotStarved() async throws {
+    let backend = try #require(ContractEnvironment.current?.backend)
+    let transport = CurlTransport()
+    let executor = try #require(transport.taskExecutor)
+    let done = Atomic<Bool>(false)
+    let spins = Atomic<Int>(0)
+    let spinner = Task {
+      await withTaskExecutorPreference(executor) {
+        while !done.load(ordering: .acquiring) {
+          spins.add(1, ordering: .relaxed)
+          await Task.yield()
+        }
+      }
+    }
+    // Sent from the pool while the spinner keeps the thread's inbox full.
+    while spins.load(ordering: .relaxed) == 0 { try await Task.sleep(for: .milliseconds(1)) }
+    for _ in 0..<3 {
+      let response = try await transport.send(
+        HTTPRequest(method: .get, url: backend.url.appendingPathComponent("health")))
+      #expect(response.status == 200)
+    }
+    done.store(true, ordering: .releasing)
+    await spinner.value
+    #expect(spins.load(ordering: .relaxed) > 0)
+    await transport.shutdown()
+  }
+
   @Test("a small body the server refuses early: a prompt answer, never a hang")
   func earlyRefusalSmallBody() async throws {
     let limited = try #require(ContractEnvironment.current?.limited)

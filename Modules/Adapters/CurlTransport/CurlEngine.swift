@@ -179,9 +179,13 @@ private final class CurlLoop {
     var stopping = false
     let executor = engine.asUnownedTaskExecutor()
     while !stopping {
-      // Until the inbox is empty: a job run here usually posts its next request.
+      // Until the inbox is empty (a job run here usually posts its next request), but a few
+      // rounds at most, so that a task yielding in a loop here cannot starve libcurl: what is
+      // left waits one turn (its post woke the poll below).
       var commands = engine.takeCommands()
+      var rounds = 0
       while !commands.isEmpty, !stopping {
+        rounds += 1
         for (number, command) in commands.enumerated() {
           switch command {
           case .add(let transfer): add(transfer, to: multi)
@@ -194,7 +198,7 @@ private final class CurlLoop {
           }
           if stopping { break }
         }
-        if !stopping { commands = engine.takeCommands() }
+        if !stopping, rounds < 8 { commands = engine.takeCommands() } else { commands = [] }
       }
       if stopping { break }
       var running: Int32 = 0
