@@ -35,6 +35,15 @@ struct StoreAdapter: Sendable, CustomStringConvertible {
     open: { try SQLiteLocalStore(path: $0 + "/store.sqlite") },
     close: { ($0 as? SQLiteLocalStore)?.close() })
 
+  /// SQLite as the composition root opens it: the log kept at close (decision 1403), reopened
+  /// through Courier's VFS without creating it (1411).
+  static let sqliteKept = StoreAdapter(
+    name: "SQLite, log kept", durable: true,
+    open: {
+      try SQLiteLocalStore(path: $0 + "/store.sqlite", options: .init(checkpointOnClose: false))
+    },
+    close: { ($0 as? SQLiteLocalStore)?.close() })
+
   static let file = StoreAdapter(
     name: "file", durable: true,
     open: { try FileLocalStore(directory: $0 + "/store") },
