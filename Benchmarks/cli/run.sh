@@ -268,7 +268,7 @@ echo
 printf 'courier %s, %s, %d cores, load %s; RUNS=%s N=%s UPLOAD_MIB="%s" UPLOAD_RUNS=%s IMAGE_RUNS=%s\n' \
   "$("$COURIER" --version | cut -d' ' -f2)" "$(uname -r)" "$(nproc)" \
   "$(cut -d' ' -f1-3 /proc/loadavg)" "$RUNS" "$N" "${UPLOAD_SIZES[*]}" "$UPLOAD_RUNS" "$IMAGE_RUNS"
-printf 'offline write: %s\n\n' "$OFFLINE_HOW"
+printf 'offline write: %s\n\n' "${OFFLINE_HOW:-not measured (ROWS)}"
 "$PY" - "$RESULTS" "${UPLOAD_SIZES[0]}" "${UPLOAD_SIZES[${#UPLOAD_SIZES[@]}-1]}" "$BEFORE" <<'PYEOF'
 import sys
 
