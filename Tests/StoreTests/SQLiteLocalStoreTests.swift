@@ -227,25 +227,40 @@ struct SQLiteLocalStoreTests {
     #expect(try reopened.pending().count == 3)
   }
 
-  @Test("checkpointOnClose off: a log past 100 pages is folded into the file by the next open")
-  func longLogEmptiedAtOpen() throws {
+  @Test(
+    "checkpointOnClose off: a log past 100 frames is folded by the next process's first write, which reuses it from its start"
+  )
+  func longLogFoldedBeforeTheNextWrite() throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     let path = directory.path + "/store.sqlite"
     let options = SQLiteLocalStore.Options(checkpointOnClose: false)
-    let log = { (FileManager.default.contents(atPath: path + "-wal")?.count ?? 0) / 4096 }
-    // Left open, as a process that exits leaves it: each write adds pages to the log.
+    let size = { (path: String) in FileManager.default.contents(atPath: path)?.count ?? 0 }
+    // Left open, as a process that exits leaves it: each write adds frames to the log.
     let writer = try SQLiteLocalStore(path: path, options: options)
     for n in 0..<60 {
       try writer.enqueue(F.operation("r\(n)", .create, String(repeating: "x", count: 9000)))
     }
-    let before = log()
+    let logBytes = size(path + "-wal")
+    #expect(SQLiteLocalStore.logIsPast(path, frames: 100), "the log held \(logBytes) bytes")
+    #expect(!SQLiteLocalStore.logIsPast(path, frames: 100_000))
+    let fileBefore = size(path)
+
     let reopened = try SQLiteLocalStore(path: path, options: options)
     defer { reopened.close() }
-    #expect(before > 100, "the log held \(before) pages")
-    #expect(log() < 100, "the log holds \(log()) pages after an open")
-    #expect(try reopened.pending().count == 60)
+    // Opening alone folds nothing: only a write grows the log.
+    #expect(SQLiteLocalStore.logIsPast(path, frames: 100))
+    try reopened.enqueue(F.operation("after", .create, "A"))
+    // Folded into the file, then started afresh in place: the same file, few frames in it.
+    #expect(!SQLiteLocalStore.logIsPast(path, frames: 100), "the log was not started afresh")
+    #expect(size(path + "-wal") >= logBytes, "the log was truncated, not reused")
+    #expect(size(path) > fileBefore + 60 * 9000, "the file did not take the log's pages")
+    #expect(try reopened.pending().count == 61)
     writer.close()
+    // Every write is still there for a new process, which recovers the restarted log.
+    let third = try SQLiteLocalStore(path: path, options: options)
+    defer { third.close() }
+    #expect(try third.pending().count == 61)
   }
 
   @Test("a missing directory cannot hold the file: cannotCreate naming it")
