@@ -184,7 +184,9 @@ let package = Package(
     // Benchmarks/stores.
     .executableTarget(
       name: "courier-store-crash-probe",
-      dependencies: ["CourierDomain", "CourierPorts", "CourierSQLite", "CourierFileStore"],
+      dependencies: [
+        "CourierDomain", "CourierPorts", "CourierSQLite", "CourierFileStore", "CSQLiteShim",
+      ],
       path: "Tests/StoreCrashProbe", swiftSettings: strict),
     // Drives one transport from its own process, so a test measures its memory alone.
     .executableTarget(

@@ -1,3 +1,4 @@
+import CSQLiteShim
 // courier-store-crash-probe: drives a local store from a separate process, for the crash test
 // (killed with SIGKILL at a random point) and for the durability benchmark.
 //
@@ -11,6 +12,9 @@
 //   courier-store-crash-probe settings sqlite <dir> <n>
 //       opens a store, writes operation n and prints "taken" when SQLite runs with the
 //       settings for short processes (decision 1410), "defaults" otherwise.
+//   courier-store-crash-probe vfs <sqlite|sqlite-kept> <dir> <n>
+//       opens a store, writes operation n, prints what Courier's VFS did in this process
+//       ("kept=K synced=S plain=P", decision 1411) and ends with _exit, as `courier` does.
 import CourierDomain
 import CourierFileStore
 import CourierPorts
@@ -29,6 +33,9 @@ func operationID(_ n: Int) -> UUID {
 func open(_ adapter: String, _ path: String) throws -> any LocalStore {
   switch adapter {
   case "sqlite": return try SQLiteLocalStore(path: path + "/store.sqlite")
+  case "sqlite-kept":
+    return try SQLiteLocalStore(
+      path: path + "/store.sqlite", options: .init(checkpointOnClose: false))
   case "sqlite-normal":
     return try SQLiteLocalStore(
       path: path + "/store.sqlite", options: .init(synchronous: .normal))
@@ -89,7 +96,8 @@ func main() throws {
   let arguments = CommandLine.arguments
   guard arguments.count == 5, let number = Int(arguments[4]) else {
     FileHandle.standardError.write(
-      Data("usage: courier-store-crash-probe enqueue|bench|settings <adapter> <path> <n>\n".utf8))
+      Data(
+        "usage: courier-store-crash-probe enqueue|bench|settings|vfs <adapter> <path> <n>\n".utf8))
     exit(64)
   }
   let (mode, adapter, path) = (arguments[1], arguments[2], arguments[3])
@@ -107,6 +115,15 @@ func main() throws {
     let store = try open(adapter, path)
     try write(store, number)
     print(SQLiteLocalStore.runsWithShortProcessSettings ? "taken" : "defaults")
+  case "vfs":
+    let store = try open(adapter, path)
+    try write(store, number)
+    print(
+      "kept=\(courier_sqlite_vfs_count(0)) synced=\(courier_sqlite_vfs_count(1)) "
+        + "plain=\(courier_sqlite_vfs_count(2))")
+    fflush(nil)
+    // As `courier` ends: no close (decision 1410), the log left as the commit synced it.
+    _exit(0)
   case "bench" where adapter == "fdatasync" || adapter == "fdatasync-overwrite":
     try rawSync(path, number, overwrite: adapter == "fdatasync-overwrite")
   case "bench":

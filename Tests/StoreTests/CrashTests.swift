@@ -65,7 +65,7 @@ struct CrashTests {
 
   @Test(
     "every reported enqueue survives kill -9, in order, without duplicates",
-    arguments: ["sqlite", "file"])
+    arguments: ["sqlite", "sqlite-kept", "file"])
   func killNine(adapter: String) async throws {
     // Twenty child processes, each read until killed: off the concurrency pool.
     try await offPool { try Self.killNine(adapter: adapter) }
@@ -76,7 +76,12 @@ struct CrashTests {
       Self.probe, "build the probe first: swift build --product courier-store-crash-probe")
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
-    let open = adapter == "sqlite" ? StoreAdapter.sqlite : StoreAdapter.file
+    let open: StoreAdapter =
+      switch adapter {
+      case "sqlite": .sqlite
+      case "sqlite-kept": .sqliteKept
+      default: .file
+      }
     var onDisk = 0
     var killedMidway = 0
     for round in 0..<Self.rounds {

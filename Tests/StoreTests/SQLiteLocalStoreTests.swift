@@ -6,6 +6,10 @@ import Testing
 
 @testable import CourierSQLite
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The SQLite adapter's own guarantees: damaged and foreign files, schema versions.
 @Suite("SQLiteLocalStore")
 struct SQLiteLocalStoreTests {
@@ -45,6 +49,109 @@ struct SQLiteLocalStoreTests {
     defer { store.close() }
     #expect(try store.record(RecordKey(collection: "articles", id: "r7")) != nil)
     #expect(try store.counts().pending == 1)
+  }
+
+  /// Runs the probe's `vfs` mode (decision 1411) on `directory`, optionally under strace, and
+  /// returns its report and how many times it called fsync or fdatasync (nil untraced).
+  static func probeVFS(_ probe: URL, _ directory: String, _ n: Int, traced: Bool = false)
+    async throws -> (report: String, syncs: Int?)
+  {
+    let trace = directory + "/vfs-\(n).strace"
+    let (status, out, err) = try await offPool {
+      let process = Process()
+      let probeArguments = ["vfs", "sqlite-kept", directory, String(n)]
+      if traced {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
+        process.arguments =
+          ["-f", "-qq", "-e", "trace=fsync,fdatasync", "-o", trace, probe.path] + probeArguments
+      } else {
+        process.executableURL = probe
+        process.arguments = probeArguments
+      }
+      let output = Pipe()
+      let errors = Pipe()
+      process.standardOutput = output
+      process.standardError = errors
+      try process.run()
+      let outData = output.fileHandleForReading.readDataToEndOfFile()
+      let errData = errors.fileHandleForReading.readDataToEndOfFile()
+      process.waitUntilExit()
+      return (
+        process.terminationStatus, String(decoding: outData, as: UTF8.self),
+        String(decoding: errData, as: UTF8.self)
+      )
+    }
+    #expect(status == 0, "probe vfs \(n): \(err)")
+    guard traced else { return (out, nil) }
+    let lines = (try? String(contentsOfFile: trace, encoding: .utf8)) ?? ""
+    let syncs = lines.split(separator: "\n").filter {
+      $0.contains("fsync(") || $0.contains("fdatasync(")
+    }
+    return (out, syncs.count)
+  }
+
+  // getxattr(2) and setxattr(2), which the Glibc module does not export: looked up in libc.
+  typealias GetAttribute =
+    @convention(c) (
+      UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafeMutableRawPointer?, Int
+    ) -> Int
+  typealias SetAttribute =
+    @convention(c) (
+      UnsafePointer<CChar>, UnsafePointer<CChar>, UnsafeRawPointer?, Int, Int32
+    ) -> Int32
+
+  /// The log's mark (user.courier.dirsynced), nil when it has none.
+  static func dirsyncMark(_ path: String) throws -> String? {
+    let symbol = try #require(dlsym(nil, "getxattr"), "no getxattr in libc")
+    let get = unsafeBitCast(symbol, to: GetAttribute.self)
+    var buffer = [UInt8](repeating: 0, count: 256)
+    let length = get(path, "user.courier.dirsynced", &buffer, buffer.count)
+    return length < 0 ? nil : String(decoding: buffer[..<length], as: UTF8.self)
+  }
+
+  /// Writes `value` as the log's mark.
+  static func setDirsyncMark(_ path: String, _ value: String) throws -> Bool {
+    let symbol = try #require(dlsym(nil, "setxattr"), "no setxattr in libc")
+    let set = unsafeBitCast(symbol, to: SetAttribute.self)
+    return set(path, "user.courier.dirsynced", value, value.utf8.count, 0) == 0
+  }
+
+  @Test(
+    "a kept log is opened without creating it: its folder synced once, then a write is one sync")
+  func keptLogIsOneSync() async throws {
+    let probe = try #require(
+      CrashTests.probe, "build the probe first: swift build --product courier-store-crash-probe")
+    try #require(
+      FileManager.default.isExecutableFile(atPath: "/usr/bin/strace"),
+      "strace is missing (scripts/setup installs it)")
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let log = directory.path + "/store.sqlite-wal"
+
+    // Creates the store and its log as SQLite does (the folder synced at the first sync).
+    let first = try await Self.probeVFS(probe, directory.path, 0)
+    #expect(first.report.hasPrefix("kept=0 synced=0 "), "\(first.report)")
+    #expect(try Self.dirsyncMark(log) == nil)
+    // The log exists and carries no mark: the VFS syncs the folder itself, then marks the log.
+    let second = try await Self.probeVFS(probe, directory.path, 1)
+    #expect(second.report.hasPrefix("kept=1 synced=1 "), "\(second.report)")
+    let mark = try #require(try Self.dirsyncMark(log), "no mark on \(log)")
+    #expect(mark.hasPrefix("v1 "))
+    // Marked: opened without creating it, no folder sync; the write's commit is the one sync.
+    let third = try await Self.probeVFS(probe, directory.path, 2, traced: true)
+    #expect(third.report.hasPrefix("kept=1 synced=0 "), "\(third.report)")
+    #expect(third.syncs == 1, "fsync/fdatasync calls: \(third.syncs.map(String.init) ?? "?")")
+    // A mark naming another file (a copy that kept its attributes) is not trusted.
+    let foreign = "v1 0:0 1 0.000000000"
+    #expect(try Self.setDirsyncMark(log, foreign))
+    let fourth = try await Self.probeVFS(probe, directory.path, 3)
+    #expect(fourth.report.hasPrefix("kept=1 synced=1 "), "\(fourth.report)")
+    #expect(try Self.dirsyncMark(log) == mark)
+
+    let store = try SQLiteLocalStore(
+      path: directory.path + "/store.sqlite", options: .init(checkpointOnClose: false))
+    defer { store.close() }
+    #expect(try store.entries().map(\.id) == (0..<4).map(Fixture.operationID))
   }
 
   @Test(
@@ -120,25 +227,40 @@ struct SQLiteLocalStoreTests {
     #expect(try reopened.pending().count == 3)
   }
 
-  @Test("checkpointOnClose off: a log past 100 pages is folded into the file by the next open")
-  func longLogEmptiedAtOpen() throws {
+  @Test(
+    "checkpointOnClose off: a log past 100 frames is folded by the next process's first write, which reuses it from its start"
+  )
+  func longLogFoldedBeforeTheNextWrite() throws {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     let path = directory.path + "/store.sqlite"
     let options = SQLiteLocalStore.Options(checkpointOnClose: false)
-    let log = { (FileManager.default.contents(atPath: path + "-wal")?.count ?? 0) / 4096 }
-    // Left open, as a process that exits leaves it: each write adds pages to the log.
+    let size = { (path: String) in FileManager.default.contents(atPath: path)?.count ?? 0 }
+    // Left open, as a process that exits leaves it: each write adds frames to the log.
     let writer = try SQLiteLocalStore(path: path, options: options)
     for n in 0..<60 {
       try writer.enqueue(F.operation("r\(n)", .create, String(repeating: "x", count: 9000)))
     }
-    let before = log()
+    let logBytes = size(path + "-wal")
+    #expect(SQLiteLocalStore.logIsPast(path, frames: 100), "the log held \(logBytes) bytes")
+    #expect(!SQLiteLocalStore.logIsPast(path, frames: 100_000))
+    let fileBefore = size(path)
+
     let reopened = try SQLiteLocalStore(path: path, options: options)
     defer { reopened.close() }
-    #expect(before > 100, "the log held \(before) pages")
-    #expect(log() < 100, "the log holds \(log()) pages after an open")
-    #expect(try reopened.pending().count == 60)
+    // Opening alone folds nothing: only a write grows the log.
+    #expect(SQLiteLocalStore.logIsPast(path, frames: 100))
+    try reopened.enqueue(F.operation("after", .create, "A"))
+    // Folded into the file, then started afresh in place: the same file, few frames in it.
+    #expect(!SQLiteLocalStore.logIsPast(path, frames: 100), "the log was not started afresh")
+    #expect(size(path + "-wal") >= logBytes, "the log was truncated, not reused")
+    #expect(size(path) > fileBefore + 60 * 9000, "the file did not take the log's pages")
+    #expect(try reopened.pending().count == 61)
     writer.close()
+    // Every write is still there for a new process, which recovers the restarted log.
+    let third = try SQLiteLocalStore(path: path, options: options)
+    defer { third.close() }
+    #expect(try third.pending().count == 61)
   }
 
   @Test("a missing directory cannot hold the file: cannotCreate naming it")

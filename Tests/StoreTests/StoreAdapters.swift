@@ -35,6 +35,17 @@ struct StoreAdapter: Sendable, CustomStringConvertible {
     open: { try SQLiteLocalStore(path: $0 + "/store.sqlite") },
     close: { ($0 as? SQLiteLocalStore)?.close() })
 
+  /// SQLite as the composition root opens it: the log kept at close (decision 1403), reopened
+  /// through Courier's VFS without creating it (1411). Never closed, as `courier` ends with
+  /// `_exit` (1410): the connection goes with the store, and the log is folded only by a later
+  /// write (with RESTART, then reused from its start: 1413), not by a close.
+  static let sqliteKept = StoreAdapter(
+    name: "SQLite, log kept", durable: true,
+    open: {
+      try SQLiteLocalStore(path: $0 + "/store.sqlite", options: .init(checkpointOnClose: false))
+    },
+    close: { _ in })
+
   static let file = StoreAdapter(
     name: "file", durable: true,
     open: { try FileLocalStore(directory: $0 + "/store") },

@@ -99,6 +99,9 @@ COURIER_FORWARD(int, sqlite3_open_v2, SQLITE_CANTOPEN,
                 (const char *path, sqlite3 **db, int flags, const char *vfs),
                 (path, db, flags, vfs))
 COURIER_FORWARD(int, sqlite3_close_v2, SQLITE_MISUSE, (sqlite3 * db), (db))
+COURIER_FORWARD(sqlite3_vfs *, sqlite3_vfs_find, NULL, (const char *name), (name))
+COURIER_FORWARD(int, sqlite3_vfs_register, SQLITE_MISUSE, (sqlite3_vfs * vfs, int make_default),
+                (vfs, make_default))
 COURIER_FORWARD(const char *, sqlite3_errmsg, "libsqlite3 could not be loaded", (sqlite3 * db),
                 (db))
 COURIER_FORWARD(int, sqlite3_extended_result_codes, SQLITE_MISUSE, (sqlite3 * db, int onoff),

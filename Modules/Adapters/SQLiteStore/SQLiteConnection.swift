@@ -69,7 +69,9 @@ final class SQLiteConnection {
     _ = Self.configureMemory()
     var handle: OpaquePointer?
     let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-    let rc = sqlite3_open_v2(path, &handle, flags, nil)
+    // Courier's VFS (decision 1411), after the memory settings (finding the unix VFS starts
+    // SQLite): a kept log whose folder entry is on disk already costs no sync of the folder.
+    let rc = sqlite3_open_v2(path, &handle, flags, courier_sqlite_vfs())
     db = handle
     if rc != SQLITE_OK {
       let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"

@@ -57,8 +57,8 @@ public final class SQLiteLocalStore: LocalStoreBackend {
     }
   }
 
-  /// How long the log kept at close may grow, in pages, before a close folds it into the
-  /// database file and empties it.
+  /// How long the log kept at close may grow, in frames (a page each), before it is folded
+  /// into the database file: by the first write of the next process, or a close.
   static let keptLogPages = 100
 
   /// Whether SQLite runs with Courier's settings for short processes (decision 1410: no memory
@@ -72,6 +72,9 @@ public final class SQLiteLocalStore: LocalStoreBackend {
   /// The database file.
   public let path: String
   private let keepsLog: Bool
+  /// Set at open when the kept log is past `keptLogPages`: the first write folds it first
+  /// (decision 1403, amended in 1411).
+  private let foldsBeforeWrite: Atomic<Bool>
 
   /// The connection (not thread-safe: every use holds this lock), nil once closed.
   private let locked: Mutex<SQLiteConnection?>
@@ -101,6 +104,7 @@ public final class SQLiteLocalStore: LocalStoreBackend {
     }
     locked = Mutex(connection)
     keepsLog = !options.checkpointOnClose
+    foldsBeforeWrite = Atomic(keepsLog && Self.logIsPast(path, frames: Self.keptLogPages))
   }
 
   private static func prepare(_ connection: SQLiteConnection, options: Options) throws {
@@ -131,11 +135,6 @@ public final class SQLiteLocalStore: LocalStoreBackend {
       }
     }
     try connection.exec("PRAGMA synchronous=\(options.synchronous.rawValue)")
-    if !options.checkpointOnClose, logPages(connection.path) > keptLogPages {
-      // The log another process left: folded into the file and emptied once it passes 100
-      // pages (a short-lived process rarely closes its store; see close()).
-      _ = try? connection.query("PRAGMA wal_checkpoint(TRUNCATE)") { $0.int(0) }
-    }
     // Up to date already (the version never goes back): no write transaction to take.
     if version < schemaVersion { try migrate(connection) }
   }
@@ -207,11 +206,12 @@ public final class SQLiteLocalStore: LocalStoreBackend {
     // One hold of the lock: no other call can find the connection closed but still set.
     locked.withLock { connection in
       guard let open = connection else { return }
-      if keepsLog, Self.logPages(path) > Self.keptLogPages {
+      if keepsLog, Self.logIsPast(path, frames: Self.keptLogPages) {
         // Every process after the last one's close recovers the log and counts none of it as
         // copied yet, so SQLite's own checkpoint at commit would copy the whole log again at
-        // every commit once it passed its limit, and never restart it: here, past 100 pages,
-        // it is copied once and emptied (decision 1403).
+        // every commit once it passed its limit, and never restart it: here, past 100 frames,
+        // it is copied once and emptied (decision 1403). TRUNCATE, not RESTART as before a
+        // write: no write follows to start the log afresh.
         _ = try? open.query("PRAGMA wal_checkpoint(TRUNCATE)") { $0.int(0) }
       }
       open.close()
@@ -219,11 +219,31 @@ public final class SQLiteLocalStore: LocalStoreBackend {
     }
   }
 
-  /// The size of the write-ahead log beside the database, in pages (0 without one).
-  static func logPages(_ path: String) -> Int {
-    var info = stat()
-    guard stat(path + "-wal", &info) == 0 else { return 0 }
-    return Int(info.st_size) / 4096
+  /// Whether the write-ahead log beside the database holds more than `frames` frames since it
+  /// last started afresh: frame number `frames + 1` carries the salts of the log's header
+  /// (SQLite's WAL format: the header's salts at bytes 16–23, each frame's 24-byte header
+  /// repeats them at its bytes 8–15; a restarted log gets new random salts, so the frames an
+  /// earlier round left further on do not count). False without a log or with a shorter one.
+  /// A log folded before a write keeps its size, so its size says nothing (decision 1411).
+  static func logIsPast(_ path: String, frames: Int) -> Bool {
+    let fd = open(path + "-wal", O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return false }
+    defer { _ = Glibc.close(fd) }
+    var header = [UInt8](repeating: 0, count: 32)
+    guard header.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, 32, 0) }) == 32 else {
+      return false
+    }
+    let magic = header[0..<4].reduce(0) { $0 << 8 | UInt32($1) }
+    let pageSize = Int(header[8..<12].reduce(0) { $0 << 8 | UInt32($1) })
+    guard magic & 0xFFFF_FFFE == 0x377F_0682, pageSize >= 512, pageSize <= 65536 else {
+      return false
+    }
+    var frame = [UInt8](repeating: 0, count: 24)
+    let offset = off_t(32 + frames * (24 + pageSize))
+    guard frame.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, 24, offset) }) == 24 else {
+      return false
+    }
+    return frame[8..<16] == header[16..<24]
   }
 
   /// Runs a read in a transaction, for a consistent view.
@@ -254,6 +274,15 @@ public final class SQLiteLocalStore: LocalStoreBackend {
     -> T
   {
     try withConnection { connection in
+      if foldsBeforeWrite.exchange(false, ordering: .relaxed) {
+        // The kept log passed 100 frames (decision 1403): copied into the file once, before
+        // this write, with RESTART rather than TRUNCATE. The write that follows then starts
+        // the log afresh at its beginning and over blocks the file already has, so the
+        // commit's fdatasync writes the frames and no file-size or block metadata, as every
+        // later write does until the log passes its old length (decision 1411). A checkpoint
+        // that cannot finish (another process reading) is left to the next one.
+        _ = try? connection.query("PRAGMA wal_checkpoint(RESTART)") { $0.int(0) }
+      }
       try connection.run("BEGIN IMMEDIATE")
       do {
         let plan = try body(SQLiteReader(connection: connection))

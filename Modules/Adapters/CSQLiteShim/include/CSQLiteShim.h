@@ -25,4 +25,18 @@ int courier_sqlite_keep_wal_on_close(sqlite3 *db);
 /// all three were taken, an SQLite error code otherwise.
 int courier_sqlite_configure(void);
 
+/// The name of Courier's VFS (vfs.c, decision 1411), registered on the first call: SQLite's
+/// "unix" VFS, except that a write-ahead log that exists already is opened without
+/// SQLITE_OPEN_CREATE once its folder entry is known to be on disk (an extended attribute on
+/// the log says so, written only after a sync of the folder), so that a short process's
+/// commit is its one sync, not that and a sync of the folder. NULL where it is not available
+/// (not Linux, no "unix" VFS): open with the default VFS then. Call after
+/// courier_sqlite_configure(), which must come before anything starts SQLite.
+const char *courier_sqlite_vfs(void);
+
+/// What Courier's VFS did in this process, for tests: 0, logs opened without
+/// SQLITE_OPEN_CREATE (kept); 1, folders it synced itself before marking a log; 2, files opened
+/// as SQLite opens them. -1 for another `which`, or without the VFS.
+long courier_sqlite_vfs_count(int which);
+
 #endif
