@@ -180,13 +180,21 @@ else
   C=("$COURIER" --base-url "$BASE_URL")
 fi
 WRAP=("${IN_NS[@]}")
-measure add-offline "$RUNS" "${C[@]}" --data-dir "$WORK/offline" articles add --title "offline"
-measure fsync-peer "$RUNS" "$OUT/fsync-peer" "$WORK/offline/peer.log"
-measure fsync-peer-swift "$RUNS" "$OUT/fsync-peer-swift" "$WORK/offline/peer-swift.log"
-if [ -n "$BEFORE" ]; then
-  measure add-offline-base "$RUNS" "$BEFORE" --base-url "$BASE_URL" --data-dir "$WORK/offline-base" \
-    articles add --title "offline"
-fi
+# In ADD_ROUNDS rounds (default 5) of RUNS / ADD_ROUNDS runs each, the four interleaved: this
+# row is a few milliseconds and most of it one fdatasync, whose latency drifts on this machine
+# (virtual disk) by more than the margin the goal leaves; each side is the minimum of all its
+# RUNS runs as before, but taken over the same span of time.
+ADD_ROUNDS=${ADD_ROUNDS:-5}
+per_round=$(((RUNS + ADD_ROUNDS - 1) / ADD_ROUNDS))
+for _ in $(seq "$ADD_ROUNDS"); do
+  measure add-offline "$per_round" "${C[@]}" --data-dir "$WORK/offline" articles add --title "offline"
+  measure fsync-peer "$per_round" "$OUT/fsync-peer" "$WORK/offline/peer.log"
+  measure fsync-peer-swift "$per_round" "$OUT/fsync-peer-swift" "$WORK/offline/peer-swift.log"
+  if [ -n "$BEFORE" ]; then
+    measure add-offline-base "$per_round" "$BEFORE" --base-url "$BASE_URL" \
+      --data-dir "$WORK/offline-base" articles add --title "offline"
+  fi
+done
 # How many times an add syncs a file, over TRACED more adds (strace, when installed): the
 # commit's one sync (decision 1411: no sync of the folder for a kept log), and apart from it the
 # adds that also fold the kept log into the database file once it passes 100 pages (decision
@@ -207,8 +215,8 @@ if command -v strace >/dev/null; then
   traced=$TRACED
 fi
 WRAP=()
-# Every offline add was saved and queued, none sent (the warm-up run and the traced one too).
-expected=$((RUNS + 1 + traced))
+# Every offline add was saved and queued, none sent (each round's warm-up run and the traced ones too).
+expected=$((ADD_ROUNDS * (per_round + 1) + traced))
 pending="$("$COURIER" --data-dir "$WORK/offline" --json outbox |
   "$PY" -c 'import json,sys; print(json.load(sys.stdin)["pending"])')"
 [ "$pending" = "$expected" ] || { echo "cli bench: $pending writes queued, not $expected" >&2; exit 1; }
@@ -273,13 +281,20 @@ printf 'offline write: %s\n\n' "${OFFLINE_HOW:-not measured (ROWS)}"
 import sys
 
 rows = {}
+rounds = {}
 counts = []
 for line in open(sys.argv[1]):
     name, wall, cpu, rss = line.rstrip("\n").split("\t")
     if name == "syncs":
         counts = [tuple(int(x) for x in n.split(":")) for n in wall.split(",") if ":" in n]
         continue
-    rows[name] = (float(wall), float(cpu), int(rss) / 1024)
+    value = (float(wall), float(cpu), int(rss) / 1024)
+    rounds.setdefault(name, []).append(value[0])
+    # Measured in several rounds (the offline add): the minimum of all of them, the most RSS.
+    if name in rows:
+        old = rows[name]
+        value = (min(old[0], value[0]), min(old[1], value[1]), max(old[2], value[2]))
+    rows[name] = value
 small, large, baseline = sys.argv[2], sys.argv[3], sys.argv[4]
 table = []
 
@@ -311,6 +326,12 @@ if "add-offline" in rows:
     row("`courier articles add`, no usable path", ms("add-offline"),
         ms("fsync-peer-swift") + " (Swift start + fdatasync)", f"{ratio:.2f}×", "≤ 2×",
         ratio <= 2, ms("add-offline-base"))
+    pairs = sorted(c / p for c, p in zip(rounds["add-offline"], rounds["fsync-peer-swift"]))
+    if len(pairs) > 1:
+        middle = (pairs[(len(pairs) - 1) // 2] + pairs[len(pairs) // 2]) / 2
+        text = f"median {middle:.2f}× ({pairs[0]:.2f}–{pairs[-1]:.2f}×)"
+        row(f"  the same, each of {len(pairs)} interleaved rounds (its minimums)", "", "", text,
+            "shown, no goal", None)
     ratio = rows["add-offline"][0] / rows["fsync-peer"][0]
     row("  the same against the C peer", ms("add-offline"),
         ms("fsync-peer") + " (C start + fdatasync)", f"{ratio:.2f}×", "≤ 2×", ratio <= 2,
