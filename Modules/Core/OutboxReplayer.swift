@@ -561,7 +561,9 @@ public actor OutboxReplayer {
 
   /// Sends a window's entries, their attempts counted, and decides each answer: in order when
   /// `concurrency` is 1, else up to `concurrency` at once. No new send starts after an answer
-  /// that stops the pass or changes the queue; the sends already out finish.
+  /// that stops the pass or changes the queue; the sends already out finish. The window runs on
+  /// its senders' task executor when they share one (decision 1205); the commits stay on the
+  /// actor.
   private nonisolated func send(
     _ entries: [OutboxEntry], concurrency: Int, resends: [UUID: Int]
   ) async -> ([Settled], Halt?) {
