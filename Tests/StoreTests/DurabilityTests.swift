@@ -48,50 +48,52 @@ struct DurabilityTests {
 
   @Test("reopening the same files finds everything, in order", arguments: StoreAdapter.durableOnes)
   func reopenKeepsEverything(adapter: StoreAdapter) throws {
+    let (before, after) = try Self.acrossReopen(adapter) { _ = try Self.populate($0) }
+    #expect(before.records.count == 4 && before.entries.count == 4)
+    #expect(after == before)
+  }
+
+  /// Writes with `body` in a fresh folder, closes the store and opens the same files again.
+  /// - Returns: the store's dump before the close, and the reopened store's.
+  static func acrossReopen(_ adapter: StoreAdapter, _ body: (any LocalStore) throws -> Void)
+    throws -> (before: Dump, after: Dump)
+  {
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
     let store = try adapter.open(directory.path)
-    _ = try Self.populate(store)
-    let before = try Self.dump(store)
+    try body(store)
+    let before = try dump(store)
     adapter.close(store)
-    #expect(before.records.count == 4 && before.entries.count == 4)
-
     let reopened = try adapter.open(directory.path)
     defer { adapter.close(reopened) }
-    #expect(try Self.dump(reopened) == before)
+    return (before, try dump(reopened))
   }
 
   @Test(
     "a window's completions and the rebases they make are found after a reopen",
     arguments: StoreAdapter.durableOnes)
   func rebasesSurviveReopen(adapter: StoreAdapter) throws {
-    let directory = try TemporaryDirectory()
-    defer { directory.remove() }
-    let store = try adapter.open(directory.path)
-    try store.applyServerList(
-      [F.server("a", "A", version: 1), F.server("b", "B", version: 4)], collection: F.collection,
-      etag: nil, refreshedAt: F.epoch)
-    // Three edits of a on version 1 (each attempted, so none coalesces), one of b.
-    for (index, title) in ["A1", "A2", "A3"].enumerated() {
-      let op = F.operation("a", .update, title, base: 1, operationID: F.operationID(10 + index))
-      try store.applyAndEnqueue(.put(F.key("a"), payload: F.payload(title)), op)
-      try store.recordAttempt(op.id)
+    let (before, after) = try Self.acrossReopen(adapter) { store in
+      try store.applyServerList(
+        [F.server("a", "A", version: 1), F.server("b", "B", version: 4)],
+        collection: F.collection, etag: nil, refreshedAt: F.epoch)
+      // Three edits of a on version 1 (each attempted, so none coalesces), one of b.
+      for (index, title) in ["A1", "A2", "A3"].enumerated() {
+        let op = F.operation("a", .update, title, base: 1, operationID: F.operationID(10 + index))
+        try store.applyAndEnqueue(.put(F.key("a"), payload: F.payload(title)), op)
+        try store.recordAttempt(op.id)
+      }
+      let b = F.operation("b", .update, "B1", base: 4, operationID: F.operationID(20))
+      try store.applyAndEnqueue(.put(F.key("b"), payload: F.payload("B1")), b)
+      let held = try store.pending()
+      try store.completeAll([
+        OutboxCompletion(entry: held[0], serverRecord: F.server("a", "A1", version: 2)),
+        OutboxCompletion(entry: held[3], serverRecord: F.server("b", "B1", version: 5)),
+      ])
     }
-    let b = F.operation("b", .update, "B1", base: 4, operationID: F.operationID(20))
-    try store.applyAndEnqueue(.put(F.key("b"), payload: F.payload("B1")), b)
-    let held = try store.pending()
-    try store.completeAll([
-      OutboxCompletion(entry: held[0], serverRecord: F.server("a", "A1", version: 2)),
-      OutboxCompletion(entry: held[3], serverRecord: F.server("b", "B1", version: 5)),
-    ])
-    let before = try Self.dump(store)
     #expect(before.entries.map(\.operation.baseVersion) == [2, 2])
     #expect(before.entries.map(\.operation.basePayload) == [F.payload("A1"), F.payload("A1")])
-    adapter.close(store)
-
-    let reopened = try adapter.open(directory.path)
-    defer { adapter.close(reopened) }
-    #expect(try Self.dump(reopened) == before)
+    #expect(after == before)
   }
 
   @Test(

@@ -25,25 +25,9 @@ struct SQLiteLocalStoreTests {
       CrashTests.probe, "build the probe first: swift build --product courier-store-crash-probe")
     let directory = try TemporaryDirectory()
     defer { directory.remove() }
-    let (status, out, err) = try await offPool {
-      let process = Process()
-      process.executableURL = probe
-      process.arguments = ["settings", "sqlite", directory.path, "7"]
-      let output = Pipe()
-      let errors = Pipe()
-      process.standardOutput = output
-      process.standardError = errors
-      try process.run()
-      let outData = output.fileHandleForReading.readDataToEndOfFile()
-      let errData = errors.fileHandleForReading.readDataToEndOfFile()
-      process.waitUntilExit()
-      return (
-        process.terminationStatus, String(decoding: outData, as: UTF8.self),
-        String(decoding: errData, as: UTF8.self)
-      )
-    }
-    #expect(status == 0, "\(err)")
-    #expect(out == "taken\n", "\(out)\(err)")
+    let result = try await ChildProcess.run([probe.path, "settings", "sqlite", directory.path, "7"])
+    #expect(result.succeeded, "\(result)")
+    #expect(result.stdout == "taken\n", "\(result)")
     // Its write is there for this process's store, whatever settings this one runs with.
     let store = try SQLiteLocalStore(path: directory.path + "/store.sqlite")
     defer { store.close() }
@@ -57,31 +41,13 @@ struct SQLiteLocalStoreTests {
     async throws -> (report: String, syncs: Int?)
   {
     let trace = directory + "/vfs-\(n).strace"
-    let (status, out, err) = try await offPool {
-      let process = Process()
-      let probeArguments = ["vfs", "sqlite-kept", directory, String(n)]
-      if traced {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
-        process.arguments =
-          ["-f", "-qq", "-e", "trace=fsync,fdatasync", "-o", trace, probe.path] + probeArguments
-      } else {
-        process.executableURL = probe
-        process.arguments = probeArguments
-      }
-      let output = Pipe()
-      let errors = Pipe()
-      process.standardOutput = output
-      process.standardError = errors
-      try process.run()
-      let outData = output.fileHandleForReading.readDataToEndOfFile()
-      let errData = errors.fileHandleForReading.readDataToEndOfFile()
-      process.waitUntilExit()
-      return (
-        process.terminationStatus, String(decoding: outData, as: UTF8.self),
-        String(decoding: errData, as: UTF8.self)
-      )
-    }
-    #expect(status == 0, "probe vfs \(n): \(err)")
+    let probeArguments = [probe.path, "vfs", "sqlite-kept", directory, String(n)]
+    let result = try await ChildProcess.run(
+      traced
+        ? ["strace", "-f", "-qq", "-e", "trace=fsync,fdatasync", "-o", trace] + probeArguments
+        : probeArguments)
+    #expect(result.succeeded, "probe vfs \(n): \(result)")
+    let out = result.stdout
     guard traced else { return (out, nil) }
     let lines = (try? String(contentsOfFile: trace, encoding: .utf8)) ?? ""
     let syncs = lines.split(separator: "\n").filter {
