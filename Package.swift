@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // Courier: an offline-first networking toolkit. Ports and adapters; see Docs/Architecture.md.
 import PackageDescription
 
@@ -30,6 +30,17 @@ let package = Package(
     .library(name: "CourierTestKit", targets: ["CourierTestKit"]),
     .executable(name: "courier", targets: ["courier"]),
     .executable(name: "courier-tui", targets: ["courier-tui"]),
+  ],
+  // URLSessionTransport (on by default): the composition root (CourierLinux) offers Foundation's
+  // URLSession as a transport. Off, nothing in CourierLinux links swift-corelibs-foundation, whose
+  // load costs every start about 0.7 ms (decision 1414): `scripts/release-build` builds the apps
+  // with it off, since libcurl is their transport on Linux (0501). The product CourierURLSession
+  // is there either way.
+  traits: [
+    .trait(
+      name: "URLSessionTransport",
+      description: "CourierLinux can pick Foundation's URLSession as its transport."),
+    .default(enabledTraits: ["URLSessionTransport"]),
   ],
   targets: [
     // Pure values and decisions: no I/O, no FoundationNetworking.
@@ -114,13 +125,16 @@ let package = Package(
     .target(
       name: "CourierLinux",
       dependencies: [
-        "Courier", "CourierDomain", "CourierPorts", "CourierCore", "CourierURLSession",
+        "Courier", "CourierDomain", "CourierPorts", "CourierCore",
+        .target(name: "CourierURLSession", condition: .when(traits: ["URLSessionTransport"])),
         "CourierCurl", "CourierNetlink", "CourierVips", "CourierSQLite", "CourierFileStore",
         "CourierMemory", "CourierSHANI", "CDetachedRemoval",
       ],
       path: "Modules/Composition", swiftSettings: strict),
     // The apps' one signal helper (a self-pipe and its reader thread); in no product.
-    .target(name: "CourierSignals", path: "Modules/Signals", swiftSettings: strict),
+    .target(
+      name: "CourierSignals", dependencies: ["CourierPorts"], path: "Modules/Signals",
+      swiftSettings: strict),
     .target(
       name: "CourierCLI",
       dependencies: [

@@ -6,7 +6,18 @@
 
 import CourierDomain
 import CourierTUI
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 actor DemoCore: TUIActions {
   private var articles: [ArticleItem] = [
@@ -141,8 +152,8 @@ actor DemoCore: TUIActions {
   }
 
   func upload(path typed: String) async throws {
-    let path = (typed as NSString).expandingTildeInPath
-    let name = (path as NSString).lastPathComponent
+    let path = CoreBridge.expandingTilde(typed)
+    let name = URL(fileURLWithPath: path).lastPathComponent
     guard FileManager.default.fileExists(atPath: path) else {
       send(
         .upload(UploadState(fileName: name, phase: .failed(message: "The file couldn't be read."))))

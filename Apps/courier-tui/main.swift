@@ -4,7 +4,12 @@
 import CourierLinux
 import CourierSignals
 import CourierTUI
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 #if canImport(Glibc)
   import Glibc
@@ -13,8 +18,22 @@ import Foundation
 // Before any thread starts: a parent may have blocked them, and `kill` must stop us.
 SignalPipe.unblockTerminationSignals()
 
+func standardError(_ text: String) {
+  var bytes = Array(text.utf8)[...]
+  while !bytes.isEmpty {
+    let wrote = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    if wrote > 0 {
+      bytes = bytes.dropFirst(wrote)
+    } else if wrote < 0, errno == EINTR {
+      continue
+    } else {
+      return
+    }
+  }
+}
+
 func fail(_ message: String, status: Int32) -> Never {
-  FileHandle.standardError.write(Data("courier-tui: \(message)\n".utf8))
+  standardError("courier-tui: \(message)\n")
   exit(status)
 }
 
@@ -23,7 +42,7 @@ let invocation: TUIInvocation
 do {
   invocation = try TUICommandLine.parse(Array(CommandLine.arguments.dropFirst()))
 } catch {
-  FileHandle.standardError.write(Data("courier-tui: \(error)\n\n\(TUICommandLine.help)\n".utf8))
+  standardError("courier-tui: \(error)\n\n\(TUICommandLine.help)\n")
   exit(TUICommandLine.usageExitCode)
 }
 let flags: [String: String]

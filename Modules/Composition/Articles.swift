@@ -1,8 +1,13 @@
 import CourierCore
 import CourierDomain
 import CourierPorts
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Articles kept offline first: ``list()`` shows the cache at once and then the server's
 /// copy; writes apply locally at once and wait in a durable outbox until ``sync(activity:)`` or

@@ -1,5 +1,10 @@
 import CourierDomain
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Reads the `collections` member of a config file into collection declarations (decision
 /// 1203), refusing anything it cannot use with a `ConfigError` that names the file and the key

@@ -1,6 +1,11 @@
 import CourierCore
 import CourierDomain
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A configuration error: names the source (file, environment variable or flag) and the key.
 public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {

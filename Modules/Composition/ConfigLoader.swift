@@ -1,6 +1,17 @@
 import CourierCore
 import CourierDomain
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Reads configuration in layers: defaults, then a JSON file (`--config`, else
 /// `$XDG_CONFIG_HOME/courier/config.json` when it exists), then the environment
@@ -73,7 +84,7 @@ public enum ConfigLoader {
     let path: String? =
       explicit
       ?? {
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = CourierConfig.home(environment)
         let base =
           environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
           ?? home + "/.config"
@@ -86,7 +97,7 @@ public enum ConfigLoader {
       } catch let problem as RegularFile.Problem {
         throw ConfigError(source: path, message: problem.why + ".")
       } catch {
-        throw ConfigError(source: path, message: "can't be read (\(error.localizedDescription)).")
+        throw ConfigError(source: path, message: "can't be read (\(error)).")
       }
       if let data {
         try apply(file: data, path: path, to: &config)
@@ -175,6 +186,11 @@ public enum ConfigLoader {
     where Adapter.RawValue == String {
       guard let adapter = Adapter(rawValue: value) else {
         let names = Adapter.allCases.map(\.rawValue).joined(separator: ", ")
+        if Adapter.self == CourierConfig.TransportAdapter.self, value == "urlsession" {
+          throw fail(
+            "this build has no URLSession transport (built without the package trait "
+              + "URLSessionTransport; known: \(names)).")
+        }
         throw fail("unknown adapter “\(Self.shown(value))” (known: \(names)).")
       }
       return adapter

@@ -1,6 +1,17 @@
 import CourierCore
 import CourierDomain
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Everything the composition root needs to pick and set up adapters.
 public struct CourierConfig: Sendable, Equatable {
@@ -36,10 +47,21 @@ public struct CourierConfig: Sendable, Equatable {
   /// `courier records NAME …`).
   public var collections: [CollectionDescription] = []
 
+  /// The user's home: `HOME` when set, else the password database's entry, else `/` (what
+  /// Foundation's `NSHomeDirectory()` gives).
+  static func home(_ environment: [String: String]) -> String {
+    if let home = environment["HOME"], !home.isEmpty { return home }
+    if let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir {
+      let path = String(cString: directory)
+      if !path.isEmpty { return path }
+    }
+    return "/"
+  }
+
   /// Creates the defaults for an environment.
   /// - Parameter environment: the process environment (for `HOME` and the XDG variables).
   public init(environment: [String: String]) {
-    let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+    let home = Self.home(environment)
     func xdg(_ name: String, _ fallback: String) -> URL {
       let base = environment[name].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? (home + fallback)
       // Joined as a String: `appendingPathComponent` is a conformance scan on its first use
@@ -54,7 +76,7 @@ public struct CourierConfig: Sendable, Equatable {
   /// libcurl on Linux, where URLSession uploads at a tenth of line rate
   /// (Docs/decisions/0501); URLSession elsewhere.
   public static var defaultTransport: TransportAdapter {
-    #if os(Linux)
+    #if os(Linux) || !URLSessionTransport
       return .curl
     #else
       return .urlsession
@@ -71,8 +93,11 @@ public struct CourierConfig: Sendable, Equatable {
   public enum TransportAdapter: String, Sendable, CaseIterable {
     /// libcurl (`CourierCurl`): the default on Linux.
     case curl
-    /// Foundation's URLSession (`CourierURLSession`).
-    case urlsession
+    #if URLSessionTransport
+      /// Foundation's URLSession (`CourierURLSession`), in a build with the package trait
+      /// `URLSessionTransport` (the default).
+      case urlsession
+    #endif
     /// An in-process server emulation (`CourierMemory`), for demos and tests.
     case memory
   }

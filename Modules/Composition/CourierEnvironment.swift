@@ -7,10 +7,17 @@ import CourierNetlink
 import CourierPorts
 import CourierSHANI
 import CourierSQLite
-import CourierURLSession
 import CourierVips
-import Foundation
 import Synchronization
+
+#if URLSessionTransport
+  import CourierURLSession
+#endif
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 #if canImport(Glibc)
   import Glibc
@@ -107,7 +114,9 @@ private struct Pipeline: Sendable {
       base = transport
     } else {
       switch config.transport {
-      case .urlsession: base = URLSessionTransport(pathStatus: { monitor.currentPath.status })
+      #if URLSessionTransport
+        case .urlsession: base = URLSessionTransport(pathStatus: { monitor.currentPath.status })
+      #endif
       case .curl:
         // A concurrent replay needs as many connections as it has sends on their way.
         base = CurlTransport(

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 #if canImport(Glibc)
   import Glibc
@@ -35,7 +39,7 @@ enum FolderChanges {
         var byte: UInt8 = 1
         _ = write(writeWake, &byte, 1)
       }
-      let thread = Thread {
+      DetachedThread.start(name: "courier-folders") {
         defer {
           for descriptor in [fd, readWake, writeWake] { close(descriptor) }
           continuation.finish()
@@ -58,8 +62,6 @@ enum FolderChanges {
           continuation.yield()
         }
       }
-      thread.name = "courier.folder-changes"
-      thread.start()
     #else
       continuation.finish()
     #endif

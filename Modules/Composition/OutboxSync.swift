@@ -1,8 +1,13 @@
 import CourierCore
 import CourierDomain
 import CourierPorts
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The sending side of one local store, shared by every collection façade of a session
 /// (`Articles`, `Records`): the store's one `OutboxReplayer`, the data folder's sync lock (one

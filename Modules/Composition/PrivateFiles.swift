@@ -6,10 +6,17 @@ import CourierMemory
 import CourierNetlink
 import CourierPorts
 import CourierSQLite
-import CourierURLSession
 import CourierVips
-import Foundation
 import Synchronization
+
+#if URLSessionTransport
+  import CourierURLSession
+#endif
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 #if canImport(Glibc)
   import Glibc
@@ -22,7 +29,18 @@ public enum PrivateFiles {
   /// Writes a warning to the process's standard error.
   /// - Parameter message: the sentence.
   public static func warnOnStandardError(_ message: String) {
-    FileHandle.standardError.write(Data("courier: warning: \(message)\n".utf8))
+    let line = Array("courier: warning: \(message)\n".utf8)
+    var sent = 0
+    while sent < line.count {
+      let wrote = line[sent...].withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+      if wrote > 0 {
+        sent += wrote
+      } else if wrote < 0, errno == EINTR {
+        continue
+      } else {
+        return
+      }
+    }
   }
 
   /// Creates a directory (and its missing parents) with mode 0700, or tightens an existing one

@@ -1,8 +1,13 @@
 import CourierCore
 import CourierDomain
 import CourierPorts
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The live progress of the queued uploads this process sends, by upload id, and who wants to
 /// hear of each change (the session's `queuedUploadUpdates()`).

@@ -1,7 +1,12 @@
 import CourierCore
 import CourierDomain
 import CourierPorts
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The records of any declared collection, offline first, as JSON fields: what ``Articles``
 /// does for articles, for a collection the config file (or the caller) declares. ``list()``

@@ -1,5 +1,10 @@
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// One long-running operation (a path monitor's `run()`) shared by every caller of ``run()``:
 /// the first caller starts it, the others join it, and it is cancelled when the last caller's

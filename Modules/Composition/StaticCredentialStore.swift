@@ -6,10 +6,17 @@ import CourierMemory
 import CourierNetlink
 import CourierPorts
 import CourierSQLite
-import CourierURLSession
 import CourierVips
-import Foundation
 import Synchronization
+
+#if URLSessionTransport
+  import CourierURLSession
+#endif
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 #if canImport(Glibc)
   import Glibc

@@ -1,8 +1,13 @@
 import CourierCore
 import CourierDomain
 import CourierPorts
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Another process is syncing this data folder: the writes are saved, and it sends them.
 public struct SyncInProgressError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,6 +1,11 @@
 import CourierDomain
 import CourierPorts
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The request pipeline's front: builds requests against the base URL, sends them through the
 /// composed transport (retry, auth, logging around an adapter), and turns every failure into a

@@ -1,7 +1,12 @@
 import CourierDomain
 import CourierPorts
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A transport decorator that adds the bearer token, renews the session shortly before its
 /// stored expiry, and, on a 401, renews it once and replays the request once. Concurrent

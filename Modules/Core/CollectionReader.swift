@@ -1,6 +1,11 @@
 import CourierDomain
 import CourierPorts
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The stale-while-revalidate side of one collection: the stored records at once with their age,
 /// and a revalidation with `If-None-Match` that keeps them on a 304 or any failure (nothing is

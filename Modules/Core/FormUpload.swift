@@ -1,6 +1,17 @@
 import CourierDomain
 import CourierPorts
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// One `multipart/form-data` upload sent and proven (decisions 0310, 0414): the parts laid out
 /// once under one boundary, sent under the composed transport's retry policy with one

@@ -1,6 +1,11 @@
 import CourierDomain
 import CourierPorts
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A transport decorator that logs each exchange in one line: method, path, status, time.
 /// Headers are logged redacted (never an `Authorization`, cookie or other credential-bearing
@@ -73,7 +78,7 @@ public struct LoggingTransport: Transport {
       }
     }
     guard var text = components.string else { return "<unprintable URL>" }
-    if hadUserInfo, let separator = text.range(of: "://") {
+    if hadUserInfo, let separator = text.firstRange(of: "://") {
       text.insert(contentsOf: "<redacted>@", at: separator.upperBound)
     }
     return text
@@ -112,6 +117,6 @@ public struct LoggingTransport: Transport {
   }
 
   private static func ms(_ duration: Duration) -> String {
-    String(format: "%.0f ms", duration.seconds * 1000)
+    (duration.seconds * 1000).fixed(digits: 0) + " ms"
   }
 }

@@ -1,6 +1,11 @@
 import CourierDomain
 import CourierPorts
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A transport decorator that runs user middlewares around the transport it wraps: the first
 /// in the list is the outermost, so it sees the request first and the response last.

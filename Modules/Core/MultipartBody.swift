@@ -1,6 +1,11 @@
 import CourierDomain
 import CourierPorts
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A multipart body ready to send: in memory when small, otherwise a temporary file that this
 /// value owns. Call `remove()` when done (or use `MultipartBodyWriter.withBody`, which does).

@@ -1,7 +1,13 @@
 import CourierDomain
+import CourierPorts
 import Dispatch
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Materialises a `MultipartBodyLayout` into bytes: in memory below a threshold, otherwise
 /// into a temporary file written in fixed-size chunks, so memory stays flat whatever the size
@@ -104,8 +110,7 @@ public struct MultipartBodyWriter: Sendable {
         context: "multipart body \(url.path)")
     }
     do {
-      let output = try FileHandle(forWritingTo: url)
-      defer { try? output.close() }
+      let output = try OpenFile.writing(url.path)
       try emit(layout, isCancelled: isCancelled) { try output.write(contentsOf: $0) }
       let written = try output.offset()
       guard written == UInt64(layout.contentLength) else {
@@ -156,16 +161,15 @@ public struct MultipartBodyWriter: Sendable {
           + "for upload (\(detail)). Please try again.",
         context: url.path)
     }
-    let input: FileHandle
+    let input: OpenFile
     do {
-      input = try FileHandle(forReadingFrom: url)
+      input = try OpenFile.reading(url.path)
     } catch {
       throw CourierError(
         .fileUnavailable, code: "file_unreadable",
         serverMessage: "The file \(url.lastPathComponent) couldn't be read.",
         underlying: String(describing: error), context: url.path)
     }
-    defer { try? input.close() }
     let sizeNow = Int64(try input.seekToEnd())
     guard sizeNow == fileSize else { throw changed("\(fileSize) bytes became \(sizeNow)") }
     try input.seek(toOffset: UInt64(offset))
@@ -173,7 +177,8 @@ public struct MultipartBodyWriter: Sendable {
     while remaining > 0 {
       if isCancelled() { throw CourierError(.cancelled, context: url.path) }
       let want = Int(min(Int64(chunkSize), remaining))
-      guard let chunk = try input.read(upToCount: want), !chunk.isEmpty else {
+      let chunk = try input.read(upToCount: want)
+      guard !chunk.isEmpty else {
         throw changed("it ended \(remaining) bytes early")
       }
       try sink(chunk)

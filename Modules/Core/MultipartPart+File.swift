@@ -1,5 +1,11 @@
 import CourierDomain
-import Foundation
+import CourierPorts
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 extension MultipartPart {
   /// A file part for a file on disk: its size is read now, its media type sniffed from its
@@ -24,7 +30,7 @@ extension MultipartPart {
     }
     // Only a regular file: a FIFO would block the open, a device would be sent as empty or
     // never end. Checked before opening, and the open itself cannot block.
-    let handle: FileHandle
+    let handle: OpenFile
     do {
       handle = try RegularFile.openForReading(atPath: url.path)
     } catch let problem as RegularFile.Problem {
@@ -32,9 +38,8 @@ extension MultipartPart {
     } catch {
       throw unavailable("couldn't be opened", error)
     }
-    defer { try? handle.close() }
     do {
-      let prefix = try handle.read(upToCount: MultipartMediaType.sniffLength) ?? Data()
+      let prefix = try handle.read(upToCount: MultipartMediaType.sniffLength)
       let size = Int64(try handle.seekToEnd())
       let sentName = filename ?? url.lastPathComponent
       let type = contentType ?? MultipartMediaType.detect(prefix: prefix, filename: sentName)

@@ -1,7 +1,12 @@
 import CourierDomain
 import CourierPorts
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Sends the outbox of one local store: the entries of every collection, in outbox order, each
 /// through the `ReplaySender` of its collection's ``ReplayRoute``, and carries out what

@@ -1,6 +1,17 @@
 import CourierDomain
 import CourierPorts
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Sends the outbox entries of queued uploads (`QueuedUpload.collection`, decision 1302): the
 /// bytes kept in the data folder go with tus 1.0.0 when the upload was queued so, or when its
@@ -134,10 +145,9 @@ public struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Dur
   /// The kept bytes of `id`, checked to be there and of the queued length.
   private func keptBytes(_ id: String, _ upload: QueuedUpload) throws -> URL {
     let body = store.body(id)
-    let size =
-      (try? FileManager.default.attributesOfItem(atPath: body.path))?[.size]
-      as? NSNumber
-    guard RegularFile.problem(atPath: body.path) == nil, size?.int64Value == upload.length else {
+    var info = stat()
+    let size = stat(body.path, &info) == 0 ? Int64(info.st_size) : nil
+    guard RegularFile.problem(atPath: body.path) == nil, size == upload.length else {
       throw CourierError(
         .fileUnavailable, code: "upload_bytes_missing",
         serverMessage: "The bytes of the queued upload \(upload.filename) are missing or "

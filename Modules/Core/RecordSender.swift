@@ -1,6 +1,11 @@
 import CourierDomain
 import CourierPorts
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The default `ReplaySender` of a record collection: sends the request `ReplayRequest`
 /// describes (`PUT <path>/<id>` or `DELETE`, `If-Match`, `Idempotency-Key`, canonical JSON body)

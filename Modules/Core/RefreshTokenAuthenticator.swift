@@ -1,6 +1,11 @@
 import CourierDomain
 import CourierPorts
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The shipped `Authenticator`, speaking the reference backend's contract
 /// (Docs/api-contract): `POST <refreshURL>` with `{"refresh_token"}` answers a new pair

@@ -1,4 +1,10 @@
-import Foundation
+import CourierPorts
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 #if canImport(Glibc)
   import Glibc
@@ -30,7 +36,7 @@ public enum RegularFile {
   /// - Parameter path: the path.
   /// - Returns: a handle that closes its descriptor when released.
   /// - Throws: `RegularFile.Problem` with a sentence's end for a person.
-  public static func openForReading(atPath path: String) throws -> FileHandle {
+  package static func openForReading(atPath path: String) throws -> OpenFile {
     if let why = problem(atPath: path) { throw Problem(why: why) }
     let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
     guard fd >= 0 else { throw Problem(why: describe(errno: errno)) }
@@ -47,7 +53,7 @@ public enum RegularFile {
     // Reads of a regular file never block on O_NONBLOCK; clear it anyway for later readers.
     let flags = fcntl(fd, F_GETFL)
     if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
-    return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+    return OpenFile(adopting: fd)
   }
 
   /// Reads a whole regular file, refusing anything else and anything larger than a bound.
@@ -58,9 +64,8 @@ public enum RegularFile {
   /// - Throws: `RegularFile.Problem`.
   public static func read(atPath path: String, maxBytes: Int) throws -> Data {
     let handle = try openForReading(atPath: path)
-    defer { try? handle.close() }
     do {
-      let data = try handle.read(upToCount: maxBytes + 1) ?? Data()
+      let data = try handle.read(upToCount: maxBytes + 1)
       guard data.count <= maxBytes else {
         throw Problem(why: "is larger than \(maxBytes) bytes")
       }
@@ -68,7 +73,7 @@ public enum RegularFile {
     } catch let problem as Problem {
       throw problem
     } catch {
-      throw Problem(why: "can't be read (\(error.localizedDescription))")
+      throw Problem(why: "can't be read (\(error))")
     }
   }
 

@@ -1,7 +1,12 @@
 import CourierDomain
 import CourierPorts
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 extension CourierError: CourierErrorCarrying {
   /// The error itself: a `CourierError` needs no unwrapping to be classified.

@@ -1,6 +1,11 @@
 import CourierDomain
 import CourierPorts
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A transport decorator that retries transient failures under a policy.
 ///

@@ -1,6 +1,11 @@
 import CourierDomain
 import CourierPorts
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The bytes one upload sends, chosen once before any request (decision 0310): the original
 /// file, or its compressed copy, with the name and media type they go under.
@@ -120,7 +125,7 @@ struct UploadPreparation: Sendable {
         options: request.compression, outcome: outcome))
     guard verdict.send == .compressed, let compressedURL, case .compressed(let size) = outcome
     else { return (original, verdict) }
-    let base = (name as NSString).deletingPathExtension
+    let base = Self.withoutExtension(name)
     let part = MultipartPart.file(
       "file", filename: (base.isEmpty ? "photo" : base) + ".jpg", contentType: "image/jpeg",
       url: compressedURL, size: size)
@@ -129,5 +134,17 @@ struct UploadPreparation: Sendable {
 
   private var noVerdict: CompressionDecision.Verdict {
     CompressionDecision.Verdict(send: .original, reason: .notAnImage, message: "")
+  }
+
+  /// A file name without its last extension, as `NSString.deletingPathExtension` gives it for a
+  /// name ("IMG_1.HEIC" is "IMG_1", "a.b.png" is "a.b"; ".profile" and "README" stay as they
+  /// are).
+  static func withoutExtension(_ name: String) -> String {
+    let trimmed = name.hasSuffix("/") ? String(name.dropLast()) : name
+    let last = trimmed.lastIndex(of: "/").map { trimmed.index(after: $0) } ?? trimmed.startIndex
+    guard let dot = trimmed[last...].lastIndex(of: "."), dot > last,
+      trimmed[last..<dot].contains(where: { $0 != "." })
+    else { return trimmed }
+    return String(trimmed[..<dot])
   }
 }

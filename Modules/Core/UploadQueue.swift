@@ -1,6 +1,11 @@
 import CourierDomain
 import CourierPorts
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Queues uploads in the outbox (decision 1302): the bytes to send are prepared once with the
 /// rules of every upload (an image compressed, or the original and why), kept in the data

@@ -1,7 +1,12 @@
 import CourierDomain
 import CourierPorts
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The state of an upload, as published while it runs.
 public enum UploadState: Sendable, Equatable {

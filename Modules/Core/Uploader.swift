@@ -1,7 +1,12 @@
 import CourierDomain
 import CourierPorts
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The upload use case: compress (or not, and say why), encode `multipart/form-data` (a
 /// `title` field, extra fields, the `file` part), send it under the composed transport's retry

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 extension Article {
   /// The payload members a listing of articles reads (`RecordFields.values` in this order):

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// An article, the backend contract's record type: a typed view over a `LocalRecord` or a
 /// `ServerRecord` of the `articles` collection.

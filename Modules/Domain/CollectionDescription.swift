@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A collection of records, as a user declares it (decision 1203): its name in the local store,
 /// its path on the server, how its JSON objects carry id, version and update time, the fields

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A typed view over the local records of one collection: what the sync engine hands out and
 /// takes in. A record type of a collection known at compile time is a `SyncRecord` (it names

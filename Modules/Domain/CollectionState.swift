@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// What the store knows about a whole collection: the list's `ETag` and when it was last
 /// refreshed from the server.

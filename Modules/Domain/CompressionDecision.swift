@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Decides whether a photo is sent compressed, as it is, or not at all, and says why. Pure:
 /// the caller compresses (or not) and inspects the original, then asks.

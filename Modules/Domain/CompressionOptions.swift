@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// How a photo is compressed before it is sent.
 public struct CompressionOptions: Sendable, Equatable, Hashable {

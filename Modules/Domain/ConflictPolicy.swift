@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// How the sync engine settles a `409 version_conflict`: the server's record changed since the
 /// version a queued local write was based on. See Docs/decisions/0411 for what each one can lose.

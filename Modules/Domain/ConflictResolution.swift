@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The outcome of a conflict decision.
 public enum ConflictResolution: Sendable, Equatable {

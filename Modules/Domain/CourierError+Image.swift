@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 extension CourierError {
   /// The `code` of an error for a file that is not an image: such a file is sent as is.

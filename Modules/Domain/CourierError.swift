@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A failure as Courier reports it: what kind it is, whether trying again can help, and what to
 /// tell a person. Technical failures (offline, timeout, 5xx) are kept apart from business

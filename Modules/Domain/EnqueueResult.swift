@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// What enqueueing did to the outbox.
 public enum EnqueueResult: Sendable, Equatable {

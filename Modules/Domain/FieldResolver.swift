@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Settles one field that both the local write and the server changed since the base copy, in
 /// a three-way merge: called with the field's name and its three values (nil: absent on that

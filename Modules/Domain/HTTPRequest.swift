@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A request as the project speaks of it, independent of any HTTP library.
 public struct HTTPRequest: Sendable, Equatable {

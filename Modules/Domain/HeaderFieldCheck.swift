@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// What may go into a request's header fields, checked the same way before any adapter sends
 /// them (RFC 9110 §5.1, §5.5), so that every transport refuses the same requests with the same

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// An image file format, as recognised from the file's content (not its name).
 public enum ImageFormat: Sendable, Equatable, Hashable, CustomStringConvertible {

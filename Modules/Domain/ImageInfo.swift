@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// What an image's header says, read without decoding its pixels.
 public struct ImageInfo: Sendable, Equatable {

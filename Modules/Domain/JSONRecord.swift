@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A record of a collection declared at run time (a `CollectionDescription` from the config
 /// file): its id, its fields as JSON, and the server's version and update time. The typed view

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The local copy of one record: what the user sees (with optimistic local edits applied) and,
 /// kept alongside, the server's last known copy so a refused edit can be rolled back.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Where a local record stands relative to the server.
 public enum LocalState: String, Sendable, Codable, CaseIterable {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The local store's rules as pure functions: given the rows an operation touches, the
 /// mutations it makes. Every adapter commits these plans, so they all behave the same.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A whole local store held in memory: records, collection states and the outbox. The in-memory
 /// adapter is this value behind a lock; the file adapter is this value rebuilt from its files.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Text made safe for a log line or a terminal: one line, no control characters.
 public enum LogText {
@@ -23,7 +27,8 @@ public enum LogText {
       default:
         result +=
           scalar.value < 0x100
-          ? String(format: "\\x%02X", scalar.value) : String(format: "\\u{%04X}", scalar.value)
+          ? "\\x" + scalar.value.upperHex(digits: 2)
+          : "\\u{" + scalar.value.upperHex(digits: 4) + "}"
       }
     }
     return result

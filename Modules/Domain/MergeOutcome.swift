@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The result of a three-way merge of one record (`ThreeWayMerge`).
 public enum MergeOutcome: Sendable, Equatable {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A body laid out as segments with a known total length, and the header that goes with it.
 public struct MultipartBodyLayout: Sendable, Equatable {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A form: an ordered list of parts, encoded into a body layout.
 public struct MultipartForm: Sendable, Equatable {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// One part of a `multipart/form-data` body: a text field or a file.
 public struct MultipartPart: Sendable, Equatable {

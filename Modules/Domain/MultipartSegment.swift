@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A piece of a body: bytes in memory or a range of a file. A body is a sequence of them with
 /// a known total length, so it can be written to a file or streamed without one.

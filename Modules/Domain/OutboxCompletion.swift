@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// One entry the server proved it applied, to complete in a batch (`LocalStore.completeAll`):
 /// the entry as the replay holds it, and the server's record after it (nil for a delete).

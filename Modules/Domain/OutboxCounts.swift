@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// How many entries the outbox holds, by state.
 public struct OutboxCounts: Sendable, Equatable {

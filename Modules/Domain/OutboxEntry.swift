@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// An operation in the outbox, with its place in the queue and its progress.
 public struct OutboxEntry: Sendable, Equatable, Codable {

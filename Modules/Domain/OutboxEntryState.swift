@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Where an outbox entry stands.
 public enum OutboxEntryState: Sendable, Equatable, Codable {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// What an outbox operation asks the server to do to a record.
 public enum OutboxKind: String, Sendable, Codable, CaseIterable {

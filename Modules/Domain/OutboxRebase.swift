@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// What a completed write does to its record's other queued writes (`LocalStorePlan.complete`):
 /// every pending entry of the record, other than the one completed, that was based on the same

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Where an outbox entry stands, read without decoding it: its place in the queue, its attempt
 /// count and whether it is pending. What a replay window checks before it counts attempts or

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Text for people and JSON for scripts describing a `NetworkPath` and why it is what it is,
 /// for `courier status` and `courier watch`. Pure: the time is an input.

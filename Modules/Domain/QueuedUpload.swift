@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A file queued for upload in the outbox (`courier upload --queue`, decision 1302): what the
 /// replay needs to send the bytes kept in the data folder, carried as the payload of an outbox

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Where one queued upload stands, for `courier outbox` and the terminal UI: its entry, what it
 /// sends, the bytes the server confirmed (a tus upload's saved offset; 0 for a multipart one

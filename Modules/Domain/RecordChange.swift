@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// An optimistic local write: what the user did to one record.
 public enum RecordChange: Sendable, Equatable, Codable {

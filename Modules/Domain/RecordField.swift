@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// One field a collection's records carry besides id, version and update time, as its
 /// declaration names it: its name, the JSON it holds, and whether a record must have it. The
@@ -52,7 +56,7 @@ public struct RecordField: Sendable, Equatable, Codable {
         serverMessage: "The field “\(name)” takes \(expected), not “\(Self.shown(text))”.",
         field: name)
     }
-    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    let trimmed = text.trimmingSpacesAndTabs()
     switch kind {
     case .string:
       return .string(text)
@@ -73,7 +77,7 @@ public struct RecordField: Sendable, Equatable, Codable {
       if trimmed.isEmpty { return .array([]) }
       return .array(
         text.split(separator: ",", omittingEmptySubsequences: false).map {
-          .string($0.trimmingCharacters(in: .whitespaces))
+          .string($0.trimmingSpacesAndTabs())
         })
     case .json:
       guard let value = try? JSONValue(parsing: Data(text.utf8)) else { throw refuse("JSON") }

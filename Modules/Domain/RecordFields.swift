@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Chosen members of a stored record's local payload, read without decoding the rest of it:
 /// what a listing prints (a projection read, issue 14). A member is its string value, or nil

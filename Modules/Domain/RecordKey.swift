@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Names one record: the collection it belongs to (`articles`) and its id in that collection.
 public struct RecordKey: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {

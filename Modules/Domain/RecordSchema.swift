@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// How a collection's JSON objects carry a record's id, version and update time, so a user's
 /// own record type can be stored and synced like articles. The other members form the payload.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Which redirects a transport follows, and how (decision 0503).
 ///
@@ -32,7 +36,7 @@ public enum RedirectRule {
     method: HTTPMethod, url: URL, status: Int, location: String?, hops: Int
   ) -> Step? {
     guard [301, 302, 303, 307, 308].contains(status), hops < maxHops,
-      let location = location?.trimmingCharacters(in: .whitespaces), !location.isEmpty,
+      let location = location?.trimmingSpacesAndTabs(), !location.isEmpty,
       let target = URL(string: location, relativeTo: url)?.absoluteURL,
       sameOrigin(url, target)
     else { return nil }

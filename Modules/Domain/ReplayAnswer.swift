@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// What came back from sending one outbox entry, once classified and checked for proof of
 /// delivery: the input of `ReplayDecision`.

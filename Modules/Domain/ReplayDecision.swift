@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Decides what the replay does with an outbox entry once the server answered (decisions 0410,
 /// 0411, 0414): complete it, send it again on a new base, keep it conflicted, mark it refused,

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Walks one read of the outbox in queue order and says which entry the replay sends next
 /// (decision 0410): pending entries in sequence order; none of a record behind its conflicted

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// What one replay of the outbox did.
 public struct ReplayReport: Sendable, Equatable {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The request that sends one outbox operation (decision 0412): `PUT <path>/<id>` with the
 /// canonical JSON body for a create or an update, `DELETE <path>/<id>` for a delete,
@@ -21,11 +25,7 @@ public struct ReplayRequest: Sendable, Equatable {
   ///   - operation: the operation.
   ///   - collection: the collection's description (its path and version tag).
   public init(_ operation: OutboxOperation, collection: CollectionDescription) {
-    // Most ids (a UUID) need no escaping: skip Foundation's encoder for them.
-    let id = operation.key.id
-    let plain = id.utf8.allSatisfy(Self.isUnreserved)
-    let escaped =
-      plain ? id : (id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? id)
+    let escaped = Self.pathSegment(operation.key.id)
     path = "\(collection.path)/\(escaped)"
     headers = ["Idempotency-Key": Self.idempotencyKey(for: operation)]
     if let base = operation.baseVersion {
@@ -117,6 +117,34 @@ public struct ReplayRequest: Sendable, Equatable {
   }
 
   /// Whether a byte may stand in a path segment as it is (RFC 3986 unreserved).
+  /// An id as one path segment: the bytes Foundation's `urlPathAllowed` keeps (RFC 3986's
+  /// unreserved characters, `!$&'()*+,=@`) kept, every other byte of its UTF-8 as `%XX`,
+  /// including `/` (which that set kept), so that an id can never name another path; `.` and
+  /// `..` are escaped whole, so that they cannot be read as a step up.
+  /// - Parameter id: the record's id.
+  /// - Returns: the segment.
+  package static func pathSegment(_ id: String) -> String {
+    // Most ids (a UUID) need no escaping.
+    if id.utf8.allSatisfy(isUnreserved), id != ".", id != ".." { return id }
+    let hex = Array("0123456789ABCDEF".utf8)
+    let dotsOnly = id == "." || id == ".."
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(id.utf8.count * 3)
+    for byte in id.utf8 {
+      if !dotsOnly, isUnreserved(byte) || isPathDelimiter(byte) {
+        bytes.append(byte)
+      } else {
+        bytes += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+      }
+    }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// The delimiters `urlPathAllowed` kept as they are (not `;`, `:` or `/`).
+  private static func isPathDelimiter(_ byte: UInt8) -> Bool {
+    "!$&'()*+,=@".utf8.contains(byte)
+  }
+
   private static func isUnreserved(_ byte: UInt8) -> Bool {
     switch byte {
     case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Which outbox entries one pass sends next, a window at a time (decisions 0410, 1204): like
 /// `ReplayQueue`, pending entries in queue order, none of a record behind its conflicted entry or

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// What the replay does with one outbox entry after the server answered: decided by
 /// `ReplayDecision`, carried out by the sync engine against the local store.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Turns an HTTP response into a `CourierError`, or nothing when it is a success.
 public enum ResponseClassifier {

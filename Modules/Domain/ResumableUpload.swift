@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// What survives a killed process about one resumable (tus) upload: where it goes, its
 /// `Idempotency-Key`, the identity of the bytes it sends and the offset the server confirmed.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Reads `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP-date.
 public enum RetryAfter {
@@ -8,7 +12,7 @@ public enum RetryAfter {
   ///   - now: the current time, for a date.
   /// - Returns: the wait (zero for a date in the past), or nil when absent or unreadable.
   public static func parse(_ value: String?, now: Date) -> Duration? {
-    guard let raw = value?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
+    guard let raw = value?.trimmingSpacesAndTabs(), !raw.isEmpty else { return nil }
     if raw.allSatisfy(\.isASCII), raw.allSatisfy(\.isNumber) {
       guard raw.count <= 10, let seconds = Int64(raw) else { return nil }
       return .seconds(seconds)

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// SHA-256 (FIPS 180-4) in pure Swift, fed in pieces so a file of any size is hashed with a
 /// small buffer: Linux has no CryptoKit. Used for tus `Upload-Checksum` and for a resumable

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// What a collection's server answers mean, as its declaration says (decision 1203): how a base
 /// version is written in `If-Match`, which statuses prove a write, which error codes are a

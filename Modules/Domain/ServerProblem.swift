@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// What a server said in an error body, from `{code, message}`, RFC 9457
 /// `application/problem+json`, or neither.
@@ -53,9 +57,10 @@ public struct ServerProblem: Sendable, Equatable {
 
   /// Keeps a code only when it looks like one (`image_too_large`).
   static func sanitizeCode(_ code: String) -> String? {
-    let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "_-.:/"))
     guard !code.isEmpty, code.count <= 100,
-      code.unicodeScalars.allSatisfy({ allowed.contains($0) })
+      code.unicodeScalars.allSatisfy({
+        $0.isLetterMarkOrNumber || "_-.:/".unicodeScalars.contains($0)
+      })
     else { return nil }
     return code
   }
@@ -65,19 +70,38 @@ public struct ServerProblem: Sendable, Equatable {
   /// - Parameter text: the server's text.
   /// - Returns: the text, or nil when it is not fit to show.
   public static func plainText(_ text: String) -> String? {
-    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    let trimmed = text.trimmingWhitespaceAndNewlines()
     guard !trimmed.isEmpty else { return nil }
     let lowered = trimmed.lowercased()
     if lowered.contains("<html") || lowered.contains("<!doctype") || lowered.contains("<body")
-      || lowered.range(of: #"<[a-z/!][^>]*>"#, options: .regularExpression) != nil
+      || containsTag(lowered)
     {
       return nil
     }
     let cleaned = String(
       String.UnicodeScalarView(
         trimmed.unicodeScalars.map {
-          CharacterSet.controlCharacters.contains($0) ? " " : $0
+          $0.isControlOrFormat ? " " : $0
         }))
     return cleaned.count > 300 ? String(cleaned.prefix(299)) + "…" : cleaned
+  }
+  /// Whether lower-cased text holds something shaped like a tag: `<`, then a letter, `/` or `!`,
+  /// then a `>` later on (the pattern `<[a-z/!][^>]*>`).
+  package static func containsTag(_ lowered: String) -> Bool {
+    let bytes = Array(lowered.utf8)
+    var index = 0
+    while index + 2 < bytes.count {
+      if bytes[index] == UInt8(ascii: "<") {
+        let next = bytes[index + 1]
+        if (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(next) || next == UInt8(ascii: "/")
+          || next == UInt8(ascii: "!")
+        {
+          // [^>]* then ">": any later ">" ends such a match.
+          return bytes[(index + 2)...].contains(UInt8(ascii: ">"))
+        }
+      }
+      index += 1
+    }
+    return false
   }
 }

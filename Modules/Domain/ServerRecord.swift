@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A record as the server last sent it. The server owns `version` and `updatedAt`.
 public struct ServerRecord: Sendable, Equatable, Codable {

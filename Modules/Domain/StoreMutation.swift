@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// One primitive change to a local store: the unit every adapter persists. The store's
 /// operations (apply and enqueue, complete, refresh...) are planned as a list of these by

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Mutations to commit together and the value to return once they are.
 public struct StorePlan<Result: Sendable>: Sendable {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A record as the sync engine shows it: the typed value with its local state.
 public struct SyncItem<Record: CollectionRecord>: Sendable {

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A record type the sync engine can keep in sync, whose collection is known at compile time:
 /// its collection, how its JSON carries id, version and update time, and a typed view over a

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A list of records as shown at one moment: from the cache (possibly stale) or just
 /// refreshed from the network, or the cache kept because the refresh failed.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// What the sync engine shows: connectivity, activity, the outbox, the last failure. Published
 /// as a stream by `SyncEngine.states()`, the current value first.

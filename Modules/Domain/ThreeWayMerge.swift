@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Merges a local write into the server's newer record field by field, against the base copy
 /// the write started from (decision 1201).

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Bytes sent so far and the total, for progress reports.
 public struct TransferProgress: Sendable, Equatable {

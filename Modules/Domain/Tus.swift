@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The tus 1.0.0 resumable upload protocol's pure parts (decision 1301): what a server offers,
 /// how metadata is written, and what to do with each answer to a creation, a `HEAD` or a
@@ -48,7 +52,7 @@ public enum Tus {
       }
       let list = { (name: String) -> [String] in
         (response.headers[name] ?? "").split(separator: ",").map {
-          $0.trimmingCharacters(in: .whitespaces).lowercased()
+          $0.trimmingSpacesAndTabs().lowercased()
         }.filter { !$0.isEmpty }
       }
       extensions = Set(list("Tus-Extension"))
@@ -130,7 +134,7 @@ public enum Tus {
     guard (200..<300).contains(response.status), let versions = response.headers["Tus-Version"]
     else { return false }
     return versions.split(separator: ",").contains {
-      $0.trimmingCharacters(in: .whitespaces) == version
+      $0.trimmingSpacesAndTabs() == version
     }
   }
 

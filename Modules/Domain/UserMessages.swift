@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The sentences shown to a person for each kind of failure. One table, so that every app
 /// says the same thing and none shows a raw code.

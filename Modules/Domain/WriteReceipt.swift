@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// What a local write did: the optimistic record and what waits in the outbox.
 public struct WriteReceipt: Sendable, Equatable {

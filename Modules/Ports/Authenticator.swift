@@ -1,5 +1,10 @@
 import CourierDomain
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Where a session's credentials come from and how they are renewed: the port behind
 /// `AuthTransport`. The decorator decides when (which origin gets the token, single flight,

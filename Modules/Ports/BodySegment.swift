@@ -1,5 +1,10 @@
 import CourierDomain
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// One piece of a request body: bytes held in memory, or a range of a file read when sent.
 /// A multipart body is its boundaries and headers as `bytes` with each file as a `file` range,

@@ -1,5 +1,10 @@
 import CourierDomain
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A step of a user's own in the request pipeline (metrics, signing, a header), shaped like
 /// swift-openapi-runtime's `ClientMiddleware`: it sees the request, its body and the call's

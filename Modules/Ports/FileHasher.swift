@@ -1,5 +1,10 @@
 import CourierDomain
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Computes the SHA-256 of a range of a file: the tus client's `Upload-Checksum` of each chunk,
 /// and the identity of bytes that their file's metadata cannot vouch for (decision 1303). An

@@ -1,5 +1,10 @@
 import CourierDomain
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Shrinks a photo before it is sent: downsampled to a maximum long edge, turned upright,
 /// stripped of its metadata (GPS included) and re-encoded as JPEG. One job, so a fake or

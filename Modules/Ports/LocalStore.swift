@@ -1,5 +1,10 @@
 import CourierDomain
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A record store and an outbox kept in one place, so an optimistic local write and the
 /// operation that sends it are committed together: both or neither. A crash between the two

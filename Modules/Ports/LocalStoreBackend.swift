@@ -1,5 +1,10 @@
 import CourierDomain
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// What an adapter provides to get every `LocalStore` operation: reads and all-or-nothing
 /// commits of `StoreMutation`s. The operations themselves are written once, below, from the

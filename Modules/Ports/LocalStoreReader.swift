@@ -1,5 +1,10 @@
 import CourierDomain
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Reads a local store's rows inside a transaction.
 public protocol LocalStoreReader {

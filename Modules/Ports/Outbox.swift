@@ -1,5 +1,10 @@
 import CourierDomain
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The writes waiting to be sent, in order (FIFO), durable across restarts. An entry stays
 /// until the server applied it (`remove`) or the user resolves it; a refused or conflicted

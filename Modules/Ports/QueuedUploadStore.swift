@@ -1,5 +1,10 @@
 import CourierDomain
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Where the bytes of queued uploads wait in the data folder until the server confirms them
 /// (decision 1302), each under its upload's id, with the resume record of its tus transfer.

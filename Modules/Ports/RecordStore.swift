@@ -1,5 +1,10 @@
 import CourierDomain
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The local copy of the server's data, per collection: records (with optimistic local edits
 /// and the server's copy kept alongside), each collection's `ETag` and last refresh time.

@@ -1,5 +1,10 @@
 import CourierDomain
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The redirect loop both HTTP adapters share: send, and while `RedirectRule` says so, send
 /// again to the new place, all within the caller's one deadline (decision 0503).

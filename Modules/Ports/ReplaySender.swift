@@ -1,5 +1,10 @@
 import CourierDomain
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Sends one outbox entry to the server and says what came back, for the replay loop: the
 /// loop counts the attempt, calls the sender of the entry's collection, and carries out what

@@ -1,5 +1,16 @@
 import CourierDomain
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 extension Array where Element == BodySegment {
   /// The body's total length: what `Content-Length` says.

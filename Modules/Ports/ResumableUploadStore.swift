@@ -1,5 +1,10 @@
 import CourierDomain
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Where resumable uploads' records are kept between processes, so an upload killed with -9
 /// resumes where the server stopped. An implementation writes atomically and durably: after a

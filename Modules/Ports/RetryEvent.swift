@@ -1,5 +1,10 @@
 import CourierDomain
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// One decision of the retry step, reported as it happens to the observer in the call's
 /// `TransportOptions` (for `--verbose`, progress UIs).
@@ -21,7 +26,7 @@ extension RetryEvent {
     case .attemptStarted(let attempt):
       return "attempt \(attempt)"
     case .retrying(let attempt, let maxAttempts, let delay, let error):
-      let wait = String(format: "%.1f", delay.seconds)
+      let wait = delay.seconds.fixed(digits: 1)
       return "\(RetryEvent.shortReason(error)), retrying in \(wait) s, "
         + "attempt \(attempt + 1) of \(maxAttempts)"
     case .gaveUp(let attempts, let reason, let error):

@@ -1,5 +1,10 @@
 import CourierDomain
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Sends one HTTP request with its body and returns the response, whatever its status. One
 /// job and one method, so a decorator (auth, retry, logging, a user's middleware) or a fake

@@ -1,5 +1,10 @@
 import CourierDomain
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Per-call options a transport honours, travelling with the call through every decorator:
 /// the deadline, where upload progress goes, and who hears of retry decisions. Nothing about a

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Tells the wall-clock time, for timestamps (not for waiting: waits use `Clock<Duration>`).
 public protocol WallClock: Sendable {

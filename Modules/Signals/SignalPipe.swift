@@ -1,5 +1,11 @@
-import Foundation
+import CourierPorts
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 #if canImport(Glibc)
   import Glibc
@@ -61,7 +67,7 @@ package final class SignalPipe: Sendable {
     for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
     signalWriteFD.store(fds[1], ordering: .releasing)
     let readFD = fds[0]
-    let thread = Thread { [self] in
+    DetachedThread.start(name: "courier.signals") { [self] in
       var byte: UInt8 = 0
       while true {
         let count = read(readFD, &byte, 1)
@@ -74,8 +80,6 @@ package final class SignalPipe: Sendable {
         }
       }
     }
-    thread.name = "courier.signals"
-    thread.start()
   }
 
   /// Hands each caught signal to `handler`, on the reader thread, until `unsubscribe`.

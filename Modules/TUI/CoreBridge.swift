@@ -2,8 +2,19 @@ import CourierCore
 import CourierDomain
 import CourierLinux
 import CourierPorts
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// The real core behind the interface: implements `TUIActions` over a `CourierEnvironment` and
 /// feeds one `UpdateHub` from the core's state streams (the debounced path, the sync engine's
@@ -175,12 +186,32 @@ public final class CoreBridge: TUIActions {
     await publishStored()
   }
 
+  /// A path with a leading `~` or `~user` replaced by that home directory, as a shell (and
+  /// `NSString.expandingTildeInPath`) would; any other path as it is.
+  /// - Parameter path: a path as a person typed it.
+  /// - Returns: the path to open.
+  public static func expandingTilde(_ path: String) -> String {
+    guard path.hasPrefix("~") else { return path }
+    let rest = path.dropFirst()
+    let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+    let user = String(rest[..<slash])
+    var home: String?
+    if user.isEmpty, let variable = ProcessInfo.processInfo.environment["HOME"], !variable.isEmpty {
+      home = variable
+    } else {
+      let entry = user.isEmpty ? getpwuid(getuid()) : getpwnam(user)
+      home = entry?.pointee.pw_dir.map { String(cString: $0) }
+    }
+    guard let home, !home.isEmpty else { return path }
+    return home + rest[slash...]
+  }
+
   /// Uploads a photo to `/photos` through `CourierSession` (compressed first when it helps),
   /// reporting its states through `TUIUpdate.upload`, progress at most ten times a second.
   /// - Parameter path: the path as typed (`~` is expanded).
   /// - Throws: nothing: a failure shows on the upload line with its message.
   public func upload(path: String) async throws {
-    let file = URL(fileURLWithPath: NSString(string: path).expandingTildeInPath)
+    let file = URL(fileURLWithPath: Self.expandingTilde(path))
     let name = file.lastPathComponent
     let throttle = ProgressThrottle(interval: .milliseconds(100))
     var shown = UploadState(fileName: name, phase: .compressing)

@@ -1,5 +1,11 @@
 import CourierDomain
-import Foundation
+import CourierPorts
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 #if canImport(Glibc)
   import Glibc
@@ -220,9 +226,7 @@ final class InputReader: Sendable {
   }
 
   func start() {
-    let thread = Thread { [self] in self.loop() }
-    thread.name = "courier-tui input"
-    thread.start()
+    DetachedThread.start(name: "courier-tui-in") { [self] in self.loop() }
   }
 
   func stop() {

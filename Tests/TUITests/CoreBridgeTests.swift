@@ -232,3 +232,16 @@ func sendWhenRunning(_ monitor: ManualPathMonitor, _ status: PathStatus) async -
   }
   return false
 }
+
+extension CoreBridgeTests {
+  /// The upload path a person types: `~` expanded as NSString did, without Foundation
+  /// (decision 1414).
+  @Test(
+    "a leading ~ or ~user expands as NSString.expandingTildeInPath does",
+    arguments: [
+      "~", "~/a.jpg", "~root/x", "~root", "/abs/~/x", "rel/x", "", "~nosuchuser-courier/x",
+    ])
+  func tildeExpansion(_ path: String) {
+    #expect(CoreBridge.expandingTilde(path) == (path as NSString).expandingTildeInPath)
+  }
+}

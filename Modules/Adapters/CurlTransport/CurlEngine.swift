@@ -1,8 +1,14 @@
 import CCurl
 import CCurlShim
 import CourierDomain
-import Foundation
+import CourierPorts
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// libcurl's global setup, done once before the first handle (thread-safe in libcurl ≥ 7.84).
 /// Touched by the first transfer, not by the transport's creation: libcurl is loaded on first
@@ -97,11 +103,9 @@ final class CurlEngine: TaskExecutor {
   }
 
   private func startThread() {
-    let thread = Thread { [self] in
+    DetachedThread.start(name: "courier-curl") { [self] in
       CurlLoop(engine: self).run()
     }
-    thread.name = "courier-curl"
-    thread.start()
   }
 
   // MARK: the thread's side

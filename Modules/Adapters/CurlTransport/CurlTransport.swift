@@ -1,7 +1,12 @@
 import CourierDomain
 import CourierPorts
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The `Transport` port over libcurl directly, without URLSession in between.
 ///
@@ -192,7 +197,7 @@ public final class CurlTransport: Transport {
   static func asksToContinue(_ request: HTTPRequest, originAnswered: Bool) -> Bool {
     guard originAnswered, request.method == .patch else { return true }
     let type = request.headers["Content-Type"]?.split(separator: ";").first.map {
-      $0.trimmingCharacters(in: .whitespaces).lowercased()
+      $0.trimmingSpacesAndTabs().lowercased()
     }
     return type != "application/offset+octet-stream"
   }

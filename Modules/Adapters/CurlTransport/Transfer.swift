@@ -1,7 +1,12 @@
 import CourierDomain
 import CourierPorts
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Where a response body goes.
 enum ResponseSink: Sendable {
@@ -92,7 +97,7 @@ final class Transfer: Sendable {
     guard let first = value.utf8.first, let last = value.utf8.last else { return value }
     func plain(_ byte: UInt8) -> Bool { byte < 0x80 && byte != 0x20 && byte != 0x09 }
     if plain(first), plain(last) { return value }
-    return value.trimmingCharacters(in: .whitespaces)
+    return value.trimmingSpacesAndTabs()
   }
 
   /// The instant the deadline passes, fixed when the transfer starts.

@@ -1,7 +1,12 @@
 import CourierDomain
 import CourierPorts
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A record store and outbox held in memory, for tests of code that syncs records. Behaves as
 /// the SQLite and file adapters do (it passes the same contract suite), and adds driving and

@@ -1,7 +1,12 @@
 import CourierDomain
 import CourierPorts
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A transport that answers from a script, for unit tests of code that sends requests.
 /// Unscripted requests fail loudly with a 599 response naming the request.
@@ -104,10 +109,9 @@ public final class InMemoryTransport: Transport {
       switch segment {
       case .bytes(let bytes): data.append(bytes)
       case .file(let url, let offset, let length):
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
-        try handle.seek(toOffset: UInt64(offset))
-        data.append(try handle.read(upToCount: Int(length)) ?? Data())
+        let file = try OpenFile.reading(url.path)
+        try file.seek(toOffset: UInt64(offset))
+        data.append(try file.read(upToCount: Int(length)))
       }
     }
     return data

@@ -1,8 +1,19 @@
 import CNetlink
 import CourierDomain
 import CourierPorts
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Watches the network path with rtnetlink (Linux), the way `NWPathMonitor` does on Apple
 /// platforms. See Docs/netlink.md for the rule and what Linux cannot tell.
@@ -93,7 +104,7 @@ public final class NetlinkPathMonitor: PathMonitor {
     defer { wake.close() }
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
-        let thread = Thread { [self] in
+        DetachedThread.start(name: "courier-netlink") { [self] in
           do {
             try watch(generation: generation, wake: wake)
             done.resume()
@@ -101,8 +112,6 @@ public final class NetlinkPathMonitor: PathMonitor {
             done.resume(throwing: error)
           }
         }
-        thread.name = "courier-netlink"
-        thread.start()
       }
     } onCancel: {
       wake.signal()
@@ -125,12 +134,10 @@ public final class NetlinkPathMonitor: PathMonitor {
       return Self.dumpOnce(namespace: nil, generation: generation) ?? fallback
     }
     return await withCheckedContinuation { (done: CheckedContinuation<NetworkPath, Never>) in
-      let thread = Thread {
+      DetachedThread.start(name: "courier-nl-dump") {
         done.resume(
           returning: Self.dumpOnce(namespace: namespace, generation: generation) ?? fallback)
       }
-      thread.name = "courier-netlink-snapshot"
-      thread.start()
     }
   }
 

@@ -1,6 +1,17 @@
 import CNetlink
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// Why the netlink monitor stopped or could not start.
 public struct NetlinkMonitorError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,7 +1,12 @@
 import CSHANI
 import CourierDomain
 import CourierPorts
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The `FileHasher` over the x86 SHA extensions (SHA-NI, decision 1303): the same digests as
 /// the portable `SwiftFileHasher`, about five times as fast (1.1 GB/s against 250 MB/s on

@@ -1,6 +1,11 @@
 import CourierDomain
 import CourierPorts
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 extension SQLiteLocalStore: RecordFieldsReading {
   /// A collection's records with chosen members of their local payload: each payload is checked

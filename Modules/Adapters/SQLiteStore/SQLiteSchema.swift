@@ -1,6 +1,11 @@
 import CourierDomain
 import CourierPorts
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// The schema, as migrations: migration `n` takes `user_version` from `n` to `n + 1`. Only
 /// ever append; a released migration is never edited.

@@ -1,7 +1,18 @@
 import CourierDomain
 import CourierPorts
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// An image compressor that answers from a script, for unit tests of code that compresses.
 /// `inspect` returns the scripted header (with the file's real size) or fails with
@@ -98,13 +109,12 @@ public final class InMemoryImageCompressor: ImageCompressor {
   }
 
   private static func size(of url: URL) throws -> Int64 {
-    guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
-      let size = attributes[.size] as? NSNumber
-    else {
+    var info = stat()
+    guard stat(url.path, &info) == 0 else {
       throw CourierError(
         .fileUnavailable, serverMessage: "The file \(url.lastPathComponent) couldn't be read.",
         context: url.path)
     }
-    return size.int64Value
+    return Int64(info.st_size)
   }
 }

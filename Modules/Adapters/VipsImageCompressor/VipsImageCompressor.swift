@@ -2,8 +2,19 @@ import CVipsShim
 import CourierDomain
 import CourierPorts
 import Dispatch
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// An `ImageCompressor` over libvips: shrink-on-load downsampling (`vips_thumbnail` with a
 /// file name, so a 24-megapixel JPEG is never decoded at full size), EXIF auto-rotation,
@@ -373,9 +384,9 @@ enum HEIFSniffer {
   ]
 
   static func looksLikeHEIF(_ url: URL) -> Bool {
-    guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
-    defer { try? handle.close() }
-    guard let head = try? handle.read(upToCount: 12), head.count == 12 else { return false }
+    guard let file = try? OpenFile.reading(url.path),
+      let head = try? file.read(upToCount: 12), head.count == 12
+    else { return false }
     let bytes = [UInt8](head)
     guard String(decoding: bytes[4..<8], as: UTF8.self) == "ftyp" else { return false }
     return brands.contains(String(decoding: bytes[8..<12], as: UTF8.self))
