@@ -29,9 +29,11 @@ public protocol CommandOutput: Sendable {
   func readStandardInput() -> String?
 }
 
-/// JSON text for one object, keys sorted, on one line: `JSONValue.jsonText`, the bytes
-/// `JSONSerialization` wrote with `.sortedKeys` and `.withoutEscapingSlashes`, without linking
-/// corelibs Foundation into the binary (issue 14).
+/// JSON text for one object, keys sorted by their UTF-8 bytes, slashes not escaped, on one line:
+/// `JSONValue.jsonText`, not `JSONSerialization`, which links corelibs Foundation into the binary
+/// (issue 14). For the CLI's own keys (lower-case letters and `_`) the bytes are the ones
+/// `JSONSerialization` wrote; it sorted other keys (a record's fields) case-insensitively and
+/// numerically, and wrote `\b` and `\f` where this writes `\u0008` and `\u000c`.
 enum JSONLine {
   static func encode(_ object: [String: JSONValue]) -> String {
     JSONValue.object(object).jsonText
