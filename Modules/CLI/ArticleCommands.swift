@@ -4,8 +4,19 @@ import CourierLinux
 import CourierPorts
 import CourierSignals
 import Dispatch
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// `courier articles`, `courier outbox`, `courier sync`: the local store is the source of
 /// truth, the sync engine talks to the server.
@@ -45,9 +56,9 @@ enum ArticleCommands {
     if context.global.json {
       context.output.out(
         JSONLine.encode([
-          "pending": counts.pending, "rejected": counts.rejected,
-          "conflicted": counts.conflicted,
-          "entries": entries.map { entryObject($0, now: now, upload: uploads[$0.id]) },
+          "pending": .int(counts.pending), "rejected": .int(counts.rejected),
+          "conflicted": .int(counts.conflicted),
+          "entries": .array(entries.map { entryObject($0, now: now, upload: uploads[$0.id]) }),
         ]) + "\n")
       return .success
     }
@@ -88,10 +99,16 @@ enum ArticleCommands {
     let refusedAgain = (state.rejected + state.conflicted).filter { keys.contains($0.key) }
     if context.global.json {
       var object = reportObject(report)
-      object["retried"] = retried.map { entryObject($0, now: Date()) }
-      object["refused_again"] = refusedAgain.map { entryObject($0, now: Date()) }
-      if let error = report.stoppedBy { object["not_sent"] = CommandContext.failureObject(error) }
-      if let heldBy { object["not_sent"] = ["kind": "busy", "message": heldBy.description] }
+      object["retried"] = .array(retried.map { entryObject($0, now: Date()) })
+      object["refused_again"] = .array(refusedAgain.map { entryObject($0, now: Date()) })
+      if let error = report.stoppedBy {
+        object["not_sent"] = .object(CommandContext.failureObject(error))
+      }
+      if let heldBy {
+        object["not_sent"] = .object([
+          "kind": .string("busy"), "message": .string(heldBy.description),
+        ])
+      }
       context.output.out(JSONLine.encode(object) + "\n")
     } else {
       context.output.out(
@@ -131,12 +148,12 @@ enum ArticleCommands {
     let dropped = try articles.outbox().filter { $0.key == entry.key }
     let after = try await articles.discard(operationID: entry.id).record
     if context.global.json {
-      var object: [String: Any] = [
-        "status": "ok", "id": entry.key.id,
-        "discarded": dropped.map { entryObject($0, now: Date()) },
-        "restored": after != nil,
+      var object: [String: JSONValue] = [
+        "status": .string("ok"), "id": .string(entry.key.id),
+        "discarded": .array(dropped.map { entryObject($0, now: Date()) }),
+        "restored": .bool(after != nil),
       ]
-      if let version = after?.version { object["version"] = version }
+      if let version = after?.version { object["version"] = .int(version) }
       context.output.out(JSONLine.encode(object) + "\n")
     } else {
       if entry.key.collection == QueuedUpload.collection {
@@ -169,8 +186,8 @@ enum ArticleCommands {
     if context.global.json {
       context.output.out(
         JSONLine.encode([
-          "status": "failed", "kind": "invalidInput", "code": "no_such_entry", "message": message,
-          "attempts": 0,
+          "status": .string("failed"), "kind": .string("invalidInput"),
+          "code": .string("no_such_entry"), "message": .string(message), "attempts": .integer(0),
         ]) + "\n")
     } else {
       context.output.err("courier: \(message)\n")
@@ -195,9 +212,12 @@ enum ArticleCommands {
     let state = articles.state
     if context.global.json {
       var object = reportObject(report)
-      object["rejected_entries"] = state.rejected.map { entryObject($0, now: Date()) }
-      object["conflicted_entries"] = state.conflicted.map { entryObject($0, now: Date()) }
-      if let error = report.stoppedBy { object["error"] = CommandContext.failureObject(error) }
+      object["rejected_entries"] = .array(state.rejected.map { entryObject($0, now: Date()) })
+      object["conflicted_entries"] = .array(
+        state.conflicted.map { entryObject($0, now: Date()) })
+      if let error = report.stoppedBy {
+        object["error"] = .object(CommandContext.failureObject(error))
+      }
       context.output.out(JSONLine.encode(object) + "\n")
     } else {
       context.output.out(reportLine(report))
@@ -221,12 +241,12 @@ enum ArticleCommands {
     let message =
       "\(busy.description); nothing was sent by this one. Try again when it has finished."
     if context.global.json {
-      var object: [String: Any] = [
-        "status": "failed", "kind": "busy", "code": "sync_in_progress", "message": message,
-        "attempts": 0,
+      var object: [String: JSONValue] = [
+        "status": .string("failed"), "kind": .string("busy"), "code": .string("sync_in_progress"),
+        "message": .string(message), "attempts": .integer(0),
       ]
-      if let pid = holder.pid { object["holder_pid"] = Int(pid) }
-      if let activity = holder.activity { object["holder_activity"] = activity }
+      if let pid = holder.pid { object["holder_pid"] = .int(pid) }
+      if let activity = holder.activity { object["holder_activity"] = .string(activity) }
       context.output.out(JSONLine.encode(object) + "\n")
     } else {
       context.output.err("courier: \(message)\n")
@@ -262,8 +282,8 @@ enum ArticleCommands {
     if context.global.json {
       context.output.out(
         JSONLine.encode([
-          "status": "failed", "kind": "invalidInput", "code": "not_found", "message": message,
-          "attempts": 0,
+          "status": .string("failed"), "kind": .string("invalidInput"),
+          "code": .string("not_found"), "message": .string(message), "attempts": .integer(0),
         ]) + "\n")
     } else {
       context.output.err("courier: \(message)\n")
@@ -287,16 +307,20 @@ enum ArticleCommands {
 
   static func show(_ snapshot: SyncSnapshot<Article>, context: CommandContext) {
     if context.global.json {
-      var object: [String: Any] = [
-        "source": snapshot.source.rawValue, "stale": snapshot.isStale,
-        "articles": snapshot.items.map(articleObject),
+      var object: [String: JSONValue] = [
+        "source": .string(snapshot.source.rawValue), "stale": .bool(snapshot.isStale),
+        "articles": .array(snapshot.items.map(articleObject)),
       ]
-      if let age = snapshot.age { object["age_seconds"] = (age * 1000).rounded() / 1000 }
-      if let last = snapshot.lastRefresh { object["last_refresh"] = RFC3339.string(from: last) }
-      if !snapshot.deletedIDs.isEmpty { object["deleted_pending"] = snapshot.deletedIDs }
-      if !snapshot.unreadable.isEmpty { object["unreadable"] = snapshot.unreadable }
-      if snapshot.source == .network { object["not_modified"] = snapshot.notModified }
-      if let error = snapshot.error { object["error"] = CommandContext.failureObject(error) }
+      if let age = snapshot.age { object["age_seconds"] = .number((age * 1000).rounded() / 1000) }
+      if let last = snapshot.lastRefresh {
+        object["last_refresh"] = .string(RFC3339.string(from: last))
+      }
+      if !snapshot.deletedIDs.isEmpty { object["deleted_pending"] = .strings(snapshot.deletedIDs) }
+      if !snapshot.unreadable.isEmpty { object["unreadable"] = .strings(snapshot.unreadable) }
+      if snapshot.source == .network { object["not_modified"] = .bool(snapshot.notModified) }
+      if let error = snapshot.error {
+        object["error"] = .object(CommandContext.failureObject(error))
+      }
       context.output.out(JSONLine.encode(object) + "\n")
       return
     }
@@ -374,14 +398,16 @@ enum ArticleCommands {
     bytes.append(UInt8(ascii: "\n"))
   }
 
-  static func articleObject(_ item: SyncItem<Article>) -> [String: Any] {
-    var object: [String: Any] = [
-      "id": item.value.id, "title": item.value.title, "body": item.value.body,
-      "state": item.state.rawValue,
+  static func articleObject(_ item: SyncItem<Article>) -> JSONValue {
+    var object: [String: JSONValue] = [
+      "id": .string(item.value.id), "title": .string(item.value.title),
+      "body": .string(item.value.body), "state": .string(item.state.rawValue),
     ]
-    if let version = item.value.version { object["version"] = version }
-    if let updated = item.value.updatedAt { object["updated_at"] = RFC3339.string(from: updated) }
-    return object
+    if let version = item.value.version { object["version"] = .int(version) }
+    if let updated = item.value.updatedAt {
+      object["updated_at"] = .string(RFC3339.string(from: updated))
+    }
+    return .object(object)
   }
 
   // MARK: - Writes
@@ -424,21 +450,20 @@ enum ArticleCommands {
     // Offline, the record is the receipt's; a replay may have changed it: read again.
     let record = offline ? receipt.record : (try? articles.record(id: receipt.key.id))
     if context.global.json {
-      var object: [String: Any] = [
-        "status": refused != nil || conflicted != nil ? "refused" : "ok", "id": receipt.key.id,
-        "pending": pendingCount, "sent": report.sent,
-        "queue": queueWord(receipt.enqueue),
+      var object: [String: JSONValue] = [
+        "status": .string(refused != nil || conflicted != nil ? "refused" : "ok"),
+        "id": .string(receipt.key.id), "pending": .int(pendingCount), "sent": .int(report.sent),
+        "queue": .string(queueWord(receipt.enqueue)),
       ]
-      if let id = receipt.operationID { object["operation_id"] = id.uuidString.lowercased() }
-      if let version = record?.version { object["version"] = version }
-      if let state = record?.state { object["state"] = state.rawValue }
-      if let error = report.stoppedBy { object["not_sent"] = CommandContext.failureObject(error) }
-      if let heldBy {
-        object["not_sent"] = [
-          "kind": "busy", "code": "sync_in_progress",
-          "message": "\(heldBy.description) is syncing this data folder and will send it.",
-        ]
+      if let id = receipt.operationID {
+        object["operation_id"] = .string(id.uuidString.lowercased())
       }
+      if let version = record?.version { object["version"] = .int(version) }
+      if let state = record?.state { object["state"] = .string(state.rawValue) }
+      if let error = report.stoppedBy {
+        object["not_sent"] = .object(CommandContext.failureObject(error))
+      }
+      if let heldBy { object["not_sent"] = busyObject(heldBy) }
       if let refused { object["refused"] = entryObject(refused, now: Date()) }
       if let conflicted { object["conflict"] = entryObject(conflicted, now: Date()) }
       context.output.out(JSONLine.encode(object) + "\n")
@@ -466,6 +491,14 @@ enum ArticleCommands {
       }
     }
     return refused != nil || conflicted != nil ? .businessRefusal : .success
+  }
+
+  /// `not_sent` when another process holds the sync lock: it will send the write.
+  static func busyObject(_ heldBy: SyncLock.Holder) -> JSONValue {
+    .object([
+      "kind": .string("busy"), "code": .string("sync_in_progress"),
+      "message": .string("\(heldBy.description) is syncing this data folder and will send it."),
+    ])
   }
 
   static func queueWord(_ result: EnqueueResult) -> String {
@@ -536,45 +569,45 @@ enum ArticleCommands {
   }
 
   static func entryObject(_ entry: OutboxEntry, now: Date, upload: QueuedUploadProgress? = nil)
-    -> [String: Any]
+    -> JSONValue
   {
     let operation = entry.operation
-    var object: [String: Any] = [
-      "sequence": entry.sequence, "operation_id": operation.id.uuidString.lowercased(),
-      "kind": operation.kind.rawValue, "collection": operation.key.collection,
-      "id": operation.key.id, "state": stateWord(entry.state), "attempts": entry.attempts,
-      "enqueued_at": RFC3339.string(from: operation.enqueuedAt),
+    var object: [String: JSONValue] = [
+      "sequence": .int(entry.sequence),
+      "operation_id": .string(operation.id.uuidString.lowercased()),
+      "kind": .string(operation.kind.rawValue), "collection": .string(operation.key.collection),
+      "id": .string(operation.key.id), "state": .string(stateWord(entry.state)),
+      "attempts": .int(entry.attempts),
+      "enqueued_at": .string(RFC3339.string(from: operation.enqueuedAt)),
     ]
     if let upload {
-      object["upload"] = [
-        "name": upload.name, "bytes_confirmed": upload.confirmed, "bytes_total": upload.total,
-        "transfer": upload.upload?.transfer.rawValue ?? "",
-      ]
+      object["upload"] = .object([
+        "name": .string(upload.name), "bytes_confirmed": .int(upload.confirmed),
+        "bytes_total": .int(upload.total),
+        "transfer": .string(upload.upload?.transfer.rawValue ?? ""),
+      ])
     }
-    if let base = operation.baseVersion { object["base_version"] = base }
+    if let base = operation.baseVersion { object["base_version"] = .int(base) }
     switch entry.state {
     case .pending: break
     case .rejected(let message, let code):
-      object["message"] = message
-      if let code { object["code"] = code }
+      object["message"] = .string(message)
+      if let code { object["code"] = .string(code) }
     case .conflicted(let server):
-      if let data = try? JSONEncoder().encode(server),
-        let value = try? JSONSerialization.jsonObject(with: data)
-      {
-        object["server_record"] = value
-      }
+      object["server_record"] = server
     }
-    return object
+    return .object(object)
   }
 
-  static func reportObject(_ report: ReplayReport) -> [String: Any] {
+  static func reportObject(_ report: ReplayReport) -> [String: JSONValue] {
     [
-      "sent": report.sent, "rejected": report.rejected, "conflicts": report.conflicts,
-      "conflicts_resent": report.conflictsResent,
-      "conflicts_server_kept": report.conflictsTakenFromServer,
-      "conflicts_kept": report.conflictsKept, "conflicts_merged": report.conflictsMerged,
-      "waiting_for_sender": report.withoutSender, "pending": report.pending,
-      "status": report.stoppedBy == nil ? "ok" : "stopped",
+      "sent": .int(report.sent), "rejected": .int(report.rejected),
+      "conflicts": .int(report.conflicts), "conflicts_resent": .int(report.conflictsResent),
+      "conflicts_server_kept": .int(report.conflictsTakenFromServer),
+      "conflicts_kept": .int(report.conflictsKept),
+      "conflicts_merged": .int(report.conflictsMerged),
+      "waiting_for_sender": .int(report.withoutSender), "pending": .int(report.pending),
+      "status": .string(report.stoppedBy == nil ? "ok" : "stopped"),
     ]
   }
 
@@ -634,12 +667,14 @@ enum ArticleCommands {
 
   static func stateLine(_ state: SyncState, json: Bool) -> String {
     if json {
-      var object: [String: Any] = [
-        "path": state.path.rawValue, "online": state.isOnline, "syncing": state.isSyncing,
-        "pending": state.pendingCount, "rejected": state.rejected.count,
-        "conflicted": state.conflicted.count,
+      var object: [String: JSONValue] = [
+        "path": .string(state.path.rawValue), "online": .bool(state.isOnline),
+        "syncing": .bool(state.isSyncing), "pending": .int(state.pendingCount),
+        "rejected": .int(state.rejected.count), "conflicted": .int(state.conflicted.count),
       ]
-      if let error = state.lastError { object["error"] = CommandContext.failureObject(error) }
+      if let error = state.lastError {
+        object["error"] = .object(CommandContext.failureObject(error))
+      }
       return JSONLine.encode(object) + "\n"
     }
     let online = state.isOnline ? "online" : "offline"

@@ -1,5 +1,11 @@
+import CourierDomain
 import CourierLinux
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// What this build of `courier` is: its version (the one place it is written) and the
 /// adapters the composition root can pick, with the default of each.
@@ -50,9 +56,11 @@ public enum BuildInfo {
   /// The same as one JSON object: `{"version": …, "transports": {"available": […],
   /// "default": …}, …}`.
   public static var json: String {
-    var object: [String: Any] = ["version": version]
+    var object: [String: JSONValue] = ["version": .string(version)]
     for adapters in adapters {
-      object[adapters.kind] = ["available": adapters.available, "default": adapters.defaultName]
+      object[adapters.kind] = .object([
+        "available": .strings(adapters.available), "default": .string(adapters.defaultName),
+      ])
     }
     return JSONLine.encode(object)
   }

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Turns arguments into an `Invocation`. Pure: tested without a process.
 public enum CommandLineParser {
@@ -225,7 +229,9 @@ public enum CommandLineParser {
     }
     if let quality = options.last("--quality") {
       // Accept both the seed's 0.7 and libjpeg's 70.
-      if let value = Double(quality), value >= 0.01, value <= 1, quality.contains(".") {
+      if let value = Double(quality), value >= 0.01, value <= 1,
+        quality.contains(where: { $0 == "." })
+      {
         upload.quality = Int((value * 100).rounded())
       } else if let value = Int(quality), (1...100).contains(value) {
         upload.quality = value

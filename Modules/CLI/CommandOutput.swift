@@ -1,4 +1,10 @@
-import Foundation
+import CourierDomain
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 #if canImport(Glibc)
   import Glibc
@@ -23,13 +29,31 @@ public protocol CommandOutput: Sendable {
   func readStandardInput() -> String?
 }
 
-/// JSON text for one object, keys sorted, on one line.
+/// JSON text for one object, keys sorted by their UTF-8 bytes, slashes not escaped, on one line:
+/// `JSONValue.jsonText`, not `JSONSerialization`, which links corelibs Foundation into the binary
+/// (issue 14). For the CLI's own keys (lower-case letters and `_`) the bytes are the ones
+/// `JSONSerialization` wrote; it sorted other keys (a record's fields) case-insensitively and
+/// numerically, and wrote `\b` and `\f` where this writes `\u0008` and `\u000c`.
 enum JSONLine {
-  static func encode(_ object: [String: Any]) -> String {
-    let options: JSONSerialization.WritingOptions = [.sortedKeys, .withoutEscapingSlashes]
-    guard let data = try? JSONSerialization.data(withJSONObject: object, options: options) else {
-      return "{}"
-    }
-    return String(decoding: data, as: UTF8.self)
+  static func encode(_ object: [String: JSONValue]) -> String {
+    JSONValue.object(object).jsonText
+  }
+
+  /// A reply's body as a member of a line: its JSON when it is JSON (any value at the top, as
+  /// `JSONSerialization`'s `.fragmentsAllowed` read it), else its text.
+  static func body(_ bytes: Data) -> JSONValue {
+    (try? JSONValue(parsing: bytes)) ?? .string(String(decoding: bytes, as: UTF8.self))
+  }
+}
+
+extension JSONValue {
+  /// An integer of any width (`Int`, `Int64`, a pid): `.integer` when it fits in 64 bits.
+  static func int(_ value: some BinaryInteger) -> JSONValue {
+    Int64(exactly: value).map(JSONValue.integer) ?? .number(Double(value))
+  }
+
+  /// Strings as a JSON array.
+  static func strings(_ values: [String]) -> JSONValue {
+    .array(values.map(JSONValue.string))
   }
 }

@@ -3,7 +3,12 @@ import CourierDomain
 import CourierLinux
 import CourierPorts
 import CourierVips
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// Runs a command line against the composition root. The app's `main` is one call to this.
 public struct CommandRunner: Sendable {
@@ -211,8 +216,9 @@ public struct CommandRunner: Sendable {
     if json {
       output.out(
         JSONLine.encode([
-          "status": "failed", "kind": "config", "code": configError.key ?? "config",
-          "message": configError.description, "attempts": 0,
+          "status": .string("failed"), "kind": .string("config"),
+          "code": .string(configError.key ?? "config"),
+          "message": .string(configError.description), "attempts": .integer(0),
         ]) + "\n")
     } else {
       output.err("courier: configuration error: \(configError.description)\n")
@@ -263,8 +269,10 @@ struct CommandContext: Sendable {
     let message = environment.credentials.unusableReason ?? Self.notLoggedInMessage
     if global.json {
       var object = Self.failureObject(error)
-      object["message"] = message
-      if environment.credentials.unusableReason != nil { object["code"] = "session_unreadable" }
+      object["message"] = .string(message)
+      if environment.credentials.unusableReason != nil {
+        object["code"] = .string("session_unreadable")
+      }
       output.out(JSONLine.encode(object) + "\n")
     } else {
       output.err("courier: \(message)\n")
@@ -272,15 +280,17 @@ struct CommandContext: Sendable {
     return .unauthorized
   }
 
-  static func failureObject(_ error: CourierError) -> [String: Any] {
-    var object: [String: Any] = [
-      "status": "failed", "kind": error.kind.rawValue, "message": error.userMessage,
-      "attempts": error.attempts,
-      "code": error.code ?? error.status.map { "http_\($0)" } ?? error.kind.rawValue,
+  static func failureObject(_ error: CourierError) -> [String: JSONValue] {
+    var object: [String: JSONValue] = [
+      "status": .string("failed"), "kind": .string(error.kind.rawValue),
+      "message": .string(error.userMessage), "attempts": .int(error.attempts),
+      "code": .string(error.code ?? error.status.map { "http_\($0)" } ?? error.kind.rawValue),
     ]
-    if let status = error.status { object["http_status"] = status }
-    if let field = error.field { object["field"] = field }
-    if let retryAfter = error.retryAfter { object["retry_after_seconds"] = retryAfter.seconds }
+    if let status = error.status { object["http_status"] = .int(status) }
+    if let field = error.field { object["field"] = .string(field) }
+    if let retryAfter = error.retryAfter {
+      object["retry_after_seconds"] = .number(retryAfter.seconds)
+    }
     return object
   }
 }

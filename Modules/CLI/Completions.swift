@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// A shell `courier completions` writes a script for.
 public enum CompletionShell: String, Sendable, CaseIterable {
@@ -288,8 +292,7 @@ public enum Completions {
 
   static func fishQuote(_ text: String) -> String {
     "'"
-      + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
-        of: "'", with: "\\'") + "'"
+      + text.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'"
   }
 
   static func fishValue(_ kind: CommandTable.ValueKind) -> String {

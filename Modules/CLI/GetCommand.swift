@@ -1,6 +1,11 @@
 import CourierCore
 import CourierDomain
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// `courier get PATH`.
 enum GetCommand {
@@ -11,16 +16,10 @@ enum GetCommand {
     let response = try await client.send(request)
     try DeliveryProof.apiReply(response)
     if context.global.json {
-      var object: [String: Any] = [
-        "status": "ok", "http_status": response.status, "attempts": response.attempts,
+      let object: [String: JSONValue] = [
+        "status": .string("ok"), "http_status": .int(response.status),
+        "attempts": .int(response.attempts), "body": JSONLine.body(response.body),
       ]
-      if let json = try? JSONSerialization.jsonObject(
-        with: response.body, options: [.fragmentsAllowed])
-      {
-        object["body"] = json
-      } else {
-        object["body"] = String(decoding: response.body, as: UTF8.self)
-      }
       context.output.out(JSONLine.encode(object) + "\n")
     } else {
       var text = String(decoding: response.body, as: UTF8.self)

@@ -1,5 +1,10 @@
 import CourierLinux
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// `courier(1)` in roff (man(7) macros), from `CommandTable` (synopsis, commands, flags) and
 /// `HelpText` (what each command does): `courier manpage`.
@@ -66,10 +71,10 @@ public enum ManPage {
   /// The text of a help before `marker` (and without the block starting with `dropping`).
   static func section(of text: String, upTo marker: String, dropping: String? = nil) -> String {
     var body = text.components(separatedBy: "\n" + marker).first ?? text
-    if let dropping, let range = body.range(of: "\n" + dropping) {
+    if let dropping, let range = body.firstRange(of: "\n" + dropping) {
       // The block runs to the next blank line.
       let rest = body[range.upperBound...]
-      let end = rest.range(of: "\n\n")?.lowerBound ?? rest.endIndex
+      let end = rest.firstRange(of: "\n\n")?.lowerBound ?? rest.endIndex
       body.removeSubrange(range.lowerBound..<end)
     }
     return body
@@ -106,8 +111,7 @@ public enum ManPage {
 
   /// Text safe in roff: backslashes and hyphens escaped, a leading `.` or `'` neutralised.
   static func escape(_ text: String) -> String {
-    var out = text.replacingOccurrences(of: "\\", with: "\\e")
-      .replacingOccurrences(of: "-", with: "\\-")
+    var out = text.replacing("\\", with: "\\e").replacing("-", with: "\\-")
     if out.hasPrefix(".") || out.hasPrefix("'") { out = "\\&" + out }
     return out
   }

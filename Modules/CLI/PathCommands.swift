@@ -1,6 +1,11 @@
 import CourierDomain
 import CourierPorts
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// `courier status` and `courier watch`.
 enum PathCommands {
@@ -47,11 +52,20 @@ enum PathCommands {
       if case .failure(let error) = await runner.result, !(error is CancellationError) {
         throw CourierError(
           .invalidInput,
-          serverMessage: "The network path can't be watched here: \(error.localizedDescription)",
+          serverMessage: "The network path can't be watched here: \(reason(error))",
           underlying: String(describing: error))
       }
     }
     return path
+  }
+
+  /// Why a monitor failed, as the error says it: a `CourierError`'s message for a person, or
+  /// the error's own description (the netlink monitor's is a sentence with the errno's text).
+  /// Not `localizedDescription`: that is corelibs Foundation (issue 14), and for an error that
+  /// is not an `NSError` it said only "The operation could not be completed" and a type name.
+  static func reason(_ error: any Error) -> String {
+    if let error = error as? CourierError { return error.userMessage }
+    return String(describing: error)
   }
 
   static func watch(context: CommandContext) async throws -> ExitCode {

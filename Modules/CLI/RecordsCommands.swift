@@ -2,7 +2,12 @@ import CourierCore
 import CourierDomain
 import CourierLinux
 import CourierPorts
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// `courier records`: the records of a declared collection (the config file's `collections`,
 /// or `articles`), through the same outbox, sync lock and replays as articles.
@@ -104,7 +109,7 @@ enum RecordsCommands {
   static func refuse(_ error: CourierError, exit: ExitCode, context: CommandContext) -> ExitCode {
     if context.global.json {
       var object = CommandContext.failureObject(error)
-      object["code"] = error.code ?? "invalid_input"
+      object["code"] = .string(error.code ?? "invalid_input")
       context.output.out(JSONLine.encode(object) + "\n")
     } else {
       context.output.err("courier: \(error.userMessage)\n")
@@ -121,8 +126,8 @@ enum RecordsCommands {
     if context.global.json {
       context.output.out(
         JSONLine.encode([
-          "status": "failed", "kind": "invalidInput", "code": "not_found", "message": message,
-          "attempts": 0,
+          "status": .string("failed"), "kind": .string("invalidInput"),
+          "code": .string("not_found"), "message": .string(message), "attempts": .integer(0),
         ]) + "\n")
     } else {
       context.output.err("courier: \(message)\n")
@@ -136,16 +141,20 @@ enum RecordsCommands {
   ) {
     let noun = "\(collection.name) record"
     if context.global.json {
-      var object: [String: Any] = [
-        "source": snapshot.source.rawValue, "stale": snapshot.isStale,
-        "collection": collection.name, "records": snapshot.items.map(recordObject),
+      var object: [String: JSONValue] = [
+        "source": .string(snapshot.source.rawValue), "stale": .bool(snapshot.isStale),
+        "collection": .string(collection.name), "records": .array(snapshot.items.map(recordObject)),
       ]
-      if let age = snapshot.age { object["age_seconds"] = (age * 1000).rounded() / 1000 }
-      if let last = snapshot.lastRefresh { object["last_refresh"] = RFC3339.string(from: last) }
-      if !snapshot.deletedIDs.isEmpty { object["deleted_pending"] = snapshot.deletedIDs }
-      if !snapshot.unreadable.isEmpty { object["unreadable"] = snapshot.unreadable }
-      if snapshot.source == .network { object["not_modified"] = snapshot.notModified }
-      if let error = snapshot.error { object["error"] = CommandContext.failureObject(error) }
+      if let age = snapshot.age { object["age_seconds"] = .number((age * 1000).rounded() / 1000) }
+      if let last = snapshot.lastRefresh {
+        object["last_refresh"] = .string(RFC3339.string(from: last))
+      }
+      if !snapshot.deletedIDs.isEmpty { object["deleted_pending"] = .strings(snapshot.deletedIDs) }
+      if !snapshot.unreadable.isEmpty { object["unreadable"] = .strings(snapshot.unreadable) }
+      if snapshot.source == .network { object["not_modified"] = .bool(snapshot.notModified) }
+      if let error = snapshot.error {
+        object["error"] = .object(CommandContext.failureObject(error))
+      }
       context.output.out(JSONLine.encode(object) + "\n")
       return
     }
@@ -190,29 +199,33 @@ enum RecordsCommands {
       + "\(marker)\n"
   }
 
-  static func recordObject(_ item: SyncItem<JSONRecord>) -> [String: Any] {
-    var object: [String: Any] = [
-      "id": item.value.id, "fields": anyJSON(.object(item.value.fields)),
-      "state": item.state.rawValue,
+  static func recordObject(_ item: SyncItem<JSONRecord>) -> JSONValue {
+    var object: [String: JSONValue] = [
+      "id": .string(item.value.id), "fields": .object(item.value.fields),
+      "state": .string(item.state.rawValue),
     ]
-    if let version = item.value.version { object["version"] = version }
-    if let updated = item.value.updatedAt { object["updated_at"] = RFC3339.string(from: updated) }
-    return object
+    if let version = item.value.version { object["version"] = .int(version) }
+    if let updated = item.value.updatedAt {
+      object["updated_at"] = .string(RFC3339.string(from: updated))
+    }
+    return .object(object)
   }
 
   static func show(
     _ record: LocalRecord, collection: CollectionDescription, context: CommandContext
   ) {
     if context.global.json {
-      var object: [String: Any] = [
-        "collection": collection.name, "id": record.key.id, "state": record.state.rawValue,
-        "deleted": record.isDeleted,
+      var object: [String: JSONValue] = [
+        "collection": .string(collection.name), "id": .string(record.key.id),
+        "state": .string(record.state.rawValue), "deleted": .bool(record.isDeleted),
       ]
-      if let payload = record.payload { object["fields"] = anyJSON(payload) }
-      if let version = record.version { object["version"] = version }
-      if let updated = record.updatedAt { object["updated_at"] = RFC3339.string(from: updated) }
+      if let payload = record.payload { object["fields"] = payload }
+      if let version = record.version { object["version"] = .int(version) }
+      if let updated = record.updatedAt {
+        object["updated_at"] = .string(RFC3339.string(from: updated))
+      }
       if let server = record.server, record.state != .synced {
-        object["server_fields"] = anyJSON(server.payload)
+        object["server_fields"] = server.payload
       }
       context.output.out(JSONLine.encode(object) + "\n")
       return
@@ -227,19 +240,6 @@ enum RecordsCommands {
       text += "  (deleted here; the deletion is not sent yet)\n"
     }
     context.output.out(text)
-  }
-
-  /// A JSON value as `JSONSerialization` objects, for `JSONLine`.
-  static func anyJSON(_ value: JSONValue) -> Any {
-    switch value {
-    case .null: return NSNull()
-    case .bool(let bool): return bool
-    case .integer(let number): return number
-    case .number(let number): return number
-    case .string(let string): return string
-    case .array(let items): return items.map(anyJSON)
-    case .object(let members): return members.mapValues(anyJSON)
-    }
   }
 
   // MARK: - Writes
@@ -269,21 +269,21 @@ enum RecordsCommands {
     let record = try? records.stored(id: receipt.key.id)
     let name = records.collection.name
     if context.global.json {
-      var object: [String: Any] = [
-        "status": refused != nil || conflicted != nil ? "refused" : "ok",
-        "collection": name, "id": receipt.key.id, "pending": state.pendingCount,
-        "sent": report.sent, "queue": ArticleCommands.queueWord(receipt.enqueue),
+      var object: [String: JSONValue] = [
+        "status": .string(refused != nil || conflicted != nil ? "refused" : "ok"),
+        "collection": .string(name), "id": .string(receipt.key.id),
+        "pending": .int(state.pendingCount), "sent": .int(report.sent),
+        "queue": .string(ArticleCommands.queueWord(receipt.enqueue)),
       ]
-      if let id = receipt.operationID { object["operation_id"] = id.uuidString.lowercased() }
-      if let version = record?.version { object["version"] = version }
-      if let state = record?.state { object["state"] = state.rawValue }
-      if let error = report.stoppedBy { object["not_sent"] = CommandContext.failureObject(error) }
-      if let heldBy {
-        object["not_sent"] = [
-          "kind": "busy", "code": "sync_in_progress",
-          "message": "\(heldBy.description) is syncing this data folder and will send it.",
-        ]
+      if let id = receipt.operationID {
+        object["operation_id"] = .string(id.uuidString.lowercased())
       }
+      if let version = record?.version { object["version"] = .int(version) }
+      if let state = record?.state { object["state"] = .string(state.rawValue) }
+      if let error = report.stoppedBy {
+        object["not_sent"] = .object(CommandContext.failureObject(error))
+      }
+      if let heldBy { object["not_sent"] = ArticleCommands.busyObject(heldBy) }
       if let refused { object["refused"] = ArticleCommands.entryObject(refused, now: Date()) }
       if let conflicted {
         object["conflict"] = ArticleCommands.entryObject(conflicted, now: Date())

@@ -1,7 +1,12 @@
 import CourierCore
 import CourierDomain
 import CourierLinux
-import Foundation
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 /// `courier login` and `courier logout`.
 enum SessionCommands {
@@ -34,7 +39,8 @@ enum SessionCommands {
     try await context.session
       .login(username: username, password: password)
     if context.global.json {
-      context.output.out(JSONLine.encode(["status": "ok", "username": username]) + "\n")
+      context.output.out(
+        JSONLine.encode(["status": .string("ok"), "username": .string(username)]) + "\n")
     } else {
       context.output.out("Logged in as \(username).\n")
     }
@@ -56,7 +62,7 @@ enum SessionCommands {
   static func logout(context: CommandContext) throws -> ExitCode {
     try context.environment.credentials.clear()
     if context.global.json {
-      context.output.out(JSONLine.encode(["status": "ok"]) + "\n")
+      context.output.out(JSONLine.encode(["status": .string("ok")]) + "\n")
     } else {
       context.output.out("Logged out.\n")
     }

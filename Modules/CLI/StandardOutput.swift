@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 
 #if canImport(Glibc)
   import Glibc
@@ -55,7 +59,30 @@ public struct StandardOutput: CommandOutput {
   /// Reads standard input to its end.
   /// - Returns: the text.
   public func readStandardInput() -> String? {
-    let data = FileHandle.standardInput.readDataToEndOfFile()
-    return data.isEmpty ? nil : String(decoding: data, as: UTF8.self)
+    let bytes = Self.readToEnd(STDIN_FILENO)
+    return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// The bytes of a descriptor up to its end with `read(2)`, again after EINTR (no
+  /// `FileHandle`: it is corelibs Foundation, issue 14). Another error (a closed or unreadable
+  /// standard input) ends the reading with what was read.
+  static func readToEnd(_ descriptor: Int32) -> [UInt8] {
+    var bytes: [UInt8] = []
+    let chunk = 64 * 1024
+    while true {
+      let start = bytes.count
+      bytes.append(contentsOf: repeatElement(0, count: chunk))
+      let count = bytes.withUnsafeMutableBufferPointer { buffer in
+        #if canImport(Glibc)
+          Glibc.read(descriptor, buffer.baseAddress.map { $0 + start }, chunk)
+        #else
+          Darwin.read(descriptor, buffer.baseAddress.map { $0 + start }, chunk)
+        #endif
+      }
+      bytes.removeLast(chunk - max(count, 0))
+      if count > 0 { continue }
+      if count < 0, errno == EINTR { continue }
+      return bytes
+    }
   }
 }

@@ -4,8 +4,19 @@ import CourierLinux
 import CourierPorts
 import CourierSignals
 import Dispatch
-import Foundation
 import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
 
 /// `courier upload`.
 enum UploadCommand {
@@ -85,16 +96,13 @@ enum UploadCommand {
     let upload = try? QueuedUpload(payload: entry.operation.payload)
     let size = upload?.length ?? 0
     if context.global.json {
-      var object: [String: Any] = [
-        "status": "queued", "id": entry.key.id, "sequence": entry.sequence,
-        "operation_id": entry.id.uuidString.lowercased(), "bytes": size,
-        "transfer": upload?.transfer.rawValue ?? "",
+      var object: [String: JSONValue] = [
+        "status": .string("queued"), "id": .string(entry.key.id),
+        "sequence": .int(entry.sequence),
+        "operation_id": .string(entry.id.uuidString.lowercased()), "bytes": .int(size),
+        "transfer": .string(upload?.transfer.rawValue ?? ""),
       ]
-      if let upload {
-        object["compression"] = [
-          "send": upload.verdict.send.rawValue, "reason": upload.verdict.reason.rawValue,
-        ]
-      }
+      if let upload { object["compression"] = Self.compression(upload.verdict) }
       context.output.out(JSONLine.encode(object) + "\n")
     } else {
       context.output.out(
@@ -102,6 +110,11 @@ enum UploadCommand {
           + "\(CompressionDecision.formatBytes(size))): 'courier sync' sends it.\n")
     }
     return .success
+  }
+
+  /// `{"send": …, "reason": …}`: what the compression step decided.
+  static func compression(_ verdict: CompressionDecision.Verdict) -> JSONValue {
+    .object(["send": .string(verdict.send.rawValue), "reason": .string(verdict.reason.rawValue)])
   }
 
   /// Why the file can't be sent, found before any request and without opening it: missing,
@@ -151,12 +164,12 @@ final class UploadView: Sendable {
   func show(_ upload: UploadState) {
     switch upload {
     case .compressing:
-      if json { emit(["event": "compressing"]) }
+      if json { emit(["event": .string("compressing")]) }
     case .prepared(let verdict):
       if json {
         emit([
-          "event": "prepared", "send": verdict.send.rawValue, "reason": verdict.reason.rawValue,
-          "message": verdict.message,
+          "event": .string("prepared"), "send": .string(verdict.send.rawValue),
+          "reason": .string(verdict.reason.rawValue), "message": .string(verdict.message),
         ])
       } else {
         output.err("courier: \(verdict.message)\n")
@@ -171,12 +184,12 @@ final class UploadView: Sendable {
         $0.lastDraw = nil
       }
       if json {
-        var object: [String: Any] = [
-          "event": "retrying", "attempt": attempt, "next_attempt": attempt + 1,
-          "max_attempts": maxAttempts, "delay_seconds": delay.seconds,
-          "kind": reason.kind.rawValue, "message": event.humanDescription,
+        var object: [String: JSONValue] = [
+          "event": .string("retrying"), "attempt": .int(attempt), "next_attempt": .int(attempt + 1),
+          "max_attempts": .int(maxAttempts), "delay_seconds": .number(delay.seconds),
+          "kind": .string(reason.kind.rawValue), "message": .string(event.humanDescription),
         ]
-        if let status = reason.status { object["http_status"] = status }
+        if let status = reason.status { object["http_status"] = .int(status) }
         emit(object)
       } else if !context.global.verbose {
         // With --verbose the pipeline's log already prints each decision.
@@ -196,7 +209,7 @@ final class UploadView: Sendable {
       $0.lastDraw = nil
     }
     if json {
-      emit(["event": "resumed", "resumed_at": offset, "total": total])
+      emit(["event": .string("resumed"), "resumed_at": .int(offset), "total": .int(total)])
     } else {
       finishProgress()
       output.err(
@@ -209,39 +222,29 @@ final class UploadView: Sendable {
     let response = result.response
     if let uploadURL = result.uploadURL {
       // A tus upload's last answer has no body: say what was stored, and where.
-      var object: [String: Any] = [
-        "upload_url": uploadURL.absoluteString, "size": result.bodyLength,
-        "resumed_at": result.resumedAt ?? 0,
+      var object: [String: JSONValue] = [
+        "upload_url": .string(uploadURL.absoluteString), "size": .int(result.bodyLength),
+        "resumed_at": .int(result.resumedAt ?? 0),
       ]
-      if let id = result.recordID { object["id"] = id }
+      if let id = result.recordID { object["id"] = .string(id) }
       if json {
-        object["status"] = "ok"
-        object["http_status"] = response.status
-        object["attempts"] = response.attempts
-        object["idempotency_key"] = result.idempotencyKey
-        object["compression"] = [
-          "send": result.verdict.send.rawValue, "reason": result.verdict.reason.rawValue,
-        ]
+        object["status"] = .string("ok")
+        object["http_status"] = .int(response.status)
+        object["attempts"] = .int(response.attempts)
+        object["idempotency_key"] = .string(result.idempotencyKey)
+        object["compression"] = UploadCommand.compression(result.verdict)
       }
       emit(object)
       return
     }
     if json {
-      var object: [String: Any] = [
-        "status": "ok", "http_status": response.status, "attempts": response.attempts,
-        "bytes": result.bodyLength, "idempotency_key": result.idempotencyKey,
-        "compression": [
-          "send": result.verdict.send.rawValue, "reason": result.verdict.reason.rawValue,
-        ],
-      ]
-      if let body = try? JSONSerialization.jsonObject(
-        with: response.body, options: [.fragmentsAllowed])
-      {
-        object["body"] = body
-      } else {
-        object["body"] = String(decoding: response.body, as: UTF8.self)
-      }
-      emit(object)
+      emit([
+        "status": .string("ok"), "http_status": .int(response.status),
+        "attempts": .int(response.attempts), "bytes": .int(result.bodyLength),
+        "idempotency_key": .string(result.idempotencyKey),
+        "compression": UploadCommand.compression(result.verdict),
+        "body": JSONLine.body(response.body),
+      ])
     } else {
       var text = String(decoding: response.body, as: UTF8.self)
       if !text.hasSuffix("\n") { text += "\n" }
@@ -269,7 +272,7 @@ final class UploadView: Sendable {
     }
     guard due else { return }
     if json {
-      emit(["event": "progress", "sent": sent, "total": total])
+      emit(["event": .string("progress"), "sent": .int(sent), "total": .int(total)])
       return
     }
     guard output.isTerminal else { return }
@@ -286,7 +289,9 @@ final class UploadView: Sendable {
     let fraction = total > 0 ? min(1, Double(sent) / Double(total)) : 1
     let filled = Int(fraction * Double(width))
     let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-    let percent = String(format: "%3d%%", Int(fraction * 100))
+    // `%3d%%` by hand (String(format:) is corelibs Foundation, issue 14).
+    let digits = String(Int(fraction * 100))
+    let percent = String(repeating: " ", count: max(0, 3 - digits.count)) + digits + "%"
     let seconds = max(elapsed.seconds, 0.001)
     // The rate of this run: bytes the server held before it are not counted.
     let rate = Double(max(0, sent - base)) / seconds
@@ -303,9 +308,9 @@ final class UploadView: Sendable {
     return line + "\u{1B}[K"
   }
 
-  private func emit(_ object: [String: Any]) {
+  private func emit(_ object: [String: JSONValue]) {
     var object = object
-    if let uploadID { object["id"] = uploadID }
+    if let uploadID { object["id"] = .string(uploadID) }
     output.out(JSONLine.encode(object) + "\n")
   }
 }
