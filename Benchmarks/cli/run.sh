@@ -10,7 +10,8 @@
 #   N [10000]            articles cached for `articles list --offline`
 #   UPLOAD_MIB ["1 1024"] upload sizes, in MiB (the first and the last make the "flat" row)
 #   UPLOAD_RUNS [3]      runs of each upload
-#   IMAGE_RUNS [3]       runs of each 24 MP JPEG → 2048 px
+#   IMAGE_RUNS [9]       runs of each 24 MP JPEG → 2048 px, in IMAGE_ROUNDS [3] interleaved
+#                        rounds
 #   SKIP_BUILD=1         reuse the binaries of the last run (in .build/cli-bench)
 #   BASELINE=FILE        another courier binary (e.g. one built at an earlier commit with
 #                        scripts/release-build) measured beside this one on every row: the
@@ -31,7 +32,8 @@ RUNS="${RUNS:-20}"
 N="${N:-10000}"
 read -r -a UPLOAD_SIZES <<<"${UPLOAD_MIB:-1 1024}"
 UPLOAD_RUNS="${UPLOAD_RUNS:-3}"
-IMAGE_RUNS="${IMAGE_RUNS:-3}"
+IMAGE_RUNS="${IMAGE_RUNS:-9}"
+IMAGE_ROUNDS="${IMAGE_ROUNDS:-3}"
 ROWS="${ROWS:-startup list add upload image}"
 want() { [[ " $ROWS " == *" $1 "* ]]; }
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -261,14 +263,20 @@ vips add "$WORK/up.v" "$WORK/n.v" "$WORK/s.v"
 vips cast "$WORK/s.v" "$WORK/c.v" uchar
 vips jpegsave "$WORK/c.v" "$WORK/photo.jpg" --Q 92
 rm -f "$WORK"/*.v "$WORK/p.png"
-measure image-vipsthumbnail "$IMAGE_RUNS" vipsthumbnail "$WORK/photo.jpg" -s 2048 \
-  -o "$WORK/thumb.jpg[Q=70,strip,optimize_coding]"
-measure image-courier "$IMAGE_RUNS" "$COURIER" --base-url "http://127.0.0.1:$SPORT" \
-  --data-dir "$WORK/upload" upload "$WORK/photo.jpg" --to "$SINK_URL"
-if [ -n "$BEFORE" ]; then
-  measure image-base "$IMAGE_RUNS" "$BEFORE" --base-url "http://127.0.0.1:$SPORT" \
+# In IMAGE_ROUNDS rounds of IMAGE_RUNS / IMAGE_ROUNDS runs a side, interleaved, as the add row
+# is: the row's CPU goal leaves 5 %, and one side's block of three runs moved by more than that
+# against the other's (1.07× in one block, 0.97–1.02× in blocks of ten, the same binaries).
+per_image_round=$(((IMAGE_RUNS + IMAGE_ROUNDS - 1) / IMAGE_ROUNDS))
+for _ in $(seq "$IMAGE_ROUNDS"); do
+  measure image-vipsthumbnail "$per_image_round" vipsthumbnail "$WORK/photo.jpg" -s 2048 \
+    -o "$WORK/thumb.jpg[Q=70,strip,optimize_coding]"
+  measure image-courier "$per_image_round" "$COURIER" --base-url "http://127.0.0.1:$SPORT" \
     --data-dir "$WORK/upload" upload "$WORK/photo.jpg" --to "$SINK_URL"
-fi
+  if [ -n "$BEFORE" ]; then
+    measure image-base "$per_image_round" "$BEFORE" --base-url "http://127.0.0.1:$SPORT" \
+      --data-dir "$WORK/upload" upload "$WORK/photo.jpg" --to "$SINK_URL"
+  fi
+done
 fi
 
 # The table.
@@ -363,8 +371,11 @@ for size in sorted({small, large}, key=int):
     c, p, b = f"upload-courier-{size}", f"upload-curl-{size}", f"upload-base-{size}"
     speed = rows[p][0] / rows[c][0]
     mb = int(size)
+    # The issue's throughput goal is for 1 GiB; a small upload is mostly both sides' start-up.
+    goal = mb >= 1024
     row(f"upload {size} MiB --no-compress, throughput", f"{mb / rows[c][0]:.0f} MiB/s",
-        f"{mb / rows[p][0]:.0f} MiB/s (curl -F)", f"{speed:.2f}×", "≥ 1.0×", speed >= 1.0,
+        f"{mb / rows[p][0]:.0f} MiB/s (curl -F)", f"{speed:.2f}×",
+        "≥ 1.0×" if goal else "shown, no goal (start-up)", speed >= 1.0 if goal else None,
         f"{mb / rows[b][0]:.0f} MiB/s" if b in rows else "")
     row(f"upload {size} MiB --no-compress, peak RSS", mib(c), mib(p) + " (curl -F)", mib(c),
         "≤ 24 MiB", rows[c][2] <= 24, mib(b))
