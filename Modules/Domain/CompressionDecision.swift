@@ -31,6 +31,10 @@ public enum CompressionDecision {
     public var originalHasLocation: Bool
     /// Whether the user asked not to compress (`--no-compress`).
     public var noCompress: Bool
+    /// Whether `originalHasLocation` comes from reading the original's metadata. Without
+    /// compression the image library is not loaded to find out (issue 14), and the original's
+    /// location, if any, goes along.
+    public var originalLocationChecked: Bool
     /// The options compression used: with `stripMetadata` the original's location must not
     /// leave the device.
     public var options: CompressionOptions
@@ -47,10 +51,11 @@ public enum CompressionDecision {
     ///   - noCompress: whether the user turned compression off.
     ///   - options: the compression options.
     ///   - outcome: what compression did.
+    ///   - originalLocationChecked: whether the original's metadata was read for a location.
     public init(
       fileName: String, originalSize: Int64, isImage: Bool, originalAcceptable: Bool,
       originalHasLocation: Bool, noCompress: Bool, options: CompressionOptions = .init(),
-      outcome: Outcome
+      outcome: Outcome, originalLocationChecked: Bool = true
     ) {
       self.fileName = fileName
       self.originalSize = originalSize
@@ -58,6 +63,7 @@ public enum CompressionDecision {
       self.originalAcceptable = originalAcceptable
       self.originalHasLocation = originalHasLocation
       self.noCompress = noCompress
+      self.originalLocationChecked = originalLocationChecked
       self.options = options
       self.outcome = outcome
     }
@@ -140,7 +146,10 @@ public enum CompressionDecision {
         send: .original, reason: .notAnImage, message: "\(name) is not an image: sent as is.")
     }
     if input.noCompress {
-      let location = input.originalHasLocation ? ", location data included" : ""
+      let location =
+        !input.originalLocationChecked
+        ? ", any location data included"
+        : input.originalHasLocation ? ", location data included" : ""
       return Verdict(
         send: .original, reason: .compressionDisabled,
         message: "\(name) is sent as is (compression turned off\(location)).")

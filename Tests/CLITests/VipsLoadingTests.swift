@@ -90,4 +90,51 @@ struct VipsLoadingTests {
     #expect(photos.count == 1)
     #expect(photos.first?["status"] as? Int == 201)
   }
+
+  /// Issue 14: a command pays only for what it uses. With libvips installed, an upload that
+  /// compresses loads it (the loader's own log, `LD_DEBUG=files` written to files by
+  /// `LD_DEBUG_OUTPUT`, names it: the control that shows the log sees a `dlopen`), and the same
+  /// upload with `--no-compress` does not.
+  @Test("with libvips installed, --no-compress of a JPEG does not load it")
+  func noCompressLoadsNothing() async throws {
+    let backend = try await ReferenceBackend()
+    defer { backend.stop() }
+    let dir = try InProcessCLI.temporaryDirectory("courier-vips-unused")
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let photo = dir.appendingPathComponent("photo.jpg")
+    try Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0xFF, 0xD9])
+      .write(to: photo)
+    let (_, body) = try await backend.call(
+      "POST", "/auth/token", json: #"{"username":"alice","password":"secret"}"#)
+    let token = try #require(
+      (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["access_token"] as? String)
+    let environment = [
+      "HOME": dir.path, "XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path,
+      "COURIER_BASE_URL": backend.url.absoluteString,
+      "COURIER_DATA_DIR": dir.appendingPathComponent("data").path, "COURIER_TOKEN": token,
+      "LD_DEBUG": "files",
+    ]
+    /// Runs one upload with the loader's log in its own folder; returns the run and the log.
+    func upload(_ arguments: [String], log name: String) async throws -> (Result, String) {
+      let folder = dir.appendingPathComponent(name)
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      var withLog = environment
+      withLog["LD_DEBUG_OUTPUT"] = folder.appendingPathComponent("ld").path
+      let run = try await Self.courier(arguments, environment: withLog)
+      let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+      let log = try files.map {
+        try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8)
+      }.joined()
+      return (run, log)
+    }
+    let (compressing, compressingLog) = try await upload(["upload", photo.path], log: "compress")
+    #expect(compressingLog.contains("libvips.so"), "\(compressing.stderr)")
+
+    let (plain, plainLog) = try await upload(
+      ["upload", "--no-compress", photo.path], log: "plain")
+    #expect(plain.code == 0, "\(plain.stderr)")
+    #expect(!plainLog.isEmpty)
+    #expect(!plainLog.contains("libvips"), "\(plainLog.suffix(2000))")
+    #expect(plain.stderr.contains("any location data included"), "\(plain.stderr)")
+  }
 }

@@ -297,6 +297,31 @@ struct UploaderTests {
     #expect(dirs.leftovers.isEmpty)
   }
 
+  /// Issue 14: `--no-compress` pays for no image library. The adapter's `inspect` is what loads
+  /// libvips; without a compression it is not called, and the message says what that means.
+  @Test("--no-compress does not read the image: no inspect, any location data goes along")
+  func noCompressReadsNothing() async throws {
+    let dirs = try Directories()
+    defer { dirs.remove() }
+    let original = Self.jpegHeader + Data(repeating: 1, count: 300)
+    let file = try dirs.file("pic.jpg", original)
+    let script = InMemoryTransport()
+    script.enqueue(status: 201, json: #"{"id":"p"}"#)
+    let compressor = InMemoryImageCompressor(
+      info: Self.photoInfo(location: true), behavior: .produce(Data()))
+    let log = StateLog()
+    let result = try await uploader(script, compressor, dirs).perform(
+      UploadRequest(file: file, target: target, compress: false)
+    ) { log.append($0) }
+    #expect(compressor.inspectedFiles.isEmpty)
+    #expect(result.verdict.send == .original)
+    #expect(
+      log.verdict?.message
+        == "pic.jpg is sent as is (compression turned off, any location data included).")
+    let body = try #require(script.receivedBodies.first ?? nil)
+    #expect(body.range(of: original) != nil)
+  }
+
   @Test("a text file is sent as is, with its own media type")
   func nonImageKeepsItsType() async throws {
     let dirs = try Directories()

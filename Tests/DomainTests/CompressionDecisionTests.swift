@@ -84,6 +84,14 @@ struct CompressionDecisionTests {
       input: input(location: true, noCompress: true, outcome: .notAttempted), send: .original,
       reason: .compressionDisabled, messageContains: ["location data included"]),
     Row(
+      name: "--no-compress, the original not read: any location data goes along",
+      input: {
+        var unread = input(location: true, noCompress: true, outcome: .notAttempted)
+        unread.originalLocationChecked = false
+        return unread
+      }(), send: .original, reason: .compressionDisabled,
+      messageContains: ["turned off, any location data included"]),
+    Row(
       name: "--no-compress wins over a successful compression",
       input: input(noCompress: true, outcome: .compressed(size: 10)), send: .original,
       reason: .compressionDisabled, messageContains: []),
