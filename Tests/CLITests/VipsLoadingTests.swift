@@ -14,35 +14,14 @@ struct VipsLoadingTests {
     let stderr: String
   }
 
-  /// Runs `courier` with extra variables, off the concurrency pool.
+  /// Runs `courier` with exactly these variables, off the concurrency pool, its output in files
+  /// (`ChildProcess.run`: no pipe can fill up, whatever the loader logs).
   static func courier(_ arguments: [String], environment: [String: String]) async throws
     -> Result
   {
     let binary = try InProcessCLI.builtCourier()
-    return try await withCheckedThrowingContinuation { continuation in
-      DispatchQueue.global().async {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        do {
-          try process.run()
-          let output = out.fileHandleForReading.readDataToEndOfFile()
-          let error = err.fileHandleForReading.readDataToEndOfFile()
-          process.waitUntilExit()
-          continuation.resume(
-            returning: Result(
-              code: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
-              stderr: String(decoding: error, as: UTF8.self)))
-        } catch {
-          continuation.resume(throwing: error)
-        }
-      }
-    }
+    let run = try await ChildProcess.run([binary.path] + arguments, environment: environment)
+    return Result(code: run.status, stdout: run.stdout, stderr: run.stderr)
   }
 
   @Test("courier does not link libvips")
