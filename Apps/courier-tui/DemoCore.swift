@@ -13,12 +13,6 @@ import CourierTUI
   import Foundation
 #endif
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 actor DemoCore: TUIActions {
   private var articles: [ArticleItem] = [
     ArticleItem(

@@ -18,22 +18,8 @@ import CourierTUI
 // Before any thread starts: a parent may have blocked them, and `kill` must stop us.
 SignalPipe.unblockTerminationSignals()
 
-func standardError(_ text: String) {
-  var bytes = Array(text.utf8)[...]
-  while !bytes.isEmpty {
-    let wrote = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-    if wrote > 0 {
-      bytes = bytes.dropFirst(wrote)
-    } else if wrote < 0, errno == EINTR {
-      continue
-    } else {
-      return
-    }
-  }
-}
-
 func fail(_ message: String, status: Int32) -> Never {
-  standardError("courier-tui: \(message)\n")
+  TUICommandLine.writeError("courier-tui: \(message)\n")
   exit(status)
 }
 
@@ -42,7 +28,7 @@ let invocation: TUIInvocation
 do {
   invocation = try TUICommandLine.parse(Array(CommandLine.arguments.dropFirst()))
 } catch {
-  standardError("courier-tui: \(error)\n\n\(TUICommandLine.help)\n")
+  TUICommandLine.writeError("courier-tui: \(error)\n\n\(TUICommandLine.help)\n")
   exit(TUICommandLine.usageExitCode)
 }
 let flags: [String: String]

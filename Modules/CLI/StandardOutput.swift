@@ -1,3 +1,5 @@
+import CourierPorts
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -36,24 +38,7 @@ public struct StandardOutput: CommandOutput {
   /// `FileHandle`), again after a short write or EINTR. A closed pipe or a full disk ends the
   /// write quietly, as a command's output has nowhere else to go.
   static func write(_ text: String, to descriptor: Int32) {
-    var text = text
-    text.withUTF8 { bytes in
-      guard var next = bytes.baseAddress else { return }
-      var left = bytes.count
-      while left > 0 {
-        #if canImport(Glibc)
-          let written = Glibc.write(descriptor, next, left)
-        #else
-          let written = Darwin.write(descriptor, next, left)
-        #endif
-        if written < 0 {
-          if errno == EINTR { continue }
-          return
-        }
-        next += written
-        left -= written
-      }
-    }
+    OpenFile.writeAll(text, to: descriptor)
   }
 
   /// Reads standard input to its end.

@@ -29,18 +29,7 @@ public enum PrivateFiles {
   /// Writes a warning to the process's standard error.
   /// - Parameter message: the sentence.
   public static func warnOnStandardError(_ message: String) {
-    let line = Array("courier: warning: \(message)\n".utf8)
-    var sent = 0
-    while sent < line.count {
-      let wrote = line[sent...].withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-      if wrote > 0 {
-        sent += wrote
-      } else if wrote < 0, errno == EINTR {
-        continue
-      } else {
-        return
-      }
-    }
+    OpenFile.writeAll("courier: warning: \(message)\n", to: STDERR_FILENO)
   }
 
   /// Creates a directory (and its missing parents) with mode 0700, or tightens an existing one

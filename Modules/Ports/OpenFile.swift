@@ -88,21 +88,47 @@ package final class OpenFile {
   /// - Parameter data: the bytes.
   /// - Throws: `OpenFile.Failure`.
   package func write(contentsOf data: Data) throws(Failure) {
-    let failure: Int32? = data.withUnsafeBytes { buffer in
-      guard var next = buffer.baseAddress else { return nil }
-      var left = buffer.count
-      while left > 0 {
-        let wrote = systemWrite(descriptor, next, left)
-        if wrote > 0 {
-          next += wrote
-          left -= wrote
-        } else if wrote < 0, errno != EINTR {
-          return errno
-        }
+    let failure: Failure? = data.withUnsafeBytes { buffer in
+      do throws(Failure) {
+        try Self.writeAll(buffer, to: descriptor)
+        return nil
+      } catch {
+        return error
       }
-      return nil
     }
-    if let failure { throw Failure(operation: "write", code: failure) }
+    if let failure { throw failure }
+  }
+
+  /// Writes all of `bytes` to a descriptor this value does not own (standard output or error),
+  /// continuing a short write and retrying `EINTR`.
+  /// - Parameters:
+  ///   - bytes: the bytes.
+  ///   - descriptor: an open descriptor, left open.
+  /// - Throws: `OpenFile.Failure` (a closed pipe, a full disk).
+  package static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32)
+    throws(Failure)
+  {
+    guard var next = bytes.baseAddress else { return }
+    var left = bytes.count
+    while left > 0 {
+      let wrote = systemWrite(descriptor, next, left)
+      if wrote > 0 {
+        next += wrote
+        left -= wrote
+      } else if wrote < 0, errno != EINTR {
+        throw Failure(operation: "write", code: errno)
+      }
+    }
+  }
+
+  /// Writes all of `text`'s UTF-8 to a descriptor this value does not own, giving up quietly on
+  /// an error: for standard output and error, whose text has nowhere else to go.
+  /// - Parameters:
+  ///   - text: the text.
+  ///   - descriptor: an open descriptor, left open.
+  package static func writeAll(_ text: String, to descriptor: Int32) {
+    var text = text
+    text.withUTF8 { try? writeAll(UnsafeRawBufferPointer($0), to: descriptor) }
   }
 
   /// Moves to `offset` bytes from the start.

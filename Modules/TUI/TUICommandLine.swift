@@ -1,8 +1,17 @@
+import CourierPorts
+
 /// Parses `courier-tui`'s arguments: the same configuration flags as `courier`, so both read
 /// one configuration (defaults, then the file, then `COURIER_*`, then these flags).
 public enum TUICommandLine {
   /// The exit status for a usage error (BSD `EX_USAGE`).
   public static let usageExitCode: Int32 = 64
+
+  /// Writes a message to standard error, whole, giving up quietly when it is closed (the app's
+  /// usage errors and failures before the terminal is taken).
+  /// - Parameter text: the text, newline included.
+  public static func writeError(_ text: String) {
+    OpenFile.writeAll(text, to: 2)
+  }
 
   /// The help text, its options from `TUIOptionTable`.
   public static var help: String {
