@@ -49,7 +49,9 @@ public struct CourierConfig: Sendable, Equatable {
 
   /// The user's home: `HOME` when set, else the password database's entry, else `/` (what
   /// Foundation's `NSHomeDirectory()` gives).
-  static func home(_ environment: [String: String]) -> String {
+  /// - Parameter environment: the process environment.
+  /// - Returns: the home directory's path.
+  package static func home(_ environment: [String: String]) -> String {
     if let home = environment["HOME"], !home.isEmpty { return home }
     if let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir {
       let path = String(cString: directory)
@@ -100,6 +102,15 @@ public struct CourierConfig: Sendable, Equatable {
     #endif
     /// An in-process server emulation (`CourierMemory`), for demos and tests.
     case memory
+
+    /// The transports this build was built without, by name, and why (decision 1414).
+    static var notBuilt: [String: String] {
+      #if URLSessionTransport
+        [:]
+      #else
+        ["urlsession": "built without the package trait URLSessionTransport"]
+      #endif
+    }
   }
 
   /// Path monitor adapters, by name.

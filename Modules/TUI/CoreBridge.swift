@@ -195,13 +195,10 @@ public final class CoreBridge: TUIActions {
     let rest = path.dropFirst()
     let slash = rest.firstIndex(of: "/") ?? rest.endIndex
     let user = String(rest[..<slash])
-    var home: String?
-    if user.isEmpty, let variable = ProcessInfo.processInfo.environment["HOME"], !variable.isEmpty {
-      home = variable
-    } else {
-      let entry = user.isEmpty ? getpwuid(getuid()) : getpwnam(user)
-      home = entry?.pointee.pw_dir.map { String(cString: $0) }
-    }
+    let home =
+      user.isEmpty
+      ? CourierConfig.home(ProcessInfo.processInfo.environment)
+      : getpwnam(user)?.pointee.pw_dir.map { String(cString: $0) }
     guard let home, !home.isEmpty else { return path }
     return home + rest[slash...]
   }
