@@ -182,14 +182,15 @@ public enum ConfigLoader {
       return number
     }
     // The one place an adapter's name is read: anything else is refused naming its source.
-    func adapter<Adapter: RawRepresentable & CaseIterable>(_ value: String) throws -> Adapter
+    // `notBuilt`: names this build knows but was built without, and why (a package trait off).
+    func adapter<Adapter: RawRepresentable & CaseIterable>(
+      _ value: String, notBuilt: [String: String] = [:]
+    ) throws -> Adapter
     where Adapter.RawValue == String {
       guard let adapter = Adapter(rawValue: value) else {
         let names = Adapter.allCases.map(\.rawValue).joined(separator: ", ")
-        if Adapter.self == CourierConfig.TransportAdapter.self, value == "urlsession" {
-          throw fail(
-            "this build has no URLSession transport (built without the package trait "
-              + "URLSessionTransport; known: \(names)).")
+        if let why = notBuilt[value] {
+          throw fail("“\(value)” is not in this build (\(why); known: \(names)).")
         }
         throw fail("unknown adapter “\(Self.shown(value))” (known: \(names)).")
       }
@@ -210,7 +211,8 @@ public enum ConfigLoader {
       }
       config.token = value.isEmpty ? nil : value
     case "data_dir": config.dataDirectory = URL(fileURLWithPath: value, isDirectory: true)
-    case "transport": config.transport = try adapter(value)
+    case "transport":
+      config.transport = try adapter(value, notBuilt: CourierConfig.TransportAdapter.notBuilt)
     case "path_monitor": config.pathMonitor = try adapter(value)
     case "store": config.store = try adapter(value)
     case "conflict_policy":
