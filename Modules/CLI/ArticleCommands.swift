@@ -307,20 +307,7 @@ enum ArticleCommands {
 
   static func show(_ snapshot: SyncSnapshot<Article>, context: CommandContext) {
     if context.global.json {
-      var object: [String: JSONValue] = [
-        "source": .string(snapshot.source.rawValue), "stale": .bool(snapshot.isStale),
-        "articles": .array(snapshot.items.map(articleObject)),
-      ]
-      if let age = snapshot.age { object["age_seconds"] = .number((age * 1000).rounded() / 1000) }
-      if let last = snapshot.lastRefresh {
-        object["last_refresh"] = .string(RFC3339.string(from: last))
-      }
-      if !snapshot.deletedIDs.isEmpty { object["deleted_pending"] = .strings(snapshot.deletedIDs) }
-      if !snapshot.unreadable.isEmpty { object["unreadable"] = .strings(snapshot.unreadable) }
-      if snapshot.source == .network { object["not_modified"] = .bool(snapshot.notModified) }
-      if let error = snapshot.error {
-        object["error"] = .object(CommandContext.failureObject(error))
-      }
+      let object = CommandContext.snapshotObject(snapshot, items: "articles", articleObject)
       context.output.out(JSONLine.encode(object) + "\n")
       return
     }
@@ -450,22 +437,9 @@ enum ArticleCommands {
     // Offline, the record is the receipt's; a replay may have changed it: read again.
     let record = offline ? receipt.record : (try? articles.record(id: receipt.key.id))
     if context.global.json {
-      var object: [String: JSONValue] = [
-        "status": .string(refused != nil || conflicted != nil ? "refused" : "ok"),
-        "id": .string(receipt.key.id), "pending": .int(pendingCount), "sent": .int(report.sent),
-        "queue": .string(queueWord(receipt.enqueue)),
-      ]
-      if let id = receipt.operationID {
-        object["operation_id"] = .string(id.uuidString.lowercased())
-      }
-      if let version = record?.version { object["version"] = .int(version) }
-      if let state = record?.state { object["state"] = .string(state.rawValue) }
-      if let error = report.stoppedBy {
-        object["not_sent"] = .object(CommandContext.failureObject(error))
-      }
-      if let heldBy { object["not_sent"] = busyObject(heldBy) }
-      if let refused { object["refused"] = entryObject(refused, now: Date()) }
-      if let conflicted { object["conflict"] = entryObject(conflicted, now: Date()) }
+      let object = writeObject(
+        receipt, record: record, pending: pendingCount, report: report, heldBy: heldBy,
+        refused: refused, conflicted: conflicted)
       context.output.out(JSONLine.encode(object) + "\n")
     } else {
       context.output.out("\(verb) article \(receipt.key.id) locally.\n")
@@ -494,6 +468,40 @@ enum ArticleCommands {
   }
 
   /// `not_sent` when another process holds the sync lock: it will send the write.
+  /// A local write's `--json` line (`articles add|edit|delete`, `records put|delete`): what was
+  /// written, what the replay after it sent, and what stopped it or came back refused.
+  /// - Parameters:
+  ///   - receipt: the write's receipt.
+  ///   - record: the record as stored after the replay, when there is one.
+  ///   - pending: the outbox's pending count after the replay.
+  ///   - report: what the replay sent, and what stopped it.
+  ///   - heldBy: the process whose sync held the data folder, when this one did not replay.
+  ///   - refused: the write's entry, when the server refused it.
+  ///   - conflicted: the write's entry, when it conflicts with the server's version.
+  /// - Returns: the object.
+  static func writeObject(
+    _ receipt: WriteReceipt, record: LocalRecord?, pending: Int, report: ReplayReport,
+    heldBy: SyncLock.Holder?, refused: OutboxEntry?, conflicted: OutboxEntry?
+  ) -> [String: JSONValue] {
+    var object: [String: JSONValue] = [
+      "status": .string(refused != nil || conflicted != nil ? "refused" : "ok"),
+      "id": .string(receipt.key.id), "pending": .int(pending), "sent": .int(report.sent),
+      "queue": .string(queueWord(receipt.enqueue)),
+    ]
+    if let id = receipt.operationID {
+      object["operation_id"] = .string(id.uuidString.lowercased())
+    }
+    if let version = record?.version { object["version"] = .int(version) }
+    if let state = record?.state { object["state"] = .string(state.rawValue) }
+    if let error = report.stoppedBy {
+      object["not_sent"] = .object(CommandContext.failureObject(error))
+    }
+    if let heldBy { object["not_sent"] = busyObject(heldBy) }
+    if let refused { object["refused"] = entryObject(refused, now: Date()) }
+    if let conflicted { object["conflict"] = entryObject(conflicted, now: Date()) }
+    return object
+  }
+
   static func busyObject(_ heldBy: SyncLock.Holder) -> JSONValue {
     .object([
       "kind": .string("busy"), "code": .string("sync_in_progress"),

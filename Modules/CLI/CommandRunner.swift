@@ -293,4 +293,29 @@ struct CommandContext: Sendable {
     }
     return object
   }
+
+  /// A read's snapshot as the `--json` line of `articles list` and `records list`: its source,
+  /// staleness and age, its items under `items`, and what the refresh left or met.
+  /// - Parameters:
+  ///   - snapshot: what the read showed.
+  ///   - items: the member that holds the items ("articles", "records").
+  ///   - item: one item as JSON.
+  /// - Returns: the object.
+  static func snapshotObject<Item>(
+    _ snapshot: SyncSnapshot<Item>, items: String, _ item: (SyncItem<Item>) -> JSONValue
+  ) -> [String: JSONValue] {
+    var object: [String: JSONValue] = [
+      "source": .string(snapshot.source.rawValue), "stale": .bool(snapshot.isStale),
+      items: .array(snapshot.items.map(item)),
+    ]
+    if let age = snapshot.age { object["age_seconds"] = .number((age * 1000).rounded() / 1000) }
+    if let last = snapshot.lastRefresh {
+      object["last_refresh"] = .string(RFC3339.string(from: last))
+    }
+    if !snapshot.deletedIDs.isEmpty { object["deleted_pending"] = .strings(snapshot.deletedIDs) }
+    if !snapshot.unreadable.isEmpty { object["unreadable"] = .strings(snapshot.unreadable) }
+    if snapshot.source == .network { object["not_modified"] = .bool(snapshot.notModified) }
+    if let error = snapshot.error { object["error"] = .object(failureObject(error)) }
+    return object
+  }
 }

@@ -141,20 +141,8 @@ enum RecordsCommands {
   ) {
     let noun = "\(collection.name) record"
     if context.global.json {
-      var object: [String: JSONValue] = [
-        "source": .string(snapshot.source.rawValue), "stale": .bool(snapshot.isStale),
-        "collection": .string(collection.name), "records": .array(snapshot.items.map(recordObject)),
-      ]
-      if let age = snapshot.age { object["age_seconds"] = .number((age * 1000).rounded() / 1000) }
-      if let last = snapshot.lastRefresh {
-        object["last_refresh"] = .string(RFC3339.string(from: last))
-      }
-      if !snapshot.deletedIDs.isEmpty { object["deleted_pending"] = .strings(snapshot.deletedIDs) }
-      if !snapshot.unreadable.isEmpty { object["unreadable"] = .strings(snapshot.unreadable) }
-      if snapshot.source == .network { object["not_modified"] = .bool(snapshot.notModified) }
-      if let error = snapshot.error {
-        object["error"] = .object(CommandContext.failureObject(error))
-      }
+      var object = CommandContext.snapshotObject(snapshot, items: "records", recordObject)
+      object["collection"] = .string(collection.name)
       context.output.out(JSONLine.encode(object) + "\n")
       return
     }
@@ -269,25 +257,10 @@ enum RecordsCommands {
     let record = try? records.stored(id: receipt.key.id)
     let name = records.collection.name
     if context.global.json {
-      var object: [String: JSONValue] = [
-        "status": .string(refused != nil || conflicted != nil ? "refused" : "ok"),
-        "collection": .string(name), "id": .string(receipt.key.id),
-        "pending": .int(state.pendingCount), "sent": .int(report.sent),
-        "queue": .string(ArticleCommands.queueWord(receipt.enqueue)),
-      ]
-      if let id = receipt.operationID {
-        object["operation_id"] = .string(id.uuidString.lowercased())
-      }
-      if let version = record?.version { object["version"] = .int(version) }
-      if let state = record?.state { object["state"] = .string(state.rawValue) }
-      if let error = report.stoppedBy {
-        object["not_sent"] = .object(CommandContext.failureObject(error))
-      }
-      if let heldBy { object["not_sent"] = ArticleCommands.busyObject(heldBy) }
-      if let refused { object["refused"] = ArticleCommands.entryObject(refused, now: Date()) }
-      if let conflicted {
-        object["conflict"] = ArticleCommands.entryObject(conflicted, now: Date())
-      }
+      var object = ArticleCommands.writeObject(
+        receipt, record: record, pending: state.pendingCount, report: report, heldBy: heldBy,
+        refused: refused, conflicted: conflicted)
+      object["collection"] = .string(name)
       context.output.out(JSONLine.encode(object) + "\n")
     } else {
       var text = "\(verb) \(name) record \(receipt.key.id) locally.\n"
