@@ -1,4 +1,3 @@
-#define _GNU_SOURCE
 #include "CCurlShim.h"
 
 CURLcode courier_curl_global_init(void) { return curl_global_init(CURL_GLOBAL_ALL); }
@@ -169,4 +168,3 @@ COURIER_FORWARD(CURLUcode, curl_url_set, CURLUE_OUT_OF_MEMORY,
                 (CURLU *url, CURLUPart part, const char *value, unsigned int flags),
                 (url, part, value, flags))
 
-void courier_name_thread(const char *name) { pthread_setname_np(pthread_self(), name); }

@@ -103,6 +103,7 @@ final class CurlEngine: TaskExecutor {
   }
 
   private func startThread() {
+    // Named, so a profile or `top -H` tells it from the pool's threads.
     DetachedThread.start(name: "courier-curl") { [self] in
       CurlLoop(engine: self).run()
     }
@@ -161,9 +162,6 @@ private final class CurlLoop {
   init(engine: CurlEngine) { self.engine = engine }
 
   func run() {
-    // Named, so a profile or `top -H` tells it from the pool's threads (a thread is otherwise
-    // named after the one that started it).
-    courier_name_thread("courier-curl")
     guard let multi = curl_multi_init() else {
       // libcurl is loaded on first use (decision 0504): say which library is missing.
       let reason = courier_curl_load_error().map {

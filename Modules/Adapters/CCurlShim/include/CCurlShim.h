@@ -40,7 +40,4 @@ extern const int courier_curl_seekfunc_cantseek;
 /// Tells libcurl to abort from a write callback (returning fewer bytes than offered also works).
 extern const size_t courier_curl_writefunc_error;
 
-/// Names the calling thread (at most 15 characters), as `top -H` and profilers show it.
-void courier_name_thread(const char *name);
-
 #endif
