@@ -24,6 +24,27 @@ struct VipsLoadingTests {
     return Result(code: run.status, stdout: run.stdout, stderr: run.stderr)
   }
 
+  /// A folder with a JPEG's first bytes in it (sniffed as an image, so an upload compresses
+  /// it), and the environment of a logged-in `courier` against `backend`.
+  static func photoAndSession(_ name: String, backend: ReferenceBackend) async throws
+    -> (dir: URL, photo: URL, environment: [String: String])
+  {
+    let dir = try InProcessCLI.temporaryDirectory(name)
+    let photo = dir.appendingPathComponent("photo.jpg")
+    try Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0xFF, 0xD9])
+      .write(to: photo)
+    let (_, body) = try await backend.call(
+      "POST", "/auth/token", json: #"{"username":"alice","password":"secret"}"#)
+    let token = try #require(
+      (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["access_token"] as? String)
+    let environment = [
+      "HOME": dir.path, "XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path,
+      "COURIER_BASE_URL": backend.url.absoluteString,
+      "COURIER_DATA_DIR": dir.appendingPathComponent("data").path, "COURIER_TOKEN": token,
+    ]
+    return (dir, photo, environment)
+  }
+
   @Test("courier does not link libvips")
   func notLinked() async throws {
     let binary = try InProcessCLI.builtCourier()
@@ -36,24 +57,10 @@ struct VipsLoadingTests {
   func missingLibrary() async throws {
     let backend = try await ReferenceBackend()
     defer { backend.stop() }
-    let dir = try InProcessCLI.temporaryDirectory("courier-novips")
+    let (dir, photo, session) = try await Self.photoAndSession("courier-novips", backend: backend)
     defer { try? FileManager.default.removeItem(at: dir) }
-    // A JPEG's first bytes: sniffed as an image, so compression is attempted.
-    let photo = dir.appendingPathComponent("photo.jpg")
-    try Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0xFF, 0xD9])
-      .write(to: photo)
-    let environment = [
-      "HOME": dir.path, "XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path,
-      "COURIER_BASE_URL": backend.url.absoluteString,
-      "COURIER_DATA_DIR": dir.appendingPathComponent("data").path,
-      "COURIER_LIBVIPS": dir.appendingPathComponent("no-such/libvips.so.42").path,
-    ]
-    let (_, body) = try await backend.call(
-      "POST", "/auth/token", json: #"{"username":"alice","password":"secret"}"#)
-    let token = try #require(
-      (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["access_token"] as? String)
-    var withToken = environment
-    withToken["COURIER_TOKEN"] = token
+    var withToken = session
+    withToken["COURIER_LIBVIPS"] = dir.appendingPathComponent("no-such/libvips.so.42").path
 
     let compressed = try await Self.courier(["upload", photo.path], environment: withToken)
     #expect(compressed.code == 65, "\(compressed.stderr)")
@@ -78,21 +85,11 @@ struct VipsLoadingTests {
   func noCompressLoadsNothing() async throws {
     let backend = try await ReferenceBackend()
     defer { backend.stop() }
-    let dir = try InProcessCLI.temporaryDirectory("courier-vips-unused")
+    let (dir, photo, session) = try await Self.photoAndSession(
+      "courier-vips-unused", backend: backend)
     defer { try? FileManager.default.removeItem(at: dir) }
-    let photo = dir.appendingPathComponent("photo.jpg")
-    try Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0xFF, 0xD9])
-      .write(to: photo)
-    let (_, body) = try await backend.call(
-      "POST", "/auth/token", json: #"{"username":"alice","password":"secret"}"#)
-    let token = try #require(
-      (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["access_token"] as? String)
-    let environment = [
-      "HOME": dir.path, "XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path,
-      "COURIER_BASE_URL": backend.url.absoluteString,
-      "COURIER_DATA_DIR": dir.appendingPathComponent("data").path, "COURIER_TOKEN": token,
-      "LD_DEBUG": "files",
-    ]
+    var environment = session
+    environment["LD_DEBUG"] = "files"
     /// Runs one upload with the loader's log in its own folder; returns the run and the log.
     func upload(_ arguments: [String], log name: String) async throws -> (Result, String) {
       let folder = dir.appendingPathComponent(name)
