@@ -42,6 +42,15 @@ let package = Package(
       description: "CourierLinux can pick Foundation's URLSession as its transport."),
     .default(enabledTraits: ["URLSessionTransport"]),
   ],
+  // The ecosystem's currency types and APIs (issue 22): HTTP messages at the transport port,
+  // logging and metrics with pluggable backends, the OpenAPI client transport, the CLI's parser.
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-http-types.git", from: "1.6.0"),
+    .package(url: "https://github.com/apple/swift-log.git", from: "1.14.0"),
+    .package(url: "https://github.com/apple/swift-metrics.git", from: "2.10.1"),
+    .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.11.0"),
+    .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+  ],
   targets: [
     // Pure values and decisions: no I/O, no FoundationNetworking.
     .target(name: "CourierDomain", path: "Modules/Domain", swiftSettings: strict),
