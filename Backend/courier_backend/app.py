@@ -18,7 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 from starlette.responses import FileResponse, Response
 
-from . import __version__, lifeline, tus
+from . import __version__, lifeline, openapi, tus
 from .config import Settings
 from .errors import ApiError, default_code, default_message, error_payload, json_response
 from .middleware import CourierMiddleware
@@ -265,7 +265,8 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
     settings = settings or Settings.from_env()
     store = Store(settings)
     api = FastAPI(title="Courier reference backend", version=__version__, docs_url=None, redoc_url=None,
-                  openapi_url=None, redirect_slashes=False)
+                  openapi_url="/openapi.json", redirect_slashes=False)
+    openapi.install(api)
 
     # ------------------------------------------------------------ error shapes
     @api.exception_handler(ApiError)
