@@ -52,15 +52,20 @@ package struct CommandRunner: Sendable {
   package func start(_ arguments: [String]) -> Start {
     do {
       var parsed = try Self.parse(arguments)
-      if let command = parsed as? any CourierSubcommand { return .run(Invocation(command)) }
-      if parsed is CourierCommand {
+      if let command = parsed as? any CourierSubcommand {
+        if command.global.version { return .finished(version(command.global)) }
+        return .run(Invocation(command))
+      }
+      if let root = parsed as? CourierCommand {
+        if root.global.version { return .finished(version(root.global)) }
         // `courier` alone: the usage on standard error, as for any usage error.
         return .finished(report(ValidationError(CourierCommand.noCommand)))
       }
-      if let group = type(of: parsed) as? any SubcommandGroup.Type {
+      if let group = parsed as? any SubcommandGroup {
+        if group.global.version { return .finished(version(group.global)) }
         let name = type(of: parsed)._commandName
         output.err(
-          "courier: \(group.missingSubcommand)\n"
+          "courier: \(type(of: group).missingSubcommand)\n"
             + "  See 'courier \(name) --help' for more information.\n")
         return .finished(ExitCode.usage.rawValue)
       }
@@ -87,6 +92,13 @@ package struct CommandRunner: Sendable {
       guard let swapped = CourierCommand.Records.collectionFirst(arguments) else { throw error }
       return try CourierCommand.parseAsRoot(swapped)
     }
+  }
+
+  /// Prints `--version`'s answer (wherever it stood: the root parses the global options
+  /// anywhere on the line) and returns 0.
+  func version(_ global: GlobalOptions) -> Int32 {
+    output.out(global.versionText + "\n")
+    return ExitCode.success.rawValue
   }
 
   /// Prints what swift-argument-parser says for an error (standard output for help, the

@@ -4,6 +4,7 @@ extension CourierCommand {
   /// `courier articles list|add|edit|delete`: needs one of its subcommands.
   package struct Articles: ParsableCommand, SubcommandGroup {
     package static let configuration = CommandConfiguration(
+      commandName: "articles",
       abstract: "List, add, edit or delete articles (offline first).",
       usage: """
         courier articles list [--offline] [<global options>]
@@ -35,6 +36,7 @@ extension CourierCommand.Articles {
   /// `courier articles list [--offline]`.
   package struct List: CourierSubcommand {
     package static let configuration = CommandConfiguration(
+      commandName: "list",
       abstract: "The cached articles at once, then refreshed.",
       usage: "courier articles list [--offline] [<global options>]")
 
@@ -54,6 +56,7 @@ extension CourierCommand.Articles {
   /// `courier articles add --title T [--body B]`.
   package struct Add: CourierSubcommand {
     package static let configuration = CommandConfiguration(
+      commandName: "add",
       abstract: "Add an article (saved locally, then sent).",
       usage: "courier articles add --title <t> [--body <b>] [<global options>]")
 
@@ -80,6 +83,7 @@ extension CourierCommand.Articles {
   /// `courier articles edit ID [--title T] [--body B]`.
   package struct Edit: CourierSubcommand {
     package static let configuration = CommandConfiguration(
+      commandName: "edit",
       abstract: "Change an article's title or body.",
       usage: "courier articles edit <id> [--title <t>] [--body <b>] [<global options>]")
 
@@ -111,6 +115,7 @@ extension CourierCommand.Articles {
   /// `courier articles delete ID`.
   package struct Delete: CourierSubcommand {
     package static let configuration = CommandConfiguration(
+      commandName: "delete",
       abstract: "Delete an article.", usage: "courier articles delete <id> [<global options>]")
 
     @OptionGroup(title: "Global Options") package var global: GlobalOptions
@@ -132,4 +137,7 @@ extension CourierCommand.Articles {
 protocol SubcommandGroup {
   /// What is missing, for the usage error.
   static var missingSubcommand: String { get }
+
+  /// The global options, the root's values.
+  var global: GlobalOptions { get }
 }

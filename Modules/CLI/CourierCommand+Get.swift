@@ -4,6 +4,7 @@ extension CourierCommand {
   /// `courier get PATH`.
   package struct Get: CourierSubcommand {
     package static let configuration = CommandConfiguration(
+      commandName: "get",
       abstract: "Send a GET through the whole pipeline and print the body.",
       usage: "courier get <path> [<global options>]",
       discussion: """

@@ -5,6 +5,7 @@ extension CourierCommand {
   /// them.
   package struct Outbox: CourierSubcommand {
     package static let configuration = CommandConfiguration(
+      commandName: "outbox",
       abstract: "Show writes waiting to be sent, refused, or in conflict.",
       usage: """
         courier outbox [<global options>]
@@ -45,6 +46,7 @@ extension CourierCommand.Outbox {
   /// `courier outbox retry ID|--all`.
   package struct Retry: CourierSubcommand {
     package static let configuration = CommandConfiguration(
+      commandName: "retry",
       abstract: "Put a refused or conflicted entry back in the queue, then send.",
       usage: "courier outbox retry <id> | --all [<global options>]")
 
@@ -73,6 +75,7 @@ extension CourierCommand.Outbox {
   /// `courier outbox discard ID`.
   package struct Discard: CourierSubcommand {
     package static let configuration = CommandConfiguration(
+      commandName: "discard",
       abstract: "Drop an entry and show the server's copy again.",
       usage: "courier outbox discard <id> [<global options>]")
 
@@ -95,6 +98,7 @@ extension CourierCommand {
   /// `courier sync [--watch]`.
   package struct Sync: CourierSubcommand {
     package static let configuration = CommandConfiguration(
+      commandName: "sync",
       abstract: "Send waiting writes now (or whenever the network returns, with --watch).",
       usage: "courier sync [--watch] [<global options>]",
       discussion: """

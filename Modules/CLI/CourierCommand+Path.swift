@@ -4,6 +4,7 @@ extension CourierCommand {
   /// `courier status`: the network path once, and why.
   package struct Status: CourierSubcommand {
     package static let configuration = CommandConfiguration(
+      commandName: "status",
       abstract: "Print the network path now, and why.",
       usage: "courier status [<global options>]",
       discussion: """
@@ -24,6 +25,7 @@ extension CourierCommand {
   /// `courier watch`: every change of the network path until interrupted.
   package struct Watch: CourierSubcommand {
     package static let configuration = CommandConfiguration(
+      commandName: "watch",
       abstract: "Print every change of the network path until interrupted.",
       usage: "courier watch [<global options>]",
       discussion: """

@@ -5,6 +5,7 @@ extension CourierCommand {
   /// first (`courier records notes list`), which `CommandRunner.parse` turns around.
   package struct Records: ParsableCommand, SubcommandGroup {
     package static let configuration = CommandConfiguration(
+      commandName: "records",
       abstract: "List, show, add, edit or delete the records of a declared collection.",
       usage: """
         courier records list <collection> [--offline] [<global options>]
@@ -111,10 +112,24 @@ package struct RecordFieldOptions: ParsableArguments, Sendable {
   }
 }
 
+/// The record `show`, `edit` and `delete` work on: its collection and its id.
+package struct RecordArguments: ParsableArguments, Sendable {
+  /// The collection.
+  @Argument(help: ArgumentHelp("A collection the config file declares.", valueName: "collection"))
+  package var collection: String
+
+  /// The record's id.
+  @Argument(help: ArgumentHelp("The record's id.", valueName: "id")) package var id: String
+
+  /// Creates the arguments' definitions (swift-argument-parser's; parse to get values).
+  package init() {}
+}
+
 extension CourierCommand.Records {
   /// `courier records list COLLECTION [--offline]`.
   package struct List: CourierSubcommand {
     package static let configuration = CommandConfiguration(
+      commandName: "list",
       abstract: "The cached records at once, then refreshed.",
       usage: "courier records list <collection> [--offline] [<global options>]")
 
@@ -139,29 +154,28 @@ extension CourierCommand.Records {
   /// `courier records show COLLECTION ID`.
   package struct Show: CourierSubcommand {
     package static let configuration = CommandConfiguration(
+      commandName: "show",
       abstract: "One record: its fields, version and state.",
       usage: "courier records show <collection> <id> [<global options>]")
 
     @OptionGroup(title: "Global Options") package var global: GlobalOptions
 
-    /// The collection.
-    @Argument(help: ArgumentHelp("A collection the config file declares.", valueName: "collection"))
-    package var collection: String
-
-    /// The record's id.
-    @Argument(help: ArgumentHelp("The record's id.", valueName: "id")) package var id: String
+    /// The collection and the record's id.
+    @OptionGroup package var record: RecordArguments
 
     /// Creates the command's definition (swift-argument-parser's; parse to get values).
     package init() {}
 
     package func run(in context: CommandContext) async throws -> ExitCode {
-      try await RecordsCommands.run(.show(collection: collection, id: id), context: context)
+      try await RecordsCommands.run(
+        .show(collection: record.collection, id: record.id), context: context)
     }
   }
 
   /// `courier records add COLLECTION [--id ID] [--field NAME=VALUE]... [--data JSON]`.
   package struct Add: CourierSubcommand {
     package static let configuration = CommandConfiguration(
+      commandName: "add",
       abstract: "Add a record (saved locally, then sent).",
       usage: """
         courier records add <collection> [--id <id>] [--field <name=value>]... [--data <json>]
@@ -199,6 +213,7 @@ extension CourierCommand.Records {
   /// `courier records edit COLLECTION ID [--field NAME=VALUE]... [--data JSON] [--remove NAME]...`.
   package struct Edit: CourierSubcommand {
     package static let configuration = CommandConfiguration(
+      commandName: "edit",
       abstract: "Change some fields of a record.",
       usage: """
         courier records edit <collection> <id> [--field <name=value>]... [--data <json>]
@@ -207,12 +222,8 @@ extension CourierCommand.Records {
 
     @OptionGroup(title: "Global Options") package var global: GlobalOptions
 
-    /// The collection.
-    @Argument(help: ArgumentHelp("A collection the config file declares.", valueName: "collection"))
-    package var collection: String
-
-    /// The record's id.
-    @Argument(help: ArgumentHelp("The record's id.", valueName: "id")) package var id: String
+    /// The collection and the record's id.
+    @OptionGroup package var record: RecordArguments
 
     /// `--field` and `--data`.
     @OptionGroup package var fields: RecordFieldOptions
@@ -233,7 +244,8 @@ extension CourierCommand.Records {
 
     package func run(in context: CommandContext) async throws -> ExitCode {
       try await RecordsCommands.run(
-        .edit(collection: collection, id: id, fields: try fields.input(), remove: remove),
+        .edit(
+          collection: record.collection, id: record.id, fields: try fields.input(), remove: remove),
         context: context)
     }
   }
@@ -241,23 +253,21 @@ extension CourierCommand.Records {
   /// `courier records delete COLLECTION ID`.
   package struct Delete: CourierSubcommand {
     package static let configuration = CommandConfiguration(
+      commandName: "delete",
       abstract: "Delete a record.",
       usage: "courier records delete <collection> <id> [<global options>]")
 
     @OptionGroup(title: "Global Options") package var global: GlobalOptions
 
-    /// The collection.
-    @Argument(help: ArgumentHelp("A collection the config file declares.", valueName: "collection"))
-    package var collection: String
-
-    /// The record's id.
-    @Argument(help: ArgumentHelp("The record's id.", valueName: "id")) package var id: String
+    /// The collection and the record's id.
+    @OptionGroup package var record: RecordArguments
 
     /// Creates the command's definition (swift-argument-parser's; parse to get values).
     package init() {}
 
     package func run(in context: CommandContext) async throws -> ExitCode {
-      try await RecordsCommands.run(.delete(collection: collection, id: id), context: context)
+      try await RecordsCommands.run(
+        .delete(collection: record.collection, id: record.id), context: context)
     }
   }
 }

@@ -4,6 +4,7 @@ extension CourierCommand {
   /// `courier login --username USER [--password-stdin | --password PASSWORD]`.
   package struct Login: CourierSubcommand {
     package static let configuration = CommandConfiguration(
+      commandName: "login",
       abstract: "Log in and keep the session in the data directory.",
       usage: """
         courier login --username <user> [--password-stdin | --password <password>]
@@ -61,6 +62,7 @@ extension CourierCommand {
   /// `courier logout`.
   package struct Logout: CourierSubcommand {
     package static let configuration = CommandConfiguration(
+      commandName: "logout",
       abstract: "Forget the session.",
       usage: "courier logout [<global options>]",
       discussion: "Forgets the session kept by `courier login`.")

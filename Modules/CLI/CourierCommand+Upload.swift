@@ -4,6 +4,7 @@ extension CourierCommand {
   /// `courier upload FILE ...`.
   package struct Upload: CourierSubcommand {
     package static let configuration = CommandConfiguration(
+      commandName: "upload",
       abstract: "Compress a photo and send it as multipart/form-data, with progress.",
       usage: """
         courier upload <file> [--title <t>] [--field <name=value>]... [--to <url>]

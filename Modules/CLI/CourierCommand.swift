@@ -1,9 +1,8 @@
 import ArgumentParser
 
 /// `courier`, the root of the command line: swift-argument-parser's command tree. It parses the
-/// global options wherever they stand, answers `--version` while it parses (no task, no
-/// thread), and has no work of its own: without a command, `CommandRunner` prints the usage on
-/// standard error and exits 64.
+/// global options wherever they stand (`--version` among them) and has no work of its own:
+/// without a command, `CommandRunner` prints the usage on standard error and exits 64.
 package struct CourierCommand: AsyncParsableCommand {
   package static let configuration = CommandConfiguration(
     commandName: "courier",
@@ -35,22 +34,16 @@ package struct CourierCommand: AsyncParsableCommand {
   /// The global options, parsed here wherever they stand on the line.
   @OptionGroup(title: "Global Options") package var global: GlobalOptions
 
-  /// `--version`.
-  @Flag(help: "Print the version and the adapters of this build (with --json, as one object).")
-  package var version = false
-
   /// Creates the command's definition (swift-argument-parser's; parse to get values).
   package init() {}
-
-  /// `--version` is answered here, wherever it stands, as swift-argument-parser answers its own:
-  /// before any command is looked for.
-  package func validate() throws {
-    if version { throw CleanExit.message(global.json ? BuildInfo.json : BuildInfo.line) }
-  }
 
   /// Run as a program of its own (`CourierCommand.main()`), `courier` with no command: the
   /// usage on standard error, exit 64. The app goes through `CommandRunner` instead.
   package func run() async throws {
+    if global.version {
+      print(global.versionText)
+      return
+    }
     throw ValidationError(Self.noCommand)
   }
 
@@ -82,6 +75,10 @@ extension CourierSubcommand {
   /// Run as swift-argument-parser runs a command (`CourierCommand.main()`): with the process's
   /// environment and standard streams, failing with the command's exit code.
   package func run() async throws {
+    if global.version {
+      print(global.versionText)
+      return
+    }
     let environment = ProcessEnvironment.current()
     let runner = CommandRunner(
       environment: environment, output: StandardOutput(environment: environment))

@@ -77,6 +77,16 @@ package struct GlobalOptions: ParsableArguments, Sendable {
     help: "Show each request and retry decision on standard error.")
   package var verbose = false
 
+  /// `--version`: the version and the adapters of this build, whatever else the line says
+  /// (`CommandRunner.start` answers it before any command runs).
+  @Flag(
+    name: .customLong("version"),
+    help: "Print the version and the adapters of this build (with --json, as one object).")
+  package var version = false
+
+  /// `courier --version`'s line (`BuildInfo`), one JSON object with `--json`.
+  package var versionText: String { json ? BuildInfo.json : BuildInfo.line }
+
   /// Creates the options' definitions (swift-argument-parser's; parse to get values).
   package init() {}
 

@@ -116,15 +116,15 @@ struct CourierCommandTests {
       ["records", "notes", "list", "--offline"], as: CourierCommand.Records.List.self)
     #expect(list.collection == "notes" && list.offline)
     let show = try parse(["records", "show", "notes", "n1"], as: CourierCommand.Records.Show.self)
-    #expect(show.collection == "notes" && show.id == "n1")
+    #expect(show.record.collection == "notes" && show.record.id == "n1")
     let edit = try parse(
       ["records", "notes", "edit", "n1", "--remove", "tags", "--remove", "x"],
       as: CourierCommand.Records.Edit.self)
-    #expect(edit.id == "n1" && edit.remove == ["tags", "x"])
+    #expect(edit.record.id == "n1" && edit.remove == ["tags", "x"])
     #expect(try edit.fields.input().isEmpty)
     let delete = try parse(
       ["records", "notes", "delete", "n1"], as: CourierCommand.Records.Delete.self)
-    #expect(delete.collection == "notes" && delete.id == "n1")
+    #expect(delete.record.collection == "notes" && delete.record.id == "n1")
   }
 
   @Test("outbox runs alone, or retry or discard; sync --watch")
@@ -254,7 +254,10 @@ struct CourierCommandTests {
 
   @Test("--version, anywhere, with --json before or after")
   func version() throws {
-    for line in [["--version"], ["--base-url", "http://h:1", "--version"]] {
+    for line in [
+      ["--version"], ["--base-url", "http://h:1", "--version"], ["get", "/x", "--version"],
+      ["articles", "--version"], ["outbox", "retry", "3", "--version"],
+    ] {
       let text = try #require(answer(line))
       #expect(text.code == 0 && text.stdout == BuildInfo.line + "\n", "\(line)")
     }
