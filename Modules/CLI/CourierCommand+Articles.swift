@@ -63,10 +63,12 @@ extension CourierCommand.Articles {
     @OptionGroup(title: "Global Options") package var global: GlobalOptions
 
     /// `--title`: required (checked by `validate()`, in today's words).
-    @Option(help: ArgumentHelp("The title.", valueName: "t")) package var title: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("The title.", valueName: "t")) package
+      var title: String?
 
     /// `--body`.
-    @Option(help: ArgumentHelp("The body.", valueName: "b")) package var body: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("The body.", valueName: "b")) package
+      var body: String?
 
     /// Creates the command's definition (swift-argument-parser's; parse to get values).
     package init() {}
@@ -93,10 +95,12 @@ extension CourierCommand.Articles {
     @Argument(help: ArgumentHelp("The article's id.", valueName: "id")) package var id: String
 
     /// `--title`.
-    @Option(help: ArgumentHelp("The new title.", valueName: "t")) package var title: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("The new title.", valueName: "t")) package
+      var title: String?
 
     /// `--body`.
-    @Option(help: ArgumentHelp("The new body.", valueName: "b")) package var body: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("The new body.", valueName: "b")) package
+      var body: String?
 
     /// Creates the command's definition (swift-argument-parser's; parse to get values).
     package init() {}

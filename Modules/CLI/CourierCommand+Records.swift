@@ -87,11 +87,14 @@ extension CourierCommand {
 package struct RecordFieldOptions: ParsableArguments, Sendable {
   /// `--field NAME=VALUE`, repeatable.
   @Option(
+    parsing: .unconditionalSingleValue,
     help: ArgumentHelp("A field, read as its declared kind (repeatable).", valueName: "name=value"))
   package var field: [String] = []
 
   /// `--data JSON`.
-  @Option(help: ArgumentHelp("The fields as one JSON object.", valueName: "json"))
+  @Option(
+    parsing: .unconditional, help: ArgumentHelp("The fields as one JSON object.", valueName: "json")
+  )
   package var data: String?
 
   /// Creates the options' definitions (swift-argument-parser's; parse to get values).
@@ -189,7 +192,9 @@ extension CourierCommand.Records {
     package var collection: String
 
     /// `--id`.
-    @Option(help: ArgumentHelp("The record's id (default: a new UUID).", valueName: "id"))
+    @Option(
+      parsing: .unconditional,
+      help: ArgumentHelp("The record's id (default: a new UUID).", valueName: "id"))
     package var id: String?
 
     /// `--field` and `--data`.
@@ -229,7 +234,9 @@ extension CourierCommand.Records {
     @OptionGroup package var fields: RecordFieldOptions
 
     /// `--remove NAME`, repeatable.
-    @Option(help: ArgumentHelp("Take a field out of the record (repeatable).", valueName: "name"))
+    @Option(
+      parsing: .unconditionalSingleValue,
+      help: ArgumentHelp("Take a field out of the record (repeatable).", valueName: "name"))
     package var remove: [String] = []
 
     /// Creates the command's definition (swift-argument-parser's; parse to get values).

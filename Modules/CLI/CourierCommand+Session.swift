@@ -23,11 +23,12 @@ extension CourierCommand {
     @OptionGroup(title: "Global Options") package var global: GlobalOptions
 
     /// `--username`: required (checked by `validate()`, in today's words).
-    @Option(help: ArgumentHelp("The user name.", valueName: "user"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The user name.", valueName: "user"))
     package var username: String?
 
     /// `--password`.
     @Option(
+      parsing: .unconditional,
       help: ArgumentHelp("The password (visible in the process list).", valueName: "password"))
     package var password: String?
 

@@ -46,28 +46,34 @@ extension CourierCommand {
     package var file: String
 
     /// `--title`.
-    @Option(help: ArgumentHelp("The photo's title (default: the file's name).", valueName: "t"))
+    @Option(
+      parsing: .unconditional,
+      help: ArgumentHelp("The photo's title (default: the file's name).", valueName: "t"))
     package var title: String?
 
     /// `--field NAME=VALUE`, repeatable.
-    @Option(help: ArgumentHelp("An extra text field (repeatable).", valueName: "name=value"))
+    @Option(
+      parsing: .unconditionalSingleValue,
+      help: ArgumentHelp("An extra text field (repeatable).", valueName: "name=value"))
     package var field: [String] = []
 
     /// `--to URL`.
     @Option(
-      name: .customLong("to"),
+      name: .customLong("to"), parsing: .unconditional,
       help: ArgumentHelp(
         "The target (default BASE_URL/photos), on the base URL's server.", valueName: "url"))
     package var target: String?
 
     /// `--max-pixels N`.
     @Option(
-      name: .customLong("max-pixels"),
+      name: .customLong("max-pixels"), parsing: .unconditional,
       help: ArgumentHelp("The longest edge after downsampling (default 2048).", valueName: "n"))
     package var maxPixels: String?
 
     /// `--quality Q`.
-    @Option(help: ArgumentHelp("JPEG quality, 1-100 or 0.01-1.0 (default 70).", valueName: "q"))
+    @Option(
+      parsing: .unconditional,
+      help: ArgumentHelp("JPEG quality, 1-100 or 0.01-1.0 (default 70).", valueName: "q"))
     package var quality: String?
 
     /// `--no-compress`.

@@ -15,14 +15,14 @@ package struct GlobalOptions: ParsableArguments, Sendable {
 
   /// `--base-url`.
   @Option(
-    name: .customLong("base-url"),
+    name: .customLong("base-url"), parsing: .unconditional,
     help: ArgumentHelp(
       "The server (default http://127.0.0.1:8080; env COURIER_BASE_URL).", valueName: "url"))
   package var baseURL: String?
 
   /// `--config`.
   @Option(
-    name: .customLong("config"),
+    name: .customLong("config"), parsing: .unconditional,
     help: ArgumentHelp(
       "A JSON config file (default $XDG_CONFIG_HOME/courier/config.json).", valueName: "file"),
     completion: .file())
@@ -30,7 +30,7 @@ package struct GlobalOptions: ParsableArguments, Sendable {
 
   /// `--data-dir`.
   @Option(
-    name: .customLong("data-dir"),
+    name: .customLong("data-dir"), parsing: .unconditional,
     help: ArgumentHelp(
       "Where the session and outbox live (env COURIER_DATA_DIR).", valueName: "dir"),
     completion: .directory)
@@ -38,7 +38,7 @@ package struct GlobalOptions: ParsableArguments, Sendable {
 
   /// `--transport`: checked by the configuration (exit 78), as `COURIER_TRANSPORT` is.
   @Option(
-    name: .customLong("transport"),
+    name: .customLong("transport"), parsing: .unconditional,
     help: ArgumentHelp(
       "curl, urlsession or memory (env COURIER_TRANSPORT).", valueName: "name"),
     completion: .list(transportNames))
@@ -46,20 +46,20 @@ package struct GlobalOptions: ParsableArguments, Sendable {
 
   /// `--timeout` in seconds (per attempt).
   @Option(
-    name: .customLong("timeout"),
+    name: .customLong("timeout"), parsing: .unconditional,
     help: ArgumentHelp("Deadline of one attempt, 1 to 86400 (default 30).", valueName: "seconds"))
   package var timeout: String?
 
   /// `--max-attempts`.
   @Option(
-    name: .customLong("max-attempts"),
+    name: .customLong("max-attempts"), parsing: .unconditional,
     help: ArgumentHelp(
       "Attempts in all for a transient failure, 1 to 100 (default 4).", valueName: "n"))
   package var maxAttempts: String?
 
   /// `--conflict-policy`: how version conflicts are settled (`conflict_policy`).
   @Option(
-    name: .customLong("conflict-policy"),
+    name: .customLong("conflict-policy"), parsing: .unconditional,
     help: ArgumentHelp(
       "lastWriteWins (default), serverWins, manual or merge: how a version conflict is settled "
         + "when a write is sent (env COURIER_CONFLICT_POLICY).",

@@ -27,7 +27,7 @@ package struct TUICommand: ParsableCommand, Sendable {
 
   /// `--base-url`.
   @Option(
-    name: .customLong("base-url"),
+    name: .customLong("base-url"), parsing: .unconditional,
     help: ArgumentHelp(
       "The server (else COURIER_BASE_URL, the config file, http://127.0.0.1:8080).",
       valueName: "url"))
@@ -35,7 +35,7 @@ package struct TUICommand: ParsableCommand, Sendable {
 
   /// `--data-dir`.
   @Option(
-    name: .customLong("data-dir"),
+    name: .customLong("data-dir"), parsing: .unconditional,
     help: ArgumentHelp(
       "Where the local store and the session live (else COURIER_DATA_DIR).", valueName: "dir"),
     completion: .directory)
@@ -43,7 +43,7 @@ package struct TUICommand: ParsableCommand, Sendable {
 
   /// `--config`.
   @Option(
-    name: .customLong("config"),
+    name: .customLong("config"), parsing: .unconditional,
     help: ArgumentHelp(
       "The JSON configuration file (else ~/.config/courier/config.json).", valueName: "file"),
     completion: .file())

@@ -42,6 +42,13 @@ struct CourierCommandTests {
         "conflict_policy": "merge",
       ])
     #expect(add.global.verbose && !add.global.json)
+    // A value is the next word whatever it looks like, as before: the configuration or the
+    // command checks it.
+    let negative = try parse(["--timeout", "-5", "get", "/x"], as: CourierCommand.Get.self)
+    #expect(negative.global.timeout == "-5")
+    let dash = try parse(
+      ["articles", "add", "--title", "-x"], as: CourierCommand.Articles.Add.self)
+    #expect(dash.title == "-x")
   }
 
   @Test("login: the password's three sources")
