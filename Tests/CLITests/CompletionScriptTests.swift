@@ -79,6 +79,33 @@ struct CompletionScriptTests {
     #expect(output.contains("courier"))
   }
 
+  @Test(
+    "bash completes commands, flags and the value lists",
+    .enabled(if: bash != nil),
+    arguments: [
+      ("courier art", ["articles"]), ("courier articles add --ti", ["--timeout", "--title"]),
+      ("courier --conflict-policy m", ["manual", "merge"]), ("courier outbox r", ["retry"]),
+    ])
+  func bashCompletes(_ line: String, _ expected: [String]) async throws {
+    let file = try temporaryFile(
+      answer(["--generate-completion-script", "bash"]).stdout, suffix: ".bash")
+    defer { try? FileManager.default.removeItem(at: file) }
+    // The words as bash splits them, the cursor at the end of the last one.
+    let driver = """
+      source "$1"
+      read -ra COMP_WORDS <<<"$2"
+      COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+      COMP_LINE="$2"
+      COMP_POINT=${#COMP_LINE}
+      COMPREPLY=()
+      _courier courier "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+      printf '%s\\n' "${COMPREPLY[@]}"
+      """
+    let (code, output, error) = try await run(bash ?? "", ["-c", driver, "bash", file.path, line])
+    #expect(code == 0, "\(error)")
+    #expect(output.split(separator: "\n").map(String.init) == expected, "\(line)")
+  }
+
   @Test("zsh -n accepts the zsh script", .enabled(if: zsh != nil))
   func zshSyntax() async throws {
     let file = try temporaryFile(
