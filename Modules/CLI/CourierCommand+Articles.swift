@@ -20,12 +20,16 @@ extension CourierCommand {
         exits 0 (it is saved). With --json, `list` prints a {"source":"cache",...} line, then \
         a {"source":"network",...} line (with "error" when the refresh failed, the exit code \
         then says why).
-        """,
+        """ + "\n\n" + CourierCommand.globalOptionsHelp,
       subcommands: [List.self, Add.self, Edit.self, Delete.self])
 
     static let missingSubcommand = "articles needs a subcommand: list, add, edit or delete."
 
-    @OptionGroup(title: "Global Options") package var global: GlobalOptions
+    /// The root command, whose global options this command takes.
+    @ParentCommand package var root: CourierCommand
+
+    /// The global options, the root's values.
+    package var global: GlobalOptions { root.global }
 
     /// Creates the command's definition (swift-argument-parser's; parse to get values).
     package init() {}
@@ -38,9 +42,14 @@ extension CourierCommand.Articles {
     package static let configuration = CommandConfiguration(
       commandName: "list",
       abstract: "The cached articles at once, then refreshed.",
-      usage: "courier articles list [--offline] [<global options>]")
+      usage: "courier articles list [--offline] [<global options>]",
+      discussion: CourierCommand.globalOptionsHelp)
 
-    @OptionGroup(title: "Global Options") package var global: GlobalOptions
+    /// The root command, whose global options this command takes.
+    @ParentCommand package var root: CourierCommand
+
+    /// The global options, the root's values.
+    package var global: GlobalOptions { root.global }
 
     /// `--offline`.
     @Flag(help: "Only the cache: no refresh.") package var offline = false
@@ -58,9 +67,14 @@ extension CourierCommand.Articles {
     package static let configuration = CommandConfiguration(
       commandName: "add",
       abstract: "Add an article (saved locally, then sent).",
-      usage: "courier articles add --title <t> [--body <b>] [<global options>]")
+      usage: "courier articles add --title <t> [--body <b>] [<global options>]",
+      discussion: CourierCommand.globalOptionsHelp)
 
-    @OptionGroup(title: "Global Options") package var global: GlobalOptions
+    /// The root command, whose global options this command takes.
+    @ParentCommand package var root: CourierCommand
+
+    /// The global options, the root's values.
+    package var global: GlobalOptions { root.global }
 
     /// `--title`: required (checked by `validate()`, in today's words).
     @Option(parsing: .unconditional, help: ArgumentHelp("The title.", valueName: "t")) package
@@ -87,9 +101,14 @@ extension CourierCommand.Articles {
     package static let configuration = CommandConfiguration(
       commandName: "edit",
       abstract: "Change an article's title or body.",
-      usage: "courier articles edit <id> [--title <t>] [--body <b>] [<global options>]")
+      usage: "courier articles edit <id> [--title <t>] [--body <b>] [<global options>]",
+      discussion: CourierCommand.globalOptionsHelp)
 
-    @OptionGroup(title: "Global Options") package var global: GlobalOptions
+    /// The root command, whose global options this command takes.
+    @ParentCommand package var root: CourierCommand
+
+    /// The global options, the root's values.
+    package var global: GlobalOptions { root.global }
 
     /// The article's id.
     @Argument(help: ArgumentHelp("The article's id.", valueName: "id")) package var id: String
@@ -120,9 +139,14 @@ extension CourierCommand.Articles {
   package struct Delete: CourierSubcommand {
     package static let configuration = CommandConfiguration(
       commandName: "delete",
-      abstract: "Delete an article.", usage: "courier articles delete <id> [<global options>]")
+      abstract: "Delete an article.", usage: "courier articles delete <id> [<global options>]",
+      discussion: CourierCommand.globalOptionsHelp)
 
-    @OptionGroup(title: "Global Options") package var global: GlobalOptions
+    /// The root command, whose global options this command takes.
+    @ParentCommand package var root: CourierCommand
+
+    /// The global options, the root's values.
+    package var global: GlobalOptions { root.global }
 
     /// The article's id.
     @Argument(help: ArgumentHelp("The article's id.", valueName: "id")) package var id: String

@@ -12,9 +12,13 @@ extension CourierCommand {
         with backoff, error classification) and prints the body, or the reason it failed. A \
         full URL is accepted only on the base URL's server (same scheme, host and port): the \
         session's token is never sent anywhere else; use --base-url for another server.
-        """)
+        """ + "\n\n" + CourierCommand.globalOptionsHelp)
 
-    @OptionGroup(title: "Global Options") package var global: GlobalOptions
+    /// The root command, whose global options this command takes.
+    @ParentCommand package var root: CourierCommand
+
+    /// The global options, the root's values.
+    package var global: GlobalOptions { root.global }
 
     /// The path (or a full URL on the base URL's server).
     @Argument(help: ArgumentHelp("The path, relative to the base URL.", valueName: "path"))

@@ -28,10 +28,14 @@ extension CourierCommand {
         Exit codes: 0 done (a retry that could not be sent yet is kept pending), 64 usage, \
         65 no such entry or refused again, 73/74 the local store could not be used, 75 \
         another courier is syncing this data folder.
-        """,
+        """ + "\n\n" + CourierCommand.globalOptionsHelp,
       subcommands: [Retry.self, Discard.self])
 
-    @OptionGroup(title: "Global Options") package var global: GlobalOptions
+    /// The root command, whose global options this command takes.
+    @ParentCommand package var root: CourierCommand
+
+    /// The global options, the root's values.
+    package var global: GlobalOptions { root.global }
 
     /// Creates the command's definition (swift-argument-parser's; parse to get values).
     package init() {}
@@ -48,9 +52,14 @@ extension CourierCommand.Outbox {
     package static let configuration = CommandConfiguration(
       commandName: "retry",
       abstract: "Put a refused or conflicted entry back in the queue, then send.",
-      usage: "courier outbox retry <id> | --all [<global options>]")
+      usage: "courier outbox retry <id> | --all [<global options>]",
+      discussion: CourierCommand.globalOptionsHelp)
 
-    @OptionGroup(title: "Global Options") package var global: GlobalOptions
+    /// The root command, whose global options this command takes.
+    @ParentCommand package var root: CourierCommand
+
+    /// The global options, the root's values.
+    package var global: GlobalOptions { root.global }
 
     /// The entry (#3, 3 or its operation id); none with `--all`.
     @Argument(help: ArgumentHelp("The entry: #3, 3 or its operation id.", valueName: "id"))
@@ -77,9 +86,14 @@ extension CourierCommand.Outbox {
     package static let configuration = CommandConfiguration(
       commandName: "discard",
       abstract: "Drop an entry and show the server's copy again.",
-      usage: "courier outbox discard <id> [<global options>]")
+      usage: "courier outbox discard <id> [<global options>]",
+      discussion: CourierCommand.globalOptionsHelp)
 
-    @OptionGroup(title: "Global Options") package var global: GlobalOptions
+    /// The root command, whose global options this command takes.
+    @ParentCommand package var root: CourierCommand
+
+    /// The global options, the root's values.
+    package var global: GlobalOptions { root.global }
 
     /// The entry (#3, 3 or its operation id).
     @Argument(help: ArgumentHelp("The entry: #3, 3 or its operation id.", valueName: "id"))
@@ -121,9 +135,13 @@ extension CourierCommand {
         one does, `sync` exits 75 at once saying which process (pid) and what it runs, and \
         nothing is sent twice; `articles add/edit/delete` and `outbox retry` save the write \
         and leave the sending to it.
-        """)
+        """ + "\n\n" + CourierCommand.globalOptionsHelp)
 
-    @OptionGroup(title: "Global Options") package var global: GlobalOptions
+    /// The root command, whose global options this command takes.
+    @ParentCommand package var root: CourierCommand
+
+    /// The global options, the root's values.
+    package var global: GlobalOptions { root.global }
 
     /// `--watch`.
     @Flag(help: "Stay running and replay whenever the network returns.")

@@ -10,9 +10,13 @@ extension CourierCommand {
       discussion: """
         Prints the network path once (satisfied, unsatisfied, requiresConnection or unknown) \
         and why: each interface, its addresses and whether a default route goes through it.
-        """)
+        """ + "\n\n" + CourierCommand.globalOptionsHelp)
 
-    @OptionGroup(title: "Global Options") package var global: GlobalOptions
+    /// The root command, whose global options this command takes.
+    @ParentCommand package var root: CourierCommand
+
+    /// The global options, the root's values.
+    package var global: GlobalOptions { root.global }
 
     /// Creates the command's definition (swift-argument-parser's; parse to get values).
     package init() {}
@@ -31,9 +35,13 @@ extension CourierCommand {
       discussion: """
         Prints every change of the network path, one line each with a timestamp and the \
         monitor's generation, until interrupted (SIGINT or SIGTERM end it cleanly).
-        """)
+        """ + "\n\n" + CourierCommand.globalOptionsHelp)
 
-    @OptionGroup(title: "Global Options") package var global: GlobalOptions
+    /// The root command, whose global options this command takes.
+    @ParentCommand package var root: CourierCommand
+
+    /// The global options, the root's values.
+    package var global: GlobalOptions { root.global }
 
     /// Creates the command's definition (swift-argument-parser's; parse to get values).
     package init() {}

@@ -46,13 +46,17 @@ extension CourierCommand {
         Exit codes: 0 done (a write that could not be sent yet is kept pending), 64 usage \
         (also an unknown collection or fields that do not fit it), 65 refused by the server, \
         66 no such record here, 69 offline, 73/74 the local store could not be used.
-        """,
+        """ + "\n\n" + CourierCommand.globalOptionsHelp,
       subcommands: [List.self, Show.self, Add.self, Edit.self, Delete.self])
 
     static let missingSubcommand =
       "records needs a subcommand and a COLLECTION: list, show, add, edit, delete."
 
-    @OptionGroup(title: "Global Options") package var global: GlobalOptions
+    /// The root command, whose global options this command takes.
+    @ParentCommand package var root: CourierCommand
+
+    /// The global options, the root's values.
+    package var global: GlobalOptions { root.global }
 
     /// Creates the command's definition (swift-argument-parser's; parse to get values).
     package init() {}
@@ -134,9 +138,14 @@ extension CourierCommand.Records {
     package static let configuration = CommandConfiguration(
       commandName: "list",
       abstract: "The cached records at once, then refreshed.",
-      usage: "courier records list <collection> [--offline] [<global options>]")
+      usage: "courier records list <collection> [--offline] [<global options>]",
+      discussion: CourierCommand.globalOptionsHelp)
 
-    @OptionGroup(title: "Global Options") package var global: GlobalOptions
+    /// The root command, whose global options this command takes.
+    @ParentCommand package var root: CourierCommand
+
+    /// The global options, the root's values.
+    package var global: GlobalOptions { root.global }
 
     /// The collection.
     @Argument(help: ArgumentHelp("A collection the config file declares.", valueName: "collection"))
@@ -159,9 +168,14 @@ extension CourierCommand.Records {
     package static let configuration = CommandConfiguration(
       commandName: "show",
       abstract: "One record: its fields, version and state.",
-      usage: "courier records show <collection> <id> [<global options>]")
+      usage: "courier records show <collection> <id> [<global options>]",
+      discussion: CourierCommand.globalOptionsHelp)
 
-    @OptionGroup(title: "Global Options") package var global: GlobalOptions
+    /// The root command, whose global options this command takes.
+    @ParentCommand package var root: CourierCommand
+
+    /// The global options, the root's values.
+    package var global: GlobalOptions { root.global }
 
     /// The collection and the record's id.
     @OptionGroup package var record: RecordArguments
@@ -183,9 +197,13 @@ extension CourierCommand.Records {
       usage: """
         courier records add <collection> [--id <id>] [--field <name=value>]... [--data <json>]
           [<global options>]
-        """)
+        """, discussion: CourierCommand.globalOptionsHelp)
 
-    @OptionGroup(title: "Global Options") package var global: GlobalOptions
+    /// The root command, whose global options this command takes.
+    @ParentCommand package var root: CourierCommand
+
+    /// The global options, the root's values.
+    package var global: GlobalOptions { root.global }
 
     /// The collection.
     @Argument(help: ArgumentHelp("A collection the config file declares.", valueName: "collection"))
@@ -223,9 +241,13 @@ extension CourierCommand.Records {
       usage: """
         courier records edit <collection> <id> [--field <name=value>]... [--data <json>]
           [--remove <name>]... [<global options>]
-        """)
+        """, discussion: CourierCommand.globalOptionsHelp)
 
-    @OptionGroup(title: "Global Options") package var global: GlobalOptions
+    /// The root command, whose global options this command takes.
+    @ParentCommand package var root: CourierCommand
+
+    /// The global options, the root's values.
+    package var global: GlobalOptions { root.global }
 
     /// The collection and the record's id.
     @OptionGroup package var record: RecordArguments
@@ -262,9 +284,14 @@ extension CourierCommand.Records {
     package static let configuration = CommandConfiguration(
       commandName: "delete",
       abstract: "Delete a record.",
-      usage: "courier records delete <collection> <id> [<global options>]")
+      usage: "courier records delete <collection> <id> [<global options>]",
+      discussion: CourierCommand.globalOptionsHelp)
 
-    @OptionGroup(title: "Global Options") package var global: GlobalOptions
+    /// The root command, whose global options this command takes.
+    @ParentCommand package var root: CourierCommand
+
+    /// The global options, the root's values.
+    package var global: GlobalOptions { root.global }
 
     /// The collection and the record's id.
     @OptionGroup package var record: RecordArguments

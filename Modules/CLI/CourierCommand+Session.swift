@@ -18,9 +18,13 @@ extension CourierCommand {
 
         Example:
           printf '%s\\n' "$PASSWORD" | courier login --username alice --password-stdin
-        """)
+        """ + "\n\n" + CourierCommand.globalOptionsHelp)
 
-    @OptionGroup(title: "Global Options") package var global: GlobalOptions
+    /// The root command, whose global options this command takes.
+    @ParentCommand package var root: CourierCommand
+
+    /// The global options, the root's values.
+    package var global: GlobalOptions { root.global }
 
     /// `--username`: required (checked by `validate()`, in today's words).
     @Option(parsing: .unconditional, help: ArgumentHelp("The user name.", valueName: "user"))
@@ -66,9 +70,14 @@ extension CourierCommand {
       commandName: "logout",
       abstract: "Forget the session.",
       usage: "courier logout [<global options>]",
-      discussion: "Forgets the session kept by `courier login`.")
+      discussion: "Forgets the session kept by `courier login`." + "\n\n"
+        + CourierCommand.globalOptionsHelp)
 
-    @OptionGroup(title: "Global Options") package var global: GlobalOptions
+    /// The root command, whose global options this command takes.
+    @ParentCommand package var root: CourierCommand
+
+    /// The global options, the root's values.
+    package var global: GlobalOptions { root.global }
 
     /// Creates the command's definition (swift-argument-parser's; parse to get values).
     package init() {}

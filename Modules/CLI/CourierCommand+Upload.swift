@@ -37,9 +37,13 @@ extension CourierCommand {
         (an interruption, even kill -9, resumes where the server stopped), else as multipart. \
         `courier outbox` shows the bytes the server confirmed; the kept bytes go once the \
         server confirms, or with `courier outbox discard` for an upload it refused.
-        """)
+        """ + "\n\n" + CourierCommand.globalOptionsHelp)
 
-    @OptionGroup(title: "Global Options") package var global: GlobalOptions
+    /// The root command, whose global options this command takes.
+    @ParentCommand package var root: CourierCommand
+
+    /// The global options, the root's values.
+    package var global: GlobalOptions { root.global }
 
     /// The file to send.
     @Argument(help: ArgumentHelp("The file to send.", valueName: "file"), completion: .file())

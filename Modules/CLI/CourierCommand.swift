@@ -3,7 +3,7 @@ import ArgumentParser
 /// `courier`, the root of the command line: swift-argument-parser's command tree. It parses the
 /// global options wherever they stand (`--version` among them) and has no work of its own:
 /// without a command, `CommandRunner` prints the usage on standard error and exits 64.
-package struct CourierCommand: AsyncParsableCommand {
+package struct CourierCommand: AsyncParsableCommand, Sendable {
   package static let configuration = CommandConfiguration(
     commandName: "courier",
     abstract: "Talk to your server over bad networks, without losing anything.",
@@ -46,6 +46,13 @@ package struct CourierCommand: AsyncParsableCommand {
     }
     throw ValidationError(Self.noCommand)
   }
+
+  /// The last paragraph of every command's help: its global options are the root's.
+  package static let globalOptionsHelp = """
+    It also takes the global options (--base-url, --config, --data-dir, --transport, \
+    --timeout, --max-attempts, --conflict-policy, --json, --verbose, --version), before or after \
+    its name: see 'courier --help'.
+    """
 
   /// What `courier` with no command says before its usage.
   static let noCommand = "no command given."

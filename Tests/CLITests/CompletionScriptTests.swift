@@ -83,7 +83,7 @@ struct CompletionScriptTests {
     "bash completes commands, flags and the value lists",
     .enabled(if: bash != nil),
     arguments: [
-      ("courier art", ["articles"]), ("courier articles add --ti", ["--timeout", "--title"]),
+      ("courier art", ["articles"]), ("courier articles add --ti", ["--title"]),
       ("courier --conflict-policy m", ["manual", "merge"]), ("courier outbox r", ["retry"]),
     ])
   func bashCompletes(_ line: String, _ expected: [String]) async throws {
@@ -160,6 +160,15 @@ struct CompletionScriptTests {
     let paths = Set(names(root).map { Array($0.dropFirst()) })
     for path in CourierCommandTests.commandPaths {
       #expect(paths.contains(path), "\(path)")
+    }
+    // Every command's help names the global options: each of the root's is in that paragraph.
+    let arguments = try #require(root["arguments"] as? [[String: Any]])
+    let globals = arguments.compactMap {
+      ($0["preferredName"] as? [String: Any])?["name"] as? String
+    }
+    #expect(globals.count >= 10)
+    for name in globals where name != "help" {
+      #expect(CourierCommand.globalOptionsHelp.contains("--\(name)"), "--\(name)")
     }
   }
 }
