@@ -3,9 +3,8 @@ import CourierDomain
 import CourierLinux
 
 /// The options every `courier` command accepts, anywhere on the line: the root command parses
-/// them wherever they stand, and each command's `@OptionGroup` of this type takes the root's
-/// values (swift-argument-parser shares a group decoded by a parent), so they also show in every
-/// command's help.
+/// them wherever they stand, and each command reads the root's values (`@ParentCommand`);
+/// its help names them in a closing paragraph (`CourierCommand.globalOptionsHelp`).
 package struct GlobalOptions: ParsableArguments, Sendable {
   /// The transports `--transport` completes: the composition root's, in this build.
   static let transportNames = CourierConfig.TransportAdapter.allCases.map(\.rawValue)
