@@ -150,12 +150,15 @@ let package = Package(
         "CourierDomain", "CourierPorts", "CourierCore", "CourierLinux", "CourierSignals",
         // Its compressor releases every loaded object's code while it works (decision 1408).
         "CourierVips",
+        // The command line: commands, help, completion scripts, the man page's dump (2202).
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       path: "Modules/CLI", swiftSettings: strict),
     .target(
       name: "CourierTUI",
       dependencies: [
         "CourierDomain", "CourierPorts", "CourierCore", "CourierLinux", "CourierSignals",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       path: "Modules/TUI", swiftSettings: strict),
     .executableTarget(
@@ -227,12 +230,14 @@ let package = Package(
       name: "CourierCLITests",
       dependencies: [
         "CourierCLI", "CourierCore", "CourierLinux", "CourierTestKit", "CourierTestSupport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       path: "Tests/CLITests", swiftSettings: strict),
     .testTarget(
       name: "CourierTUITests",
       dependencies: [
         "CourierTUI", "CourierCore", "CourierLinux", "CourierTestKit", "CourierTestSupport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       path: "Tests/TUITests", swiftSettings: strict),
   ]

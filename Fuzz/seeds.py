@@ -57,26 +57,6 @@ def netlink():
     write("netlink", "error-and-done", message(2, struct.pack("=i", -1) + b"\0" * 16) + message(3, b"\0\0\0\0"))
 
 
-def command_line():
-    for index, argv in enumerate(
-        [
-            ["get", "/articles/1"],
-            ["--json", "--base-url", "http://127.0.0.1:8080", "articles", "list"],
-            ["login", "--username", "ada", "--password-stdin"],
-            ["upload", "photo.jpg", "--title", "T", "--field", "a=b"],
-            ["--config=/tmp/c.json", "sync", "--watch"],
-            ["--verbose", "watch"],
-            ["outbox"],
-            ["status", "--", "-x"],
-            ["--version"],
-            ["help", "upload"],
-            ["articles", "create", "--title", "x", "--body", "y"],
-            ["--timeout", "5", "--max-attempts", "3", "get", "/"],
-        ]
-    ):
-        write("command-line", f"argv-{index:02}", "\0".join(argv).encode())
-
-
 def multipart():
     crlf = b"\r\n"
     form = (
@@ -97,5 +77,4 @@ def multipart():
 
 
 netlink()
-command_line()
 multipart()

@@ -19,37 +19,16 @@ import CourierTUI
 SignalPipe.unblockTerminationSignals()
 
 func fail(_ message: String, status: Int32) -> Never {
-  TUICommandLine.writeError("courier-tui: \(message)\n")
+  TUICommand.writeError("courier-tui: \(message)\n")
   exit(status)
 }
 
 let environment = ProcessInfo.processInfo.environment
-let invocation: TUIInvocation
-do {
-  invocation = try TUICommandLine.parse(Array(CommandLine.arguments.dropFirst()))
-} catch {
-  TUICommandLine.writeError("courier-tui: \(error)\n\n\(TUICommandLine.help)\n")
-  exit(TUICommandLine.usageExitCode)
-}
-let flags: [String: String]
-let demo: Bool
-switch invocation {
-case .help:
-  print(TUICommandLine.help)
-  exit(0)
-case .version:
-  print("courier-tui \(ToolsVersion.current)")
-  exit(0)
-case .completions(let shell):
-  print(TUICompletions.script(for: shell) ?? "", terminator: "")
-  exit(0)
-case .manpage:
-  print(TUIManPage.page, terminator: "")
-  exit(0)
-case .run(let runFlags, let runDemo):
-  flags = runFlags
-  demo = runDemo
-}
+// swift-argument-parser answers --help, --version, --generate-completion-script and
+// --experimental-dump-help itself (exit 0), and a usage error with exit 64.
+let command = TUICommand.parseOrExit()
+let flags = command.flags
+let demo = command.demo
 
 // The configuration first, so a bad flag, file or variable is a usage error (64) even
 // without a terminal.
@@ -62,7 +41,7 @@ if !demo {
     }
     courier = try CourierEnvironment(config: config)
   } catch {
-    fail("\(error)", status: TUICommandLine.usageExitCode)
+    fail("\(error)", status: TUICommand.usageExitCode)
   }
 }
 guard TerminalSession.isTerminal() else {

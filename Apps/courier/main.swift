@@ -13,7 +13,8 @@ let runner = CommandRunner(
   environment: environment, output: StandardOutput(environment: environment))
 switch runner.start(Array(CommandLine.arguments.dropFirst())) {
 case .finished(let code):
-  // --help, --version, completions, the man page, usage errors: no task, no thread.
+  // --help, help, --version, completion scripts, the help dump, usage errors: answered while
+  // parsing (swift-argument-parser's parseAsRoot, synchronous), no task, no thread.
   exit(code)
 case .run(let invocation):
   // No top-level `await`: an async main would start every command, even `--version`, by
@@ -24,7 +25,7 @@ case .run(let invocation):
   // main actor's, whose queue nothing drains.
   let executor = CallingThreadExecutor()
   let preference: (any TaskExecutor)? =
-    CommandRunner.runsOnCallingThread(invocation) ? executor : nil
+    invocation.runsOnCallingThread ? executor : nil
   Task.immediateDetached(executorPreference: preference) { @concurrent in
     // Ended while the command's session is open: nothing of it is torn down (runAndExit).
     await runner.runAndExit(invocation) { code in

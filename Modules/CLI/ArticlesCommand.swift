@@ -1,5 +1,5 @@
 /// The `courier articles` subcommands.
-public enum ArticlesCommand: Sendable, Equatable {
+package enum ArticlesCommand: Sendable, Equatable {
   /// `list [--offline]`.
   case list(offline: Bool)
   /// `add --title T [--body B]`.

@@ -9,22 +9,22 @@ import CourierLinux
 
 /// What this build of `courier` is: its version (the one place it is written) and the
 /// adapters the composition root can pick, with the default of each.
-public enum BuildInfo {
+package enum BuildInfo {
   /// The version of Courier's tools (`ToolsVersion`, shared with `courier-tui`).
-  public static var version: String { ToolsVersion.current }
+  package static var version: String { ToolsVersion.current }
 
   /// One kind of adapter: what the build has and what it picks when nothing is configured.
-  public struct Adapters: Sendable, Equatable {
+  package struct Adapters: Sendable, Equatable {
     /// The name of the kind, plural: `transports`.
-    public var kind: String
+    package var kind: String
     /// The adapters, by the name configuration uses.
-    public var available: [String]
+    package var available: [String]
     /// The one used when nothing is configured.
-    public var defaultName: String
+    package var defaultName: String
   }
 
   /// The adapters of this build, by kind, in a fixed order.
-  public static var adapters: [Adapters] {
+  package static var adapters: [Adapters] {
     [
       Adapters(
         kind: "transports", available: CourierConfig.TransportAdapter.allCases.map(\.rawValue),
@@ -42,7 +42,7 @@ public enum BuildInfo {
   }
 
   /// `courier 0.1.0 (transports: curl, urlsession, memory; default curl; …)`.
-  public static var line: String {
+  package static var line: String {
     let parts = adapters.map { adapters in
       // By hand: Foundation's replacingOccurrences bridges through NSString, a third of what
       // `--version` cost (callgrind).
@@ -55,7 +55,7 @@ public enum BuildInfo {
 
   /// The same as one JSON object: `{"version": …, "transports": {"available": […],
   /// "default": …}, …}`.
-  public static var json: String {
+  package static var json: String {
     var object: [String: JSONValue] = ["version": .string(version)]
     for adapters in adapters {
       object[adapters.kind] = .object([

@@ -11,16 +11,16 @@ import Synchronization
 /// `courier articles add` (issue 14). Everything is then serial, as on a one-core machine, where
 /// the pool has a single thread too: code that blocks a thread waiting for another job would hang
 /// there as well.
-public final class CallingThreadExecutor: TaskExecutor {
+package final class CallingThreadExecutor: TaskExecutor {
   private let jobs = Mutex<[UnownedJob]>([])
   private let ready = DispatchSemaphore(value: 0)
 
   /// Creates an executor; nothing runs until a thread calls ``run(until:)``.
-  public init() {}
+  package init() {}
 
   /// Queues a job for the running thread (any thread may call this).
   /// - Parameter job: the job.
-  public func enqueue(_ job: consuming ExecutorJob) {
+  package func enqueue(_ job: consuming ExecutorJob) {
     let job = UnownedJob(job)
     jobs.withLock { $0.append(job) }
     ready.signal()
@@ -29,7 +29,7 @@ public final class CallingThreadExecutor: TaskExecutor {
   /// Runs the queued jobs on the calling thread, in the order they came, waiting for more, until
   /// `done` says so after a job (the `courier` app never returns: its task ends the process).
   /// - Parameter done: checked after each job.
-  public func run(until done: () -> Bool) {
+  package func run(until done: () -> Bool) {
     while !done() {
       ready.wait()
       let job = jobs.withLock { $0.removeFirst() }

@@ -13,7 +13,7 @@ import CourierDomain
 #endif
 
 /// Where a command writes, and what kind of terminal it writes to.
-public protocol CommandOutput: Sendable {
+package protocol CommandOutput: Sendable {
   /// Writes to standard output.
   /// - Parameter text: the text, newline included.
   func out(_ text: String)

@@ -1,3 +1,4 @@
+import ArgumentParser
 import CourierCore
 import CourierDomain
 import CourierLinux
@@ -11,20 +12,20 @@ import CourierVips
 #endif
 
 /// Runs a command line against the composition root. The app's `main` is one call to this.
-public struct CommandRunner: Sendable {
+package struct CommandRunner: Sendable {
   /// The process environment.
-  public let environment: [String: String]
+  package let environment: [String: String]
   /// Where output goes.
-  public let output: any CommandOutput
+  package let output: any CommandOutput
   /// Adapters supplied by a test or an embedding app.
-  public let overrides: AdapterOverrides
+  package let overrides: AdapterOverrides
 
   /// Creates a runner.
   /// - Parameters:
   ///   - environment: the process environment.
   ///   - output: where output goes.
   ///   - overrides: adapters to use instead of the configured ones.
-  public init(
+  package init(
     environment: [String: String], output: any CommandOutput,
     overrides: AdapterOverrides = AdapterOverrides()
   ) {
@@ -34,85 +35,101 @@ public struct CommandRunner: Sendable {
   }
 
   /// What `start(_:)` leaves to do.
-  public enum Start: Sendable, Equatable {
-    /// The command line was answered on the spot (help, version, completions, man page, a
-    /// usage error): exit with this code.
+  package enum Start: Sendable {
+    /// The command line was answered on the spot (help, version, completion scripts, a usage
+    /// error): exit with this code.
     case finished(Int32)
     /// A command that needs the composition root and a task: pass it to `run(_:)`.
     case run(Invocation)
   }
 
-  /// Parses a command line and answers it on the spot when it needs neither the composition
-  /// root nor a task, so that `courier --version` starts no concurrency runtime at all.
+  /// Parses a command line with swift-argument-parser and answers it on the spot when it needs
+  /// neither the composition root nor a task (`--help`, `help`, `--version`,
+  /// `--generate-completion-script`, `--experimental-dump-help`, a usage error), so that
+  /// `courier --version` starts no concurrency runtime at all.
   /// - Parameter arguments: the arguments, without the program name.
   /// - Returns: the exit code, or the invocation left to run.
-  public func start(_ arguments: [String]) -> Start {
-    let invocation: Invocation
+  package func start(_ arguments: [String]) -> Start {
     do {
-      invocation = try CommandLineParser.parse(arguments)
-    } catch let error as UsageError {
-      output.err("courier: \(error.message)\n")
-      output.err("Run 'courier \(error.command.map { "\($0) " } ?? "")--help' for usage.\n")
-      return .finished(ExitCode.usage.rawValue)
+      var parsed = try Self.parse(arguments)
+      if let command = parsed as? any CourierSubcommand {
+        if command.global.version { return .finished(version(command.global)) }
+        return .run(Invocation(command))
+      }
+      if let root = parsed as? CourierCommand {
+        if root.global.version { return .finished(version(root.global)) }
+        // `courier` alone: the usage on standard error, as for any usage error.
+        return .finished(report(ValidationError(CourierCommand.noCommand)))
+      }
+      if let group = parsed as? any SubcommandGroup {
+        if group.global.version { return .finished(version(group.global)) }
+        let name = type(of: parsed)._commandName
+        output.err(
+          "courier: \(type(of: group).missingSubcommand)\n"
+            + "  See 'courier \(name) --help' for more information.\n")
+        return .finished(ExitCode.usage.rawValue)
+      }
+      // swift-argument-parser's own commands (`help`) answer by throwing.
+      try parsed.run()
+      return .finished(ExitCode.success.rawValue)
     } catch {
-      output.err("courier: \(error)\n")
-      return .finished(ExitCode.usage.rawValue)
+      return .finished(report(error))
     }
-    if let code = answer(invocation) { return .finished(code.rawValue) }
-    return .run(invocation)
   }
 
-  /// Whether a command's task should run on the calling thread (``CallingThreadExecutor``)
-  /// rather than in the concurrency pool: every command but `sync` and `watch`, which may run
-  /// for hours and send many writes at once. A short command on one thread starts no pool
-  /// thread at all (issue 14); a transfer still waits in its adapter, not on that thread.
-  /// - Parameter invocation: the parsed command line.
-  /// - Returns: true for the calling thread.
-  public static func runsOnCallingThread(_ invocation: Invocation) -> Bool {
-    switch invocation.command {
-    case .sync, .watch: false
-    default: true
+  /// Parses a command line into the command it names, or throws what swift-argument-parser
+  /// reports (a usage error, or a request for help, the version or a completion script).
+  /// `records COLLECTION SUBCOMMAND` is parsed as `records SUBCOMMAND COLLECTION` (decision
+  /// 1203), tried only when the line as typed fails.
+  /// - Parameter arguments: the arguments, without the program name.
+  /// - Returns: the parsed command.
+  /// - Throws: the parser's error for the line as typed, or for the line turned around when
+  ///   that is what it meant.
+  package static func parse(_ arguments: [String]) throws -> any ParsableCommand {
+    do {
+      return try CourierCommand.parseAsRoot(arguments)
+    } catch {
+      guard let swapped = CourierCommand.Records.collectionFirst(arguments) else { throw error }
+      return try CourierCommand.parseAsRoot(swapped)
     }
+  }
+
+  /// Prints `--version`'s answer (wherever it stood: the root parses the global options
+  /// anywhere on the line) and returns 0.
+  func version(_ global: GlobalOptions) -> Int32 {
+    output.out(global.versionText + "\n")
+    return ExitCode.success.rawValue
+  }
+
+  /// Prints what swift-argument-parser says for an error (standard output for help, the
+  /// version and completion scripts; standard error for a usage error) and returns its exit
+  /// code: 0, or 64 (EX_USAGE) for a usage error.
+  func report(_ error: any Error) -> Int32 {
+    let code = CourierCommand.exitCode(for: error)
+    let text = CourierCommand.fullMessage(for: error)
+    let line = text.isEmpty || text.hasSuffix("\n") ? text : text + "\n"
+    if code == .success {
+      output.out(line)
+    } else {
+      output.err(line)
+    }
+    return code.rawValue
   }
 
   /// Runs a command line.
   /// - Parameter arguments: the arguments, without the program name.
   /// - Returns: the exit code.
-  public func run(_ arguments: [String]) async -> Int32 {
+  package func run(_ arguments: [String]) async -> Int32 {
     switch start(arguments) {
     case .finished(let code): return code
     case .run(let invocation): return await run(invocation).rawValue
     }
   }
 
-  /// The commands that only print something of the build's own, or nil for any other.
-  func answer(_ invocation: Invocation) -> ExitCode? {
-    switch invocation.command {
-    case .help(let topic):
-      guard let text = HelpText.text(for: topic) else {
-        output.err("courier: no help for “\(topic ?? "")”: unknown command.\n")
-        return .usage
-      }
-      output.out(text)
-      return .success
-    case .version:
-      output.out((invocation.global.json ? BuildInfo.json : BuildInfo.line) + "\n")
-      return .success
-    case .completions(let shell):
-      output.out(Completions.script(for: shell))
-      return .success
-    case .manpage:
-      output.out(ManPage.courier)
-      return .success
-    default:
-      return nil
-    }
-  }
-
   /// Runs a parsed command line.
   /// - Parameter invocation: the invocation.
   /// - Returns: the exit code.
-  public func run(_ invocation: Invocation) async -> ExitCode {
+  package func run(_ invocation: Invocation) async -> ExitCode {
     await run(invocation, ending: nil)
   }
 
@@ -124,14 +141,13 @@ public struct CommandRunner: Sendable {
   /// - Parameters:
   ///   - invocation: the invocation.
   ///   - exit: ends the process with the code (`_exit`).
-  public func runAndExit(
+  package func runAndExit(
     _ invocation: Invocation, exit: @escaping (ExitCode) -> Never
   ) async -> Never {
     exit(await run(invocation, ending: exit))
   }
 
   private func run(_ invocation: Invocation, ending: ((ExitCode) -> Never)?) async -> ExitCode {
-    if let code = answer(invocation) { return code }
     let global = invocation.global
     let context: CommandContext
     do {
@@ -147,37 +163,10 @@ public struct CommandRunner: Sendable {
     return code
   }
 
-  private func perform(_ command: Command, context: CommandContext) async -> ExitCode {
+  private func perform(_ command: any CourierSubcommand, context: CommandContext) async -> ExitCode
+  {
     do {
-      switch command {
-      case .login(let username, let password):
-        return try await SessionCommands.login(
-          username: username, password: password, context: context)
-      case .logout:
-        return try SessionCommands.logout(context: context)
-      case .get(let path):
-        return try await GetCommand.run(path: path, context: context)
-      case .upload(let options):
-        return try await UploadCommand.run(options, context: context)
-      case .status:
-        return try await PathCommands.status(context: context)
-      case .watch:
-        return try await PathCommands.watch(context: context)
-      case .articles(let command):
-        return try await ArticleCommands.run(command, context: context)
-      case .records(let command):
-        return try await RecordsCommands.run(command, context: context)
-      case .outbox:
-        return try await ArticleCommands.outbox(context: context)
-      case .outboxRetry(let id):
-        return try await ArticleCommands.retry(id: id, context: context)
-      case .outboxDiscard(let id):
-        return try await ArticleCommands.discard(id: id, context: context)
-      case .sync(let watch):
-        return try await ArticleCommands.sync(watch: watch, context: context)
-      case .help, .version, .completions, .manpage:
-        return .success
-      }
+      return try await command.run(in: context)
     } catch let error as UsageError {
       output.err("courier: \(error.message)\n")
       return .usage
@@ -228,7 +217,7 @@ public struct CommandRunner: Sendable {
 }
 
 /// What a running command has at hand.
-struct CommandContext: Sendable {
+package struct CommandContext: Sendable {
   let global: GlobalOptions
   let session: CourierSession
   let output: any CommandOutput

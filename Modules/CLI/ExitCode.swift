@@ -1,7 +1,7 @@
 import CourierDomain
 
 /// The exit codes of `courier`, from sysexits(3).
-public enum ExitCode: Int32, Sendable {
+package enum ExitCode: Int32, Sendable {
   /// Success.
   case success = 0
   /// A failure with no better code.
@@ -34,7 +34,7 @@ public enum ExitCode: Int32, Sendable {
   /// The exit code for a failure.
   /// - Parameter error: the failure.
   /// - Returns: the code.
-  public static func forError(_ error: CourierError) -> ExitCode {
+  package static func forError(_ error: CourierError) -> ExitCode {
     switch error.kind {
     case .business, .conflict, .invalidInput: return .businessRefusal
     case .fileUnavailable: return .missingInput

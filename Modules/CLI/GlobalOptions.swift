@@ -1,35 +1,96 @@
-#if canImport(FoundationEssentials)
-  import FoundationEssentials
-#else
-  import Foundation
-#endif
+import ArgumentParser
+import CourierDomain
+import CourierLinux
 
-/// Options every command accepts.
-public struct GlobalOptions: Sendable, Equatable {
+/// The options every `courier` command accepts, anywhere on the line: the root command parses
+/// them wherever they stand, and each command reads the root's values (`@ParentCommand`);
+/// its help names them in a closing paragraph (`CourierCommand.globalOptionsHelp`).
+package struct GlobalOptions: ParsableArguments, Sendable {
+  /// The transports `--transport` completes: the composition root's, in this build.
+  static let transportNames = CourierConfig.TransportAdapter.allCases.map(\.rawValue)
+
+  /// The policies `--conflict-policy` completes, spelled as the config file does.
+  static let conflictPolicyNames = ConflictPolicy.allCases.map(\.rawValue)
+
   /// `--base-url`.
-  public var baseURL: String?
-  /// `--config`.
-  public var configFile: String?
-  /// `--data-dir`.
-  public var dataDir: String?
-  /// `--transport`.
-  public var transport: String?
-  /// `--timeout` in seconds (per attempt).
-  public var timeout: String?
-  /// `--max-attempts`.
-  public var maxAttempts: String?
-  /// `--conflict-policy`: how version conflicts are settled (`conflict_policy`).
-  public var conflictPolicy: String?
-  /// `--json`: one JSON object per line, for scripts.
-  public var json = false
-  /// `--verbose`: each request and retry decision on standard error.
-  public var verbose = false
+  @Option(
+    name: .customLong("base-url"), parsing: .unconditional,
+    help: ArgumentHelp(
+      "The server (default http://127.0.0.1:8080; env COURIER_BASE_URL).", valueName: "url"))
+  package var baseURL: String?
 
-  /// Creates defaults.
-  public init() {}
+  /// `--config`.
+  @Option(
+    name: .customLong("config"), parsing: .unconditional,
+    help: ArgumentHelp(
+      "A JSON config file (default $XDG_CONFIG_HOME/courier/config.json).", valueName: "file"),
+    completion: .file())
+  package var configFile: String?
+
+  /// `--data-dir`.
+  @Option(
+    name: .customLong("data-dir"), parsing: .unconditional,
+    help: ArgumentHelp(
+      "Where the session and outbox live (env COURIER_DATA_DIR).", valueName: "dir"),
+    completion: .directory)
+  package var dataDir: String?
+
+  /// `--transport`: checked by the configuration (exit 78), as `COURIER_TRANSPORT` is.
+  @Option(
+    name: .customLong("transport"), parsing: .unconditional,
+    help: ArgumentHelp(
+      "curl, urlsession or memory (env COURIER_TRANSPORT).", valueName: "name"),
+    completion: .list(transportNames))
+  package var transport: String?
+
+  /// `--timeout` in seconds (per attempt).
+  @Option(
+    name: .customLong("timeout"), parsing: .unconditional,
+    help: ArgumentHelp("Deadline of one attempt, 1 to 86400 (default 30).", valueName: "seconds"))
+  package var timeout: String?
+
+  /// `--max-attempts`.
+  @Option(
+    name: .customLong("max-attempts"), parsing: .unconditional,
+    help: ArgumentHelp(
+      "Attempts in all for a transient failure, 1 to 100 (default 4).", valueName: "n"))
+  package var maxAttempts: String?
+
+  /// `--conflict-policy`: how version conflicts are settled (`conflict_policy`).
+  @Option(
+    name: .customLong("conflict-policy"), parsing: .unconditional,
+    help: ArgumentHelp(
+      "lastWriteWins (default), serverWins, manual or merge: how a version conflict is settled "
+        + "when a write is sent (env COURIER_CONFLICT_POLICY).",
+      valueName: "policy"),
+    completion: .list(conflictPolicyNames))
+  package var conflictPolicy: String?
+
+  /// `--json`: one JSON object per line, for scripts.
+  @Flag(name: .customLong("json"), help: "Print one JSON object per line, for scripts.")
+  package var json = false
+
+  /// `--verbose`: each request and retry decision on standard error.
+  @Flag(
+    name: [.customLong("verbose"), .customShort("v")],
+    help: "Show each request and retry decision on standard error.")
+  package var verbose = false
+
+  /// `--version`: the version and the adapters of this build, whatever else the line says
+  /// (`CommandRunner.start` answers it before any command runs).
+  @Flag(
+    name: .customLong("version"),
+    help: "Print the version and the adapters of this build (with --json, as one object).")
+  package var version = false
+
+  /// `courier --version`'s line (`BuildInfo`), one JSON object with `--json`.
+  package var versionText: String { json ? BuildInfo.json : BuildInfo.line }
+
+  /// Creates the options' definitions (swift-argument-parser's; parse to get values).
+  package init() {}
 
   /// The values that map to configuration keys.
-  public var configFlags: [String: String] {
+  package var configFlags: [String: String] {
     var flags: [String: String] = [:]
     flags["base_url"] = baseURL
     flags["config"] = configFile

@@ -1,5 +1,5 @@
 /// Where `courier login` takes the password from.
-public enum PasswordSource: Sendable, Equatable {
+package enum PasswordSource: Sendable, Equatable {
   /// `--password P`.
   case argument(String)
   /// `--password-stdin`, or standard input when not a terminal.

@@ -8,10 +8,10 @@
 ///
 /// `ProcessInfo.processInfo.environment` builds the same dictionary through Foundation's
 /// slow string decoding: a seventh of what `courier --version` cost (callgrind, issue 14).
-public enum ProcessEnvironment {
+package enum ProcessEnvironment {
   /// Every `NAME=value` entry of `environ`; an entry without `=` is skipped, and of two
   /// entries with the same name the first wins, as `getenv` reads them.
-  public static func current() -> [String: String] {
+  package static func current() -> [String: String] {
     #if canImport(Darwin)
       guard let entries = _NSGetEnviron().pointee else { return [:] }
     #else

@@ -1,7 +1,7 @@
 /// The `courier records` subcommands, on the records of one declared collection. The collection
 /// may come before or after the subcommand: `courier records notes list` is
 /// `courier records list notes`.
-public enum RecordsCommand: Sendable, Equatable {
+package enum RecordsCommand: Sendable, Equatable {
   /// `list COLLECTION [--offline]`.
   case list(collection: String, offline: Bool)
   /// `show COLLECTION ID`.
@@ -14,7 +14,7 @@ public enum RecordsCommand: Sendable, Equatable {
   case delete(collection: String, id: String)
 
   /// The collection the command works on.
-  public var collection: String {
+  package var collection: String {
     switch self {
     case .list(let collection, _), .show(let collection, _), .add(let collection, _, _),
       .edit(let collection, _, _, _), .delete(let collection, _):

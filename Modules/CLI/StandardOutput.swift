@@ -13,26 +13,26 @@ import CourierPorts
 #endif
 
 /// The process's own standard streams.
-public struct StandardOutput: CommandOutput {
+package struct StandardOutput: CommandOutput {
   /// Whether standard output is a terminal.
-  public let isTerminal: Bool
+  package let isTerminal: Bool
   /// Whether colour may be used.
-  public let useColor: Bool
+  package let useColor: Bool
 
   /// Creates the output, looking at the streams and `NO_COLOR`.
   /// - Parameter environment: the process environment.
-  public init(environment: [String: String]) {
+  package init(environment: [String: String]) {
     isTerminal = isatty(STDOUT_FILENO) == 1
     useColor = isTerminal && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
   }
 
   /// Writes to standard output.
   /// - Parameter text: the text.
-  public func out(_ text: String) { Self.write(text, to: STDOUT_FILENO) }
+  package func out(_ text: String) { Self.write(text, to: STDOUT_FILENO) }
 
   /// Writes to standard error.
   /// - Parameter text: the text.
-  public func err(_ text: String) { Self.write(text, to: STDERR_FILENO) }
+  package func err(_ text: String) { Self.write(text, to: STDERR_FILENO) }
 
   /// The text's UTF-8 bytes with `write(2)`, straight from the string's storage (no `Data`, no
   /// `FileHandle`), again after a short write or EINTR. A closed pipe or a full disk ends the
@@ -43,7 +43,7 @@ public struct StandardOutput: CommandOutput {
 
   /// Reads standard input to its end.
   /// - Returns: the text.
-  public func readStandardInput() -> String? {
+  package func readStandardInput() -> String? {
     let bytes = Self.readToEnd(STDIN_FILENO)
     return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
   }

@@ -1,17 +1,17 @@
 import CourierDomain
 
 /// One article as the list shows it.
-public struct ArticleItem: Sendable, Hashable, Identifiable {
+package struct ArticleItem: Sendable, Hashable, Identifiable {
   /// The article's id (a client-generated UUID).
-  public var id: String
+  package var id: String
   /// The title.
-  public var title: String
+  package var title: String
   /// The body.
-  public var body: String
+  package var body: String
   /// Whether a local change to it waits in the outbox.
-  public var isPending: Bool
+  package var isPending: Bool
   /// Whether the server refused a change to it because it changed elsewhere.
-  public var isConflicted: Bool
+  package var isConflicted: Bool
 
   /// Creates a list item.
   /// - Parameters:
@@ -20,7 +20,7 @@ public struct ArticleItem: Sendable, Hashable, Identifiable {
   ///   - body: the body.
   ///   - isPending: whether a change waits to be sent.
   ///   - isConflicted: whether it is in conflict.
-  public init(
+  package init(
     id: String, title: String, body: String, isPending: Bool = false, isConflicted: Bool = false
   ) {
     self.id = id

@@ -1,7 +1,7 @@
 import CourierDomain
 
 /// Where the articles on screen come from.
-public enum ArticlesSource: Sendable, Hashable {
+package enum ArticlesSource: Sendable, Hashable {
   /// Nothing loaded yet.
   case none
   /// The local cache, saved `age` ago (the network has not answered yet, or failed).

@@ -20,10 +20,10 @@ import Synchronization
 /// feeds one `UpdateHub` from the core's state streams (the debounced path, the sync engine's
 /// articles, outbox and issues, the uploader's progress). Nothing starts in `init`: `run()`
 /// does, in the caller's task, and stops on cancellation.
-public final class CoreBridge: TUIActions {
+package final class CoreBridge: TUIActions {
   /// How long a path must hold before the header shows it: short enough that a change shows
   /// within a second without a key (decision record 0650), long enough to skip a blip.
-  public static let pathDelays = PathDebounceDelays(
+  package static let pathDelays = PathDebounceDelays(
     online: .milliseconds(300), offline: .milliseconds(500))
 
   private let session: CourierSession
@@ -39,7 +39,7 @@ public final class CoreBridge: TUIActions {
   ///   - clock: the clock the path delays are measured on.
   ///   - pathDelays: how long a path must hold before it shows.
   /// - Throws: what stops the local store from opening (named file, nothing reset).
-  public init(
+  package init(
     environment: CourierEnvironment, hub: UpdateHub,
     clock: any Clock<Duration> = ContinuousClock(), pathDelays: PathDebounceDelays = pathDelays
   ) throws {
@@ -50,7 +50,7 @@ public final class CoreBridge: TUIActions {
 
   /// The state for the first frame: the cached articles, so they show before any network.
   /// - Returns: the state.
-  public func initialState() async -> TUIState {
+  package func initialState() async -> TUIState {
     var state = TUIState()
     let sync = articles.state
     state.pendingCount = sync.pendingCount
@@ -69,7 +69,7 @@ public final class CoreBridge: TUIActions {
   /// Runs the path monitor, the sync engine's replays on reconnection, a first refresh and
   /// one on each reconnection, and forwards every change to the hub until cancelled.
   /// - Throws: what stops a source from starting (the path monitor's socket).
-  public func run() async throws {
+  package func run() async throws {
     try await withThrowingTaskGroup(of: Void.self) { group in
       group.addTask {
         for await path in self.session.paths() { self.hub.send(.path(path.status)) }
@@ -127,7 +127,7 @@ public final class CoreBridge: TUIActions {
 
   /// Fetches the articles again; a failure keeps the stored ones on screen, marked as cached.
   /// - Throws: nothing today (the reason of a failure shows under the header).
-  public func refresh() async throws {
+  package func refresh() async throws {
     let snapshot = await articles.refresh()
     if let error = snapshot.error {
       hub.send(.refreshFailed(message: UserMessages.message(for: error)))
@@ -143,7 +143,7 @@ public final class CoreBridge: TUIActions {
 
   /// Sends the outbox now.
   /// - Throws: `TUIActionError` when offline or when a transient failure stopped it.
-  public func syncNow() async throws {
+  package func syncNow() async throws {
     guard articles.state.isOnline else {
       throw TUIActionError(
         message: "You're offline. Your changes are kept and will be sent later.")
@@ -162,7 +162,7 @@ public final class CoreBridge: TUIActions {
   ///   - title: the title.
   ///   - body: the body.
   /// - Throws: what stopped the store from writing it.
-  public func addArticle(title: String, body: String) async throws {
+  package func addArticle(title: String, body: String) async throws {
     try await articles.add(title: title, body: body)
     await publishStored()
   }
@@ -173,7 +173,7 @@ public final class CoreBridge: TUIActions {
   ///   - title: the new title.
   ///   - body: the new body.
   /// - Throws: what stopped the store from writing it.
-  public func editArticle(id: String, title: String, body: String) async throws {
+  package func editArticle(id: String, title: String, body: String) async throws {
     try await articles.save(Article(id: id, title: title, body: body))
     await publishStored()
   }
@@ -181,7 +181,7 @@ public final class CoreBridge: TUIActions {
   /// Deletes an article.
   /// - Parameter id: the article.
   /// - Throws: what stopped the store from writing it.
-  public func deleteArticle(id: String) async throws {
+  package func deleteArticle(id: String) async throws {
     try await articles.delete(id: id)
     await publishStored()
   }
@@ -190,7 +190,7 @@ public final class CoreBridge: TUIActions {
   /// `NSString.expandingTildeInPath`) would; any other path as it is.
   /// - Parameter path: a path as a person typed it.
   /// - Returns: the path to open.
-  public static func expandingTilde(_ path: String) -> String {
+  package static func expandingTilde(_ path: String) -> String {
     guard path.hasPrefix("~") else { return path }
     let rest = path.dropFirst()
     let slash = rest.firstIndex(of: "/") ?? rest.endIndex
@@ -207,7 +207,7 @@ public final class CoreBridge: TUIActions {
   /// reporting its states through `TUIUpdate.upload`, progress at most ten times a second.
   /// - Parameter path: the path as typed (`~` is expanded).
   /// - Throws: nothing: a failure shows on the upload line with its message.
-  public func upload(path: String) async throws {
+  package func upload(path: String) async throws {
     let file = URL(fileURLWithPath: Self.expandingTilde(path))
     let name = file.lastPathComponent
     let throttle = ProgressThrottle(interval: .milliseconds(100))
@@ -232,7 +232,7 @@ public final class CoreBridge: TUIActions {
   ///   - state: the uploader's state.
   ///   - previous: what is shown now.
   /// - Returns: what to show.
-  public static func uploadState(_ state: CourierCore.UploadState, after previous: UploadState)
+  package static func uploadState(_ state: CourierCore.UploadState, after previous: UploadState)
     -> UploadState?
   {
     var next = previous
@@ -306,7 +306,8 @@ public final class CoreBridge: TUIActions {
   /// The refused operations and the conflicts of a sync state, as the interface lists them.
   /// - Parameter state: the sync engine's state.
   /// - Returns: the refused operations (with the server's message) and the conflicts.
-  public static func issues(_ state: SyncState) -> (rejected: [SyncIssue], conflicts: [SyncIssue]) {
+  package static func issues(_ state: SyncState) -> (rejected: [SyncIssue], conflicts: [SyncIssue])
+  {
     let rejected = state.rejected.compactMap { entry -> SyncIssue? in
       guard case .rejected(let message, _) = entry.state else { return nil }
       return SyncIssue(articleID: entry.key.id, title: title(of: entry), message: message)

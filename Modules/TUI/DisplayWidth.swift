@@ -6,11 +6,11 @@
 /// marks and format characters, one otherwise. A grapheme cluster is the sum of its scalars, so
 /// a cut never splits a cluster and the count agrees with terminals that count code points
 /// (decision 0601).
-public enum DisplayWidth {
+package enum DisplayWidth {
   /// The columns one scalar takes.
   /// - Parameter scalar: the scalar.
   /// - Returns: 0, 1 or 2.
-  public static func of(_ scalar: Unicode.Scalar) -> Int {
+  package static func of(_ scalar: Unicode.Scalar) -> Int {
     let value = scalar.value
     if value < 0x20 || (0x7F..<0xA0).contains(value) { return 0 }
     if value < 0x300 { return 1 }
@@ -22,14 +22,14 @@ public enum DisplayWidth {
   /// The columns a grapheme cluster takes.
   /// - Parameter character: the character.
   /// - Returns: the sum of its scalars' widths.
-  public static func of(_ character: Character) -> Int {
+  package static func of(_ character: Character) -> Int {
     character.unicodeScalars.reduce(0) { $0 + of($1) }
   }
 
   /// The columns a string takes (no escape sequences inside).
   /// - Parameter text: the text.
   /// - Returns: the width.
-  public static func of(_ text: some StringProtocol) -> Int {
+  package static func of(_ text: some StringProtocol) -> Int {
     text.unicodeScalars.reduce(0) { $0 + of($1) }
   }
 
@@ -39,7 +39,7 @@ public enum DisplayWidth {
   ///   - text: the text (already sanitised).
   ///   - width: the columns available.
   /// - Returns: the text, or its beginning and an ellipsis.
-  public static func truncate(_ text: String, to width: Int) -> String {
+  package static func truncate(_ text: String, to width: Int) -> String {
     guard width > 0 else { return "" }
     if of(text) <= width { return text }
     var result = ""
@@ -58,7 +58,7 @@ public enum DisplayWidth {
   ///   - text: the text (already sanitised).
   ///   - width: the columns.
   /// - Returns: text exactly `width` columns wide.
-  public static func fit(_ text: String, to width: Int) -> String {
+  package static func fit(_ text: String, to width: Int) -> String {
     let cut = truncate(text, to: width)
     let missing = width - of(cut)
     return missing > 0 ? cut + String(repeating: " ", count: missing) : cut
@@ -68,7 +68,7 @@ public enum DisplayWidth {
   /// so a title from a server can never move the cursor or change colours.
   /// - Parameter text: any text.
   /// - Returns: the text without control characters.
-  public static func sanitize(_ text: String) -> String {
+  package static func sanitize(_ text: String) -> String {
     var needsWork = false
     for scalar in text.unicodeScalars where isControl(scalar) {
       needsWork = true
@@ -88,7 +88,7 @@ public enum DisplayWidth {
   ///   - text: any text.
   ///   - width: the columns.
   /// - Returns: the lines, sanitised.
-  public static func wrap(_ text: String, to width: Int) -> [String] {
+  package static func wrap(_ text: String, to width: Int) -> [String] {
     guard width > 0 else { return [] }
     var lines: [String] = []
     let paragraphs = text.split(omittingEmptySubsequences: false) {

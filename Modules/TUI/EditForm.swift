@@ -1,9 +1,9 @@
 import CourierDomain
 
 /// The add/edit form: two line editors.
-public struct EditForm: Sendable, Hashable {
+package struct EditForm: Sendable, Hashable {
   /// Which field has the cursor.
-  public enum Field: Sendable, Hashable {
+  package enum Field: Sendable, Hashable {
     /// The title.
     case title
     /// The body.
@@ -11,13 +11,13 @@ public struct EditForm: Sendable, Hashable {
   }
 
   /// The article edited, or nil for a new one.
-  public var articleID: String?
+  package var articleID: String?
   /// The title being typed.
-  public var title: LineEditor
+  package var title: LineEditor
   /// The body being typed.
-  public var body: LineEditor
+  package var body: LineEditor
   /// The field with the cursor.
-  public var focus: Field
+  package var focus: Field
 
   /// Creates a form.
   /// - Parameters:
@@ -25,7 +25,7 @@ public struct EditForm: Sendable, Hashable {
   ///   - title: the initial title.
   ///   - body: the initial body.
   ///   - focus: the field with the cursor.
-  public init(articleID: String?, title: String = "", body: String = "", focus: Field = .title) {
+  package init(articleID: String?, title: String = "", body: String = "", focus: Field = .title) {
     self.articleID = articleID
     self.title = LineEditor(text: title)
     self.body = LineEditor(text: body)

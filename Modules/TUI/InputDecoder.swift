@@ -1,21 +1,21 @@
 /// Turns the bytes read from a terminal in raw mode into events, one chunk at a time, whatever
 /// way the bytes were split between reads. Pure: no I/O, no clock; the caller decides when a
 /// lone Escape has waited long enough and calls `flush()`.
-public struct InputDecoder: Sendable, Hashable {
+package struct InputDecoder: Sendable, Hashable {
   private var pending: [UInt8] = []
   /// A sequence longer than this is garbage (or an attack): dropped rather than buffered.
   private static let maximumSequenceLength = 64
 
   /// Creates a decoder with nothing pending.
-  public init() {}
+  package init() {}
 
   /// Whether bytes are waiting for the rest of a sequence (an Escape, a CSI, a UTF-8 character).
-  public var hasPending: Bool { !pending.isEmpty }
+  package var hasPending: Bool { !pending.isEmpty }
 
   /// Decodes a chunk of bytes.
   /// - Parameter bytes: the bytes just read.
   /// - Returns: the complete events; an incomplete tail waits for the next chunk.
-  public mutating func feed(_ bytes: some Sequence<UInt8>) -> [InputEvent] {
+  package mutating func feed(_ bytes: some Sequence<UInt8>) -> [InputEvent] {
     pending.append(contentsOf: bytes)
     var events: [InputEvent] = []
     var index = 0
@@ -37,7 +37,7 @@ public struct InputDecoder: Sendable, Hashable {
   /// Escape followed by an unfinished sequence is Escape and then the characters typed.
   /// An unfinished UTF-8 character keeps waiting.
   /// - Returns: the events.
-  public mutating func flush() -> [InputEvent] {
+  package mutating func flush() -> [InputEvent] {
     guard pending.first == 0x1B else { return [] }
     let rest = pending.dropFirst()
     pending.removeAll()

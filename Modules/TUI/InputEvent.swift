@@ -1,5 +1,5 @@
 /// What the terminal sent: a key, or a size report.
-public enum InputEvent: Sendable, Hashable {
+package enum InputEvent: Sendable, Hashable {
   /// A key.
   case key(Key)
   /// The terminal's new size (from an in-band resize report, `CSI 48;rows;cols;…t`, or from

@@ -1,5 +1,5 @@
 /// A key as a person pressed it.
-public enum Key: Sendable, Hashable {
+package enum Key: Sendable, Hashable {
   /// Printable text: one Unicode scalar (a combining mark arrives on its own).
   case character(Character)
   /// Return or Enter.

@@ -1,14 +1,14 @@
 /// A one-line text editor as a value: the text and a cursor counted in grapheme clusters, so
 /// that an accented letter, a CJK character or an emoji moves and deletes as one.
-public struct LineEditor: Sendable, Hashable {
+package struct LineEditor: Sendable, Hashable {
   /// The text.
-  public private(set) var text: String
+  package private(set) var text: String
   /// The cursor, in characters from the start (0...text.count).
-  public private(set) var cursor: Int
+  package private(set) var cursor: Int
 
   /// Creates an editor with the cursor at the end.
   /// - Parameter text: the initial text.
-  public init(text: String = "") {
+  package init(text: String = "") {
     self.text = DisplayWidth.sanitize(text)
     self.cursor = self.text.count
   }
@@ -17,7 +17,7 @@ public struct LineEditor: Sendable, Hashable {
   /// - Parameters:
   ///   - text: the initial text.
   ///   - cursor: the cursor position in characters.
-  public init(text: String, cursor: Int) {
+  package init(text: String, cursor: Int) {
     self.init(text: text)
     self.cursor = min(max(0, cursor), self.text.count)
   }
@@ -26,7 +26,7 @@ public struct LineEditor: Sendable, Hashable {
   /// - Parameter key: the key.
   /// - Returns: whether the editor used the key (false for Enter, Escape, Tab, arrows up/down…).
   @discardableResult
-  public mutating func handle(_ key: Key) -> Bool {
+  package mutating func handle(_ key: Key) -> Bool {
     switch key {
     case .character(let character): insert(String(character))
     case .left, .control("b"): cursor = max(0, cursor - 1)
@@ -48,7 +48,7 @@ public struct LineEditor: Sendable, Hashable {
   /// Inserts text at the cursor and moves the cursor after it. A combining mark typed after a
   /// letter joins it, as in the terminal.
   /// - Parameter typed: the text typed (control characters become spaces).
-  public mutating func insert(_ typed: String) {
+  package mutating func insert(_ typed: String) {
     let clean = DisplayWidth.sanitize(typed)
     let index = text.index(text.startIndex, offsetBy: cursor)
     let head = String(text[..<index]) + clean
@@ -59,7 +59,7 @@ public struct LineEditor: Sendable, Hashable {
   }
 
   /// Deletes the character before the cursor (Backspace).
-  public mutating func deleteBackward() {
+  package mutating func deleteBackward() {
     guard cursor > 0 else { return }
     let index = text.index(text.startIndex, offsetBy: cursor - 1)
     text.remove(at: index)
@@ -67,7 +67,7 @@ public struct LineEditor: Sendable, Hashable {
   }
 
   /// Deletes the character under the cursor (Delete).
-  public mutating func deleteForward() {
+  package mutating func deleteForward() {
     guard cursor < text.count else { return }
     let index = text.index(text.startIndex, offsetBy: cursor)
     text.remove(at: index)
@@ -87,7 +87,7 @@ public struct LineEditor: Sendable, Hashable {
   /// stays visible, and the cursor's column in it.
   /// - Parameter width: the field's width in columns (at least 2).
   /// - Returns: the visible text (at most `width` columns) and the cursor column.
-  public func window(width: Int) -> (text: String, cursorColumn: Int) {
+  package func window(width: Int) -> (text: String, cursorColumn: Int) {
     let width = max(2, width)
     let characters = Array(text)
     var start = 0

@@ -2,15 +2,15 @@ import CourierDomain
 
 /// A queued upload as the list screen shows it: a line with its name and its percentage
 /// (the bytes the server confirmed, or those being sent now), above the status line.
-public struct QueuedUploadItem: Sendable, Hashable {
+package struct QueuedUploadItem: Sendable, Hashable {
   /// The name it is sent under.
-  public var name: String
+  package var name: String
   /// Whole percent shown (never back to 0 when a transfer resumes).
-  public var percent: Int
+  package var percent: Int
   /// Whether this process is sending it now.
-  public var isSending: Bool
+  package var isSending: Bool
   /// Whether the server refused it (kept until discarded).
-  public var isRefused: Bool
+  package var isRefused: Bool
 
   /// Creates an item.
   /// - Parameters:
@@ -18,7 +18,7 @@ public struct QueuedUploadItem: Sendable, Hashable {
   ///   - percent: the percentage shown.
   ///   - isSending: whether it is being sent now.
   ///   - isRefused: whether the server refused it.
-  public init(name: String, percent: Int, isSending: Bool = false, isRefused: Bool = false) {
+  package init(name: String, percent: Int, isSending: Bool = false, isRefused: Bool = false) {
     self.name = name
     self.percent = percent
     self.isSending = isSending
@@ -27,7 +27,7 @@ public struct QueuedUploadItem: Sendable, Hashable {
 
   /// The item of a queued upload's progress.
   /// - Parameter progress: the façade's progress.
-  public init(_ progress: QueuedUploadProgress) {
+  package init(_ progress: QueuedUploadProgress) {
     var refused = false
     if case .rejected = progress.entry.state { refused = true }
     self.init(

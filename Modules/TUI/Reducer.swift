@@ -2,9 +2,9 @@ import CourierDomain
 
 /// The interface's decisions as pure functions: a key or a core update in, a new state and the
 /// actions to run out. No I/O, so every behaviour is tested without a terminal.
-public enum Reducer {
+package enum Reducer {
   /// The longest title the reference backend accepts.
-  public static let maximumTitleLength = 200
+  package static let maximumTitleLength = 200
 
   /// Applies an input event.
   /// - Parameters:
@@ -12,7 +12,7 @@ public enum Reducer {
   ///   - event: the key or resize.
   ///   - size: the terminal's size (for page moves and scrolling).
   /// - Returns: the state after, and the actions to run, in order.
-  public static func reduce(_ state: TUIState, _ event: InputEvent, size: TerminalSize)
+  package static func reduce(_ state: TUIState, _ event: InputEvent, size: TerminalSize)
     -> (TUIState, [TUIAction])
   {
     var state = state
@@ -26,7 +26,7 @@ public enum Reducer {
   ///   - event: the key or resize.
   ///   - size: the terminal's size.
   /// - Returns: the actions to run, in order.
-  public static func reduce(_ state: inout TUIState, _ event: InputEvent, size: TerminalSize)
+  package static func reduce(_ state: inout TUIState, _ event: InputEvent, size: TerminalSize)
     -> [TUIAction]
   {
     switch event {
@@ -56,7 +56,7 @@ public enum Reducer {
   /// ends without an error, unless something else was said meanwhile.
   /// - Parameter action: the action.
   /// - Returns: the message, or nil when none is shown.
-  public static func progressMessage(for action: TUIAction) -> String? {
+  package static func progressMessage(for action: TUIAction) -> String? {
     switch action {
     case .refresh: return "Refreshing…"
     case .syncNow: return "Sending pending changes…"
@@ -72,7 +72,7 @@ public enum Reducer {
   ///   - update: the change.
   ///   - state: the state, updated.
   ///   - size: the terminal's size.
-  public static func apply(_ update: TUIUpdate, to state: inout TUIState, size: TerminalSize) {
+  package static func apply(_ update: TUIUpdate, to state: inout TUIState, size: TerminalSize) {
     switch update {
     case .path(let path): state.path = path
     case .outbox(let pending, let isSyncing):
@@ -299,7 +299,7 @@ public enum Reducer {
 
 extension UploadPhase {
   /// Whether the upload is over (succeeded or failed).
-  public var isFinished: Bool {
+  package var isFinished: Bool {
     switch self {
     case .succeeded, .failed: return true
     case .compressing, .uploading, .retrying: return false

@@ -56,12 +56,12 @@ struct StyledLine {
 }
 
 /// Draws the interface: a pure function from a state and a terminal size to the screen's rows.
-public enum Renderer {
+package enum Renderer {
   /// The header's badge, following the seed's rule: "Offline" when there is no path, "Syncing N
   /// pending" while the outbox is not empty, nothing when online with nothing pending.
   /// - Parameter state: the state.
   /// - Returns: the badge text, or nil for none.
-  public static func badge(for state: TUIState) -> String? {
+  package static func badge(for state: TUIState) -> String? {
     switch state.path {
     case .unsatisfied, .requiresConnection:
       return state.pendingCount > 0 ? "Offline · \(state.pendingCount) pending" : "Offline"
@@ -82,7 +82,8 @@ public enum Renderer {
   ///   - size: the terminal's size.
   ///   - colour: whether SGR colour and attributes may be used.
   /// - Returns: exactly `size.rows` rows, each exactly `size.columns` columns wide.
-  public static func render(_ state: TUIState, size: TerminalSize, colour: Bool) -> RenderedScreen {
+  package static func render(_ state: TUIState, size: TerminalSize, colour: Bool) -> RenderedScreen
+  {
     let rows = max(0, size.rows)
     let width = max(0, size.columns)
     let layout = Layout(state: state, size: size)

@@ -1,7 +1,7 @@
 import CourierDomain
 
 /// Which screen is showing.
-public enum Screen: Sendable, Hashable {
+package enum Screen: Sendable, Hashable {
   /// The articles list.
   case list
   /// One article, its body scrolled by `scroll` lines.

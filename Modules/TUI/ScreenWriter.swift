@@ -4,17 +4,17 @@
 /// Every row is as wide as the terminal (the renderer pads), so a row is replaced by writing it
 /// whole from column 1 and no "erase to end of line" is needed (which would erase the last
 /// column when the cursor waits there to wrap). Autowrap is off while the interface runs.
-public struct ScreenWriter: Sendable {
+package struct ScreenWriter: Sendable {
   private var previous: [String] = []
   private var previousSize: TerminalSize?
   private var previousCursor: RenderedScreen.Cursor?
 
   /// Creates a writer that will draw everything the first time.
-  public init() {}
+  package init() {}
 
   /// Forgets what is on the terminal, so the next frame is drawn whole (after a resize, a
   /// suspend, or anything that may have scribbled on the screen).
-  public mutating func invalidate() {
+  package mutating func invalidate() {
     previous = []
     previousSize = nil
   }
@@ -24,7 +24,7 @@ public struct ScreenWriter: Sendable {
   ///   - screen: the screen to show.
   ///   - size: the terminal's size it was rendered for.
   /// - Returns: escape sequences and text; empty when nothing changed.
-  public mutating func frame(for screen: RenderedScreen, size: TerminalSize) -> String {
+  package mutating func frame(for screen: RenderedScreen, size: TerminalSize) -> String {
     var out = ""
     let full = previousSize != size || previous.count != screen.lines.count
     if full { out += "\u{1B}[0m\u{1B}[H\u{1B}[2J" }

@@ -1,7 +1,7 @@
 import CourierDomain
 
 /// What the interface asks the core to do; the event loop hands each one to `TUIActions`.
-public enum TUIAction: Sendable, Hashable {
+package enum TUIAction: Sendable, Hashable {
   /// Fetch the articles from the network again.
   case refresh
   /// Send the outbox now.

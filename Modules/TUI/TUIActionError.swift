@@ -13,13 +13,13 @@ import CourierDomain
 #endif
 
 /// An error whose message is already written for a person, for `TUIActions` implementations.
-public struct TUIActionError: Error, Sendable, Hashable {
+package struct TUIActionError: Error, Sendable, Hashable {
   /// The message shown on the status line.
-  public var message: String
+  package var message: String
 
   /// Creates an error.
   /// - Parameter message: the sentence for a person.
-  public init(message: String) {
+  package init(message: String) {
     self.message = message
   }
 }

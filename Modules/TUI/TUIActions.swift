@@ -15,7 +15,7 @@ import CourierDomain
 /// What the interface needs from the core. The wiring implements it with the real sync engine,
 /// uploader and stores, and reports the consequences through the `TUIUpdate` stream; a thrown
 /// error is shown on the status line.
-public protocol TUIActions: Sendable {
+package protocol TUIActions: Sendable {
   /// Fetches the articles from the network again (the cache stays on screen if it fails).
   /// - Throws: what stopped it; its message is shown.
   func refresh() async throws

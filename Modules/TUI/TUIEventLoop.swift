@@ -17,9 +17,9 @@ import CourierPorts
 /// SIGTERM, SIGHUP) and the core's updates, each reduced into the state and followed by a
 /// redraw of the rows that changed. No thread ever blocks in `read`: the keyboard is read by a
 /// thread that `poll`s the input, the signal self-pipe and a wake-up pipe.
-public final class TUIEventLoop: Sendable {
+package final class TUIEventLoop: Sendable {
   /// How long a lone Escape waits for the rest of a sequence before it counts as the key.
-  public static let escapeTimeoutMilliseconds: Int32 = 50
+  package static let escapeTimeoutMilliseconds: Int32 = 50
 
   private let io: TerminalIO
   private let actions: any TUIActions
@@ -34,7 +34,7 @@ public final class TUIEventLoop: Sendable {
   ///   - updates: the core's changes, applied as they come (the wiring merges its streams).
   ///   - initialState: the state to start from (say, the cached articles).
   ///   - colour: whether to use colour (see `ColourPolicy`).
-  public init(
+  package init(
     io: TerminalIO, actions: any TUIActions, updates: AsyncStream<TUIUpdate>,
     initialState: TUIState = TUIState(), colour: Bool
   ) {
@@ -48,7 +48,7 @@ public final class TUIEventLoop: Sendable {
   /// Runs until the person quits, a terminating signal arrives or the input closes. Actions
   /// still running then are cancelled, not awaited, so the terminal is given back at once.
   /// - Returns: why it stopped.
-  public func run() async -> TUIExit {
+  package func run() async -> TUIExit {
     let (events, continuation) = AsyncStream.makeStream(of: LoopEvent.self)
     guard let reader = InputReader(io: io, continuation: continuation) else {
       return .inputClosed
@@ -178,7 +178,7 @@ public final class TUIEventLoop: Sendable {
   /// The sentence for a person for any error: never a type name dump or a raw code.
   /// - Parameter error: the error.
   /// - Returns: the message.
-  public static func message(for error: any Error) -> String {
+  package static func message(for error: any Error) -> String {
     if let error = error as? CourierError { return UserMessages.message(for: error) }
     if let error = error as? TUIActionError { return error.message }
     if let error = error as? any LocalizedError, let description = error.errorDescription {

@@ -13,7 +13,7 @@ import CourierDomain
 #endif
 
 /// Why the event loop stopped.
-public enum TUIExit: Sendable, Hashable {
+package enum TUIExit: Sendable, Hashable {
   /// The person quit (q, Ctrl-C).
   case quit
   /// A terminating signal arrived (SIGINT, SIGTERM, SIGHUP).
@@ -22,7 +22,7 @@ public enum TUIExit: Sendable, Hashable {
   case inputClosed
 
   /// The process exit status for it: 0, or 128 + the signal, or 1.
-  public var status: Int32 {
+  package var status: Int32 {
     switch self {
     case .quit: return 0
     case .signal(let number): return 128 + number

@@ -2,38 +2,38 @@ import CourierDomain
 
 /// Everything the terminal interface shows, as one value: the core's state (fed by the wiring
 /// through `TUIUpdate`) and the interface's own (screen, selection, editors).
-public struct TUIState: Sendable, Hashable {
+package struct TUIState: Sendable, Hashable {
   /// The network path, as the path monitor last said.
-  public var path: PathStatus
+  package var path: PathStatus
   /// Operations waiting in the outbox.
-  public var pendingCount: Int
+  package var pendingCount: Int
   /// Whether the outbox is being sent right now.
-  public var isSyncing: Bool
+  package var isSyncing: Bool
   /// Operations the server refused, with their messages.
-  public var rejected: [SyncIssue]
+  package var rejected: [SyncIssue]
   /// Conflicts waiting for a person, with their messages.
-  public var conflicts: [SyncIssue]
+  package var conflicts: [SyncIssue]
   /// The articles, in display order.
-  public var articles: [ArticleItem]
+  package var articles: [ArticleItem]
   /// Where the articles come from.
-  public var source: ArticlesSource
+  package var source: ArticlesSource
   /// Why the last refresh failed, for a person; nil after a success.
-  public var refreshError: String?
+  package var refreshError: String?
   /// Why the waiting changes are not going out although the path is up (the network answered,
   /// but not the server; the session expired…), for a person; nil once a send succeeds.
-  public var sendBlocked: String?
+  package var sendBlocked: String?
   /// The current or last photo upload.
-  public var upload: UploadState?
+  package var upload: UploadState?
   /// The uploads queued in the outbox (`courier upload --queue`), in the order they are sent.
-  public var queuedUploads: [QueuedUploadItem]
+  package var queuedUploads: [QueuedUploadItem]
   /// The screen showing.
-  public var screen: Screen
+  package var screen: Screen
   /// The index of the selected article.
-  public var selection: Int
+  package var selection: Int
   /// The index of the first article shown.
-  public var scrollOffset: Int
+  package var scrollOffset: Int
   /// A short message for the status line, replaced by the next one or by a key press.
-  public var statusMessage: String?
+  package var statusMessage: String?
 
   /// Creates a state.
   /// - Parameters:
@@ -52,7 +52,7 @@ public struct TUIState: Sendable, Hashable {
   ///   - selection: the selected index.
   ///   - scrollOffset: the first index shown.
   ///   - statusMessage: the status line.
-  public init(
+  package init(
     path: PathStatus = .unknown, pendingCount: Int = 0, isSyncing: Bool = false,
     rejected: [SyncIssue] = [], conflicts: [SyncIssue] = [], articles: [ArticleItem] = [],
     source: ArticlesSource = .none, refreshError: String? = nil, sendBlocked: String? = nil,
@@ -78,7 +78,7 @@ public struct TUIState: Sendable, Hashable {
   }
 
   /// The selected article, if the list is not empty.
-  public var selectedArticle: ArticleItem? {
+  package var selectedArticle: ArticleItem? {
     articles.indices.contains(selection) ? articles[selection] : nil
   }
 }

@@ -2,7 +2,7 @@ import CourierDomain
 
 /// A change in the core's state, as the wiring reports it. The interface's own state (screen,
 /// selection, editors) is never touched by the core.
-public enum TUIUpdate: Sendable, Hashable {
+package enum TUIUpdate: Sendable, Hashable {
   /// The network path changed.
   case path(PathStatus)
   /// The outbox changed.

@@ -8,26 +8,26 @@ import Synchronization
 #endif
 
 /// Why the terminal could not be prepared.
-public struct TerminalError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct TerminalError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The sentence for a person.
-  public var message: String
+  package var message: String
   /// The `errno` of the failing call, when there was one.
-  public var errno: Int32?
+  package var errno: Int32?
 
   /// Creates an error.
   /// - Parameters:
   ///   - message: the sentence for a person.
   ///   - errno: the failing call's `errno`.
-  public init(message: String, errno: Int32? = nil) {
+  package init(message: String, errno: Int32? = nil) {
     self.message = message
     self.errno = errno
   }
 
   /// The message.
-  public var description: String { message }
+  package var description: String { message }
 
   /// Standard input or output is not a terminal.
-  public static let notATerminal = TerminalError(
+  package static let notATerminal = TerminalError(
     message:
       "courier-tui needs an interactive terminal: its input and output must be a TTY. "
       + "For scripts and pipes, use `courier` instead.")

@@ -9,15 +9,15 @@ import Synchronization
 
 /// The file descriptors and calls the event loop needs from a terminal, so that tests can run
 /// the loop on pipes.
-public struct TerminalIO: Sendable {
+package struct TerminalIO: Sendable {
   /// Where key bytes come from (non-blocking is not required: it is polled).
-  public var inputFD: Int32
+  package var inputFD: Int32
   /// Where signal numbers arrive, one byte each (the session's self-pipe), or -1.
-  public var signalFD: Int32
+  package var signalFD: Int32
   /// Writes bytes to the terminal.
-  public var write: @Sendable (String) -> Void
+  package var write: @Sendable (String) -> Void
   /// The terminal's current size.
-  public var size: @Sendable () -> TerminalSize
+  package var size: @Sendable () -> TerminalSize
 
   /// Creates the I/O.
   /// - Parameters:
@@ -25,7 +25,7 @@ public struct TerminalIO: Sendable {
   ///   - signalFD: the signal pipe's read end, or -1.
   ///   - write: writes to the terminal.
   ///   - size: reads the size.
-  public init(
+  package init(
     inputFD: Int32, signalFD: Int32 = -1, write: @escaping @Sendable (String) -> Void,
     size: @escaping @Sendable () -> TerminalSize
   ) {

@@ -94,7 +94,7 @@ private func writeAll(_ fd: Int32, _ text: String) {
 /// `deinit`) undoes all of it. SIGINT, SIGTERM, SIGHUP and SIGWINCH are forwarded through a
 /// self-pipe to the event loop; a second SIGINT/SIGTERM, or a crash signal, restores the
 /// terminal from the handler itself.
-public final class TerminalSession: Sendable {
+package final class TerminalSession: Sendable {
   private let fd: Int32
   private let inputFD: Int32
   private let pipeReadFD: Int32
@@ -120,7 +120,7 @@ public final class TerminalSession: Sendable {
   ///   - input: the input descriptor.
   ///   - output: the output descriptor.
   /// - Returns: true when both are TTYs.
-  public static func isTerminal(input: Int32 = 0, output: Int32 = 1) -> Bool {
+  package static func isTerminal(input: Int32 = 0, output: Int32 = 1) -> Bool {
     isatty(input) == 1 && isatty(output) == 1
   }
 
@@ -130,7 +130,7 @@ public final class TerminalSession: Sendable {
   ///   - output: the screen's descriptor.
   /// - Throws: `TerminalError.notATerminal` without a TTY, or when a call fails (nothing is
   ///   changed then).
-  public init(input: Int32 = 0, output: Int32 = 1) throws {
+  package init(input: Int32 = 0, output: Int32 = 1) throws {
     guard Self.isTerminal(input: input, output: output) else { throw TerminalError.notATerminal }
     self.fd = output
     self.inputFD = input
@@ -188,10 +188,10 @@ public final class TerminalSession: Sendable {
   }
 
   /// The read end of the self-pipe: one byte per signal received (its number).
-  public var signalFD: Int32 { pipeReadFD }
+  package var signalFD: Int32 { pipeReadFD }
 
   /// The I/O for the event loop.
-  public var io: TerminalIO {
+  package var io: TerminalIO {
     TerminalIO(
       inputFD: inputFD, signalFD: pipeReadFD, write: { [self] in self.write($0) },
       size: { [self] in self.size() })
@@ -199,14 +199,14 @@ public final class TerminalSession: Sendable {
 
   /// The window size, from `TIOCGWINSZ` (80×24 when the call fails).
   /// - Returns: the size.
-  public func size() -> TerminalSize {
+  package func size() -> TerminalSize {
     Self.size(of: fd)
   }
 
   /// The window size of a descriptor, from `TIOCGWINSZ`.
   /// - Parameter fd: the descriptor.
   /// - Returns: the size, or 80×24 when the call fails.
-  public static func size(of fd: Int32) -> TerminalSize {
+  package static func size(of fd: Int32) -> TerminalSize {
     var size = winsize()
     guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0, size.ws_col > 0 else {
       return .minimum
@@ -216,13 +216,13 @@ public final class TerminalSession: Sendable {
 
   /// Writes text to the terminal, whole (retrying short writes and interruptions).
   /// - Parameter text: the text.
-  public func write(_ text: String) {
+  package func write(_ text: String) {
     writeAll(fd, text)
   }
 
   /// Gives the terminal back: the normal screen, the cursor, the saved settings, the previous
   /// signal handlers. Safe to call more than once.
-  public func restore() {
+  package func restore() {
     guard isActive.exchange(false, ordering: .acquiringAndReleasing) else { return }
     uninstallHandlers()
     // No relay from here: a late signal cannot write to a closed pipe.

@@ -1,22 +1,22 @@
 /// The size of a terminal in character cells.
-public struct TerminalSize: Sendable, Hashable, CustomStringConvertible {
+package struct TerminalSize: Sendable, Hashable, CustomStringConvertible {
   /// Lines.
-  public var rows: Int
+  package var rows: Int
   /// Columns.
-  public var columns: Int
+  package var columns: Int
 
   /// Creates a size.
   /// - Parameters:
   ///   - rows: lines.
   ///   - columns: columns.
-  public init(rows: Int, columns: Int) {
+  package init(rows: Int, columns: Int) {
     self.rows = rows
     self.columns = columns
   }
 
   /// The smallest size the interface is laid out for.
-  public static let minimum = TerminalSize(rows: 24, columns: 80)
+  package static let minimum = TerminalSize(rows: 24, columns: 80)
 
   /// `80×24`.
-  public var description: String { "\(columns)×\(rows)" }
+  package var description: String { "\(columns)×\(rows)" }
 }

@@ -3,20 +3,20 @@ import Synchronization
 /// The one stream of `TUIUpdate`s the event loop reads, fed by the wiring's sources. Updates are
 /// deltas the loop applies in order, so nothing is dropped; the producers coalesce what would
 /// be too many (upload progress, see `CourierCore.ProgressThrottle`).
-public final class UpdateHub: Sendable {
+package final class UpdateHub: Sendable {
   private let continuation: AsyncStream<TUIUpdate>.Continuation
   /// The stream (one consumer: the event loop).
-  public let stream: AsyncStream<TUIUpdate>
+  package let stream: AsyncStream<TUIUpdate>
 
   /// Creates a hub.
-  public init() {
+  package init() {
     (stream, continuation) = AsyncStream.makeStream(of: TUIUpdate.self)
   }
 
   /// Sends an update.
   /// - Parameter update: the update.
-  public func send(_ update: TUIUpdate) { continuation.yield(update) }
+  package func send(_ update: TUIUpdate) { continuation.yield(update) }
 
   /// Ends the stream.
-  public func finish() { continuation.finish() }
+  package func finish() { continuation.finish() }
 }

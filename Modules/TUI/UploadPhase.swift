@@ -1,7 +1,7 @@
 import CourierDomain
 
 /// The phase of a photo upload.
-public enum UploadPhase: Sendable, Hashable {
+package enum UploadPhase: Sendable, Hashable {
   /// Making the photo smaller before sending it.
   case compressing
   /// Sending bytes.

@@ -1,15 +1,15 @@
 import CourierDomain
 
 /// A photo upload in progress or just finished.
-public struct UploadState: Sendable, Hashable {
+package struct UploadState: Sendable, Hashable {
   /// The file's name (not its full path).
-  public var fileName: String
+  package var fileName: String
   /// Bytes sent so far.
-  public var sent: Int64
+  package var sent: Int64
   /// Bytes to send in all (0 when not known yet).
-  public var total: Int64
+  package var total: Int64
   /// The phase.
-  public var phase: UploadPhase
+  package var phase: UploadPhase
 
   /// Creates an upload state.
   /// - Parameters:
@@ -17,7 +17,7 @@ public struct UploadState: Sendable, Hashable {
   ///   - sent: bytes sent.
   ///   - total: bytes in all.
   ///   - phase: the phase.
-  public init(fileName: String, sent: Int64 = 0, total: Int64 = 0, phase: UploadPhase) {
+  package init(fileName: String, sent: Int64 = 0, total: Int64 = 0, phase: UploadPhase) {
     self.fileName = fileName
     self.sent = sent
     self.total = total
@@ -25,7 +25,7 @@ public struct UploadState: Sendable, Hashable {
   }
 
   /// The fraction sent, from 0 to 1 (0 when the total is not known).
-  public var fraction: Double {
+  package var fraction: Double {
     guard total > 0 else { return 0 }
     return min(1, max(0, Double(sent) / Double(total)))
   }

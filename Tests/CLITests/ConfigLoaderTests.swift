@@ -61,15 +61,15 @@ struct ConfigLoaderTests {
       try load(environment: ["COURIER_CONFLICT_POLICY": "merge-ish"])
     }
     // --conflict-policy: the flag beats the environment, which beats the file.
-    let flagged = try CommandLineParser.parse(["sync", "--conflict-policy", "serverWins"])
+    let flagged = try GlobalOptions.parse(["--conflict-policy", "serverWins"])
     #expect(
       try load(
-        flags: flagged.global.configFlags, environment: ["COURIER_CONFLICT_POLICY": "manual"],
+        flags: flagged.configFlags, environment: ["COURIER_CONFLICT_POLICY": "manual"],
         files: file
       ).conflictPolicy == .serverWins)
-    let wrong = try CommandLineParser.parse(["sync", "--conflict-policy", "newest"])
+    let wrong = try GlobalOptions.parse(["--conflict-policy", "newest"])
     let error = try #require(throws: ConfigError.self) {
-      try load(flags: wrong.global.configFlags)
+      try load(flags: wrong.configFlags)
     }
     #expect(error.source == "command line" && error.key == "conflict_policy")
     #expect(error.message.contains("merge"))

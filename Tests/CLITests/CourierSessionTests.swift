@@ -37,9 +37,9 @@ struct CourierSessionTests {
     config.baseURL = try #require(URL(string: "http://127.0.0.1:9"))
     config.dataDirectory = dir.appendingPathComponent("data")
     #expect(try CourierSession(config: config).deliveredBodyRemoval == .inProcess)
-    var global = GlobalOptions()
-    global.baseURL = "http://127.0.0.1:9"
-    global.dataDir = dir.appendingPathComponent("data").path
+    let global = try GlobalOptions.parse([
+      "--base-url", "http://127.0.0.1:9", "--data-dir", dir.appendingPathComponent("data").path,
+    ])
     let runner = CommandRunner(environment: ["HOME": dir.path], output: CapturedOutput())
     #expect(try runner.makeContext(global).session.deliveredBodyRemoval == .detachedProcess)
   }

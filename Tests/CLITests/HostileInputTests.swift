@@ -240,7 +240,7 @@ struct HostileInputTests {
 
   @Test("help and README show --password-stdin")
   func documented() throws {
-    #expect(HelpText.text(for: "login")?.contains("--password-stdin") == true)
+    #expect(CourierCommand.Login.helpMessage().contains("--password-stdin"))
     let readme = try String(
       contentsOf: ReferenceBackend.repositoryRoot.appendingPathComponent("README.md"),
       encoding: .utf8)

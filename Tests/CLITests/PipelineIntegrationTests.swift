@@ -169,7 +169,7 @@ struct PipelineIntegrationTests {
     let output = CapturedOutput()
     let runner = CommandRunner(environment: ["HOME": dir.path], output: output)
     #expect(await runner.run(["frobnicate"]) == 64)
-    #expect(output.stderr.contains("unknown command"))
+    #expect(output.stderr.contains("Unexpected argument 'frobnicate'"))
     let config = dir.appendingPathComponent("c.json")
     try Data(#"{"transport":"pigeon"}"#.utf8).write(to: config)
     #expect(await runner.run(["--config", config.path, "get", "/x"]) == 78)

@@ -1,0 +1,95 @@
+import ArgumentParser
+
+/// `courier`, the root of the command line: swift-argument-parser's command tree. It parses the
+/// global options wherever they stand (`--version` among them) and has no work of its own:
+/// without a command, `CommandRunner` prints the usage on standard error and exits 64.
+package struct CourierCommand: AsyncParsableCommand, Sendable {
+  package static let configuration = CommandConfiguration(
+    commandName: "courier",
+    abstract: "Talk to your server over bad networks, without losing anything.",
+    usage: """
+      courier [<global options>] <command> [<arguments>]
+      courier --version [--json]
+      """,
+    discussion: """
+      Every command also takes the global options, before or after its name. \
+      `courier --version` (with --json, as one object) names the version and the adapters of \
+      this build.
+
+      Exit codes: 0 success, 64 usage, 65 refused by the server, 66 missing input file, \
+      69 offline or host unreachable, 70 unexpected failure, 73 the data folder or local store \
+      cannot be created, 74 the local store cannot be read or written, 75 transient failure \
+      after retries (or another courier is syncing this data folder), 76 bad reply, 77 not \
+      logged in or session expired, 78 bad configuration.
+      """,
+    subcommands: [
+      Login.self, Logout.self, Get.self, Upload.self, Status.self, Watch.self, Articles.self,
+      Records.self, Outbox.self, Sync.self,
+    ])
+
+  /// "courier: " before a usage error, as `courier`'s own failures say it (swift-argument-parser
+  /// writes "Error: ").
+  package static var _errorPrefix: String { "courier: " }
+
+  /// The global options, parsed here wherever they stand on the line.
+  @OptionGroup(title: "Global Options") package var global: GlobalOptions
+
+  /// Creates the command's definition (swift-argument-parser's; parse to get values).
+  package init() {}
+
+  /// Run as a program of its own (`CourierCommand.main()`), `courier` with no command: the
+  /// usage on standard error, exit 64. The app goes through `CommandRunner` instead.
+  package func run() async throws {
+    if global.version {
+      print(global.versionText)
+      return
+    }
+    throw ValidationError(Self.noCommand)
+  }
+
+  /// The last paragraph of every command's help: its global options are the root's.
+  package static let globalOptionsHelp = """
+    It also takes the global options (--base-url, --config, --data-dir, --transport, \
+    --timeout, --max-attempts, --conflict-policy, --json, --verbose, --version), before or after \
+    its name: see 'courier --help'.
+    """
+
+  /// What `courier` with no command says before its usage.
+  static let noCommand = "no command given."
+}
+
+/// A `courier` command that does some work: parsed by swift-argument-parser, then run by
+/// `CommandRunner` with the context it makes (the configuration, the session, the output).
+package protocol CourierSubcommand: AsyncParsableCommand, Sendable {
+  /// The global options, the root's values.
+  var global: GlobalOptions { get }
+
+  /// Whether its task runs on the calling thread (`CallingThreadExecutor`) rather than in the
+  /// concurrency pool: true for every command but `sync` and `watch`, which may run for hours
+  /// and send many writes at once (decision 1407).
+  static var runsOnCallingThread: Bool { get }
+
+  /// Does the command's work.
+  /// - Parameter context: the configuration, session and output.
+  /// - Returns: the exit code.
+  func run(in context: CommandContext) async throws -> ExitCode
+}
+
+extension CourierSubcommand {
+  /// True: a short command starts no thread of the pool.
+  package static var runsOnCallingThread: Bool { true }
+
+  /// Run as swift-argument-parser runs a command (`CourierCommand.main()`): with the process's
+  /// environment and standard streams, failing with the command's exit code.
+  package func run() async throws {
+    if global.version {
+      print(global.versionText)
+      return
+    }
+    let environment = ProcessEnvironment.current()
+    let runner = CommandRunner(
+      environment: environment, output: StandardOutput(environment: environment))
+    let code = await runner.run(Invocation(self))
+    if code != .success { throw ArgumentParser.ExitCode(code.rawValue) }
+  }
+}
