@@ -13,7 +13,7 @@ import Testing
 extension TransportContract {
   /// The checks that need no backend, run with the others by `all`.
   static let bounds: [TransportContract] = [
-    controlCharactersRefused, tokenOnlyToBaseOrigin, damagedTokenRefused,
+    controlCharactersRefused, tokenOnlyToBaseOrigin, damagedTokenRefused, fieldNameNotAToken,
   ]
 
   static let controlCharactersRefused = TransportContract(
@@ -86,6 +86,25 @@ extension TransportContract {
       #expect(error.userMessage == "The saved session is damaged. Please log in again.")
     }
     #expect(server.acceptedCount == 0)
+  }
+
+  static let fieldNameNotAToken = TransportContract(
+    name: "a reply with a field name that is not a token is a bad reply, not a crash"
+  ) { make, _ in
+    // `HTTPFields` cannot hold such a name. The curl adapter refuses the head it received
+    // (`reply_field_name_invalid`, Tests/CurlTests); URLSession's own parser refuses it first.
+    let transport = make(.satisfied)
+    for name in ["Bad Name", "X(y)", "Caf\u{E9}"] {
+      let server = try LoopbackServer(
+        .raw(
+          "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\(name): x\r\n"
+            + "Content-Length: 2\r\nConnection: close\r\n\r\n{}"))
+      defer { server.stop() }
+      let error = try await failure(of: transport, HTTPRequest(method: .get, url: server.url))
+      #expect(error.kind == .invalidResponse, "\(name): \(error)")
+      #expect(error.mayHaveReachedServer)
+    }
+    #expect(try await healthStatus(through: transport) == 200)
   }
 
   /// What a transport did with a 1 GiB gzip bomb, run in a process of its own
