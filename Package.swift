@@ -6,6 +6,9 @@ let strict: [SwiftSetting] = [
   .enableUpcomingFeature("ExistentialAny")
 ]
 
+// The currency types of the transport port: HTTPRequest, HTTPResponse, HTTPFields (decision 2201).
+let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
+
 let package = Package(
   name: "Courier",
   // Synchronization's `Mutex` (used from the domain up) needs macOS 15, iOS 18 and their
@@ -52,24 +55,29 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
   ],
   targets: [
-    // Pure values and decisions: no I/O, no FoundationNetworking.
-    .target(name: "CourierDomain", path: "Modules/Domain", swiftSettings: strict),
+    // Pure values and decisions: no I/O, no FoundationNetworking. HTTP messages are
+    // swift-http-types' (decision 2201).
+    .target(
+      name: "CourierDomain", dependencies: [httpTypes], path: "Modules/Domain",
+      swiftSettings: strict),
     // Small protocols, speaking the domain's types.
     .target(
-      name: "CourierPorts", dependencies: ["CourierDomain"], path: "Modules/Ports",
+      name: "CourierPorts", dependencies: ["CourierDomain", httpTypes], path: "Modules/Ports",
       swiftSettings: strict),
     // Use cases composed from ports.
     .target(
-      name: "CourierCore", dependencies: ["CourierDomain", "CourierPorts"], path: "Modules/Core",
+      name: "CourierCore", dependencies: ["CourierDomain", "CourierPorts", httpTypes],
+      path: "Modules/Core",
       swiftSettings: strict),
-    // The `Courier` product's one module: re-exports domain, ports and core.
+    // The `Courier` product's one module: re-exports domain, ports and core, and HTTPTypes,
+    // the port's currency.
     .target(
-      name: "Courier", dependencies: ["CourierDomain", "CourierPorts", "CourierCore"],
+      name: "Courier", dependencies: ["CourierDomain", "CourierPorts", "CourierCore", httpTypes],
       path: "Modules/Courier", swiftSettings: strict),
 
     // Adapters, one per technology.
     .target(
-      name: "CourierURLSession", dependencies: ["CourierDomain", "CourierPorts"],
+      name: "CourierURLSession", dependencies: ["CourierDomain", "CourierPorts", httpTypes],
       path: "Modules/Adapters/URLSessionTransport", swiftSettings: strict),
     // libcurl's headers from the compiler's own search path, and no pkg-config: its `-L` of
     // the system library folder would come first on the link line and defeat the AS_NEEDED
@@ -81,7 +89,8 @@ let package = Package(
       name: "CCurlShim", dependencies: ["CCurl"], path: "Modules/Adapters/CCurlShim",
       linkerSettings: [.linkedLibrary("dl")]),
     .target(
-      name: "CourierCurl", dependencies: ["CourierDomain", "CourierPorts", "CCurl", "CCurlShim"],
+      name: "CourierCurl",
+      dependencies: ["CourierDomain", "CourierPorts", "CCurl", "CCurlShim", httpTypes],
       path: "Modules/Adapters/CurlTransport", swiftSettings: strict),
     .target(name: "CNetlink", path: "Modules/Adapters/CNetlink"),
     .target(
@@ -123,7 +132,7 @@ let package = Package(
     // In-memory adapters production may choose by config (`transport: memory`,
     // `store: memory`, the manual path monitor), with driving and inspection APIs.
     .target(
-      name: "CourierMemory", dependencies: ["CourierDomain", "CourierPorts"],
+      name: "CourierMemory", dependencies: ["CourierDomain", "CourierPorts", httpTypes],
       path: "Modules/Adapters/Memory", swiftSettings: strict),
     // Fakes for users' tests (clocks, random sources, compressor); re-exports CourierMemory.
     .target(
@@ -137,7 +146,7 @@ let package = Package(
         "Courier", "CourierDomain", "CourierPorts", "CourierCore",
         .target(name: "CourierURLSession", condition: .when(traits: ["URLSessionTransport"])),
         "CourierCurl", "CourierNetlink", "CourierVips", "CourierSQLite", "CourierFileStore",
-        "CourierMemory", "CourierSHANI", "CDetachedRemoval",
+        "CourierMemory", "CourierSHANI", "CDetachedRemoval", httpTypes,
       ],
       path: "Modules/Composition", swiftSettings: strict),
     // The apps' one signal helper (a self-pipe and its reader thread); in no product.
@@ -174,24 +183,27 @@ let package = Package(
     // Test helpers shared by test targets: the reference backend launcher, misbehaving servers.
     .target(
       name: "CourierTestSupport",
-      dependencies: ["CourierDomain", "CourierPorts", "CourierCore", "CourierTestKit"],
+      dependencies: ["CourierDomain", "CourierPorts", "CourierCore", "CourierTestKit", httpTypes],
       path: "Tests/Support", swiftSettings: strict),
     .testTarget(
-      name: "CourierDomainTests", dependencies: ["CourierDomain"], path: "Tests/DomainTests",
+      name: "CourierDomainTests", dependencies: ["CourierDomain", httpTypes],
+      path: "Tests/DomainTests",
       swiftSettings: strict),
     .testTarget(
       name: "CourierCoreTests",
-      dependencies: ["CourierCore", "CourierTestKit", "CourierTestSupport"],
+      dependencies: ["CourierCore", "CourierTestKit", "CourierTestSupport", httpTypes],
       path: "Tests/CoreTests", swiftSettings: strict),
     .testTarget(
       name: "CourierURLSessionTests",
-      dependencies: ["CourierURLSession", "CourierCore", "CourierTestKit", "CourierTestSupport"],
+      dependencies: [
+        "CourierURLSession", "CourierCore", "CourierTestKit", "CourierTestSupport", httpTypes,
+      ],
       path: "Tests/URLSessionTests", swiftSettings: strict),
     .testTarget(
       name: "CourierCurlTests",
       dependencies: [
         "CourierCurl", "CCurl", "CourierCore", "CourierLinux", "CourierTestKit",
-        "CourierTestSupport",
+        "CourierTestSupport", httpTypes,
       ],
       path: "Tests/CurlTests", swiftSettings: strict),
     .testTarget(
@@ -217,7 +229,9 @@ let package = Package(
     // Drives one transport from its own process, so a test measures its memory alone.
     .executableTarget(
       name: "courier-transport-probe",
-      dependencies: ["CourierCurl", "CourierURLSession", "CourierDomain", "CourierPorts"],
+      dependencies: [
+        "CourierCurl", "CourierURLSession", "CourierDomain", "CourierPorts", httpTypes,
+      ],
       path: "Tests/TransportProbe", swiftSettings: strict),
     .testTarget(
       name: "CourierStoreTests",
@@ -230,14 +244,14 @@ let package = Package(
       name: "CourierCLITests",
       dependencies: [
         "CourierCLI", "CourierCore", "CourierLinux", "CourierTestKit", "CourierTestSupport",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser"), httpTypes,
       ],
       path: "Tests/CLITests", swiftSettings: strict),
     .testTarget(
       name: "CourierTUITests",
       dependencies: [
         "CourierTUI", "CourierCore", "CourierLinux", "CourierTestKit", "CourierTestSupport",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser"), httpTypes,
       ],
       path: "Tests/TUITests", swiftSettings: strict),
   ]

@@ -12,17 +12,18 @@ enum GetCommand {
   static func run(path: String, context: CommandContext) async throws -> ExitCode {
     let client = context.client
     let request = try client.request(.get, path)
-    try sameServer(request.url, path: path, client: client, command: "get")
-    let response = try await client.send(request)
-    try DeliveryProof.apiReply(response)
+    try sameServer(try client.url(path), path: path, client: client, command: "get")
+    let reply = try await client.exchange(request)
+    let body = reply.body.bytes
+    try DeliveryProof.apiReply(reply.response, body: body, attempts: reply.attempts)
     if context.global.json {
       let object: [String: JSONValue] = [
-        "status": .string("ok"), "http_status": .int(response.status),
-        "attempts": .int(response.attempts), "body": JSONLine.body(response.body),
+        "status": .string("ok"), "http_status": .int(reply.response.status.code),
+        "attempts": .int(reply.attempts), "body": JSONLine.body(body),
       ]
       context.output.out(JSONLine.encode(object) + "\n")
     } else {
-      var text = String(decoding: response.body, as: UTF8.self)
+      var text = String(decoding: body, as: UTF8.self)
       if !text.hasSuffix("\n") { text += "\n" }
       context.output.out(text)
     }

@@ -229,8 +229,8 @@ final class UploadView: Sendable {
       if let id = result.recordID { object["id"] = .string(id) }
       if json {
         object["status"] = .string("ok")
-        object["http_status"] = .int(response.status)
-        object["attempts"] = .int(response.attempts)
+        object["http_status"] = .int(response.status.code)
+        object["attempts"] = .int(result.attempts)
         object["idempotency_key"] = .string(result.idempotencyKey)
         object["compression"] = UploadCommand.compression(result.verdict)
       }
@@ -239,14 +239,14 @@ final class UploadView: Sendable {
     }
     if json {
       emit([
-        "status": .string("ok"), "http_status": .int(response.status),
-        "attempts": .int(response.attempts), "bytes": .int(result.bodyLength),
+        "status": .string("ok"), "http_status": .int(response.status.code),
+        "attempts": .int(result.attempts), "bytes": .int(result.bodyLength),
         "idempotency_key": .string(result.idempotencyKey),
         "compression": UploadCommand.compression(result.verdict),
-        "body": JSONLine.body(response.body),
+        "body": JSONLine.body(result.responseBody.bytes),
       ])
     } else {
-      var text = String(decoding: response.body, as: UTF8.self)
+      var text = String(decoding: result.responseBody.bytes, as: UTF8.self)
       if !text.hasSuffix("\n") { text += "\n" }
       output.out(text)
     }

@@ -8,6 +8,7 @@ import CourierPorts
 import CourierSHANI
 import CourierSQLite
 import CourierVips
+import HTTPTypes
 import Synchronization
 
 #if URLSessionTransport
@@ -72,7 +73,7 @@ public struct CourierEnvironment: Sendable {
   /// - Throws: `ConfigError` for an adapter this build cannot provide.
   public init(
     config: CourierConfig, overrides: AdapterOverrides = AdapterOverrides(),
-    log: (@Sendable (String) -> Void)? = nil, middlewares: [any ClientMiddleware] = []
+    log: (@Sendable (String) -> Void)? = nil, middlewares: [any TransportMiddleware] = []
   ) throws {
     self.config = config
     self.overrides = overrides
@@ -107,7 +108,7 @@ private struct Pipeline: Sendable {
 
   init(
     config: CourierConfig, overrides: AdapterOverrides, monitor: any PathMonitor,
-    log: (@Sendable (String) -> Void)?, middlewares: [any ClientMiddleware]
+    log: (@Sendable (String) -> Void)?, middlewares: [any TransportMiddleware]
   ) {
     let base: any Transport
     if let transport = overrides.transport {

@@ -146,9 +146,9 @@ public final class CourierSession: Sendable {
   public func login(username: String, password: String) async throws {
     // Never through the auth decorator (there is no session to refresh yet), but retried
     // like any call: a 503 or a reset during a login is as transient as anywhere else.
-    let response = try await environment.loginClient.send(
+    let (_, body) = try await environment.loginClient.send(
       .post, "/auth/token", json: ["username": username, "password": password])
-    let credentials = try TokenResponse.credentials(from: response.body, now: Date())
+    let credentials = try TokenResponse.credentials(from: body.bytes, now: Date())
     do {
       try environment.credentials.save(credentials)
     } catch {

@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import HTTPTypes
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -9,7 +10,8 @@ import CourierPorts
 
 /// The request pipeline's front: builds requests against the base URL, sends them through the
 /// composed transport (retry, auth, logging around an adapter), and turns every failure into a
-/// classified `CourierError`. Successful responses (2xx, 304) are returned.
+/// classified `CourierError` with the attempts the call made (learnt from the retry step's
+/// events, decision 2201). Successful responses (2xx, 304) are returned with their bodies.
 public struct APIClient: Sendable {
   /// The server's base URL; request paths are relative to it.
   public let baseURL: URL
@@ -55,14 +57,15 @@ public struct APIClient: Sendable {
   /// - Parameters:
   ///   - method: the method.
   ///   - path: the path relative to the base URL.
-  ///   - headers: header fields.
-  /// - Returns: the request, asking for JSON unless `headers` says otherwise.
+  ///   - headerFields: header fields.
+  /// - Returns: the request, asking for JSON unless `headerFields` says otherwise.
   /// - Throws: `CourierError.invalidInput` for a bad path.
   public func request(
-    _ method: HTTPMethod, _ path: String, headers: HTTPHeaders = [:]
+    _ method: HTTPRequest.Method, _ path: String, headerFields: HTTPFields = [:]
   ) throws -> HTTPRequest {
-    var request = HTTPRequest(method: method, url: try url(path), headers: headers)
-    if request.headers["Accept"] == nil { request.headers["Accept"] = "application/json" }
+    var request = try HTTPRequest(
+      checking: try url(path), method: method, headerFields: headerFields)
+    if request.headerFields[.accept] == nil { request.headerFields[.accept] = "application/json" }
     return request
   }
 
@@ -85,51 +88,74 @@ public struct APIClient: Sendable {
   ///   - body: the body (bytes, a file or segments); nil for none.
   ///   - progress: receives body bytes sent so far in the current attempt; nil for none.
   ///   - onRetry: receives each retry decision for this call; nil for none.
-  /// - Returns: the response, when it is a success (2xx or 304).
+  /// - Returns: the response, when it is a success (2xx or 304), and its body.
   /// - Throws: `CourierError`, classified, with the attempts made.
   public func send(
     _ request: HTTPRequest, body: RequestBody? = nil,
     progress: (@Sendable (TransferProgress) -> Void)? = nil,
     onRetry: (@Sendable (RetryEvent) -> Void)? = nil
-  ) async throws -> HTTPResponse {
+  ) async throws -> (HTTPResponse, ResponseBody) {
+    let reply = try await exchange(request, body: body, progress: progress, onRetry: onRetry)
+    return (reply.response, reply.body)
+  }
+
+  /// A successful exchange: the response, its body, and the attempts the call made.
+  package struct Reply: Sendable {
+    /// The response, 2xx or 304.
+    package var response: HTTPResponse
+    /// Its body.
+    package var body: ResponseBody
+    /// The attempts made (1 without retries).
+    package var attempts: Int
+  }
+
+  /// ``send(_:body:progress:onRetry:)``, with the attempts the call made.
+  package func exchange(
+    _ request: HTTPRequest, body: RequestBody? = nil,
+    progress: (@Sendable (TransferProgress) -> Void)? = nil,
+    onRetry: (@Sendable (RetryEvent) -> Void)? = nil
+  ) async throws -> Reply {
     var callOptions = options
     if let progress { callOptions.progress = progress }
-    if let onRetry { callOptions.onRetry = onRetry }
+    let attempts = AttemptCount()
+    callOptions.onRetry = attempts.observer(before: onRetry ?? options.onRetry)
     let response: HTTPResponse
+    let received: ResponseBody
     do {
-      response = try await transport.send(request, body: body, options: callOptions)
+      (response, received) = try await transport.send(request, body: body, options: callOptions)
     } catch {
       var failure = CourierError.wrapping(error, context: request.summary)
       if failure.context == nil { failure.context = request.summary }
       throw failure
     }
-    // Classified once: the retry step's verdict, or here when no retry step ran.
-    if let failure = response.failure
-      ?? ResponseClassifier.classify(response, context: request.summary)
+    // The retry step classified it too, to decide on retrying; the verdict is the same pure
+    // function of the same answer.
+    if let failure = ResponseClassifier.classify(
+      response, body: received.bytes, attempts: attempts.value, context: request.summary)
     {
       throw failure
     }
-    return response
+    return Reply(response: response, body: received, attempts: attempts.value)
   }
 
   /// Builds and sends a request with a JSON body (or none) through the pipeline.
   /// - Parameters:
   ///   - method: the method.
   ///   - path: the path relative to the base URL.
-  ///   - headers: header fields.
+  ///   - headerFields: header fields.
   ///   - json: a value sent as a JSON body; nil for none.
-  /// - Returns: the response, when it is a success (2xx or 304).
+  /// - Returns: the response, when it is a success (2xx or 304), and its body.
   /// - Throws: `CourierError`: `invalidInput` for a bad path or an unencodable body, else
   ///   classified with the attempts made.
   public func send(
-    _ method: HTTPMethod, _ path: String, headers: HTTPHeaders = [:],
+    _ method: HTTPRequest.Method, _ path: String, headerFields: HTTPFields = [:],
     json: (any Encodable & Sendable)? = nil
-  ) async throws -> HTTPResponse {
-    var request = try request(method, path, headers: headers)
+  ) async throws -> (HTTPResponse, ResponseBody) {
+    var request = try request(method, path, headerFields: headerFields)
     var body: RequestBody?
     if let json {
       body = try Self.json(json)
-      request.headers["Content-Type"] = "application/json; charset=utf-8"
+      request.headerFields[.contentType] = "application/json; charset=utf-8"
     }
     return try await send(request, body: body)
   }
@@ -144,12 +170,12 @@ public struct APIClient: Sendable {
   public func decode<T: Decodable>(
     _ type: T.Type, from request: HTTPRequest, body: RequestBody? = nil
   ) async throws -> T {
-    let response = try await send(request, body: body)
+    let reply = try await exchange(request, body: body)
     do {
-      return try JSONDecoder().decode(T.self, from: response.body)
+      return try JSONDecoder().decode(T.self, from: reply.body.bytes)
     } catch {
       throw CourierError(
-        .decoding, status: response.status, attempts: response.attempts,
+        .decoding, status: reply.response.status.code, attempts: reply.attempts,
         underlying: String(describing: error), context: request.summary)
     }
   }

@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import HTTPTypes
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -74,21 +75,22 @@ public final class AuthTransport: Transport {
   ///   - request: the request.
   ///   - body: the body, if any.
   ///   - options: per-call options.
-  /// - Returns: the response.
+  /// - Returns: the response and its body.
   /// - Throws: a transport error, or a failure of the renewal itself.
   public func send(
     _ request: HTTPRequest, body: RequestBody?, options: TransportOptions
-  ) async throws -> HTTPResponse {
+  ) async throws -> (HTTPResponse, ResponseBody) {
     try await authorized(request) { try await base.send($0, body: body, options: options) }
   }
 
   private func authorized(
-    _ request: HTTPRequest, _ send: @Sendable (HTTPRequest) async throws -> HTTPResponse
-  ) async throws -> HTTPResponse {
+    _ request: HTTPRequest,
+    _ send: @Sendable (HTTPRequest) async throws -> (HTTPResponse, ResponseBody)
+  ) async throws -> (HTTPResponse, ResponseBody) {
     // A caller that set its own Authorization keeps it, and gets no refresh.
-    if request.headers["Authorization"] != nil { return try await send(request) }
+    if request.headerFields[.authorization] != nil { return try await send(request) }
     // Another origin never sees the session (decision 0005).
-    guard RedirectRule.sameOrigin(request.url, credentialOrigin) else {
+    guard let url = request.url, RedirectRule.sameOrigin(url, credentialOrigin) else {
       return try await send(request)
     }
     var credentials = try authenticator.credentials()
@@ -110,17 +112,17 @@ public final class AuthTransport: Transport {
     }
     var first = request
     if let credentials {
-      first.headers["Authorization"] = try Self.bearer(credentials.accessToken, request)
+      first.headerFields[.authorization] = try Self.bearer(credentials.accessToken, request)
     }
-    let response = try await send(first)
-    guard response.status == 401, !renewedAlready, let credentials,
+    let answer = try await send(first)
+    guard answer.0.status == 401, !renewedAlready, let credentials,
       credentials.refreshToken != nil
     else {
-      return response
+      return answer
     }
-    guard let renewed = try await renew(after: credentials) else { return response }
+    guard let renewed = try await renew(after: credentials) else { return answer }
     var replay = request
-    replay.headers["Authorization"] = try Self.bearer(renewed.accessToken, request)
+    replay.headerFields[.authorization] = try Self.bearer(renewed.accessToken, request)
     return try await send(replay)
   }
 

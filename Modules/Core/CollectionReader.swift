@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import HTTPTypes
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -73,17 +74,17 @@ public struct CollectionReader: Sendable {
   ///   store is left as it was), or a `StoreError`.
   public func revalidate() async throws -> Bool {
     let state = try store.collectionState(collection.name)
-    var headers: HTTPHeaders = [:]
-    if let etag = state.etag { headers["If-None-Match"] = etag }
-    let response = try await client.send(
-      try client.request(.get, collection.path, headers: headers))
+    var fields: HTTPFields = [:]
+    if let etag = state.etag { fields[.ifNoneMatch] = etag }
+    let (response, body) = try await client.send(
+      try client.request(.get, collection.path, headerFields: fields))
     if response.status == 304 {
       try store.markNotModified(collection: collection.name, refreshedAt: now())
       return true
     }
-    let records = try parseList(response.body)
+    let records = try parseList(body.bytes)
     try store.applyServerList(
-      records, collection: collection.name, etag: response.headers["ETag"], refreshedAt: now())
+      records, collection: collection.name, etag: response.headerFields[.eTag], refreshedAt: now())
     return false
   }
 

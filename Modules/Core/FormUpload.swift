@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import HTTPTypes
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -16,7 +17,8 @@ import CourierPorts
 /// One `multipart/form-data` upload sent and proven (decisions 0310, 0414): the parts laid out
 /// once under one boundary, sent under the composed transport's retry policy with one
 /// `Idempotency-Key` and the same bytes on every attempt, the answer classified and checked
-/// for the stored record. Used by `Uploader` and by the replay of queued uploads.
+/// for the stored record, with the attempts learnt from the retry step's events (decision 2201).
+/// Used by `Uploader` and by the replay of queued uploads.
 struct FormUpload: Sendable {
   let transport: any Transport
   let options: TransportOptions
@@ -24,29 +26,46 @@ struct FormUpload: Sendable {
   let allowSegments: Bool
   let progressGranularity: Int64
 
+  /// What a proven upload answered.
+  struct Answer {
+    /// The server's response, 2xx.
+    var response: HTTPResponse
+    /// Its body.
+    var body: ResponseBody
+    /// The attempts made.
+    var attempts: Int
+    /// The length of the body that was sent.
+    var bodyLength: Int64
+  }
+
   /// Sends the parts and proves the answer.
-  /// - Returns: the answer and the body's length.
+  /// - Returns: the answer, the attempts it took and the body's length.
   /// - Throws: the classified failure, `notTheServer` for an answer that proves nothing.
   func send(
     _ parts: [MultipartPart], boundary: MultipartBoundary, to target: URL,
     idempotencyKey key: String, confirmation: DeliveryProof.UploadConfirmation,
     fileSize: Int64?, temporary: TemporaryFiles,
     onState: @escaping @Sendable (UploadState) -> Void
-  ) async throws -> (HTTPResponse, Int64) {
+  ) async throws -> Answer {
     let layout = try MultipartForm(parts).layout(boundary: boundary)
-    var http = HTTPRequest(method: .post, url: target)
-    http.headers["Accept"] = "application/json"
-    http.headers["Idempotency-Key"] = key
-    http.headers["Content-Type"] = layout.contentType
-    let response = try await send(http, layout: layout, temporary: temporary, onState: onState)
-    // Classified once: the retry step's verdict, or here when no retry step ran.
-    if let failure = response.failure
-      ?? ResponseClassifier.classify(response, context: http.summary)
+    let http = try HTTPRequest(
+      checking: target, method: .post,
+      headerFields: [
+        .accept: "application/json", .idempotencyKey: key, .contentType: layout.contentType,
+      ])
+    let attempts = AttemptCount()
+    let (response, body) = try await send(
+      http, layout: layout, temporary: temporary, attempts: attempts, onState: onState)
+    if let failure = ResponseClassifier.classify(
+      response, body: body.bytes, attempts: attempts.value, context: http.summary)
     {
       throw failure
     }
-    try DeliveryProof.upload(response, confirmation: confirmation, fileSize: fileSize)
-    return (response, layout.contentLength)
+    try DeliveryProof.upload(
+      response, body: body.bytes, attempts: attempts.value, confirmation: confirmation,
+      fileSize: fileSize)
+    return Answer(
+      response: response, body: body, attempts: attempts.value, bodyLength: layout.contentLength)
   }
 
   /// Sends the laid-out body: streamed in segments (every transport takes them), or, when
@@ -54,8 +73,8 @@ struct FormUpload: Sendable {
   /// sent again on each attempt. Progress and retry decisions travel in the call's options.
   private func send(
     _ request: HTTPRequest, layout: MultipartBodyLayout, temporary: TemporaryFiles,
-    onState: @escaping @Sendable (UploadState) -> Void
-  ) async throws -> HTTPResponse {
+    attempts: AttemptCount, onState: @escaping @Sendable (UploadState) -> Void
+  ) async throws -> (HTTPResponse, ResponseBody) {
     let total = layout.contentLength
     let throttle = ProgressThrottle(granularity: progressGranularity)
     let progress: @Sendable (TransferProgress) -> Void = { value in
@@ -63,9 +82,9 @@ struct FormUpload: Sendable {
         onState(.uploading(sent: value.sent, total: total))
       }
     }
-    let callObserver = options.onRetry
+    let callObserver = attempts.observer(before: options.onRetry)
     let observer: @Sendable (RetryEvent) -> Void = { event in
-      callObserver?(event)
+      callObserver(event)
       guard case .retrying(let attempt, let maxAttempts, let delay, let error) = event else {
         return
       }

@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import HTTPTypes
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -32,10 +33,11 @@ public struct LoggingTransport: Transport {
   /// - Parameter request: the request.
   /// - Returns: the line, headers redacted.
   public static func line(for request: HTTPRequest) -> String {
-    let headers = redacted(request.headers).map { "\($0.name): \($0.value)" }
+    let headers = redacted(request.headerFields).map { "\($0.name): \($0.value)" }
       .joined(separator: "; ")
+    let url = request.url.map(redacted) ?? "<unprintable URL>"
     return LogText.escaped(
-      "→ \(request.method) \(redacted(request.url))" + (headers.isEmpty ? "" : " [\(headers)]"))
+      "→ \(request.method) \(url)" + (headers.isEmpty ? "" : " [\(headers)]"))
   }
 
   /// Header names whose values are credentials, lower-cased; names containing one of
@@ -54,11 +56,14 @@ public struct LoggingTransport: Transport {
     return secretHeaders.contains(lower) || secretNameParts.contains { lower.contains($0) }
   }
 
-  /// Headers fit for a log: credential-bearing values replaced by `<redacted>`.
-  /// - Parameter headers: the headers.
-  /// - Returns: the redacted copy.
-  public static func redacted(_ headers: HTTPHeaders) -> HTTPHeaders {
-    HTTPHeaders(headers.map { isSecret($0.name) ? ($0.name, "<redacted>") : $0 })
+  /// Header fields fit for a log: credential-bearing values replaced by `<redacted>`.
+  /// - Parameter fields: the fields.
+  /// - Returns: the redacted copy, in the same order.
+  public static func redacted(_ fields: HTTPFields) -> HTTPFields {
+    HTTPFields(
+      fields.map {
+        isSecret($0.name.canonicalName) ? HTTPField(name: $0.name, value: "<redacted>") : $0
+      })
   }
 
   /// A URL fit for a log: `user:password@` replaced by `<redacted>@`, credential-bearing query
@@ -89,25 +94,25 @@ public struct LoggingTransport: Transport {
   ///   - request: the request.
   ///   - body: the body, never logged.
   ///   - options: per-call options.
-  /// - Returns: the response.
+  /// - Returns: the response and its body.
   /// - Throws: what the wrapped transport throws.
   public func send(
     _ request: HTTPRequest, body: RequestBody?, options: TransportOptions
-  ) async throws -> HTTPResponse {
+  ) async throws -> (HTTPResponse, ResponseBody) {
     try await logged(request) { try await base.send(request, body: body, options: options) }
   }
 
   private func logged(
-    _ request: HTTPRequest, _ body: () async throws -> HTTPResponse
-  ) async throws -> HTTPResponse {
+    _ request: HTTPRequest, _ body: () async throws -> (HTTPResponse, ResponseBody)
+  ) async throws -> (HTTPResponse, ResponseBody) {
     log(Self.line(for: request))
     let start = ContinuousClock.now
     do {
-      let response = try await body()
+      let answer = try await body()
       log(
         LogText.escaped(
-          "← \(response.status) \(request.summary) in \(Self.ms(start.duration(to: .now)))"))
-      return response
+          "← \(answer.0.status.code) \(request.summary) in \(Self.ms(start.duration(to: .now)))"))
+      return answer
     } catch {
       log(
         LogText.escaped(

@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import HTTPTypes
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -14,13 +15,13 @@ public struct MiddlewareTransport: Transport {
 
   /// The wrapped transport's (see `Transport.taskExecutor`).
   public var taskExecutor: (any TaskExecutor)? { base.taskExecutor }
-  private let middlewares: [any ClientMiddleware]
+  private let middlewares: [any TransportMiddleware]
 
   /// Wraps a transport.
   /// - Parameters:
   ///   - base: the rest of the pipeline.
   ///   - middlewares: the middlewares, outermost first.
-  public init(_ base: any Transport, middlewares: [any ClientMiddleware]) {
+  public init(_ base: any Transport, middlewares: [any TransportMiddleware]) {
     self.base = base
     self.middlewares = middlewares
   }
@@ -30,17 +31,17 @@ public struct MiddlewareTransport: Transport {
   ///   - request: the request.
   ///   - body: the body, if any.
   ///   - options: per-call options.
-  /// - Returns: the response the outermost middleware returns.
+  /// - Returns: the response and body the outermost middleware returns.
   /// - Throws: what a middleware or the wrapped transport throws.
   public func send(
     _ request: HTTPRequest, body: RequestBody?, options: TransportOptions
-  ) async throws -> HTTPResponse {
+  ) async throws -> (HTTPResponse, ResponseBody) {
     try await step(0, request, body, options)
   }
 
   private func step(
     _ index: Int, _ request: HTTPRequest, _ body: RequestBody?, _ options: TransportOptions
-  ) async throws -> HTTPResponse {
+  ) async throws -> (HTTPResponse, ResponseBody) {
     guard index < middlewares.count else {
       return try await base.send(request, body: body, options: options)
     }

@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import HTTPTypes
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -61,7 +62,7 @@ public struct MultipartBody: Sendable, Equatable {
   /// - Returns: the completed request.
   public func applied(to request: HTTPRequest) -> HTTPRequest {
     var request = request
-    request.headers["Content-Type"] = contentType
+    request.headerFields[.contentType] = contentType
     return request
   }
 
@@ -71,12 +72,12 @@ public struct MultipartBody: Sendable, Equatable {
   ///   - request: the request (method, URL, other headers).
   ///   - transport: the transport.
   ///   - options: per-call options, progress included.
-  /// - Returns: the response, of any status.
+  /// - Returns: the response, of any status, and its body.
   /// - Throws: what the transport throws.
   public func send(
     _ request: HTTPRequest, through transport: any Transport,
     options: TransportOptions = TransportOptions()
-  ) async throws -> HTTPResponse {
+  ) async throws -> (HTTPResponse, ResponseBody) {
     try await transport.send(applied(to: request), body: requestBody, options: options)
   }
 }

@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import HTTPTypes
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -96,8 +97,9 @@ public struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Dur
       let started = store.resumeRecords.load(id)?.uploadURL != nil
       var route = upload.route(started: started, tusOffered: nil)
       if case .probe(let endpoint) = route {
-        let answer = try await singleAttemptTransport.send(
-          HTTPRequest(method: .options, url: try Self.url(endpoint)), body: nil, options: options)
+        let (answer, _) = try await singleAttemptTransport.send(
+          try HTTPRequest(checking: try Self.url(endpoint), method: .options), body: nil,
+          options: options)
         route = upload.route(started: false, tusOffered: Tus.speaks(answer))
       }
       let part = MultipartPart.file(

@@ -43,13 +43,15 @@ public struct RecordSender: ReplaySender {
     do {
       let described = ReplayRequest(operation, collection: collection)
       let request = try client.request(
-        described.method, described.path, headers: described.headers)
+        described.method, described.path, headerFields: described.headerFields)
       let body = try described.body().map { RequestBody.bytes($0) }
-      let response = try await client.send(request, body: body, progress: progress)
+      let reply = try await client.exchange(request, body: body, progress: progress)
       // A login page or any other 2xx that is not the record throws `notTheServer`: the entry
       // stays pending (decision 0414).
       return .delivered(
-        try DeliveryProof.write(operation, response: response, collection: collection))
+        try DeliveryProof.write(
+          operation, response: reply.response, body: reply.body.bytes, attempts: reply.attempts,
+          collection: collection))
     } catch let error as CourierError {
       return .failed(error)
     } catch {

@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import HTTPTypes
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -55,18 +56,20 @@ public struct RefreshTokenAuthenticator: Authenticator {
   {
     guard let refreshToken = stale.refreshToken else { return nil }
     let body = try JSONEncoder().encode(["refresh_token": refreshToken])
-    let request = HTTPRequest(
-      method: .post, url: refreshURL, headers: ["Content-Type": "application/json"])
-    let response = try await transport.send(
+    let request = try HTTPRequest(
+      checking: refreshURL, method: .post, headerFields: [.contentType: "application/json"])
+    let (response, answer) = try await transport.send(
       request, body: .bytes(body), options: TransportOptions())
     if response.status == 401 || response.status == 400 {
       try? store.clear()
       return nil
     }
-    if let failure = ResponseClassifier.classify(response, context: request.summary) {
+    if let failure = ResponseClassifier.classify(
+      response, body: answer.bytes, context: request.summary)
+    {
       throw failure
     }
-    let renewed = try TokenResponse.credentials(from: response.body, now: wallClock.now())
+    let renewed = try TokenResponse.credentials(from: answer.bytes, now: wallClock.now())
     try store.save(renewed)
     return renewed
   }

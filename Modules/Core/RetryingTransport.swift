@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import HTTPTypes
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -12,10 +13,11 @@ import CourierPorts
 /// Every `POST` and `PATCH` without an `Idempotency-Key` gets one here (a UUID kept across
 /// its retries), so a retry after a timeout or a reset never makes the server act twice.
 /// `PUT` and `DELETE` are idempotent by method and get none unless the caller adds one.
-/// It is the one step that classifies responses (`ResponseClassifier`): when the retries end
-/// on an HTTP failure, or on one not worth retrying, the last response is returned with its
-/// `attempts` and its verdict in `failure`, which the front (`APIClient`, `Uploader`) throws
-/// without classifying again.
+/// It classifies each response (`ResponseClassifier`) to decide whether to retry: when the
+/// retries end on an HTTP failure, or on one not worth retrying, the last response is returned
+/// as it came. Every decision, the attempt count included, goes to the call's `onRetry`, from
+/// which the front (`APIClient`, `Uploader`) learns the attempts, and it classifies the final
+/// response with the same pure function (decision 2201).
 public struct RetryingTransport<C: Clock>: Transport where C.Duration == Duration {
   private let base: any Transport
 
@@ -42,11 +44,11 @@ public struct RetryingTransport<C: Clock>: Transport where C.Duration == Duratio
   /// - Parameter request: the request.
   /// - Returns: the request, with a key when its method is not idempotent.
   public static func withIdempotencyKey(_ request: HTTPRequest) -> HTTPRequest {
-    guard !request.method.isIdempotent, request.headers["Idempotency-Key"] == nil else {
+    guard !request.method.isIdempotent, request.headerFields[.idempotencyKey] == nil else {
       return request
     }
     var keyed = request
-    keyed.headers["Idempotency-Key"] = UUID().uuidString.lowercased()
+    keyed.headerFields[.idempotencyKey] = UUID().uuidString.lowercased()
     return keyed
   }
 
@@ -56,11 +58,11 @@ public struct RetryingTransport<C: Clock>: Transport where C.Duration == Duratio
   ///   - request: the request.
   ///   - body: the body, if any.
   ///   - options: per-attempt options; `progress` restarts from zero on each attempt.
-  /// - Returns: the first successful or non-retryable response, or the last one.
+  /// - Returns: the first successful or non-retryable response, or the last one, with its body.
   /// - Throws: the last transport error, with `attempts` set.
   public func send(
     _ request: HTTPRequest, body: RequestBody?, options: TransportOptions
-  ) async throws -> HTTPResponse {
+  ) async throws -> (HTTPResponse, ResponseBody) {
     let keyed = Self.withIdempotencyKey(request)
     let context = keyed.summary
     let callObserver = options.onRetry
@@ -72,26 +74,16 @@ public struct RetryingTransport<C: Clock>: Transport where C.Duration == Duratio
           callObserver?(event)
         }
       ) { number in
-        let response = try await base.send(keyed, body: body, options: options)
-        // The one place a response is classified; the verdict travels on the response.
-        let failure = ResponseClassifier.classify(response, context: context)
+        let (response, received) = try await base.send(keyed, body: body, options: options)
+        let failure = ResponseClassifier.classify(
+          response, body: received.bytes, attempts: number, context: context)
         if let failure, failure.isTransient {
-          throw ResponseFailure(courierError: failure, response: response)
+          throw ResponseFailure(courierError: failure, response: response, body: received)
         }
-        var counted = response
-        counted.attempts = number
-        counted.failure = failure.map { verdict in
-          var verdict = verdict
-          verdict.attempts = number
-          return verdict
-        }
-        return counted
+        return (response, received)
       }
     } catch let failure as ResponseFailure {
-      var response = failure.response
-      response.attempts = failure.courierError.attempts
-      response.failure = failure.courierError
-      return response
+      return (failure.response, failure.body)
     }
   }
 }
@@ -100,4 +92,5 @@ public struct RetryingTransport<C: Clock>: Transport where C.Duration == Duratio
 struct ResponseFailure: CourierErrorCarrying, Sendable {
   var courierError: CourierError
   let response: HTTPResponse
+  let body: ResponseBody
 }

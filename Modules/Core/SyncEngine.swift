@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import HTTPTypes
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -336,14 +337,14 @@ public actor SyncEngine<Record: CollectionRecord> {
   /// The request that sends an operation, as `ReplayRequest` describes it (without the
   /// `Content-Type` its body adds).
   /// - Parameter operation: the operation.
-  /// - Returns: the method, path, headers and JSON body.
+  /// - Returns: the method, path, header fields and JSON body.
   public nonisolated func requestParts(for operation: OutboxOperation) -> (
-    method: HTTPMethod, path: String, headers: HTTPHeaders, json: JSONValue?
+    method: HTTPRequest.Method, path: String, headerFields: HTTPFields, json: JSONValue?
   ) {
     let described = ReplayRequest(operation, collection: collection)
-    var headers = described.headers
-    headers["Content-Type"] = nil
-    return (described.method, described.path, headers, described.json)
+    var fields = described.headerFields
+    fields[.contentType] = nil
+    return (described.method, described.path, fields, described.json)
   }
 
   // MARK: - Connectivity

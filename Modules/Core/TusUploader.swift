@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import HTTPTypes
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -217,11 +218,12 @@ struct TusTransfer<C: Clock>: Sendable where C.Duration == Duration {
         if saved.uploadURL == nil, let given = request.idempotencyKey {
           record.idempotencyKey = given
         }
-      } else if let old = saved.uploadURL.flatMap(URL.init(string:)) {
+      } else if let old = saved.uploadURL.flatMap(URL.init(string:)),
+        let delete = try? HTTPRequest(
+          checking: old, method: .delete, headerFields: [.tusResumable: Tus.version])
+      {
         // The file changed: the old upload can never complete; free it (best effort).
-        _ = try? await transport.send(
-          HTTPRequest(method: .delete, url: old, headers: ["Tus-Resumable": Tus.version]),
-          body: nil, options: options)
+        _ = try? await transport.send(delete, body: nil, options: options)
       }
     }
     let run = TusRun(record: record, key: key, store: store, chunk: chunkSize)
@@ -241,7 +243,7 @@ struct TusTransfer<C: Clock>: Sendable where C.Duration == Duration {
       metadata: Tus.metadata(pairs), onState: onState, onResume: onResume,
       throttle: ProgressThrottle(granularity: progressGranularity))
     let callObserver = options.onRetry
-    let response = try await executor.run(
+    let (attempts, response) = try await executor.run(
       safeToRepeat: true,
       onEvent: { event in
         callObserver?(event)
@@ -251,16 +253,14 @@ struct TusTransfer<C: Clock>: Sendable where C.Duration == Duration {
         }
       }
     ) { attempt in
-      var answer = try await transfer.attempt()
-      answer.attempts = attempt
-      return answer
+      (attempt, try await transfer.attempt())
     }
     run.finish()
     var result = UploadResult(
-      response: response, verdict: prepared.verdict, bodyLength: length,
-      idempotencyKey: run.record.idempotencyKey)
+      response: response.0, responseBody: response.1, attempts: attempts,
+      verdict: prepared.verdict, bodyLength: length, idempotencyKey: run.record.idempotencyKey)
     result.uploadURL = run.record.uploadURL.flatMap(URL.init(string:))
-    result.recordID = response.headers[Tus.photoIDHeader]
+    result.recordID = response.0.headerFields[.courierPhotoID]
     result.resumedAt = run.resumedAt
     return result
   }
@@ -389,7 +389,8 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
   var transport: any Transport { tus.transport }
   var confirmation: DeliveryProof.UploadConfirmation { request.confirmation }
 
-  func attempt() async throws -> HTTPResponse {
+  /// One attempt, to the answer that proved completion.
+  func attempt() async throws -> (HTTPResponse, ResponseBody) {
     throttle.reset()
     let capabilities = try await discover()
     let creating = run.record.uploadURL == nil
@@ -426,16 +427,15 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
       case .resync:
         unsettled += 1
         if unsettled > 3 {
-          throw Tus.anomaly("tus_offset_unsettled", last, "kept changing where it stands")
+          throw Tus.anomaly("tus_offset_unsettled", last.0, "kept changing where it stands")
         }
         (step, last) = try await head()
         exchange = .head
       case .restart:
         guard try run.restart() else {
           throw CourierError(
-            .business, status: last.status, code: "upload_gone",
-            serverMessage: "The server lost the upload twice; it was not sent.",
-            attempts: last.attempts)
+            .business, status: last.0.status.code, code: "upload_gone",
+            serverMessage: "The server lost the upload twice; it was not sent.")
         }
         announced = true
         run.started(at: 0)
@@ -456,9 +456,10 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
   /// the server's (a captive portal) stops the upload before a byte of the file goes to it.
   private func discover() async throws -> Tus.Capabilities {
     if let known = run.capabilities { return known }
-    let response = try await transport.send(
-      HTTPRequest(method: .options, url: request.target), body: nil, options: tus.options)
-    switch Tus.afterOptions(response) {
+    let (response, body) = try await transport.send(
+      try HTTPRequest(checking: request.target, method: .options), body: nil,
+      options: tus.options)
+    switch Tus.afterOptions(response, body: body.bytes) {
     case .offers(let capabilities):
       run.capabilities = capabilities
       return capabilities
@@ -467,10 +468,13 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
     }
   }
 
-  private func headers(_ extra: HTTPHeaders = [:]) -> HTTPHeaders {
-    var headers: HTTPHeaders = ["Tus-Resumable": Tus.version]
-    for (name, value) in extra { headers[name] = value }
-    return headers
+  /// A tus request to `url`: `Tus-Resumable`, then `extra` in order.
+  private func tusRequest(
+    _ method: HTTPRequest.Method, _ url: URL, _ extra: HTTPFields = [:]
+  ) throws -> HTTPRequest {
+    var fields: HTTPFields = [.tusResumable: Tus.version]
+    fields.append(contentsOf: extra)
+    return try HTTPRequest(checking: url, method: method, headerFields: fields)
   }
 
   private func uploadURL() throws -> URL {
@@ -480,92 +484,92 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
     return url
   }
 
-  private func create(_ capabilities: Tus.Capabilities) async throws -> (Tus.Step, HTTPResponse) {
-    var http = HTTPRequest(
-      method: .post, url: request.target,
-      headers: headers([
-        "Upload-Length": String(length), "Upload-Metadata": metadata,
-        "Idempotency-Key": run.record.idempotencyKey,
-      ]))
+  /// An answer and the step it leads to.
+  typealias Answered = (step: Tus.Step, answer: (HTTPResponse, ResponseBody))
+
+  private func create(_ capabilities: Tus.Capabilities) async throws -> Answered {
+    var http = try tusRequest(
+      .post, request.target,
+      [
+        .uploadLength: String(length), .uploadMetadata: metadata,
+        .idempotencyKey: run.record.idempotencyKey,
+      ])
     var body: RequestBody?
     var sent: Int64 = 0
     if capabilities.createsWithUpload && length > 0 {
       sent = min(run.chunk, length)
-      http.headers["Content-Type"] = Tus.offsetContentType
+      http.headerFields[.contentType] = Tus.offsetContentType
       if let algorithm = capabilities.checksumAlgorithm {
-        http.headers["Upload-Checksum"] = try checksum(algorithm, from: 0, length: sent)
+        http.headerFields[.uploadChecksum] = try checksum(algorithm, from: 0, length: sent)
       }
       body = .segments([.file(file, offset: 0, length: sent)])
     }
     // A body lasts what the link needs: bounded by lack of progress, not by total time.
     var options = body == nil ? tus.options : tus.options.boundedByProgress()
     options.progress = progress(from: 0)
-    let response = try await transport.send(http, body: body, options: options)
+    let answer = try await transport.send(http, body: body, options: options)
+    let response = answer.0
     var step = Tus.afterCreation(
-      response, length: length, sentBody: sent, confirmation: confirmation)
-    if case .fail = step { return (step, response) }
-    guard let location = response.headers["Location"],
+      response, body: answer.1.bytes, length: length, sentBody: sent, confirmation: confirmation)
+    if case .fail = step { return (step, answer) }
+    guard let location = response.headerFields[.location],
       let url = URL(string: location, relativeTo: request.target)?.absoluteURL
-    else { return (step, response) }
+    else { return (step, answer) }
     try run.update { $0.uploadURL = url.absoluteString }
-    if response.headers["Idempotent-Replayed"]?.lowercased() == "true",
+    if response.headerFields[.idempotentReplayed]?.lowercased() == "true",
       case .send = step
     {
       // A replayed answer tells the offset of the first attempt, not of now.
       step = .resync
     }
-    return (step, response)
+    return (step, answer)
   }
 
-  private func head() async throws -> (Tus.Step, HTTPResponse) {
-    let http = HTTPRequest(method: .head, url: try uploadURL(), headers: headers())
-    let response = try await transport.send(http, body: nil, options: tus.options)
+  private func head() async throws -> Answered {
+    let http = try tusRequest(.head, try uploadURL())
+    let answer = try await transport.send(http, body: nil, options: tus.options)
     let step = Tus.afterHead(
-      response, length: length, confirmed: run.record.confirmedOffset,
+      answer.0, body: answer.1.bytes, length: length, confirmed: run.record.confirmedOffset,
       confirmation: confirmation)
-    return (step, response)
+    return (step, answer)
   }
 
-  private func patch(from: Int64, _ capabilities: Tus.Capabilities) async throws -> (
-    Tus.Step, HTTPResponse
-  ) {
+  private func patch(from: Int64, _ capabilities: Tus.Capabilities) async throws -> Answered {
     let chunk = min(run.chunk, length - from)
     var resends = 0
     while true {
-      var http = HTTPRequest(
-        method: .patch, url: try uploadURL(),
-        headers: headers([
-          "Upload-Offset": String(from), "Content-Type": Tus.offsetContentType,
-        ]))
+      var http = try tusRequest(
+        .patch, try uploadURL(),
+        [.uploadOffset: String(from), .contentType: Tus.offsetContentType])
       if let algorithm = capabilities.checksumAlgorithm {
-        http.headers["Upload-Checksum"] = try checksum(algorithm, from: from, length: chunk)
+        http.headerFields[.uploadChecksum] = try checksum(algorithm, from: from, length: chunk)
       }
       var options = tus.options.boundedByProgress()
       options.progress = progress(from: from)
       let clock = tus.executor.clock
       let started = clock.now
-      let response: HTTPResponse
+      let answer: (HTTPResponse, ResponseBody)
       do {
-        response = try await transport.send(
+        answer = try await transport.send(
           http, body: .segments([.file(file, offset: from, length: chunk)]), options: options)
       } catch {
         // A link that slowed down (a timeout) or broke: the resumed attempt starts small.
         run.shrink(minimum: tus.minimumChunk)
         throw error
       }
-      if (200..<300).contains(response.status) {
+      if answer.0.status.kind == .successful {
         run.adapt(
           sent: chunk, took: started.duration(to: clock.now), minimum: tus.minimumChunk,
           maximum: tus.maximumChunk)
       }
       let step = Tus.afterPatch(
-        response, from: from, chunk: chunk, length: length, resends: resends,
-        confirmation: confirmation)
+        answer.0, body: answer.1.bytes, from: from, chunk: chunk, length: length,
+        resends: resends, confirmation: confirmation)
       if step == .resendChunk {
         resends += 1
         continue
       }
-      return (step, response)
+      return (step, answer)
     }
   }
 

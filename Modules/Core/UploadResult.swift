@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import HTTPTypes
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -10,8 +11,14 @@ import Synchronization
 
 /// What a finished upload produced.
 public struct UploadResult: Sendable, Equatable {
-  /// The server's response (2xx).
+  /// The server's response (2xx): the one that proved the upload.
   public var response: HTTPResponse
+  /// Its body (the stored record, for the reference backend's `/photos`; empty for a tus
+  /// upload's last answer).
+  public var responseBody: ResponseBody
+  /// How many attempts the upload took (1 without retries; a resumable upload's attempts each
+  /// go on from what the server held).
+  public var attempts: Int
   /// Which file was sent and why.
   public var verdict: CompressionDecision.Verdict
   /// The body's length in bytes.
@@ -29,14 +36,18 @@ public struct UploadResult: Sendable, Equatable {
   /// Creates a result.
   /// - Parameters:
   ///   - response: the response.
+  ///   - responseBody: its body.
+  ///   - attempts: the attempts made.
   ///   - verdict: the compression verdict.
   ///   - bodyLength: the body's length.
   ///   - idempotencyKey: the key.
   public init(
-    response: HTTPResponse, verdict: CompressionDecision.Verdict, bodyLength: Int64,
-    idempotencyKey: String
+    response: HTTPResponse, responseBody: ResponseBody = ResponseBody(), attempts: Int = 1,
+    verdict: CompressionDecision.Verdict, bodyLength: Int64, idempotencyKey: String
   ) {
     self.response = response
+    self.responseBody = responseBody
+    self.attempts = attempts
     self.verdict = verdict
     self.bodyLength = bodyLength
     self.idempotencyKey = idempotencyKey

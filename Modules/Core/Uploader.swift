@@ -87,12 +87,13 @@ public struct Uploader: Sendable {
     try await preparation.run(request, onState: onState) { prepared, temporary in
       let title = request.title ?? request.file.lastPathComponent
       let key = request.idempotencyKey ?? UUID().uuidString.lowercased()
-      let (response, length) = try await form.send(
+      let answer = try await form.send(
         [.text("title", title)] + request.fields + [prepared.part], boundary: .random(),
         to: request.target, idempotencyKey: key, confirmation: request.confirmation,
         fileSize: prepared.length, temporary: temporary, onState: onState)
       return UploadResult(
-        response: response, verdict: prepared.verdict, bodyLength: length, idempotencyKey: key)
+        response: answer.response, responseBody: answer.body, attempts: answer.attempts,
+        verdict: prepared.verdict, bodyLength: answer.bodyLength, idempotencyKey: key)
     }
   }
 

@@ -4,3 +4,6 @@
 @_exported import CourierCore
 @_exported import CourierDomain
 @_exported import CourierPorts
+// The transport port speaks swift-http-types (`HTTPRequest`, `HTTPResponse`, `HTTPFields`;
+// decision 2201): one import gives a user both.
+@_exported import HTTPTypes

@@ -1,3 +1,5 @@
+import HTTPTypes
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -52,32 +54,55 @@ public enum DeliveryProof {
   /// - Parameters:
   ///   - operation: the operation that was sent.
   ///   - response: the reply; its status is 2xx (the client turned every other into an error).
+  ///   - body: the reply's body.
+  ///   - attempts: how many attempts the call made (1 without retries), for the error.
   ///   - schema: how the collection's records name their id and version.
   /// - Returns: the server's record for a create or an update; nil for a delete.
   /// - Throws: `CourierError` of kind `notTheServer` naming the shortfall.
   public static func write(
-    _ operation: OutboxOperation, response: HTTPResponse, schema: RecordSchema
+    _ operation: OutboxOperation, response: HTTPResponse, body: Data, attempts: Int = 1,
+    schema: RecordSchema
   ) throws -> ServerRecord? {
-    try write(operation, response: response, schema: schema, answers: .contract)
+    try write(
+      operation, Reply(response, body, attempts), schema: schema, answers: .contract)
   }
 
   /// Checks the 2xx reply to a replayed write of a declared collection: as
-  /// ``write(_:response:schema:)``, with the collection's schema and the statuses its
-  /// declaration gives a proven write and a proven delete.
+  /// ``write(_:response:body:attempts:schema:)``, with the collection's schema and the statuses
+  /// its declaration gives a proven write and a proven delete.
   /// - Parameters:
   ///   - operation: the operation that was sent.
   ///   - response: the reply; 2xx.
+  ///   - body: the reply's body.
+  ///   - attempts: how many attempts the call made (1 without retries), for the error.
   ///   - collection: the collection's declaration.
   /// - Returns: the server's record for a create or an update; nil for a delete.
   /// - Throws: `CourierError` of kind `notTheServer` naming the shortfall.
   public static func write(
-    _ operation: OutboxOperation, response: HTTPResponse, collection: CollectionDescription
+    _ operation: OutboxOperation, response: HTTPResponse, body: Data, attempts: Int = 1,
+    collection: CollectionDescription
   ) throws -> ServerRecord? {
-    try write(operation, response: response, schema: collection.schema, answers: collection.answers)
+    try write(
+      operation, Reply(response, body, attempts), schema: collection.schema,
+      answers: collection.answers)
+  }
+
+  /// A reply as the checks read it: the head, the body's bytes and the attempts it took.
+  private struct Reply {
+    let head: HTTPResponse
+    let body: Data
+    let attempts: Int
+    var status: Int { head.status.code }
+
+    init(_ head: HTTPResponse, _ body: Data, _ attempts: Int) {
+      self.head = head
+      self.body = body
+      self.attempts = attempts
+    }
   }
 
   private static func write(
-    _ operation: OutboxOperation, response: HTTPResponse, schema: RecordSchema,
+    _ operation: OutboxOperation, _ response: Reply, schema: RecordSchema,
     answers: ServerAnswers
   ) throws -> ServerRecord? {
     switch operation.kind {
@@ -123,6 +148,8 @@ public enum DeliveryProof {
   /// Checks the 2xx reply to an upload.
   /// - Parameters:
   ///   - response: the reply; 2xx.
+  ///   - body: the reply's body.
+  ///   - attempts: how many attempts the call made (1 without retries), for the error.
   ///   - confirmation: what the reply must show.
   ///   - fileSize: the size of the file part that was sent, checked against the record's
   ///     `size` when it has one.
@@ -130,8 +157,10 @@ public enum DeliveryProof {
   /// - Throws: `CourierError` of kind `notTheServer` naming the shortfall.
   @discardableResult
   public static func upload(
-    _ response: HTTPResponse, confirmation: UploadConfirmation, fileSize: Int64?
+    _ response: HTTPResponse, body: Data, attempts: Int = 1, confirmation: UploadConfirmation,
+    fileSize: Int64?
   ) throws -> JSONValue? {
+    let response = Reply(response, body, attempts)
     guard (200..<300).contains(response.status) else {
       throw failure(.unexpectedStatus, response, nil)
     }
@@ -161,9 +190,13 @@ public enum DeliveryProof {
   /// Checks that a successful reply to a read is the API's: JSON, or no body at all. Every
   /// body of the contract is JSON; a page (a Wi-Fi login page answering `200` to every
   /// request) is never shown as if the server had sent it.
-  /// - Parameter response: the reply, 2xx or 304.
+  /// - Parameters:
+  ///   - response: the reply, 2xx or 304.
+  ///   - body: the reply's body.
+  ///   - attempts: how many attempts the call made (1 without retries), for the error.
   /// - Throws: `CourierError` of kind `notTheServer` when the body is not JSON.
-  public static func apiReply(_ response: HTTPResponse) throws {
+  public static func apiReply(_ response: HTTPResponse, body: Data, attempts: Int = 1) throws {
+    let response = Reply(response, body, attempts)
     guard !isBlank(response.body) else { return }
     guard (try? JSONValue(parsing: response.body)) != nil else {
       throw failure(.notJSON, response, nil)
@@ -175,9 +208,9 @@ public enum DeliveryProof {
   }
 
   private static func failure(
-    _ shortfall: Shortfall, _ response: HTTPResponse, _ operation: OutboxOperation?
+    _ shortfall: Shortfall, _ response: Reply, _ operation: OutboxOperation?
   ) -> CourierError {
-    let type = response.headers["Content-Type"].map { ", Content-Type \($0)" } ?? ""
+    let type = response.head.headerFields[.contentType].map { ", Content-Type \($0)" } ?? ""
     return CourierError(
       .notTheServer, status: response.status, code: shortfall.rawValue,
       attempts: response.attempts,

@@ -1,3 +1,5 @@
+import HTTPTypes
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -17,7 +19,7 @@ public enum RedirectRule {
   /// The request to send next.
   public struct Step: Sendable, Equatable {
     /// The method to use.
-    public var method: HTTPMethod
+    public var method: HTTPRequest.Method
     /// The absolute URL to go to.
     public var url: URL
     /// Whether the body is sent again (307, 308, or a 301/302 of a method other than POST).
@@ -33,7 +35,7 @@ public enum RedirectRule {
   ///   - hops: how many redirects were already followed.
   /// - Returns: the step, or nil (not a redirect, no usable location, another origin, too many).
   public static func next(
-    method: HTTPMethod, url: URL, status: Int, location: String?, hops: Int
+    method: HTTPRequest.Method, url: URL, status: Int, location: String?, hops: Int
   ) -> Step? {
     guard [301, 302, 303, 307, 308].contains(status), hops < maxHops,
       let location = location?.trimmingSpacesAndTabs(), !location.isEmpty,

@@ -1,3 +1,5 @@
+import HTTPTypes
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -12,11 +14,11 @@
 /// every process.
 public struct ReplayRequest: Sendable, Equatable {
   /// The method: `PUT` or `DELETE`.
-  public var method: HTTPMethod
+  public var method: HTTPRequest.Method
   /// The record's path, its id percent-encoded.
   public var path: String
   /// `Idempotency-Key`, `If-Match` when based on a version, `Content-Type` with a body.
-  public var headers: HTTPHeaders
+  public var headerFields: HTTPFields
   /// The payload as JSON (nil for a delete); `body()` gives its bytes.
   public var json: JSONValue?
 
@@ -27,15 +29,15 @@ public struct ReplayRequest: Sendable, Equatable {
   public init(_ operation: OutboxOperation, collection: CollectionDescription) {
     let escaped = Self.pathSegment(operation.key.id)
     path = "\(collection.path)/\(escaped)"
-    headers = ["Idempotency-Key": Self.idempotencyKey(for: operation)]
+    headerFields = [.idempotencyKey: Self.idempotencyKey(for: operation)]
     if let base = operation.baseVersion {
-      headers["If-Match"] = collection.answers.tag(forVersion: base)
+      headerFields[.ifMatch] = collection.answers.tag(forVersion: base)
     }
     switch operation.kind {
     case .create, .update:
       method = .put
       json = operation.payload ?? .object([:])
-      headers["Content-Type"] = "application/json; charset=utf-8"
+      headerFields[.contentType] = "application/json; charset=utf-8"
     case .delete:
       method = .delete
       json = nil

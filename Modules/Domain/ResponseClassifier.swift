@@ -1,3 +1,5 @@
+import HTTPTypes
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -9,6 +11,8 @@ public enum ResponseClassifier {
   /// Classifies a response.
   /// - Parameters:
   ///   - response: the response, of any status.
+  ///   - body: its body's bytes (an error body says what the server refused).
+  ///   - attempts: how many attempts the call made to get it (1 without retries).
   ///   - now: the time used to read a `Retry-After` given as a date.
   ///   - context: what was being done, for logs.
   /// - Returns: nil for 1xx, 2xx and 304; the error for anything else. A redirect that
@@ -17,26 +21,27 @@ public enum ResponseClassifier {
   ///   407 (a proxy wants credentials), 511 (a captive portal wants a login, RFC 6585) and a
   ///   4xx refusal without the API's error body (a proxy's page).
   public static func classify(
-    _ response: HTTPResponse, now: Date = Date(), context: String? = nil
+    _ response: HTTPResponse, body: Data, attempts: Int = 1, now: Date = Date(),
+    context: String? = nil
   ) -> CourierError? {
-    let status = response.status
+    let status = response.status.code
     if (300..<400).contains(status), status != 304 {
       return CourierError(
         .notTheServer, status: status, code: "redirected_elsewhere",
-        attempts: response.attempts, underlying: response.headers["Location"].map(redactedURL),
+        attempts: attempts, underlying: response.headerFields[.location].map(redactedURL),
         context: context)
     }
     if status == 407 || status == 511 {
       return CourierError(
         .notTheServer, status: status,
         code: status == 407 ? "proxy_authentication_required" : "network_login_required",
-        attempts: response.attempts, context: context)
+        attempts: attempts, context: context)
     }
     guard status >= 400 else { return nil }
-    let problem = ServerProblem.decode(response.body, contentType: response.headers["Content-Type"])
+    let problem = ServerProblem.decode(body, contentType: response.headerFields[.contentType])
     var error = CourierError(
       .business, status: status, code: problem.code, serverMessage: problem.message,
-      field: problem.field, current: problem.current, attempts: response.attempts,
+      field: problem.field, current: problem.current, attempts: attempts,
       context: context)
     switch status {
     case 401:
@@ -51,11 +56,11 @@ public enum ResponseClassifier {
     case 409 where problem.code == "idempotency_in_flight":
       error.kind = .overloaded
       error.serverMessage = nil
-      error.retryAfter = RetryAfter.parse(response.headers["Retry-After"], now: now)
+      error.retryAfter = RetryAfter.parse(response.headerFields[.retryAfter], now: now)
     case 429, 503:
       error.kind = .overloaded
       error.serverMessage = nil
-      error.retryAfter = RetryAfter.parse(response.headers["Retry-After"], now: now)
+      error.retryAfter = RetryAfter.parse(response.headerFields[.retryAfter], now: now)
     case 500..<600:
       error.kind = .server
       error.serverMessage = nil

@@ -73,7 +73,11 @@ public enum TransportErrorTable {
     {
       return Outcome(.connectionLost, mayHaveReachedServer: true)
     }
-    if text.contains("weird server reply") || text.contains("invalid") {
+    // FoundationNetworking refuses a head line it cannot read (a field name that is not a
+    // token) by failing libcurl's header callback: a bad reply, as the curl adapter says.
+    if text.contains("weird server reply") || text.contains("invalid")
+      || text.contains("failed writing header")
+    {
       return Outcome(.invalidResponse, mayHaveReachedServer: true)
     }
     return Outcome(offline ? .offline : .connectionLost, mayHaveReachedServer: !offline)

@@ -1,3 +1,5 @@
+import HTTPTypes
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -15,8 +17,6 @@ public enum Tus {
   public static let version = "1.0.0"
   /// The media type of a `PATCH` body.
   public static let offsetContentType = "application/offset+octet-stream"
-  /// The header by which the reference backend names the photo a finished upload became.
-  public static let photoIDHeader = "Courier-Photo-Id"
 
   /// What a server offers, read from its `OPTIONS` answer.
   public struct Capabilities: Sendable, Equatable {
@@ -46,18 +46,19 @@ public enum Tus {
     /// - Parameter response: the answer.
     /// - Returns: the capabilities.
     public init(options response: HTTPResponse) {
-      guard (200..<300).contains(response.status), response.headers["Tus-Version"] != nil else {
+      let fields = response.headerFields
+      guard response.status.kind == .successful, fields[.tusVersion] != nil else {
         self = .assumed
         return
       }
-      let list = { (name: String) -> [String] in
-        (response.headers[name] ?? "").split(separator: ",").map {
+      let list = { (name: HTTPField.Name) -> [String] in
+        (fields[name] ?? "").split(separator: ",").map {
           $0.trimmingSpacesAndTabs().lowercased()
         }.filter { !$0.isEmpty }
       }
-      extensions = Set(list("Tus-Extension"))
-      checksumAlgorithms = list("Tus-Checksum-Algorithm")
-      maxSize = response.headers["Tus-Max-Size"].flatMap { Int64($0) }
+      extensions = Set(list(.tusExtension))
+      checksumAlgorithms = list(.tusChecksumAlgorithm)
+      maxSize = fields[.tusMaxSize].flatMap { Int64($0) }
     }
 
     /// The checksum algorithm the client uses: `sha256` when the server offers the checksum
@@ -93,34 +94,35 @@ public enum Tus {
   /// - any other 4xx (404, 405 and 501 for a server without `OPTIONS`, 401 for one that wants
   ///   a login even there) says nothing about tus: ``Capabilities/assumed``, and the
   ///   creation's own answer is classified.
-  /// - Parameter response: the answer.
+  /// - Parameters:
+  ///   - response: the answer.
+  ///   - body: its body.
   /// - Returns: what to do.
-  public static func afterOptions(_ response: HTTPResponse) -> Discovery {
-    let status = response.status
+  public static func afterOptions(_ response: HTTPResponse, body: Data) -> Discovery {
+    let status = response.status.code
     if (200..<300).contains(status) {
-      if response.headers["Tus-Version"] != nil {
+      if response.headerFields[.tusVersion] != nil {
         guard speaks(response) else {
           return .fail(
             CourierError(
               .business, status: status, code: "tus_version_unsupported",
-              serverMessage: "The server does not speak the tus version \(version).",
-              attempts: response.attempts))
+              serverMessage: "The server does not speak the tus version \(version)."))
         }
         return .offers(Capabilities(options: response))
       }
-      guard response.body.isEmpty else {
+      guard body.isEmpty else {
         return .fail(
           CourierError(
             .notTheServer, status: status, code: "tus_options_not_tus",
             serverMessage: "The upload address answered with a page instead of the upload "
               + "server (a network login page?); nothing was sent.",
-            attempts: response.attempts, underlying: "OPTIONS 2xx without Tus-Version"))
+            underlying: "OPTIONS 2xx without Tus-Version"))
       }
       return .offers(.assumed)
     }
     let elsewhere = (300..<400).contains(status) || status == 407 || status == 511
     let transient = status == 408 || status == 429 || (status >= 500 && status != 501)
-    if elsewhere || transient, let error = ResponseClassifier.classify(response) {
+    if elsewhere || transient, let error = ResponseClassifier.classify(response, body: body) {
       return .fail(error)
     }
     return .offers(.assumed)
@@ -131,7 +133,7 @@ public enum Tus {
   /// - Parameter response: the answer.
   /// - Returns: true for a tus server.
   public static func speaks(_ response: HTTPResponse) -> Bool {
-    guard (200..<300).contains(response.status), let versions = response.headers["Tus-Version"]
+    guard response.status.kind == .successful, let versions = response.headerFields[.tusVersion]
     else { return false }
     return versions.split(separator: ",").contains {
       $0.trimmingSpacesAndTabs() == version
@@ -198,23 +200,24 @@ public enum Tus {
   /// Decides on the answer to a creation (`POST`).
   /// - Parameters:
   ///   - response: the answer.
+  ///   - body: its body (a refusal's error body).
   ///   - length: the upload's length.
   ///   - sentBody: the bytes sent with the creation (creation-with-upload), 0 for none.
   ///   - confirmation: what proves completion.
   /// - Returns: `send(from:)` (the upload URL is the answer's `Location`), `complete`,
   ///   `resync` (the offset is not given: ask), or `fail`.
   public static func afterCreation(
-    _ response: HTTPResponse, length: Int64, sentBody: Int64,
+    _ response: HTTPResponse, body: Data, length: Int64, sentBody: Int64,
     confirmation: DeliveryProof.UploadConfirmation
   ) -> Step {
-    switch response.status {
+    switch response.status.code {
     case 201, 460:
-      guard let location = response.headers["Location"], !location.isEmpty else {
+      guard let location = response.headerFields[.location], !location.isEmpty else {
         return .fail(anomaly("tus_location_missing", response, "gave no upload address"))
       }
       _ = location
-      if response.status == 460 { return .send(from: 0) }
-      guard let text = response.headers["Upload-Offset"] else {
+      if response.status.code == 460 { return .send(from: 0) }
+      guard let text = response.headerFields[.uploadOffset] else {
         return sentBody == 0 ? .send(from: 0) : .resync
       }
       guard let offset = Int64(text), offset >= 0 else {
@@ -226,28 +229,29 @@ public enum Tus {
       return offset == length
         ? completion(response, confirmation: confirmation) : .send(from: offset)
     default:
-      return refusal(response, restartable: false)
+      return refusal(response, body: body, restartable: false)
     }
   }
 
   /// Decides on the answer to a `HEAD` of the upload.
   /// - Parameters:
   ///   - response: the answer.
+  ///   - body: its body (a refusal's error body).
   ///   - length: the upload's length.
   ///   - confirmed: the offset the server confirmed before (0 when unknown).
   ///   - confirmation: what proves completion.
   /// - Returns: `send(from:)`, `complete`, `restart` (404, 410) or `fail`.
   public static func afterHead(
-    _ response: HTTPResponse, length: Int64, confirmed: Int64,
+    _ response: HTTPResponse, body: Data, length: Int64, confirmed: Int64,
     confirmation: DeliveryProof.UploadConfirmation
   ) -> Step {
-    guard response.status == 200 || response.status == 204 else {
-      return refusal(response, restartable: true)
+    guard response.status.code == 200 || response.status.code == 204 else {
+      return refusal(response, body: body, restartable: true)
     }
-    if let text = response.headers["Upload-Length"], Int64(text) != length {
+    if let text = response.headerFields[.uploadLength], Int64(text) != length {
       return .fail(anomaly("tus_length_mismatch", response, "describes an upload of another size"))
     }
-    guard let text = response.headers["Upload-Offset"] else {
+    guard let text = response.headerFields[.uploadOffset] else {
       return .fail(anomaly("tus_offset_missing", response, "did not say how much it has"))
     }
     guard let offset = Int64(text), offset >= 0 else {
@@ -266,6 +270,7 @@ public enum Tus {
   /// Decides on the answer to a `PATCH` that sent `chunk` bytes from `from`.
   /// - Parameters:
   ///   - response: the answer.
+  ///   - body: its body (the error body of a 409 or a refusal).
   ///   - from: the `Upload-Offset` sent.
   ///   - chunk: the body's length.
   ///   - length: the upload's length.
@@ -273,12 +278,12 @@ public enum Tus {
   ///   - confirmation: what proves completion.
   /// - Returns: the next step.
   public static func afterPatch(
-    _ response: HTTPResponse, from: Int64, chunk: Int64, length: Int64, resends: Int,
-    confirmation: DeliveryProof.UploadConfirmation
+    _ response: HTTPResponse, body: Data, from: Int64, chunk: Int64, length: Int64,
+    resends: Int, confirmation: DeliveryProof.UploadConfirmation
   ) -> Step {
-    switch response.status {
+    switch response.status.code {
     case 204, 200:
-      guard let text = response.headers["Upload-Offset"] else {
+      guard let text = response.headerFields[.uploadOffset] else {
         return .fail(anomaly("tus_offset_missing", response, "did not say how much it has"))
       }
       guard let offset = Int64(text), offset >= 0 else {
@@ -301,14 +306,13 @@ public enum Tus {
       }
       return .resendChunk
     case 409:
-      let code = ServerProblem.decode(response.body, contentType: response.headers["Content-Type"])
-        .code
+      let code = ServerProblem.decode(body, contentType: response.headerFields[.contentType]).code
       // Another offset than ours (a PATCH cut short stored part of its body) or a newer PATCH
       // took over: the server says where it stands, on a HEAD.
       if code == nil || code == "offset_mismatch" || code == "upload_superseded" { return .resync }
-      return refusal(response, restartable: true)
+      return refusal(response, body: body, restartable: true)
     default:
-      return refusal(response, restartable: true)
+      return refusal(response, body: body, restartable: true)
     }
   }
 
@@ -323,9 +327,9 @@ public enum Tus {
   }
 
   /// The confirmed offset after a step (what a later `HEAD` must be at least, see
-  /// ``afterHead(_:length:confirmed:confirmation:)``). A creation's or a `PATCH`'s answer
-  /// confirms its `send(from:)` offset: ``afterCreation(_:length:sentBody:confirmation:)`` and
-  /// ``afterPatch(_:from:chunk:length:resends:confirmation:)`` refuse one past the bytes sent.
+  /// ``afterHead(_:body:length:confirmed:confirmation:)``). A creation's or a `PATCH`'s answer
+  /// confirms its `send(from:)` offset: ``afterCreation(_:body:length:sentBody:confirmation:)`` and
+  /// ``afterPatch(_:body:from:chunk:length:resends:confirmation:)`` refuse one past the bytes sent.
   /// A `HEAD`'s offset is a claim, bounded only by the length (a process before this one may
   /// have sent more than this one knows), so it says where to send from and confirms nothing:
   /// taken as confirmed, one byte too many (refused by the server's 409 on the next `PATCH`)
@@ -348,27 +352,26 @@ public enum Tus {
   static func completion(_ response: HTTPResponse, confirmation: DeliveryProof.UploadConfirmation)
     -> Step
   {
-    let id = response.headers[photoIDHeader].flatMap { $0.isEmpty ? nil : $0 }
+    let id = response.headerFields[.courierPhotoID].flatMap { $0.isEmpty ? nil : $0 }
     if confirmation == .record && id == nil {
       return .fail(
         CourierError(
-          .notTheServer, status: response.status,
-          code: DeliveryProof.Shortfall.notUploadRecord.rawValue, attempts: response.attempts,
-          underlying: "complete without \(photoIDHeader)"))
+          .notTheServer, status: response.status.code,
+          code: DeliveryProof.Shortfall.notUploadRecord.rawValue,
+          underlying: "complete without \(HTTPField.Name.courierPhotoID)"))
     }
     return .complete(recordID: id)
   }
 
   /// A refusal: 404 and 410 restart (where allowed), 412 is a version the server does not
   /// speak, anything else is classified as every response is.
-  static func refusal(_ response: HTTPResponse, restartable: Bool) -> Step {
-    if restartable && (response.status == 404 || response.status == 410) { return .restart }
+  static func refusal(_ response: HTTPResponse, body: Data, restartable: Bool) -> Step {
+    let status = response.status.code
+    if restartable && (status == 404 || status == 410) { return .restart }
     var error =
-      ResponseClassifier.classify(response)
-      ?? CourierError(
-        .invalidResponse, status: response.status, code: "tus_unexpected_status",
-        attempts: response.attempts)
-    if response.status == 412 {
+      ResponseClassifier.classify(response, body: body)
+      ?? CourierError(.invalidResponse, status: status, code: "tus_unexpected_status")
+    if status == 412 {
       error.kind = .business
       error.code = "tus_version_unsupported"
       error.serverMessage =
@@ -388,9 +391,8 @@ public enum Tus {
     -> CourierError
   {
     CourierError(
-      .invalidResponse, status: response.status, code: code,
+      .invalidResponse, status: response.status.code, code: code,
       serverMessage: "The upload server \(what); the upload was stopped so that no damaged "
-        + "file is stored. Run it again to resume from what the server confirms.",
-      attempts: response.attempts)
+        + "file is stored. Run it again to resume from what the server confirms.")
   }
 }

@@ -1,4 +1,5 @@
 import CourierDomain
+import HTTPTypes
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -27,12 +28,12 @@ public enum RedirectFollowing {
   ///   - request: the first request.
   ///   - deadline: the caller's overall deadline, shared by every hop.
   ///   - send: sends one hop and returns its response.
-  /// - Returns: the first response that is not followed.
+  /// - Returns: the first response that is not followed, with its body.
   /// - Throws: what `send` throws; `timedOut` when the deadline passes between hops.
   public static func run(
     _ request: HTTPRequest, deadline: Duration?,
-    send: (Hop) async throws -> HTTPResponse
-  ) async throws -> HTTPResponse {
+    send: (Hop) async throws -> (HTTPResponse, ResponseBody)
+  ) async throws -> (HTTPResponse, ResponseBody) {
     let start = ContinuousClock.now
     var hop = Hop(request: request, sendsBody: true, deadline: deadline)
     var hops = 0
@@ -46,21 +47,21 @@ public enum RedirectFollowing {
         }
         hop.deadline = left
       }
-      let response = try await send(hop)
-      guard
+      let answer = try await send(hop)
+      let (response, _) = answer
+      guard let url = hop.request.url,
         let step = RedirectRule.next(
-          method: hop.request.method, url: hop.request.url, status: response.status,
-          location: response.headers["Location"], hops: hops)
-      else { return response }
+          method: hop.request.method, url: url, status: response.status.code,
+          location: response.headerFields[.location], hops: hops)
+      else { return answer }
       hops += 1
       hop.request.method = step.method
       hop.request.url = step.url
       if !step.keepsBody {
         hop.sendsBody = false
-        hop.request.headers = HTTPHeaders(
-          hop.request.headers.filter {
-            !["content-type", "content-encoding", "content-length"].contains($0.name.lowercased())
-          })
+        for name in [HTTPField.Name.contentType, .contentEncoding, .contentLength] {
+          hop.request.headerFields[name] = nil
+        }
       }
     }
   }

@@ -7,7 +7,8 @@ import CourierDomain
 #endif
 
 /// One decision of the retry step, reported as it happens to the observer in the call's
-/// `TransportOptions` (for `--verbose`, progress UIs).
+/// `TransportOptions` (for `--verbose`, progress UIs, and the front, which learns from them how
+/// many attempts a call made: decision 2201).
 public enum RetryEvent: Sendable, Equatable {
   /// Attempt number `attempt` is starting.
   case attemptStarted(attempt: Int)

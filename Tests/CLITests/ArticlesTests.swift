@@ -191,6 +191,6 @@ struct ArticlesTests {
     fixture.transport.enqueue(status: 201, json: Self.reply("b", "sent by itself"))
     try await articles.add(Article(id: "b", title: "sent by itself", body: ""))
     #expect(await Self.eventually { articles.state.pendingCount == 0 })
-    #expect(fixture.transport.requests.map(\.url.path) == ["/articles/b"])
+    #expect(fixture.transport.requests.map(\.path) == ["/articles/b"])
   }
 }

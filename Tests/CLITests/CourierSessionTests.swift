@@ -72,10 +72,10 @@ struct CourierSessionTests {
       config: config, overrides: AdapterOverrides(transport: transport))
     try await courier.login(username: "alice", password: "secret")
     #expect(courier.isLoggedIn)
-    let logins = transport.requests.filter { $0.url.path == "/auth/token" }
+    let logins = transport.requests.filter { $0.path == "/auth/token" }
     #expect(logins.count == 2)
-    #expect(logins.allSatisfy { $0.headers["Authorization"] == nil })
-    let keys = Set(logins.compactMap { $0.headers["Idempotency-Key"] })
+    #expect(logins.allSatisfy { $0.headerFields[.authorization] == nil })
+    let keys = Set(logins.compactMap { $0.headerFields[.idempotencyKey] })
     #expect(keys.count == 1, "one key across the attempts: \(keys)")
   }
 

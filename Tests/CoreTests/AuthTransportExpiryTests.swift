@@ -3,6 +3,7 @@ import CourierDomain
 import CourierPorts
 import CourierTestKit
 import Foundation
+import HTTPTypes
 import Synchronization
 import Testing
 
@@ -59,11 +60,11 @@ struct AuthTransportExpiryTests {
     let authenticator = ScriptedAuthenticator(
       Credentials(accessToken: "old", refreshToken: "r1", expiresAt: now.addingTimeInterval(20)),
       next: Credentials(accessToken: "new", refreshToken: "r2", expiresAt: now + 900))
-    let response = try await auth(transport, authenticator).send(
+    let (response, _) = try await auth(transport, authenticator).send(
       HTTPRequest(method: .get, url: url))
     #expect(response.status == 200)
     #expect(authenticator.renewals == 1)
-    #expect(transport.requests.map { $0.headers["Authorization"] } == ["Bearer new"])
+    #expect(transport.requests.map { $0.headerFields[.authorization] } == ["Bearer new"])
   }
 
   @Test("a token far from its expiry is sent as it is, with no renewal")
@@ -75,7 +76,7 @@ struct AuthTransportExpiryTests {
       next: nil)
     _ = try await auth(transport, authenticator).send(HTTPRequest(method: .get, url: url))
     #expect(authenticator.renewals == 0)
-    #expect(transport.requests.first?.headers["Authorization"] == "Bearer old")
+    #expect(transport.requests.first?.headerFields[.authorization] == "Bearer old")
   }
 
   @Test("a renewal before expiry is not repeated after a 401")
@@ -85,7 +86,7 @@ struct AuthTransportExpiryTests {
     let authenticator = ScriptedAuthenticator(
       Credentials(accessToken: "old", refreshToken: "r1", expiresAt: now),
       next: Credentials(accessToken: "new", refreshToken: "r2"))
-    let response = try await auth(transport, authenticator).send(
+    let (response, _) = try await auth(transport, authenticator).send(
       HTTPRequest(method: .get, url: url))
     #expect(response.status == 401)
     #expect(authenticator.renewals == 1)
@@ -103,10 +104,10 @@ struct AuthTransportExpiryTests {
     let authenticator = RefreshTokenAuthenticator(
       store: store, refreshURL: refreshURL, wallClock: FixedWallClock(instant: now))
     _ = try await auth(transport, authenticator).send(HTTPRequest(method: .get, url: url))
-    #expect(transport.requests.map(\.url.path) == ["/auth/refresh", "/photos"])
+    #expect(transport.requests.map(\.path) == ["/auth/refresh", "/photos"])
     let sent = String(decoding: transport.receivedBodies[0] ?? Data(), as: UTF8.self)
     #expect(sent.contains("r1"))
-    #expect(transport.requests[1].headers["Authorization"] == "Bearer new")
+    #expect(transport.requests[1].headerFields[.authorization] == "Bearer new")
     #expect(try store.load()?.expiresAt == now.addingTimeInterval(900))
   }
 }

@@ -3,6 +3,7 @@ import CourierDomain
 import CourierPorts
 import CourierTestKit
 import Foundation
+import HTTPTypes
 import Synchronization
 import Testing
 
@@ -21,15 +22,15 @@ struct AuthTransportTests {
     transport.enqueue(status: 201)
     let store = InMemoryCredentialStore(Credentials(accessToken: "old", refreshToken: "r1"))
     let auth = AuthTransport(transport, store: store, refreshURL: refreshURL)
-    let response = try await auth.send(HTTPRequest(method: .post, url: url))
+    let (response, _) = try await auth.send(HTTPRequest(method: .post, url: url))
     #expect(response.status == 201)
     let requests = transport.requests
-    #expect(requests.map(\.url.path) == ["/photos", "/auth/refresh", "/photos"])
-    #expect(requests[0].headers["Authorization"] == "Bearer old")
-    #expect(requests[1].headers["Authorization"] == nil)
+    #expect(requests.map(\.path) == ["/photos", "/auth/refresh", "/photos"])
+    #expect(requests[0].headerFields[.authorization] == "Bearer old")
+    #expect(requests[1].headerFields[.authorization] == nil)
     let refreshBody = transport.receivedBodies[1] ?? Data()
     #expect(String(decoding: refreshBody, as: UTF8.self).contains("r1"))
-    #expect(requests[2].headers["Authorization"] == "Bearer new")
+    #expect(requests[2].headerFields[.authorization] == "Bearer new")
     #expect(try store.load()?.refreshToken == "r2")
   }
 
@@ -40,10 +41,10 @@ struct AuthTransportTests {
     transport.enqueue(status: 401, json: #"{"code":"invalid_refresh_token","message":"no"}"#)
     let store = InMemoryCredentialStore(Credentials(accessToken: "old", refreshToken: "r1"))
     let auth = AuthTransport(transport, store: store, refreshURL: refreshURL)
-    let response = try await auth.send(HTTPRequest(method: .get, url: url))
+    let (response, responseBody) = try await auth.send(HTTPRequest(method: .get, url: url))
     #expect(response.status == 401)
     #expect(try store.load() == nil)
-    let error = try #require(ResponseClassifier.classify(response))
+    let error = try #require(ResponseClassifier.classify(response, body: responseBody.bytes))
     #expect(error.userMessage == "Your session has expired. Please log in again.")
   }
 
@@ -54,13 +55,18 @@ struct AuthTransportTests {
     let gate = AsyncGate()
     // Every call uses the same handler.
     let handler = InMemoryTransport.Reply.handler { request in
-      if request.url.path == "/auth/refresh" {
+      if request.path == "/auth/refresh" {
         refreshes.withLock { $0 += 1 }
         await gate.wait()
-        return HTTPResponse(
-          status: 200, body: Data(#"{"access_token":"new","refresh_token":"r2"}"#.utf8))
+        return (
+          HTTPResponse(status: 200),
+          ResponseBody(bytes: Data(#"{"access_token":"new","refresh_token":"r2"}"#.utf8))
+        )
       }
-      return HTTPResponse(status: request.headers["Authorization"] == "Bearer new" ? 200 : 401)
+      return (
+        HTTPResponse(status: request.headerFields[.authorization] == "Bearer new" ? 200 : 401),
+        ResponseBody()
+      )
     }
     for _ in 0..<20 { transport.enqueue(handler) }
     let store = InMemoryCredentialStore(Credentials(accessToken: "old", refreshToken: "r1"))
@@ -70,7 +76,7 @@ struct AuthTransportTests {
     async let third = auth.send(HTTPRequest(method: .get, url: url))
     await gate.waitForWaiters(1)
     await gate.open()
-    let statuses = try await [first.status, second.status, third.status]
+    let statuses = try await [first.0.status, second.0.status, third.0.status]
     #expect(statuses == [200, 200, 200])
     #expect(refreshes.withLock { $0 } == 1)
   }

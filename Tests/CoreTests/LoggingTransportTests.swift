@@ -3,6 +3,7 @@ import CourierDomain
 import CourierPorts
 import CourierTestKit
 import Foundation
+import HTTPTypes
 import Synchronization
 import Testing
 
@@ -16,8 +17,8 @@ struct LoggingTransportTests {
     let logging = LoggingTransport(transport) { line in lines.withLock { $0.append(line) } }
     let request = HTTPRequest(
       method: .get, url: URL(fileURLWithPath: "/").testURL("http://127.0.0.1:9/articles"),
-      headers: [
-        "Authorization": "Bearer s3cr3t", "Cookie": "sid=abc", "Accept": "application/json",
+      headerFields: [
+        .authorization: "Bearer s3cr3t", .cookie: "sid=abc", .accept: "application/json",
       ])
     _ = try await logging.send(request)
     let text = lines.withLock { $0.joined(separator: "\n") }

@@ -2,36 +2,44 @@ import CourierCore
 import CourierDomain
 import CourierPorts
 import CourierTestKit
+import CourierTestSupport
 import Foundation
+import HTTPTypes
 import Synchronization
 import Testing
 
+/// The reply of a middleware or a transport: the response and its body.
+typealias Answer = (HTTPResponse, ResponseBody)
+
+/// `X-Trace`, the field the header middleware adds.
+let traceField = HTTPField.Name.named("X-Trace")
+
 /// Adds a fixed header to every attempt.
-struct HeaderMiddleware: ClientMiddleware {
-  let name: String
+struct HeaderMiddleware: TransportMiddleware {
+  let name: HTTPField.Name
   let value: String
 
   func intercept(
     _ request: HTTPRequest, body: RequestBody?, options: TransportOptions,
-    next: @Sendable (HTTPRequest, RequestBody?, TransportOptions) async throws -> HTTPResponse
-  ) async throws -> HTTPResponse {
+    next: @Sendable (HTTPRequest, RequestBody?, TransportOptions) async throws -> Answer
+  ) async throws -> Answer {
     var request = request
-    request.headers[name] = value
+    request.headerFields[name] = value
     return try await next(request, body, options)
   }
 }
 
 /// Counts the attempts it sees and records the headers each carried.
-final class CountingMiddleware: ClientMiddleware {
-  private let seen = Mutex<[HTTPHeaders]>([])
+final class CountingMiddleware: TransportMiddleware {
+  private let seen = Mutex<[HTTPFields]>([])
   var attempts: Int { seen.withLock { $0.count } }
-  var headers: [HTTPHeaders] { seen.withLock { $0 } }
+  var headerFields: [HTTPFields] { seen.withLock { $0 } }
 
   func intercept(
     _ request: HTTPRequest, body: RequestBody?, options: TransportOptions,
-    next: @Sendable (HTTPRequest, RequestBody?, TransportOptions) async throws -> HTTPResponse
-  ) async throws -> HTTPResponse {
-    seen.withLock { $0.append(request.headers) }
+    next: @Sendable (HTTPRequest, RequestBody?, TransportOptions) async throws -> Answer
+  ) async throws -> Answer {
+    seen.withLock { $0.append(request.headerFields) }
     return try await next(request, body, options)
   }
 }
@@ -50,7 +58,7 @@ struct MiddlewareTransportTests {
     let stack = RetryingTransport(
       AuthTransport(
         MiddlewareTransport(
-          transport, middlewares: [HeaderMiddleware(name: "X-Trace", value: "t-1"), counter]),
+          transport, middlewares: [HeaderMiddleware(name: traceField, value: "t-1"), counter]),
         store: InMemoryCredentialStore(Credentials(accessToken: "tok")),
         refreshURL: url.deletingLastPathComponent().appendingPathComponent("auth/refresh")),
       executor: RetryExecutor(policy: RetryPolicy(), clock: clock, random: FixedRandomSource(0.5)))
@@ -62,15 +70,15 @@ struct MiddlewareTransportTests {
     }
     await clock.waitForSleepers(1)
     clock.advance(by: .seconds(2))
-    let response = try await task.value
+    let (response, _) = try await task.value
     #expect(response.status == 201)
-    #expect(response.attempts == 2)
+    #expect(events.withLock { $0 }.last == .succeeded(attempts: 2))
     #expect(counter.attempts == 2)
     // The header middleware ran first, the counter saw its header and the token.
-    #expect(counter.headers.allSatisfy { $0["X-Trace"] == "t-1" })
-    #expect(counter.headers.allSatisfy { $0["Authorization"] == "Bearer tok" })
-    #expect(counter.headers.allSatisfy { $0["Idempotency-Key"] != nil })
-    #expect(transport.requests.allSatisfy { $0.headers["X-Trace"] == "t-1" })
+    #expect(counter.headerFields.allSatisfy { $0[traceField] == "t-1" })
+    #expect(counter.headerFields.allSatisfy { $0[.authorization] == "Bearer tok" })
+    #expect(counter.headerFields.allSatisfy { $0[.idempotencyKey] != nil })
+    #expect(transport.requests.allSatisfy { $0.headerFields[traceField] == "t-1" })
     #expect(transport.receivedBodies.allSatisfy { $0 == Data("x".utf8) })
     // Retry decisions reached the call's own observer.
     let retries = events.withLock { $0 }.filter {
@@ -82,32 +90,48 @@ struct MiddlewareTransportTests {
 
   @Test("a middleware may answer without calling next")
   func shortCircuit() async throws {
-    struct Canned: ClientMiddleware {
+    struct Canned: TransportMiddleware {
       func intercept(
         _ request: HTTPRequest, body: RequestBody?, options: TransportOptions,
-        next: @Sendable (HTTPRequest, RequestBody?, TransportOptions) async throws -> HTTPResponse
-      ) async throws -> HTTPResponse {
-        HTTPResponse(status: 204)
+        next: @Sendable (HTTPRequest, RequestBody?, TransportOptions) async throws -> Answer
+      ) async throws -> Answer {
+        (HTTPResponse(status: 204), ResponseBody())
       }
     }
     let transport = InMemoryTransport()
     let stack = MiddlewareTransport(transport, middlewares: [Canned()])
-    let response = try await stack.send(HTTPRequest(method: .get, url: url))
+    let (response, _) = try await stack.send(HTTPRequest(method: .get, url: url))
     #expect(response.status == 204)
     #expect(transport.requests.isEmpty)
   }
 
-  @Test("the retry step classifies once: the front gets its verdict on the response")
-  func classifiedOnce() async throws {
+  @Test(
+    "the retry step returns a final refusal as it came; the front classifies it, attempts known")
+  func classifiedAtTheFront() async throws {
+    let notFound = #"{"code":"not_found","message":"no such photo"}"#
     let transport = InMemoryTransport()
-    transport.enqueue(status: 404, json: #"{"code":"not_found","message":"no such photo"}"#)
+    transport.enqueue(status: 404, json: notFound)
+    let clock = ManualClock()
     let stack = RetryingTransport(
       transport,
-      executor: RetryExecutor(
-        policy: RetryPolicy(), clock: ManualClock(), random: FixedRandomSource(0.5)))
-    let response = try await stack.send(HTTPRequest(method: .get, url: url))
+      executor: RetryExecutor(policy: RetryPolicy(), clock: clock, random: FixedRandomSource(0.5)))
+    let events = Mutex<[RetryEvent]>([])
+    let (response, body) = try await stack.send(
+      HTTPRequest(method: .get, url: url),
+      options: TransportOptions(onRetry: { event in events.withLock { $0.append(event) } }))
     #expect(response.status == 404)
-    #expect(response.failure?.status == 404)
-    #expect(response.failure?.attempts == 1)
+    #expect(String(decoding: body.bytes, as: UTF8.self) == notFound)
+    #expect(events.withLock { $0 } == [.attemptStarted(attempt: 1), .succeeded(attempts: 1)])
+    // Through the front, after a retried 503: the verdict of the last answer, with both attempts.
+    transport.enqueue(status: 503, json: #"{"code":"unavailable","message":"busy"}"#)
+    transport.enqueue(status: 404, json: notFound)
+    let client = APIClient(baseURL: url.deletingLastPathComponent(), transport: stack)
+    let task = Task { try await client.send(.get, "/photos/p9") }
+    await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(2))
+    let error = await #expect(throws: CourierError.self) { try await task.value }
+    #expect(error?.status == 404)
+    #expect(error?.code == "not_found")
+    #expect(error?.attempts == 2)
   }
 }

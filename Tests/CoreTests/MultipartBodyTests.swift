@@ -2,7 +2,9 @@ import CourierCore
 import CourierDomain
 import CourierPorts
 import CourierTestKit
+import CourierTestSupport
 import Foundation
+import HTTPTypes
 import Synchronization
 import Testing
 
@@ -15,15 +17,16 @@ struct MultipartBodyTests {
     let transport = InMemoryTransport()
     transport.enqueue(status: 201)
     let request = HTTPRequest(
-      method: .post, url: URL(string: "http://127.0.0.1:1/photos")!, headers: ["X-A": "1"])
+      method: .post, url: URL(string: "http://127.0.0.1:1/photos")!,
+      headerFields: [.named("X-A"): "1"])
     let progress = Mutex<[TransferProgress]>([])
     let options = TransportOptions(progress: { value in progress.withLock { $0.append(value) } })
-    let response = try await body.send(request, through: transport, options: options)
+    let (response, _) = try await body.send(request, through: transport, options: options)
     #expect(response.status == 201)
     let sent = try #require(transport.requests.first)
     #expect(transport.bodies.first == .bytes(layout.inMemoryBody ?? Data()))
-    #expect(sent.headers["Content-Type"] == layout.contentType)
-    #expect(sent.headers["X-A"] == "1")
+    #expect(sent.headerFields[.contentType] == layout.contentType)
+    #expect(sent.headerFields[.named("X-A")] == "1")
     #expect(transport.uploadedFiles.isEmpty)
     #expect(
       progress.withLock { $0 } == [
@@ -41,13 +44,13 @@ struct MultipartBodyTests {
     transport.enqueue(status: 201)
     let request = HTTPRequest(method: .post, url: URL(string: "http://127.0.0.1:1/photos")!)
     let status = try await writer.withBody(layout) { body in
-      try await body.send(request, through: transport).status
+      try await body.send(request, through: transport).0.status
     }
     #expect(status == 201)
     let uploaded = try #require(transport.uploadedFiles.first)
     #expect(uploaded.lastPathComponent.hasPrefix("courier-multipart-"))
     #expect(transport.bodies.first == .file(uploaded))
-    #expect(transport.requests.first?.headers["Content-Type"] == layout.contentType)
+    #expect(transport.requests.first?.headerFields[.contentType] == layout.contentType)
     #expect(!FileManager.default.fileExists(atPath: uploaded.path))
   }
 }

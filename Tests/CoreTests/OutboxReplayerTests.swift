@@ -3,6 +3,7 @@ import CourierDomain
 import CourierPorts
 import CourierTestKit
 import Foundation
+import HTTPTypes
 import Synchronization
 import Testing
 
@@ -42,9 +43,9 @@ struct LoggingFake: Transport {
   let inner: InMemoryTransport
   let log: SendLog
   func send(_ request: HTTPRequest, body: RequestBody?, options: TransportOptions) async throws
-    -> HTTPResponse
+    -> (HTTPResponse, ResponseBody)
   {
-    let path = request.url.path.split(separator: "/").map(String.init)
+    let path = (request.url?.path ?? "").split(separator: "/").map(String.init)
     log.append(path.joined(separator: "/"))
     return try await inner.send(request, body: body, options: options)
   }
@@ -196,23 +197,26 @@ final class VersionedServer: Sendable {
   var matches: [String: [String]] { state.withLock { $0.matches } }
   var versions: [String: Int] { state.withLock { $0.versions } }
 
-  func reply(_ request: HTTPRequest) -> HTTPResponse {
-    let id = request.url.lastPathComponent
-    let match = request.headers["If-Match"]
+  func reply(_ request: HTTPRequest) -> (HTTPResponse, ResponseBody) {
+    let id = request.url?.lastPathComponent ?? ""
+    let match = request.headerFields[.ifMatch]
     return state.withLock { state in
       state.matches[id, default: []].append(match ?? "-")
       let current = state.versions[id]
       let base = match.flatMap { Int($0.dropFirst(2).dropLast()) }
       guard current == base else {
-        return HTTPResponse(
-          status: 409, headers: ["Content-Type": "application/json"],
-          body: Data(#"{"code":"version_conflict","message":"stale"}"#.utf8))
+        return (
+          HTTPResponse(status: 409, headerFields: [.contentType: "application/json"]),
+          ResponseBody(bytes: Data(#"{"code":"version_conflict","message":"stale"}"#.utf8))
+        )
       }
       let version = (current ?? 0) + 1
       state.versions[id] = version
-      return HTTPResponse(
-        status: current == nil ? 201 : 200, headers: ["Content-Type": "application/json"],
-        body: Data(#"{"id":"\#(id)","t":"x","version":\#(version)}"#.utf8))
+      return (
+        HTTPResponse(
+          status: current == nil ? 201 : 200, headerFields: [.contentType: "application/json"]),
+        ResponseBody(bytes: Data(#"{"id":"\#(id)","t":"x","version":\#(version)}"#.utf8))
+      )
     }
   }
 }
@@ -488,7 +492,7 @@ struct OutboxReplayerTests {
     }
     if concurrency == 1 {
       // One at a time, the server saw the outbox's own order.
-      let order = transport.requests.map { $0.url.lastPathComponent }
+      let order = transport.requests.map { $0.url?.lastPathComponent ?? "" }
       #expect(order == (0..<3).flatMap { _ in (0..<5).map { "r\($0)" } })
     }
   }

@@ -3,6 +3,7 @@ import CourierDomain
 import CourierPorts
 import CourierTestKit
 import Foundation
+import HTTPTypes
 import Synchronization
 import Testing
 
@@ -25,33 +26,52 @@ struct QueuedUploadSenderTests {
     let state = Mutex(State())
 
     func send(_ request: HTTPRequest, body: RequestBody?, options: TransportOptions)
+      async throws -> (HTTPResponse, ResponseBody)
+    {
+      if request.method == .post, request.url?.path == "/photos" {
+        let data = try Self.read(body)
+        state.withLock {
+          $0.requests.append(request)
+          $0.formBodies.append(data)
+        }
+        return (
+          HTTPResponse(status: 201, headerFields: [.contentType: "application/json"]),
+          ResponseBody(bytes: Data(#"{"id":"p9","size":3000}"#.utf8))
+        )
+      }
+      return (try await answer(request, body: body, options: options), ResponseBody())
+    }
+
+    /// The answers without a body.
+    private func answer(_ request: HTTPRequest, body: RequestBody?, options: TransportOptions)
       async throws -> HTTPResponse
     {
       let (speaksTus, failPatches, hold) = state.withLock { state -> (Bool, Bool, Bool) in
         state.requests.append(request)
         return (state.speaksTus, state.failPatches, state.holdPatches)
       }
-      let offset: (Int64) -> HTTPHeaders = { ["Tus-Resumable": "1.0.0", "Upload-Offset": "\($0)"] }
-      switch (request.method.rawValue, request.url.path) {
+      let offset: (Int64) -> HTTPFields = { [.tusResumable: "1.0.0", .uploadOffset: "\($0)"] }
+      switch (request.method.rawValue, request.url?.path ?? "") {
       case ("OPTIONS", _):
         return speaksTus
           ? HTTPResponse(
-            status: 204, headers: ["Tus-Version": "1.0.0", "Tus-Extension": "creation"])
+            status: 204, headerFields: [.tusVersion: "1.0.0", .tusExtension: "creation"])
           : HTTPResponse(status: 405)
       case ("POST", "/uploads"):
         state.withLock { $0.created += 1 }
         var headers = offset(0)
-        headers["Location"] = "http://server/uploads/1"
-        return HTTPResponse(status: 201, headers: headers)
+        headers[.location] = "http://server/uploads/1"
+        return HTTPResponse(status: 201, headerFields: headers)
       case ("HEAD", _):
-        return HTTPResponse(status: 200, headers: offset(Int64(state.withLock { $0.stored.count })))
+        return HTTPResponse(
+          status: 200, headerFields: offset(Int64(state.withLock { $0.stored.count })))
       case ("PATCH", _):
         if failPatches { throw CourierError(.connectionLost) }
         // A transfer that never ends by itself: only cancellation stops it.
         if hold {
           do { try await Task.sleep(for: .seconds(3600)) } catch { throw CourierError(.cancelled) }
         }
-        let from = Int64(request.headers["Upload-Offset"] ?? "") ?? -1
+        let from = Int64(request.headerFields[.uploadOffset] ?? "") ?? -1
         let data = try Self.read(body)
         options.progress?(TransferProgress(sent: Int64(data.count), total: Int64(data.count)))
         let now = state.withLock { state -> Int64 in
@@ -59,21 +79,15 @@ struct QueuedUploadSenderTests {
           return Int64(state.stored.count)
         }
         var headers = offset(now)
-        headers["Courier-Photo-Id"] = "photo-1"
-        return HTTPResponse(status: 204, headers: headers)
-      case ("POST", "/photos"):
-        let data = try Self.read(body)
-        state.withLock { $0.formBodies.append(data) }
-        return HTTPResponse(
-          status: 201, headers: ["Content-Type": "application/json"],
-          body: Data(#"{"id":"p9","size":3000}"#.utf8))
+        headers[.courierPhotoID] = "photo-1"
+        return HTTPResponse(status: 204, headerFields: headers)
       default:
         return HTTPResponse(status: 404)
       }
     }
 
     static func read(_ body: RequestBody?) throws -> Data {
-      guard case .segments(let segments) = body else { return Data() }
+      guard case .segments(let segments) = body?.contents else { return Data() }
       var data = Data()
       for segment in segments {
         switch segment {
@@ -128,8 +142,8 @@ struct QueuedUploadSenderTests {
     let state = server.state.withLock { $0 }
     #expect(state.stored == data)
     let creation = try #require(state.requests.first { $0.method == .post })
-    #expect(creation.headers["Idempotency-Key"] == entry.id.uuidString.lowercased())
-    let metadata = try #require(creation.headers["Upload-Metadata"])
+    #expect(creation.headerFields[.idempotencyKey] == entry.id.uuidString.lowercased())
+    let metadata = try #require(creation.headerFields[.uploadMetadata])
     #expect(metadata.contains("title \(Data("Train".utf8).base64EncodedString())"))
     #expect(metadata.contains("filename \(Data("clip.bin".utf8).base64EncodedString())"))
     #expect(metadata.contains("album \(Data("2026".utf8).base64EncodedString())"))
@@ -160,9 +174,9 @@ struct QueuedUploadSenderTests {
     let state = formServer.state.withLock { $0 }
     #expect(state.requests.map(\.method) == [.options, .post])
     let post = try #require(state.requests.last)
-    #expect(post.headers["Idempotency-Key"] == form.id.uuidString.lowercased())
+    #expect(post.headerFields[.idempotencyKey] == form.id.uuidString.lowercased())
     #expect(
-      post.headers["Content-Type"]
+      post.headerFields[.contentType]
         == "multipart/form-data; boundary=CourierFormBoundary0123456789abcdef0123456789abcdef")
     let body = try #require(state.formBodies.first)
     #expect(body.range(of: patternedData(3000)) != nil)

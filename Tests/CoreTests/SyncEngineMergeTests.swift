@@ -58,10 +58,10 @@ struct SyncEngineMergeTests {
     #expect(report.conflictsMerged == 1 && report.conflicts == 1)
     #expect(report.sent == 1 && report.pending == 0 && report.stoppedBy == nil)
     #expect(transport.requests.count == 2)
-    #expect(transport.requests[1].headers["If-Match"] == "\"v4\"")
+    #expect(transport.requests[1].headerFields[.ifMatch] == "\"v4\"")
     #expect(
-      transport.requests[1].headers["Idempotency-Key"]
-        != transport.requests[0].headers["Idempotency-Key"])
+      transport.requests[1].headerFields[.idempotencyKey]
+        != transport.requests[0].headerFields[.idempotencyKey])
     let sent = try sentJSON(1)
     #expect(sent["title"]?.stringValue == "mine" && sent["body"]?.stringValue == "theirs")
     let record = try #require(try store.record(Self.key))
@@ -123,7 +123,7 @@ struct SyncEngineMergeTests {
     let report = await engine.replay()
     #expect(report.sent == 1 && report.conflictsResent == 1)
     #expect(transport.requests.map(\.summary) == ["DELETE /articles/a", "DELETE /articles/a"])
-    #expect(transport.requests[1].headers["If-Match"] == "\"v4\"")
+    #expect(transport.requests[1].headerFields[.ifMatch] == "\"v4\"")
     #expect(try store.record(Self.key) == nil)
   }
 }

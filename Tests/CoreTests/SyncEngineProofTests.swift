@@ -3,6 +3,7 @@ import CourierDomain
 import CourierPorts
 import CourierTestKit
 import Foundation
+import HTTPTypes
 import Testing
 
 /// The replay completes a write only on a reply that proves the intended server applied it
@@ -31,28 +32,34 @@ struct SyncEngineProofTests {
     var testDescription: String { name }
   }
 
-  static func page(_ status: Int, headers: HTTPHeaders = [:]) -> InMemoryTransport.Reply {
-    var all = headers
-    all["Content-Type"] = "text/html"
-    return .response(HTTPResponse(status: status, headers: all, body: Data(portal.utf8)))
+  static func page(_ status: HTTPResponse.Status, headerFields: HTTPFields = [:])
+    -> InMemoryTransport.Reply
+  {
+    var all = headerFields
+    all[.contentType] = "text/html"
+    return .response(
+      HTTPResponse(status: status, headerFields: all), body: ResponseBody(bytes: Data(portal.utf8)))
   }
 
   static let rows: [Row] = [
     Row(name: "captive portal 200 text/html", reply: page(200), kind: .notTheServer),
     Row(
       name: "302 to the portal",
-      reply: page(302, headers: ["Location": "http://portal.example/login"]), kind: .notTheServer
+      reply: page(302, headerFields: [.location: "http://portal.example/login"]),
+      kind: .notTheServer
     ),
     Row(name: "511 network login", reply: page(511), kind: .notTheServer),
     Row(name: "403 page from a proxy", reply: page(403), kind: .notTheServer),
     Row(
       name: "200 with JSON that is not the record",
-      reply: .response(HTTPResponse(status: 200, body: Data(#"{"ok":true}"#.utf8))),
+      reply: .response(
+        HTTPResponse(status: 200), body: ResponseBody(bytes: Data(#"{"ok":true}"#.utf8))),
       kind: .notTheServer),
     Row(
       name: "401 session expired",
       reply: .response(
-        HTTPResponse(status: 401, body: Data(#"{"code":"unauthorized","message":"x"}"#.utf8))),
+        HTTPResponse(status: 401),
+        body: ResponseBody(bytes: Data(#"{"code":"unauthorized","message":"x"}"#.utf8))),
       kind: .unauthorized),
     Row(
       name: "a local failure while sending",
@@ -91,7 +98,7 @@ struct SyncEngineProofTests {
     let again = await engine.replay()
     #expect(again.sent == 2)
     #expect(again.pending == 0)
-    let keys = transport.requests.map { $0.headers["Idempotency-Key"] }
+    let keys = transport.requests.map { $0.headerFields[.idempotencyKey] }
     #expect(keys.count == 3)
     #expect(keys[0] == keys[1])
     #expect(keys[0] == first.operationID?.uuidString.lowercased())

@@ -47,7 +47,7 @@ struct SyncEngineRetryTests {
     accept("x", "x")
     let report = await engine.replay()
     #expect(report.sent == 1)
-    let keys = transport.requests.map { $0.headers["Idempotency-Key"] }
+    let keys = transport.requests.map { $0.headerFields[.idempotencyKey] }
     #expect(keys == [refused.id.uuidString.lowercased(), retried.id.uuidString.lowercased()])
     #expect(try store.record(RecordKey(collection: "articles", id: "x"))?.state == .synced)
   }

@@ -3,6 +3,7 @@ import CourierDomain
 import CourierPorts
 import CourierTestKit
 import Foundation
+import HTTPTypes
 import Synchronization
 import Testing
 
@@ -44,9 +45,9 @@ struct SyncEngineSenderTests {
     let order: Sends
     init(order: Sends) { self.order = order }
     func send(_ request: HTTPRequest, body: RequestBody?, options: TransportOptions)
-      async throws -> HTTPResponse
+      async throws -> (HTTPResponse, ResponseBody)
     {
-      order.append("\(request.method.rawValue) \(request.url.path)")
+      order.append("\(request.method.rawValue) \(request.url?.path ?? "")")
       return try await base.send(request, body: body, options: options)
     }
   }

@@ -3,6 +3,7 @@ import CourierDomain
 import CourierPorts
 import CourierTestKit
 import Foundation
+import HTTPTypes
 import Synchronization
 import Testing
 
@@ -60,12 +61,12 @@ struct SyncEngineTests {
     #expect(cached.isStale)
     transport.enqueue(
       status: 200, json: "[\(Self.json("c", "C", version: 3, updated: clock.now))]",
-      headers: ["ETag": "\"list-2\""])
+      headerFields: [.eTag: "\"list-2\""])
     let fresh = await engine.refresh()
     #expect(fresh.error == nil)
     #expect(fresh.items.map(\.value.id) == ["c"])
     #expect(fresh.age == 0)
-    #expect(transport.requests.first?.headers["If-None-Match"] == "\"list-1\"")
+    #expect(transport.requests.first?.headerFields[.ifNoneMatch] == "\"list-1\"")
     #expect(try store.collectionState("articles").etag == "\"list-2\"")
   }
 
@@ -138,14 +139,14 @@ struct SyncEngineTests {
     let requests = transport.requests
     #expect(
       requests.map(\.summary) == ["PUT /articles/n", "PUT /articles/a", "DELETE /articles/b"])
-    #expect(requests[0].headers["If-Match"] == nil)
+    #expect(requests[0].headerFields[.ifMatch] == nil)
     #expect(
-      requests[0].headers["Idempotency-Key"] == created.operationID?.uuidString.lowercased())
-    #expect(requests[1].headers["If-Match"] == "\"v1\"")
+      requests[0].headerFields[.idempotencyKey] == created.operationID?.uuidString.lowercased())
+    #expect(requests[1].headerFields[.ifMatch] == "\"v1\"")
     #expect(
-      requests[1].headers["Idempotency-Key"]
+      requests[1].headerFields[.idempotencyKey]
         == "\(updated.operationID?.uuidString.lowercased() ?? "").v1")
-    #expect(requests[2].headers["If-Match"] == "\"v1\"")
+    #expect(requests[2].headerFields[.ifMatch] == "\"v1\"")
     #expect(deleted.record?.isDeleted == true)
     #expect(try store.record(RecordKey(collection: "articles", id: "b")) == nil)
     #expect(try store.record(RecordKey(collection: "articles", id: "n"))?.state == .synced)
@@ -231,10 +232,10 @@ struct SyncEngineTests {
     #expect(report.conflicts == 1)
     #expect(transport.requests.count == row.expectedRequests)
     if row.expectedRequests == 2 {
-      #expect(transport.requests[1].headers["If-Match"] == "\"v4\"")
+      #expect(transport.requests[1].headerFields[.ifMatch] == "\"v4\"")
       #expect(
-        transport.requests[1].headers["Idempotency-Key"]
-          != transport.requests[0].headers["Idempotency-Key"])
+        transport.requests[1].headerFields[.idempotencyKey]
+          != transport.requests[0].headerFields[.idempotencyKey])
     }
     let record = try #require(try store.record(RecordKey(collection: "articles", id: "a")))
     #expect(record.payload?["title"]?.stringValue == row.expectedTitle)
@@ -304,7 +305,7 @@ struct SyncEngineTests {
       .handler { _ in
         go.yield()
         try await Task.sleep(for: .seconds(3600))
-        return HTTPResponse(status: 201)
+        return (HTTPResponse(status: 201), ResponseBody())
       })
     let replay = Task { await engine.replay() }
     for await _ in started { break }

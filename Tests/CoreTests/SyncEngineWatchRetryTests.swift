@@ -3,6 +3,7 @@ import CourierDomain
 import CourierPorts
 import CourierTestKit
 import Foundation
+import HTTPTypes
 import Testing
 
 /// `watch()` replays again after a replay a transient failure stopped (decision 0413): waits on
@@ -58,7 +59,7 @@ struct SyncEngineWatchRetryTests {
     #expect(clock.sleepLog == [.milliseconds(500), .seconds(1)])
 
     transport.enqueue(
-      status: 503, json: #"{"error":"unavailable"}"#, headers: ["Retry-After": "7"])
+      status: 503, json: #"{"error":"unavailable"}"#, headerFields: [.retryAfter: "7"])
     clock.advance(by: .seconds(1))
     await clock.waitForSleepers(1)
     // Third: 4 s × 0.5 = 2 s, but the server's Retry-After of 7 s is the floor.
@@ -174,7 +175,7 @@ struct SyncEngineWatchRetryTests {
       .handler { _ in
         go.yield()
         try await Task.sleep(for: .seconds(3600))
-        return HTTPResponse(status: 201)
+        return (HTTPResponse(status: 201), ResponseBody())
       })
     clock.advance(by: .milliseconds(500))
     for await _ in started { break }

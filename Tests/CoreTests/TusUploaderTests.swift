@@ -3,6 +3,7 @@ import CourierDomain
 import CourierPorts
 import CourierTestKit
 import Foundation
+import HTTPTypes
 import Synchronization
 import Testing
 
@@ -26,44 +27,55 @@ struct TusUploaderTests {
       var dropOnce = false
       /// Answers to give `OPTIONS` first, in order (then the tus one); a nil throws
       /// `connectionLost`.
-      var optionsAnswers: [HTTPResponse?] = []
+      var optionsAnswers: [(HTTPResponse, ResponseBody)?] = []
     }
     let state = Mutex(State())
 
     func send(_ request: HTTPRequest, body: RequestBody?, options: TransportOptions)
-      async throws -> HTTPResponse
+      async throws -> (HTTPResponse, ResponseBody)
+    {
+      state.withLock { $0.methods.append(request.method.rawValue) }
+      if request.method == .options, let scripted = nextOptionsAnswer() {
+        guard let answer = scripted else { throw CourierError(.connectionLost) }
+        return answer
+      }
+      return (try answer(request, body: body, options: options), ResponseBody())
+    }
+
+    /// The next scripted `OPTIONS` answer: `.none` when none is left.
+    private func nextOptionsAnswer() -> (HTTPResponse, ResponseBody)?? {
+      state.withLock { state in
+        state.optionsAnswers.isEmpty ? .none : .some(state.optionsAnswers.removeFirst())
+      }
+    }
+
+    /// The tus server's answers, without a body.
+    private func answer(_ request: HTTPRequest, body: RequestBody?, options: TransportOptions)
+      throws -> HTTPResponse
     {
       let method = request.method.rawValue
-      state.withLock { $0.methods.append(method) }
-      let headers: (Int64) -> HTTPHeaders = { offset in
-        ["Tus-Resumable": "1.0.0", "Upload-Offset": String(offset)]
+      let headers: (Int64) -> HTTPFields = { offset in
+        [.tusResumable: "1.0.0", .uploadOffset: String(offset)]
       }
       switch method {
       case "OPTIONS":
-        let scripted = state.withLock { state -> HTTPResponse?? in
-          state.optionsAnswers.isEmpty ? .none : .some(state.optionsAnswers.removeFirst())
-        }
-        if let scripted {
-          guard let answer = scripted else { throw CourierError(.connectionLost) }
-          return answer
-        }
         return HTTPResponse(
-          status: 204, headers: ["Tus-Version": "1.0.0", "Tus-Extension": "creation"])
+          status: 204, headerFields: [.tusVersion: "1.0.0", .tusExtension: "creation"])
       case "POST":
         state.withLock {
           $0.created += 1
-          $0.length = Int64(request.headers["Upload-Length"] ?? "") ?? -1
+          $0.length = Int64(request.headerFields[.uploadLength] ?? "") ?? -1
           // A new upload starts empty.
           $0.stored = Data()
         }
         var answer = headers(0)
-        answer["Location"] = "/files/1"
-        return HTTPResponse(status: 201, headers: answer)
+        answer[.location] = "/files/1"
+        return HTTPResponse(status: 201, headerFields: answer)
       case "HEAD":
         let offset = state.withLock { Int64($0.stored.count) }
-        return HTTPResponse(status: 200, headers: headers(offset))
+        return HTTPResponse(status: 200, headerFields: headers(offset))
       case "PATCH":
-        let from = Int64(request.headers["Upload-Offset"] ?? "") ?? -1
+        let from = Int64(request.headerFields[.uploadOffset] ?? "") ?? -1
         let drop = state.withLock { state -> Bool in
           if let body { state.bodies.append(body) }
           let drop = state.dropPatchesFrom.map { from >= $0 } ?? false
@@ -71,7 +83,7 @@ struct TusUploaderTests {
           return drop
         }
         if drop { throw CourierError(.connectionLost) }
-        guard case .segments(let segments) = body, segments.count == 1,
+        guard case .segments(let segments) = body?.contents, segments.count == 1,
           case .file(let url, let offset, let length) = segments[0]
         else { return HTTPResponse(status: 400) }
         let handle = try FileHandle(forReadingFrom: url)
@@ -84,7 +96,7 @@ struct TusUploaderTests {
           return (Int64(state.stored.count), state.length)
         }
         _ = total
-        return HTTPResponse(status: 204, headers: headers(now))
+        return HTTPResponse(status: 204, headerFields: headers(now))
       default:
         return HTTPResponse(status: 405)
       }
@@ -163,7 +175,7 @@ struct TusUploaderTests {
     #expect(state.stored == data)
     #expect(state.bodies.count == 4)
     for body in state.bodies {
-      guard case .segments(let segments) = body, case .file(_, _, let length) = segments[0]
+      guard case .segments(let segments) = body.contents, case .file(_, _, let length) = segments[0]
       else {
         Issue.record("a chunk was not a file range")
         continue
@@ -190,7 +202,7 @@ struct TusUploaderTests {
     #expect(
       server.state.withLock { $0.methods }
         == ["OPTIONS", "POST", "PATCH", "PATCH", "HEAD", "PATCH", "PATCH"])
-    #expect(result.response.attempts == 2)
+    #expect(result.attempts == 2)
     // The result says where the attempt that completed it resumed, not where the run began.
     #expect(result.resumedAt == 1000)
   }
@@ -232,9 +244,10 @@ struct TusUploaderTests {
     let server = FakeTus()
     server.state.withLock {
       $0.optionsAnswers = [
-        HTTPResponse(
-          status: 200, headers: ["Content-Type": "text/html"],
-          body: Data("<html>Welcome to the train's Wi-Fi</html>".utf8))
+        (
+          HTTPResponse(status: 200, headerFields: [.contentType: "text/html"]),
+          ResponseBody(bytes: Data("<html>Welcome to the train's Wi-Fi</html>".utf8))
+        )
       ]
     }
     let (url, _) = try file(2500)
@@ -253,7 +266,9 @@ struct TusUploaderTests {
   @Test("a failed OPTIONS (503, then a lost connection) is retried like any attempt")
   func optionsRetried() async throws {
     let server = FakeTus()
-    server.state.withLock { $0.optionsAnswers = [HTTPResponse(status: 503), nil] }
+    server.state.withLock {
+      $0.optionsAnswers = [(HTTPResponse(status: 503), ResponseBody()), nil]
+    }
     let (url, data) = try file(1500)
     defer { try? FileManager.default.removeItem(at: url) }
     let result = try await uploader(server, store: MemoryStore(), attempts: 3).perform(
@@ -262,7 +277,7 @@ struct TusUploaderTests {
     #expect(
       server.state.withLock { $0.methods }
         == ["OPTIONS", "OPTIONS", "OPTIONS", "POST", "PATCH", "PATCH"])
-    #expect(result.response.attempts == 3)
+    #expect(result.attempts == 3)
   }
 
   @Test("OPTIONS answered once is not asked again when an attempt is retried")

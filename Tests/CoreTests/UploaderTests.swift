@@ -100,14 +100,15 @@ struct UploaderTests {
     let result = try await task.value
 
     #expect(result.response.status == 201)
-    #expect(result.response.attempts == 3)
+    #expect(result.attempts == 3)
     #expect(log.retries == [1, 2])
     #expect(log.compressed)
     #expect(result.verdict.send == .compressed)
     let requests = script.requests
     #expect(requests.count == 3)
-    #expect(Set(requests.compactMap { $0.headers["Idempotency-Key"] }) == [result.idempotencyKey])
-    #expect(Set(requests.compactMap { $0.headers["Content-Type"] }).count == 1)
+    #expect(
+      Set(requests.compactMap { $0.headerFields[.idempotencyKey] }) == [result.idempotencyKey])
+    #expect(Set(requests.compactMap { $0.headerFields[.contentType] }).count == 1)
     let bodies = script.receivedBodies
     #expect(Set(bodies.compactMap { $0 }).count == 1)
     let body = String(decoding: try #require(bodies.first ?? nil), as: UTF8.self)
@@ -177,7 +178,7 @@ struct UploaderTests {
     #expect(script.uploadedFiles.isEmpty)
     #expect(
       script.bodies.allSatisfy { body in
-        if case .segments = body { return true }
+        if case .segments = body?.contents { return true }
         return false
       })
     let bodies = script.receivedBodies.compactMap { $0 }
@@ -185,8 +186,8 @@ struct UploaderTests {
     #expect(Set(bodies).count == 1)
     #expect(Int64(bodies[0].count) == result.bodyLength)
     #expect(bodies[0].range(of: content) != nil)
-    #expect(script.requests.allSatisfy { $0.headers["Authorization"] == "Bearer t" })
-    #expect(Set(script.requests.compactMap { $0.headers["Idempotency-Key"] }).count == 1)
+    #expect(script.requests.allSatisfy { $0.headerFields[.authorization] == "Bearer t" })
+    #expect(Set(script.requests.compactMap { $0.headerFields[.idempotencyKey] }).count == 1)
     #expect(lines.withLock { $0 }.count == 4)
   }
 
@@ -391,7 +392,7 @@ struct UploaderTests {
       Issue.record("last state is \(String(describing: seen.last))")
       return
     }
-    #expect(String(decoding: result.response.body, as: UTF8.self) == #"{"id":"p9"}"#)
+    #expect(String(decoding: result.responseBody.bytes, as: UTF8.self) == #"{"id":"p9"}"#)
     #expect(seen.contains(.uploading(sent: result.bodyLength, total: result.bodyLength)))
   }
 }

@@ -4,21 +4,25 @@ import CourierLinux
 import CourierPorts
 import CourierTestSupport
 import Foundation
+import HTTPTypes
 import Synchronization
 import Testing
 
 /// Adds `X-Courier-Test: yes` and counts the attempts it sees.
-final class TaggingMiddleware: ClientMiddleware {
+final class TaggingMiddleware: TransportMiddleware {
   private let count = Mutex(0)
   var attempts: Int { count.withLock { $0 } }
 
   func intercept(
     _ request: HTTPRequest, body: RequestBody?, options: TransportOptions,
-    next: @Sendable (HTTPRequest, RequestBody?, TransportOptions) async throws -> HTTPResponse
-  ) async throws -> HTTPResponse {
+    next:
+      @Sendable (HTTPRequest, RequestBody?, TransportOptions) async throws -> (
+        HTTPResponse, ResponseBody
+      )
+  ) async throws -> (HTTPResponse, ResponseBody) {
     count.withLock { $0 += 1 }
     var request = request
-    request.headers["X-Courier-Test"] = "yes"
+    request.headerFields[.named("X-Courier-Test")] = "yes"
     return try await next(request, body, options)
   }
 }
@@ -62,7 +66,7 @@ struct CurlCompositionTests {
     config.token = "tok-9"
     let tagging = TaggingMiddleware()
     let environment = try CourierEnvironment(config: config, middlewares: [tagging])
-    let response = try await environment.client.send(.get, "/things")
+    let (response, _) = try await environment.client.send(.get, "/things")
     #expect(response.status == 200)
     #expect(tagging.attempts == 1)
     let head = try #require(server.requestHeads.first)

@@ -2,6 +2,7 @@ import CourierCurl
 import CourierDomain
 import CourierPorts
 import Foundation
+import HTTPTypes
 import Testing
 
 /// HTTP/2 where libcurl offers it: over TLS, chosen by ALPN. The peer is nghttpd (Debian's
@@ -40,15 +41,17 @@ struct CurlHTTP2Tests {
     try await server.ready(transport)
     let url = try #require(URL(string: "https://127.0.0.1:\(server.port)/hello.txt"))
     let before = Self.connections(server.log).count
-    let responses = try await withThrowingTaskGroup(of: HTTPResponse.self) { group in
+    let responses = try await withThrowingTaskGroup(of: (HTTPResponse, ResponseBody).self) {
+      group in
       for _ in 0..<8 {
         group.addTask { try await transport.send(HTTPRequest(method: .get, url: url)) }
       }
       return try await group.reduce(into: []) { $0.append($1) }
     }
     #expect(responses.count == 8)
-    #expect(responses.allSatisfy { $0.status == 200 })
-    #expect(responses.allSatisfy { String(decoding: $0.body, as: UTF8.self) == "hello over h2\n" })
+    #expect(responses.allSatisfy { $0.0.status == 200 })
+    #expect(
+      responses.allSatisfy { String(decoding: $0.1.bytes, as: UTF8.self) == "hello over h2\n" })
     let streams = Self.connections(server.log).dropFirst(before)
     #expect(streams.count == 8, "\(server.log)")
     #expect(Set(streams).count == 1, "the eight requests used \(Set(streams)) connections")
@@ -63,7 +66,7 @@ struct CurlHTTP2Tests {
     let http1 = CurlTransport(
       configuration: .init(caBundle: server.certificate, allowsHTTP2: false))
     do {
-      let response = try await http1.send(
+      let (response, _) = try await http1.send(
         HTTPRequest(method: .get, url: url), options: TransportOptions(deadline: .seconds(10)))
       Issue.record("an HTTP/1.1 request got \(response.status) from an HTTP/2-only server")
     } catch let error as CourierError {

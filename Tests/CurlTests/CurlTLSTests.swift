@@ -3,6 +3,7 @@ import CourierDomain
 import CourierPorts
 import CourierTestSupport
 import Foundation
+import HTTPTypes
 import Testing
 
 /// TLS verification is on by default: a self-signed server fails as `tls`, and trusting its
@@ -107,7 +108,7 @@ struct CurlTLSTests {
       #expect(error.underlying?.contains("CURLcode 60") == true)
     }
     let trusting = CurlTransport(configuration: .init(caBundle: server.certificate))
-    let response = try await trusting.send(HTTPRequest(method: .get, url: url))
+    let (response, _) = try await trusting.send(HTTPRequest(method: .get, url: url))
     #expect(response.status == 200)
   }
 

@@ -1,5 +1,6 @@
 import CourierDomain
 import Foundation
+import HTTPTypes
 import Testing
 
 /// Every rule of `DeliveryProof`, as tables: which replies prove that the intended server
@@ -17,10 +18,27 @@ struct DeliveryProofTests {
       baseVersion: base, enqueuedAt: Date(timeIntervalSince1970: 0))
   }
 
-  static func reply(_ status: Int, _ body: String, type: String = "application/json")
-    -> HTTPResponse
-  {
-    HTTPResponse(status: status, headers: ["Content-Type": type], body: Data(body.utf8))
+  /// A reply: the response and its body's bytes.
+  struct Reply: Sendable {
+    var head: HTTPResponse
+    var body: Data
+  }
+
+  static func reply(_ status: Int, _ body: String, type: String = "application/json") -> Reply {
+    Reply(
+      head: HTTPResponse(status: .init(code: status), headerFields: [.contentType: type]),
+      body: Data(body.utf8))
+  }
+
+  static func classify(_ reply: Reply) -> CourierError? {
+    ResponseClassifier.classify(reply.head, body: reply.body)
+  }
+
+  static func write(
+    _ operation: OutboxOperation, _ reply: Reply, collection: CollectionDescription
+  ) throws -> ServerRecord? {
+    try DeliveryProof.write(
+      operation, response: reply.head, body: reply.body, collection: collection)
   }
 
   static func record(id: String = id, version: Int = 1) -> String {
@@ -31,7 +49,7 @@ struct DeliveryProofTests {
     let name: String
     let kind: OutboxKind
     let base: Int?
-    let response: HTTPResponse
+    let response: Reply
     /// nil when the reply proves delivery; the shortfall otherwise.
     let shortfall: DeliveryProof.Shortfall?
     var testDescription: String { name }
@@ -97,7 +115,8 @@ struct DeliveryProofTests {
   func write(_ row: Row) throws {
     let operation = Self.operation(row.kind, base: row.base)
     do {
-      let server = try DeliveryProof.write(operation, response: row.response, schema: .standard)
+      let server = try DeliveryProof.write(
+        operation, response: row.response.head, body: row.response.body, schema: .standard)
       #expect(
         row.shortfall == nil, "proved delivery, expected \(String(describing: row.shortfall))")
       if row.kind == .delete {
@@ -109,7 +128,7 @@ struct DeliveryProofTests {
       #expect(error.kind == .notTheServer)
       #expect(error.isTransient)
       #expect(error.code == row.shortfall?.rawValue, "\(error)")
-      #expect(error.status == row.response.status)
+      #expect(error.status == row.response.head.status.code)
       #expect(!error.userMessage.contains("<"))
       #expect(error.userMessage.contains("not your server"))
     }
@@ -118,7 +137,7 @@ struct DeliveryProofTests {
   struct UploadRow: Sendable, CustomTestStringConvertible {
     let name: String
     let confirmation: DeliveryProof.UploadConfirmation
-    let response: HTTPResponse
+    let response: Reply
     let fileSize: Int64?
     let shortfall: DeliveryProof.Shortfall?
     var testDescription: String { name }
@@ -166,7 +185,9 @@ struct DeliveryProofTests {
   @Test("an upload's reply", arguments: uploadRows)
   func upload(_ row: UploadRow) throws {
     do {
-      try DeliveryProof.upload(row.response, confirmation: row.confirmation, fileSize: row.fileSize)
+      try DeliveryProof.upload(
+        row.response.head, body: row.response.body, confirmation: row.confirmation,
+        fileSize: row.fileSize)
       #expect(row.shortfall == nil, "accepted, expected \(String(describing: row.shortfall))")
     } catch let error as CourierError {
       #expect(error.kind == .notTheServer)
@@ -184,37 +205,35 @@ struct DeliveryProofTests {
       key: RecordKey(collection: "notes", id: "n1"), kind: .create,
       payload: .object(["text": .string("t")]), baseVersion: nil, enqueuedAt: Date())
     let note = #"{"note_id":"n1","text":"t","rev":1,"modified_at":"2026-11-30T10:15:00.123Z"}"#
-    let record = try DeliveryProof.write(
-      create, response: Self.reply(201, note), collection: notes)
+    let record = try Self.write(create, Self.reply(201, note), collection: notes)
     #expect(
       record?.id == "n1" && record?.version == 1
         && record?.payload == .object(["text": .string("t")]))
     // The articles' names are not a note; a 200 is not what this server says to a create.
     let article = #expect(throws: CourierError.self) {
-      try DeliveryProof.write(
-        create, response: Self.reply(201, Self.record(id: "n1")), collection: notes)
+      try Self.write(create, Self.reply(201, Self.record(id: "n1")), collection: notes)
     }
     #expect(article?.code == DeliveryProof.Shortfall.notRecord.rawValue)
     let status = #expect(throws: CourierError.self) {
-      try DeliveryProof.write(create, response: Self.reply(200, note), collection: notes)
+      try Self.write(create, Self.reply(200, note), collection: notes)
     }
     #expect(status?.code == DeliveryProof.Shortfall.unexpectedStatus.rawValue)
     var delete = create
     delete.kind = .delete
     delete.payload = nil
     #expect(
-      try DeliveryProof.write(delete, response: Self.reply(200, ""), collection: notes) == nil)
+      try Self.write(delete, Self.reply(200, ""), collection: notes) == nil)
     let deleteStatus = #expect(throws: CourierError.self) {
-      try DeliveryProof.write(delete, response: Self.reply(202, ""), collection: notes)
+      try Self.write(delete, Self.reply(202, ""), collection: notes)
     }
     #expect(deleteStatus?.code == DeliveryProof.Shortfall.unexpectedStatus.rawValue)
   }
 
   @Test("a delete's 404 counts as applied only with the server's own error body")
   func deleteNotFound() {
-    let server = ResponseClassifier.classify(
+    let server = Self.classify(
       Self.reply(404, #"{"code":"not_found","message":"No such article"}"#))
-    let page = ResponseClassifier.classify(
+    let page = Self.classify(
       Self.reply(404, "<html><body>Not Found</body></html>", type: "text/html"))
     #expect(server.map(DeliveryProof.deleteAlreadyApplied) == true)
     #expect(page.map(DeliveryProof.deleteAlreadyApplied) == false)
@@ -223,18 +242,18 @@ struct DeliveryProofTests {
   @Test("a refusal is the server's only with its error body, or a 413")
   func serverRefusal() throws {
     let server = try #require(
-      ResponseClassifier.classify(
+      Self.classify(
         Self.reply(422, #"{"code":"validation_failed","message":"Title is empty"}"#)))
     let problem = try #require(
-      ResponseClassifier.classify(
+      Self.classify(
         Self.reply(
           404, #"{"type":"about:blank","title":"Not Found","detail":"No such thing"}"#,
           type: "application/problem+json")))
     let proxy = try #require(
-      ResponseClassifier.classify(
+      Self.classify(
         Self.reply(403, "<html><body>Forbidden by proxy</body></html>", type: "text/html")))
-    let empty = try #require(ResponseClassifier.classify(Self.reply(404, "", type: "")))
-    let tooLarge = try #require(ResponseClassifier.classify(Self.reply(413, "", type: "")))
+    let empty = try #require(Self.classify(Self.reply(404, "", type: "")))
+    let tooLarge = try #require(Self.classify(Self.reply(413, "", type: "")))
     #expect(server.kind == .business)
     #expect(problem.kind == .business)
     #expect(tooLarge.kind == .business)
@@ -265,8 +284,8 @@ struct DeliveryProofTests {
     ])
   func notTheServerStatuses(_ row: StatusRow) throws {
     var response = Self.reply(row.status, Self.portal, type: "text/html")
-    response.headers["Location"] = "http://user:pw@portal.example/login?token=secret#x"
-    let error = try #require(ResponseClassifier.classify(response))
+    response.head.headerFields[.location] = "http://user:pw@portal.example/login?token=secret#x"
+    let error = try #require(Self.classify(response))
     #expect(error.kind == .notTheServer)
     #expect(error.code == row.code)
     #expect(error.isTransient)
@@ -276,6 +295,6 @@ struct DeliveryProofTests {
 
   @Test("304 is still a success for a conditional request")
   func notModified() {
-    #expect(ResponseClassifier.classify(Self.reply(304, "")) == nil)
+    #expect(Self.classify(Self.reply(304, "")) == nil)
   }
 }

@@ -1,12 +1,13 @@
 import CourierDomain
 import Foundation
+import HTTPTypes
 import Testing
 
 /// Which redirects are followed, with which method and body.
 @Suite("RedirectRule")
 struct RedirectRuleTests {
   struct Row: Sendable, CustomTestStringConvertible {
-    let method: HTTPMethod
+    let method: HTTPRequest.Method
     let status: Int
     let location: String?
     let expected: (method: String, url: String, keepsBody: Bool)?

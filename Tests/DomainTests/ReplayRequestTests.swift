@@ -1,5 +1,6 @@
 import CourierDomain
 import Foundation
+import HTTPTypes
 import Testing
 
 @Suite("ReplayRequest")
@@ -19,7 +20,7 @@ struct ReplayRequestTests {
     var name: String
     var operation: OutboxOperation
     var collection = ReplayRequestTests.articles
-    var method: HTTPMethod
+    var method: HTTPRequest.Method
     var path: String
     var ifMatch: String?
     var key: String
@@ -87,9 +88,9 @@ struct ReplayRequestTests {
     let request = ReplayRequest(row.operation, collection: row.collection)
     #expect(request.method == row.method)
     #expect(request.path == row.path)
-    #expect(request.headers["If-Match"] == row.ifMatch)
-    #expect(request.headers["Idempotency-Key"] == row.key)
-    #expect(request.headers["Content-Type"] == row.contentType)
+    #expect(request.headerFields[.ifMatch] == row.ifMatch)
+    #expect(request.headerFields[.idempotencyKey] == row.key)
+    #expect(request.headerFields[.contentType] == row.contentType)
     let body = try request.body().map { String(decoding: $0, as: UTF8.self) }
     #expect(body == row.body)
   }

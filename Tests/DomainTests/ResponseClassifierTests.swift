@@ -1,17 +1,24 @@
 import CourierDomain
 import Foundation
+import HTTPTypes
 import Testing
 
 @Suite("ResponseClassifier")
 struct ResponseClassifierTests {
   static func response(
-    _ status: Int, _ body: String, type: String = "application/json", headers: HTTPHeaders = [:]
+    _ status: Int, _ body: String, type: String = "application/json",
+    headerFields: HTTPFields = [:]
   )
-    -> HTTPResponse
+    -> (HTTPResponse, Data)
   {
-    var all = headers
-    all["Content-Type"] = type
-    return HTTPResponse(status: status, headers: all, body: Data(body.utf8))
+    var all = headerFields
+    all[.contentType] = type
+    return (HTTPResponse(status: .init(code: status), headerFields: all), Data(body.utf8))
+  }
+
+  /// The classifier's verdict on a response and its body.
+  static func classify(_ answer: (HTTPResponse, Data)) -> CourierError? {
+    ResponseClassifier.classify(answer.0, body: answer.1)
   }
 
   struct Row: Sendable, CustomTestStringConvertible {
@@ -74,7 +81,7 @@ struct ResponseClassifierTests {
 
   @Test("status and body classify as the contract says", arguments: rows)
   func classifies(_ row: Row) throws {
-    let error = try #require(ResponseClassifier.classify(Self.response(row.status, row.body)))
+    let error = try #require(Self.classify(Self.response(row.status, row.body)))
     #expect(error.kind == row.kind)
     #expect(error.code == row.code)
     #expect(error.isTransient == row.transient)
@@ -87,13 +94,14 @@ struct ResponseClassifierTests {
 
   @Test("2xx and 304 are not errors", arguments: [200, 201, 204, 304])
   func successes(_ status: Int) {
-    #expect(ResponseClassifier.classify(HTTPResponse(status: status)) == nil)
+    #expect(
+      ResponseClassifier.classify(HTTPResponse(status: .init(code: status)), body: Data()) == nil)
   }
 
   @Test("a business refusal shows the server's message as is")
   func businessMessage() throws {
     let error = try #require(
-      ResponseClassifier.classify(
+      Self.classify(
         Self.response(422, #"{"code":"image_too_large","message":"The image is over 10 MiB."}"#)))
     #expect(error.userMessage == "The image is over 10 MiB.")
   }
@@ -103,7 +111,7 @@ struct ResponseClassifierTests {
     let body =
       #"{"type":"https://example.com/probs/out-of-credit","title":"Out of credit","status":403,"detail":"Your balance is 30, but that costs 50.","code":"no_credit"}"#
     let error = try #require(
-      ResponseClassifier.classify(Self.response(403, body, type: "application/problem+json")))
+      Self.classify(Self.response(403, body, type: "application/problem+json")))
     #expect(error.kind == .business)
     #expect(error.code == "no_credit")
     #expect(error.userMessage == "Your balance is 30, but that costs 50.")
@@ -112,7 +120,7 @@ struct ResponseClassifierTests {
   @Test("a conflict carries the server's record")
   func conflictCurrent() throws {
     let error = try #require(
-      ResponseClassifier.classify(
+      Self.classify(
         Self.response(
           409, #"{"code":"version_conflict","message":"Stale","current":{"id":"a","version":3}}"#)))
     #expect(error.current?["version"]?.intValue == 3)
@@ -121,7 +129,7 @@ struct ResponseClassifierTests {
   @Test("HTML or markup in a message is never shown")
   func markupDropped() throws {
     let error = try #require(
-      ResponseClassifier.classify(
+      Self.classify(
         Self.response(422, #"{"code":"x","message":"<script>alert(1)</script>"}"#)))
     #expect(error.serverMessage == nil)
     #expect(error.userMessage == "The server refused the request.")
@@ -130,11 +138,11 @@ struct ResponseClassifierTests {
   @Test("401 invalid_credentials and expired session read differently")
   func unauthorizedMessages() throws {
     let wrong = try #require(
-      ResponseClassifier.classify(
+      Self.classify(
         Self.response(401, #"{"code":"invalid_credentials","message":"Bad"}"#)))
     #expect(wrong.userMessage == "Wrong username or password.")
     let expired = try #require(
-      ResponseClassifier.classify(
+      Self.classify(
         Self.response(401, #"{"code":"unauthorized","message":"token expired"}"#)))
     #expect(expired.userMessage == "Your session has expired. Please log in again.")
   }
@@ -142,7 +150,7 @@ struct ResponseClassifierTests {
   @Test("503 with Retry-After seconds")
   func retryAfterSeconds() throws {
     let error = try #require(
-      ResponseClassifier.classify(Self.response(503, "", headers: ["Retry-After": "7"])))
+      Self.classify(Self.response(503, "", headerFields: [.retryAfter: "7"])))
     #expect(error.retryAfter == .seconds(7))
     #expect(error.userMessage.contains("7 seconds"))
   }

@@ -42,6 +42,7 @@ struct TransportErrorTableTests {
       kind: .invalidResponse),
     Row(code: -1002, message: "unsupported URL", path: .satisfied, kind: .invalidInput),
     Row(code: -999, message: "cancelled", path: .satisfied, kind: .cancelled),
+    Row(code: -1, message: "Failed writing header", path: .satisfied, kind: .invalidResponse),
     Row(code: -1202, message: "", path: .satisfied, kind: .tls),
   ]
 

@@ -1,28 +1,35 @@
 import CourierDomain
 import Foundation
+import HTTPTypes
 import Testing
 
 @Suite("Tus")
 struct TusTests {
-  static let photo: HTTPHeaders = ["Courier-Photo-Id": "p1"]
+  static let photo: HTTPFields = [.courierPhotoID: "p1"]
 
-  static func answer(_ status: Int, _ headers: HTTPHeaders = [:], body: String = "")
-    -> HTTPResponse
-  {
-    var all = headers
-    if !body.isEmpty { all["Content-Type"] = "application/json" }
-    return HTTPResponse(status: status, headers: all, body: Data(body.utf8))
+  /// An answer: the response and its body's bytes.
+  struct Answer: Sendable {
+    let head: HTTPResponse
+    let body: Data
   }
 
-  static func headers(_ offset: Int64?, _ extra: HTTPHeaders = [:]) -> HTTPHeaders {
+  static func answer(_ status: HTTPResponse.Status, _ headers: HTTPFields = [:], body: String = "")
+    -> Answer
+  {
+    var all = headers
+    if !body.isEmpty { all[.contentType] = "application/json" }
+    return Answer(head: HTTPResponse(status: status, headerFields: all), body: Data(body.utf8))
+  }
+
+  static func headers(_ offset: Int64?, _ extra: HTTPFields = [:]) -> HTTPFields {
     var headers = extra
-    if let offset { headers["Upload-Offset"] = String(offset) }
+    if let offset { headers[.uploadOffset] = String(offset) }
     return headers
   }
 
   struct Row: Sendable, CustomTestStringConvertible {
     let name: String
-    let response: HTTPResponse
+    let response: Answer
     let confirmation: DeliveryProof.UploadConfirmation
     let expected: Expected
     var testDescription: String { name }
@@ -69,7 +76,7 @@ struct TusTests {
       response: answer(204), confirmation: .record,
       expected: .fail(.invalidResponse, "tus_offset_missing")),
     Row(
-      name: "204 with a non-number offset → error", response: answer(204, ["Upload-Offset": "x"]),
+      name: "204 with a non-number offset → error", response: answer(204, [.uploadOffset: "x"]),
       confirmation: .record, expected: .fail(.invalidResponse, "tus_offset_invalid")),
     Row(
       name: "460 checksum mismatch → resend the chunk",
@@ -109,7 +116,7 @@ struct TusTests {
   @Test("after a PATCH", arguments: patchRows)
   func afterPatch(_ row: Row) {
     let step = Tus.afterPatch(
-      row.response, from: 400, chunk: 100, length: 1000, resends: 0,
+      row.response.head, body: row.response.body, from: 400, chunk: 100, length: 1000, resends: 0,
       confirmation: row.confirmation)
     #expect(Self.expected(step) == row.expected)
   }
@@ -128,14 +135,14 @@ struct TusTests {
       response: answer(204, headers(1000)), confirmation: .status, expected: .complete(nil)),
     Row(
       name: "a portal's 200 with no offset is no completion",
-      response: answer(200, ["Content-Type": "text/html"]), confirmation: .status,
+      response: answer(200, [.contentType: "text/html"]), confirmation: .status,
       expected: .fail(.invalidResponse, "tus_offset_missing")),
   ]
 
   @Test("the final PATCH (900 + 100 of 1000)", arguments: finalRows)
   func finalPatch(_ row: Row) {
     let step = Tus.afterPatch(
-      row.response, from: 900, chunk: 100, length: 1000, resends: 0,
+      row.response.head, body: row.response.body, from: 900, chunk: 100, length: 1000, resends: 0,
       confirmation: row.confirmation)
     #expect(Self.expected(step) == row.expected)
   }
@@ -143,7 +150,8 @@ struct TusTests {
   @Test("a second 460 for the same chunk ends the upload (transient: resumed by the policy)")
   func secondMismatch() {
     let step = Tus.afterPatch(
-      Self.answer(460, Self.headers(400)), from: 400, chunk: 100, length: 1000, resends: 1,
+      Self.answer(460, Self.headers(400)).head, body: Data(), from: 400, chunk: 100, length: 1000,
+      resends: 1,
       confirmation: .record)
     #expect(Self.expected(step) == .fail(.connectionLost, "checksum_mismatch"))
   }
@@ -167,7 +175,7 @@ struct TusTests {
       expected: .fail(.invalidResponse, "tus_offset_missing")),
     Row(
       name: "another Upload-Length → error",
-      response: answer(200, headers(300, ["Upload-Length": "999"])), confirmation: .record,
+      response: answer(200, headers(300, [.uploadLength: "999"])), confirmation: .record,
       expected: .fail(.invalidResponse, "tus_length_mismatch")),
     Row(
       name: "complete with the photo (killed after the last PATCH) → complete",
@@ -187,7 +195,8 @@ struct TusTests {
   @Test("after a HEAD", arguments: headRows)
   func afterHead(_ row: Row) {
     let step = Tus.afterHead(
-      row.response, length: 1000, confirmed: 300, confirmation: row.confirmation)
+      row.response.head, body: row.response.body, length: 1000, confirmed: 300,
+      confirmation: row.confirmation)
     #expect(Self.expected(step) == row.expected)
   }
 
@@ -232,11 +241,12 @@ struct TusTests {
     // Confirmed 300; a HEAD claims 801 of 1000, the PATCH from there gets 409, the next HEAD
     // says 800: that is where to go on from, not "lost bytes it had confirmed".
     let claim = Tus.afterHead(
-      Self.answer(200, Self.headers(801)), length: 1000, confirmed: 300, confirmation: .record)
+      Self.answer(200, Self.headers(801)).head, body: Data(), length: 1000, confirmed: 300,
+      confirmation: .record)
     #expect(claim == .send(from: 801))
     let confirmed = Tus.confirmedOffset(after: claim, of: .head, confirmed: 300)
     let truth = Tus.afterHead(
-      Self.answer(200, Self.headers(800)), length: 1000, confirmed: confirmed,
+      Self.answer(200, Self.headers(800)).head, body: Data(), length: 1000, confirmed: confirmed,
       confirmation: .record)
     #expect(truth == .send(from: 800))
   }
@@ -245,26 +255,26 @@ struct TusTests {
   static let creationRows: [Row] = [
     Row(
       name: "201 with the body stored → send from 100",
-      response: answer(201, headers(100, ["Location": "http://h/uploads/a"])),
+      response: answer(201, headers(100, [.location: "http://h/uploads/a"])),
       confirmation: .record, expected: .send(100)),
     Row(
       name: "201 that stored part of the body → send from there",
-      response: answer(201, headers(40, ["Location": "http://h/uploads/a"])),
+      response: answer(201, headers(40, [.location: "http://h/uploads/a"])),
       confirmation: .record, expected: .send(40)),
     Row(
       name: "201 claiming more than the body → error",
-      response: answer(201, headers(101, ["Location": "http://h/uploads/a"])),
+      response: answer(201, headers(101, [.location: "http://h/uploads/a"])),
       confirmation: .record, expected: .fail(.invalidResponse, "tus_offset_beyond")),
     Row(
       name: "201 without an offset → HEAD",
-      response: answer(201, ["Location": "http://h/uploads/a"]), confirmation: .record,
+      response: answer(201, [.location: "http://h/uploads/a"]), confirmation: .record,
       expected: .resync),
     Row(
       name: "201 without Location → error", response: answer(201, headers(100)),
       confirmation: .record, expected: .fail(.invalidResponse, "tus_location_missing")),
     Row(
       name: "460: the upload exists at 0 → send from 0",
-      response: answer(460, headers(0, ["Location": "http://h/uploads/a"])),
+      response: answer(460, headers(0, [.location: "http://h/uploads/a"])),
       confirmation: .record, expected: .send(0)),
     Row(
       name: "404 to a creation is no restart, a refusal",
@@ -278,14 +288,16 @@ struct TusTests {
   @Test("after a creation", arguments: creationRows)
   func afterCreation(_ row: Row) {
     let step = Tus.afterCreation(
-      row.response, length: 1000, sentBody: 100, confirmation: row.confirmation)
+      row.response.head, body: row.response.body, length: 1000, sentBody: 100,
+      confirmation: row.confirmation)
     #expect(Self.expected(step) == row.expected)
   }
 
   @Test("an empty upload is complete at its creation (with the photo)")
   func emptyUpload() {
     let step = Tus.afterCreation(
-      Self.answer(201, Self.headers(0, ["Location": "/u/1", "Courier-Photo-Id": "p"])),
+      Self.answer(201, Self.headers(0, [.location: "/u/1", .courierPhotoID: "p"])).head,
+      body: Data(),
       length: 0, sentBody: 0, confirmation: .record)
     #expect(step == .complete(recordID: "p"))
   }
@@ -295,10 +307,10 @@ struct TusTests {
     let reference = Tus.Capabilities(
       options: HTTPResponse(
         status: 204,
-        headers: [
-          "Tus-Version": "1.0.0",
-          "Tus-Extension": "creation,creation-with-upload,termination,checksum,expiration",
-          "Tus-Checksum-Algorithm": "sha1,sha256,md5", "Tus-Max-Size": "4294967296",
+        headerFields: [
+          .tusVersion: "1.0.0",
+          .tusExtension: "creation,creation-with-upload,termination,checksum,expiration",
+          .tusChecksumAlgorithm: "sha1,sha256,md5", .tusMaxSize: "4294967296",
         ]))
     #expect(reference.checksumAlgorithm == "sha256")
     #expect(reference.createsWithUpload)
@@ -306,7 +318,7 @@ struct TusTests {
     let peer = Tus.Capabilities(
       options: HTTPResponse(
         status: 204,
-        headers: ["Tus-Version": "1.0.0", "Tus-Extension": "creation,creation-with-upload"]))
+        headerFields: [.tusVersion: "1.0.0", .tusExtension: "creation,creation-with-upload"]))
     #expect(peer.checksumAlgorithm == nil)
     #expect(Tus.Capabilities(options: HTTPResponse(status: 405)) == .assumed)
     #expect(Tus.Capabilities.assumed.checksumAlgorithm == nil)
@@ -365,46 +377,46 @@ struct TusTests {
         != ResumableUpload.storageKey(endpoint: "e", file: "/b"))
   }
 
-  static let speakRows: [(String, HTTPResponse, Bool)] = [
-    ("204 with Tus-Version 1.0.0", answer(204, ["Tus-Version": "1.0.0"]), true),
-    ("200 with a list of versions", answer(200, ["Tus-Version": "0.2.2, 1.0.0"]), true),
-    ("204 with only another version", answer(204, ["Tus-Version": "0.2.2"]), false),
-    ("204 without Tus-Version (a plain CORS answer)", answer(204, ["Allow": "POST"]), false),
-    ("405 (a multipart endpoint)", answer(405, ["Tus-Version": "1.0.0"]), false),
-    ("a login page's 200", answer(200, ["Content-Type": "text/html"]), false),
+  static let speakRows: [(String, Answer, Bool)] = [
+    ("204 with Tus-Version 1.0.0", answer(204, [.tusVersion: "1.0.0"]), true),
+    ("200 with a list of versions", answer(200, [.tusVersion: "0.2.2, 1.0.0"]), true),
+    ("204 with only another version", answer(204, [.tusVersion: "0.2.2"]), false),
+    ("204 without Tus-Version (a plain CORS answer)", answer(204, [.allow: "POST"]), false),
+    ("405 (a multipart endpoint)", answer(405, [.tusVersion: "1.0.0"]), false),
+    ("a login page's 200", answer(200, [.contentType: "text/html"]), false),
   ]
 
-  static let optionsRows: [(String, HTTPResponse, Tus.Capabilities?, CourierError.Kind?, String?)] =
+  static let optionsRows: [(String, Answer, Tus.Capabilities?, CourierError.Kind?, String?)] =
     [
       (
         "204 with 1.0.0 and its extensions: what it offers",
         answer(
           204,
           [
-            "Tus-Version": "1.0.0", "Tus-Extension": "creation,checksum",
-            "Tus-Checksum-Algorithm": "sha256",
+            .tusVersion: "1.0.0", .tusExtension: "creation,checksum",
+            .tusChecksumAlgorithm: "sha256",
           ]),
         Tus.Capabilities(extensions: ["creation", "checksum"], checksumAlgorithms: ["sha256"]),
         nil, nil
       ),
       (
         "204 with only another version: the version error, before any creation",
-        answer(204, ["Tus-Version": "0.2.2"]), nil, .business, "tus_version_unsupported"
+        answer(204, [.tusVersion: "0.2.2"]), nil, .business, "tus_version_unsupported"
       ),
       (
         "a portal's login page (200, HTML, no Tus-Version): not the server",
-        HTTPResponse(
-          status: 200, headers: ["Content-Type": "text/html"],
+        Answer(
+          head: HTTPResponse(status: 200, headerFields: [.contentType: "text/html"]),
           body: Data("<html>Log in to the Wi-Fi</html>".utf8)),
         nil, .notTheServer, "tus_options_not_tus"
       ),
       (
         "a CORS layer's empty 204: assumed (core and creation)",
-        answer(204, ["Allow": "POST, OPTIONS"]), .assumed, nil, nil
+        answer(204, [.allow: "POST, OPTIONS"]), .assumed, nil, nil
       ),
       (
         "a portal's redirect: not the server",
-        answer(302, ["Location": "http://portal/login"]), nil, .notTheServer,
+        answer(302, [.location: "http://portal/login"]), nil, .notTheServer,
         "redirected_elsewhere"
       ),
       (
@@ -425,10 +437,10 @@ struct TusTests {
 
   @Test("what an OPTIONS answer means for the upload", arguments: optionsRows)
   func afterOptions(
-    _ name: String, _ response: HTTPResponse, _ offers: Tus.Capabilities?,
+    _ name: String, _ response: Answer, _ offers: Tus.Capabilities?,
     _ kind: CourierError.Kind?, _ code: String?
   ) {
-    switch Tus.afterOptions(response) {
+    switch Tus.afterOptions(response.head, body: response.body) {
     case .offers(let capabilities):
       #expect(offers == capabilities, "\(name)")
       #expect(kind == nil, "\(name): expected a failure")
@@ -440,8 +452,8 @@ struct TusTests {
   }
 
   @Test("an OPTIONS answer is a tus server's or not", arguments: speakRows)
-  func speaks(_ name: String, _ response: HTTPResponse, _ expected: Bool) {
-    #expect(Tus.speaks(response) == expected, "\(name)")
+  func speaks(_ name: String, _ response: Answer, _ expected: Bool) {
+    #expect(Tus.speaks(response.head) == expected, "\(name)")
   }
 
   static let mib: Int64 = 1 << 20

@@ -1,6 +1,7 @@
 import CourierDomain
 import CourierPorts
 import Foundation
+import HTTPTypes
 
 /// What a transport under `AuthTransport` must show on the wire: the token at the base URL's
 /// origin only. Adapter test targets run it with their adapter (Tests/CurlTests,
@@ -21,7 +22,7 @@ public enum AuthOriginCheck {
   /// - Throws: what the sends throw.
   public static func run(
     base: LoopbackServer, other: LoopbackServer,
-    _ authorized: (HTTPRequest) async throws -> HTTPResponse
+    _ authorized: (HTTPRequest) async throws -> (HTTPResponse, ResponseBody)
   ) async throws -> (base: [String], other: [String]) {
     _ = try await authorized(HTTPRequest(method: .get, url: base.url.appendingPathComponent("a")))
     _ = try await authorized(HTTPRequest(method: .get, url: other.url.appendingPathComponent("b")))

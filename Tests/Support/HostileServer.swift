@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 
 /// One way a network or a server can misbehave, for the hostile-server suite: each mode is a
 /// `LoopbackServer` answering every request the same wrong way.
@@ -29,6 +30,12 @@ public enum HostileMode: String, CaseIterable, Sendable, CustomStringConvertible
   case endless401
   /// 429 with `Retry-After: 1` to everything.
   case endless429
+  /// A 200 with a header field whose name is not a token (`Bad Name: x`), which
+  /// `HTTPFields` cannot hold.
+  case badFieldName
+  /// A 200 with 65,535 header fields, one more than `HTTPFields` holds (which would stop the
+  /// process rather than take another).
+  case manyFields
 
   /// The mode's name.
   public var description: String { rawValue }
@@ -95,6 +102,14 @@ public enum HostileMode: String, CaseIterable, Sendable, CustomStringConvertible
         Self.response(
           "429 Too Many Requests", type: "application/json",
           body: #"{"code":"rate_limited","message":"Slow down"}"#, extra: ["Retry-After: 1"]))
+    case .badFieldName:
+      return .raw(
+        Self.response("200 OK", type: "application/json", body: "{}", extra: ["Bad Name: x"]))
+    case .manyFields:
+      return .raw(
+        Self.response(
+          "200 OK", type: "application/json", body: "{}",
+          extra: Array(repeating: "a:", count: 65_535)))
     }
   }
 

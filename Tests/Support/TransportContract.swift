@@ -1,6 +1,7 @@
 import CourierDomain
 import CourierPorts
 import Foundation
+import HTTPTypes
 import Synchronization
 import Testing
 
@@ -95,10 +96,10 @@ public struct TransportContract: Sendable, CustomStringConvertible {
   /// - Throws: when the request fails or the suite has no backend.
   public static func healthStatus(through transport: any Transport) async throws -> Int {
     let backend = try #require(ContractEnvironment.current?.backend)
-    let response = try await transport.send(
+    let (response, _) = try await transport.send(
       HTTPRequest(method: .get, url: backend.url.appendingPathComponent("health")),
       options: TransportOptions(deadline: .seconds(20)))
-    return response.status
+    return response.status.code
   }
 
   /// Every check.
@@ -121,39 +122,42 @@ public struct TransportContract: Sendable, CustomStringConvertible {
     let token = try await login(transport, backend)
     let id = UUID().uuidString
     let url = backend.url.appendingPathComponent("articles/\(id)")
-    var auth: HTTPHeaders = ["Authorization": "Bearer \(token)"]
-    auth["Content-Type"] = "application/json"
-    let created = try await transport.send(
+    var auth: HTTPFields = [.authorization: "Bearer \(token)"]
+    auth[.contentType] = "application/json"
+    let (created, _) = try await transport.send(
       HTTPRequest(
-        method: .put, url: url, headers: auth),
+        method: .put, url: url, headerFields: auth),
       body: .bytes(Data(#"{"title":"Crème brûlée","body":"Ünïcode ✓"}"#.utf8)))
     #expect(created.status == 201)
-    let fetched = try await transport.send(HTTPRequest(method: .get, url: url, headers: auth))
+    let (fetched, fetchedBody) = try await transport.send(
+      HTTPRequest(method: .get, url: url, headerFields: auth))
     #expect(fetched.status == 200)
-    let etag = try #require(fetched.headers["ETag"])
+    let etag = try #require(fetched.headerFields[.eTag])
     #expect(etag == "\"v1\"")
-    let object = try JSONSerialization.jsonObject(with: fetched.body) as? [String: Any]
+    let object = try JSONSerialization.jsonObject(with: fetchedBody.bytes) as? [String: Any]
     #expect(object?["title"] as? String == "Crème brûlée")
     #expect(object?["body"] as? String == "Ünïcode ✓")
     var conditional = auth
-    conditional["If-None-Match"] = etag
-    let notModified = try await transport.send(
-      HTTPRequest(method: .get, url: url, headers: conditional))
+    conditional[.ifNoneMatch] = etag
+    let (notModified, notModifiedBody) = try await transport.send(
+      HTTPRequest(method: .get, url: url, headerFields: conditional))
     #expect(notModified.status == 304)
-    #expect(notModified.body.isEmpty)
+    #expect(notModifiedBody.bytes.isEmpty)
     var replace = auth
-    replace["If-Match"] = etag
-    let updated = try await transport.send(
+    replace[.ifMatch] = etag
+    let (updated, _) = try await transport.send(
       HTTPRequest(
-        method: .put, url: url, headers: replace),
+        method: .put, url: url, headerFields: replace),
       body: .bytes(Data(#"{"title":"t2","body":"b2"}"#.utf8)))
     #expect(updated.status == 200)
-    #expect(updated.headers["etag"] == "\"v2\"")
-    let deleted = try await transport.send(HTTPRequest(method: .delete, url: url, headers: auth))
+    #expect(updated.headerFields[.eTag] == "\"v2\"")
+    let (deleted, _) = try await transport.send(
+      HTTPRequest(method: .delete, url: url, headerFields: auth))
     #expect(deleted.status == 204)
-    let gone = try await transport.send(HTTPRequest(method: .get, url: url, headers: auth))
+    let (gone, goneBody) = try await transport.send(
+      HTTPRequest(method: .get, url: url, headerFields: auth))
     #expect(gone.status == 404)
-    #expect(ResponseClassifier.classify(gone)?.kind == .business)
+    #expect(ResponseClassifier.classify(gone, body: goneBody.bytes)?.kind == .business)
   }
 
   static let idempotencyHeaders = TransportContract(
@@ -165,18 +169,18 @@ public struct TransportContract: Sendable, CustomStringConvertible {
     let id = UUID().uuidString
     let request = HTTPRequest(
       method: .post, url: backend.url.appendingPathComponent("articles"),
-      headers: [
-        "Authorization": "Bearer \(token)", "Content-Type": "application/json",
-        "Idempotency-Key": "contract-\(id)",
+      headerFields: [
+        .authorization: "Bearer \(token)", .contentType: "application/json",
+        .idempotencyKey: "contract-\(id)",
       ])
     let body = RequestBody.bytes(Data(#"{"id":"\#(id)","title":"once","body":"x"}"#.utf8))
-    let first = try await transport.send(request, body: body)
-    let second = try await transport.send(request, body: body)
+    let (first, firstBody) = try await transport.send(request, body: body)
+    let (second, secondBody) = try await transport.send(request, body: body)
     #expect(first.status == 201)
     #expect(second.status == 201)
-    #expect(first.headers["Idempotent-Replayed"] == nil)
-    #expect(second.headers["idempotent-replayed"] == "true")
-    #expect(second.body == first.body)
+    #expect(first.headerFields[.idempotentReplayed] == nil)
+    #expect(second.headerFields[.idempotentReplayed] == "true")
+    #expect(secondBody.bytes == firstBody.bytes)
   }
 
   static let inMemoryMultipart = TransportContract(
@@ -186,12 +190,13 @@ public struct TransportContract: Sendable, CustomStringConvertible {
     let value = String(repeating: "0123456789abcdef", count: 8192) + "é"
     let boundary = "contract-\(UUID().uuidString)"
     let body = Multipart.field("note", value, boundary: boundary) + Multipart.close(boundary)
-    let response = try await make(.satisfied).send(
+    let (response, responseBody) = try await make(.satisfied).send(
       HTTPRequest(
         method: .post, url: backend.url.appendingPathComponent("upload"),
-        headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"]), body: .bytes(body))
+        headerFields: [.contentType: "multipart/form-data; boundary=\(boundary)"]),
+      body: .bytes(body))
     #expect(response.status == 200)
-    let parts = try JSONSerialization.jsonObject(with: response.body) as? [[String: Any]]
+    let parts = try JSONSerialization.jsonObject(with: responseBody.bytes) as? [[String: Any]]
     #expect(parts?.count == 1)
     #expect(parts?.first?["field"] as? String == "note")
     #expect(parts?.first?["value"] as? String == value)
@@ -208,14 +213,14 @@ public struct TransportContract: Sendable, CustomStringConvertible {
     let fileSize = try #require(
       FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int)
     let seen = ProgressLog()
-    let response = try await make(.satisfied).send(
+    let (response, responseBody) = try await make(.satisfied).send(
       HTTPRequest(
         method: .post, url: backend.url.appendingPathComponent("upload"),
-        headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"]),
+        headerFields: [.contentType: "multipart/form-data; boundary=\(boundary)"]),
       body: .file(file),
       options: TransportOptions(deadline: .seconds(60), progress: { seen.append($0) }))
     #expect(response.status == 200)
-    let parts = try JSONSerialization.jsonObject(with: response.body) as? [[String: Any]]
+    let parts = try JSONSerialization.jsonObject(with: responseBody.bytes) as? [[String: Any]]
     #expect(parts?.count == 2)
     #expect(parts?.first?["value"] as? String == "a title")
     #expect(parts?.last?["size"] as? Int == payloadSize)
@@ -245,14 +250,14 @@ public struct TransportContract: Sendable, CustomStringConvertible {
       .bytes(Multipart.close(boundary, afterFile: true)),
     ]
     let seen = ProgressLog()
-    let response = try await make(.satisfied).send(
+    let (response, responseBody) = try await make(.satisfied).send(
       HTTPRequest(
         method: .post, url: backend.url.appendingPathComponent("upload"),
-        headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"]),
+        headerFields: [.contentType: "multipart/form-data; boundary=\(boundary)"]),
       body: .segments(segments),
       options: TransportOptions(deadline: .seconds(60), progress: { seen.append($0) }))
     #expect(response.status == 200)
-    let parts = try JSONSerialization.jsonObject(with: response.body) as? [[String: Any]]
+    let parts = try JSONSerialization.jsonObject(with: responseBody.bytes) as? [[String: Any]]
     #expect(parts?.first?["value"] as? String == "segments")
     #expect(parts?.last?["size"] as? Int == payloadSize)
     #expect(parts?.last?["sha256"] as? String == Multipart.payloadSHA256(payloadSize))
@@ -268,13 +273,13 @@ public struct TransportContract: Sendable, CustomStringConvertible {
     defer { try? FileManager.default.removeItem(at: file) }
     let start = ContinuousClock.now
     do {
-      let response = try await make(.satisfied).send(
+      let (response, responseBody) = try await make(.satisfied).send(
         HTTPRequest(
           method: .post, url: limited.url.appendingPathComponent("upload"),
-          headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"]),
+          headerFields: [.contentType: "multipart/form-data; boundary=\(boundary)"]),
         body: .file(file), options: TransportOptions(deadline: .seconds(20)))
       #expect(response.status == 413)
-      #expect(ResponseClassifier.classify(response)?.kind == .business)
+      #expect(ResponseClassifier.classify(response, body: responseBody.bytes)?.kind == .business)
     } catch let error as CourierError {
       // A server that closes while the body is still coming may reset instead: acceptable only
       // as a prompt, retryable loss, never as a timeout.
@@ -358,7 +363,7 @@ public struct TransportContract: Sendable, CustomStringConvertible {
     options.idleTimeout = .seconds(1)
     let start = ContinuousClock.now
     do {
-      let response = try await make(.satisfied).send(
+      let (response, responseBody) = try await make(.satisfied).send(
         HTTPRequest(method: .post, url: server.url.appendingPathComponent("x")),
         body: .bytes(Data(repeating: 7, count: 1000)), options: options)
       Issue.record("expected a timeout, got status \(response.status)")
@@ -407,11 +412,12 @@ public struct TransportContract: Sendable, CustomStringConvertible {
         "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html\r\n"
           + "Content-Length: \(html.utf8.count)\r\nConnection: close\r\n\r\n\(html)"))
     defer { server.stop() }
-    let response = try await make(.satisfied).send(HTTPRequest(method: .get, url: server.url))
+    let (response, responseBody) = try await make(.satisfied).send(
+      HTTPRequest(method: .get, url: server.url))
     #expect(response.status == 502)
-    #expect(response.headers["content-type"] == "text/html")
-    #expect(String(decoding: response.body, as: UTF8.self) == html)
-    let error = try #require(ResponseClassifier.classify(response))
+    #expect(response.headerFields[.contentType] == "text/html")
+    #expect(String(decoding: responseBody.bytes, as: UTF8.self) == html)
+    let error = try #require(ResponseClassifier.classify(response, body: responseBody.bytes))
     #expect(error.kind == .server)
     #expect(!error.userMessage.contains("<"))
   }
@@ -438,31 +444,31 @@ public struct TransportContract: Sendable, CustomStringConvertible {
       }
       return url
     }
-    let get = try await transport.send(
+    let (get, getBody) = try await transport.send(
       HTTPRequest(method: .get, url: redirect(302, to: "/health")))
     #expect(get.status == 200)
-    #expect(String(decoding: get.body, as: UTF8.self).contains("true"))
+    #expect(String(decoding: getBody.bytes, as: UTF8.self).contains("true"))
     // /health answers 405 to a POST: a 200 means the 303 turned the POST into a GET.
-    let seeOther = try await transport.send(
+    let (seeOther, _) = try await transport.send(
       HTTPRequest(
         method: .post, url: redirect(303, to: "/health"),
-        headers: ["Content-Type": "application/json"]), body: .bytes(Data("{}".utf8)))
+        headerFields: [.contentType: "application/json"]), body: .bytes(Data("{}".utf8)))
     #expect(seeOther.status == 200)
     // A token only comes back if the 307 re-sent the POST and its body.
-    let login = try await transport.send(
+    let (login, loginBody) = try await transport.send(
       HTTPRequest(
         method: .post, url: redirect(307, to: "/auth/token"),
-        headers: ["Content-Type": "application/json"]),
+        headerFields: [.contentType: "application/json"]),
       body: .bytes(Data(#"{"username":"alice","password":"secret"}"#.utf8)))
     #expect(login.status == 200)
-    let object = try JSONSerialization.jsonObject(with: login.body) as? [String: Any]
+    let object = try JSONSerialization.jsonObject(with: loginBody.bytes) as? [String: Any]
     let token = try #require(object?["access_token"] as? String)
     // 201 needs the Authorization field, the method and the body after the 308.
     let id = UUID().uuidString
-    let created = try await transport.send(
+    let (created, _) = try await transport.send(
       HTTPRequest(
         method: .put, url: redirect(308, to: "/articles/\(id)"),
-        headers: ["Authorization": "Bearer \(token)", "Content-Type": "application/json"]),
+        headerFields: [.authorization: "Bearer \(token)", .contentType: "application/json"]),
       body: .bytes(Data(#"{"title":"moved","body":"b"}"#.utf8)))
     #expect(created.status == 201)
   }
@@ -476,10 +482,10 @@ public struct TransportContract: Sendable, CustomStringConvertible {
     let elsewhere = "http://localhost:\(backend.port)/health"
     let url = try #require(
       URL(string: "\(backend.url.absoluteString)/__redirect?status=307&to=\(elsewhere)"))
-    let response = try await transport.send(
-      HTTPRequest(method: .get, url: url, headers: ["Authorization": "Bearer secret-token"]))
+    let (response, responseBody) = try await transport.send(
+      HTTPRequest(method: .get, url: url, headerFields: [.authorization: "Bearer secret-token"]))
     #expect(response.status == 307)
-    #expect(response.headers["Location"] == elsewhere)
+    #expect(response.headerFields[.location] == elsewhere)
   }
 
   static let fileUploadRedirected = TransportContract(
@@ -492,13 +498,13 @@ public struct TransportContract: Sendable, CustomStringConvertible {
     defer { try? FileManager.default.removeItem(at: file) }
     let url = try #require(
       URL(string: "\(backend.url.absoluteString)/__redirect?status=307&to=/upload"))
-    let response = try await make(.satisfied).send(
+    let (response, responseBody) = try await make(.satisfied).send(
       HTTPRequest(
         method: .post, url: url,
-        headers: ["Content-Type": "multipart/form-data; boundary=\(boundary)"]),
+        headerFields: [.contentType: "multipart/form-data; boundary=\(boundary)"]),
       body: .file(file), options: TransportOptions(deadline: .seconds(60)))
     #expect(response.status == 200)
-    let parts = try JSONSerialization.jsonObject(with: response.body) as? [[String: Any]]
+    let parts = try JSONSerialization.jsonObject(with: responseBody.bytes) as? [[String: Any]]
     #expect(parts?.last?["size"] as? Int == payloadSize)
     #expect(parts?.last?["sha256"] as? String == Multipart.payloadSHA256(payloadSize))
   }
@@ -518,11 +524,11 @@ public struct TransportContract: Sendable, CustomStringConvertible {
       + "Content-Length: \(gzipBody.count)\r\nConnection: close\r\n\r\n"
     let server = try LoopbackServer(.bytes(Data(head.utf8) + gzipBody))
     defer { server.stop() }
-    let response = try await make(.satisfied).send(
+    let (response, responseBody) = try await make(.satisfied).send(
       HTTPRequest(method: .get, url: server.url.appendingPathComponent("zipped")))
     #expect(response.status == 200)
     #expect(
-      String(decoding: response.body, as: UTF8.self)
+      String(decoding: responseBody.bytes, as: UTF8.self)
         == String(repeating: "Courier decodes gzip ✓ ", count: 100))
     let fields = try #require(server.requestHeads.first).split(separator: "\r\n")
     let accept = fields.first { $0.hasPrefix("accept-encoding:") }
@@ -534,13 +540,13 @@ public struct TransportContract: Sendable, CustomStringConvertible {
   static func login(_ transport: any Transport, _ backend: ReferenceBackend) async throws
     -> String
   {
-    let response = try await transport.send(
+    let (response, responseBody) = try await transport.send(
       HTTPRequest(
         method: .post, url: backend.url.appendingPathComponent("auth/token"),
-        headers: ["Content-Type": "application/json"]),
+        headerFields: [.contentType: "application/json"]),
       body: .bytes(Data(#"{"username":"alice","password":"secret"}"#.utf8)))
     #expect(response.status == 200)
-    let object = try JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+    let object = try JSONSerialization.jsonObject(with: responseBody.bytes) as? [String: Any]
     return try #require(object?["access_token"] as? String)
   }
 
@@ -559,7 +565,7 @@ public struct TransportContract: Sendable, CustomStringConvertible {
     of transport: any Transport, _ request: HTTPRequest, deadline: Duration = .seconds(10)
   ) async throws -> CourierError {
     do {
-      let response = try await transport.send(
+      let (response, _) = try await transport.send(
         request, options: TransportOptions(deadline: deadline))
       Issue.record("expected a failure, got status \(response.status)")
       return CourierError(.invalidInput)

@@ -4,6 +4,7 @@ import CourierLinux
 import CourierTUI
 import CourierTestKit
 import Foundation
+import HTTPTypes
 import Testing
 
 /// The interface's upload line (the core has an `UploadState` of its own).
@@ -102,10 +103,10 @@ struct CoreBridgeTests {
   @Test("behind a Wi-Fi login page, the header learns the changes are not going out")
   func loginPage() async throws {
     let fixture = try Fixture()
-    let page = HTTPResponse(
-      status: 200, headers: ["Content-Type": "text/html"],
-      body: Data("<html><body>Please log in to the network</body></html>".utf8))
-    for _ in 0..<10 { fixture.transport.enqueue(.response(page)) }
+    let page = HTTPResponse(status: 200, headerFields: [.contentType: "text/html"])
+    let html = ResponseBody(
+      bytes: Data("<html><body>Please log in to the network</body></html>".utf8))
+    for _ in 0..<10 { fixture.transport.enqueue(.response(page, body: html)) }
     var updates = fixture.hub.stream.makeAsyncIterator()
     let running = Task { try await fixture.bridge.run() }
     defer { running.cancel() }

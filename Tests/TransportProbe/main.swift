@@ -12,6 +12,7 @@ import CourierDomain
 import CourierPorts
 import CourierURLSession
 import Foundation
+import HTTPTypes
 
 let arguments = CommandLine.arguments
 guard arguments.count == 5, arguments[1] == "get", let url = URL(string: arguments[3]) else {
@@ -28,9 +29,9 @@ default:
   exit(64)
 }
 do {
-  let response = try await transport.send(
+  let (response, body) = try await transport.send(
     HTTPRequest(method: .get, url: url), options: TransportOptions(deadline: .seconds(60)))
-  print("response \(response.status) \(response.body.count)")
+  print("response \(response.status.code) \(body.bytes.count)")
 } catch let error as CourierError {
   print("error \(error.kind) \(error.underlying ?? "")")
 } catch {

@@ -3,6 +3,7 @@ import CourierPorts
 import CourierTestSupport
 import CourierURLSession
 import Foundation
+import HTTPTypes
 import Testing
 
 /// What a hostile or broken server must not do to this adapter: exhaust memory with a gzip bomb

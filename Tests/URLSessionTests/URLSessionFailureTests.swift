@@ -3,6 +3,7 @@ import CourierPorts
 import CourierTestSupport
 import CourierURLSession
 import Foundation
+import HTTPTypes
 import Testing
 
 /// What only this adapter decides: "offline" from the path monitor's status. The failure modes

@@ -1,3 +1,4 @@
+import Courier
 // courier-transport-bench: drives one transport adapter for Benchmarks/transport/run.sh and
 // prints one JSON line with the time the transfer itself took (process start-up excluded).
 //
@@ -67,12 +68,13 @@ func report(_ fields: [String: String]) {
 }
 
 func upload(_ options: Options, url: URL) async throws {
-  let headers: HTTPHeaders = ["Content-Type": "multipart/form-data; boundary=\(options.boundary)"]
+  let headers: HTTPFields = [.contentType: "multipart/form-data; boundary=\(options.boundary)"]
   let request = HTTPRequest(
-    method: .post, url: url.appendingPathComponent("upload"), headers: headers)
+    method: .post, url: url.appendingPathComponent("upload"), headerFields: headers)
   let noDeadline = TransportOptions(deadline: nil)
   let start = ContinuousClock.now
   let response: HTTPResponse
+  let received: ResponseBody
   let bytes: Int64
   if options.transport == "curl-segments" {
     guard let payload = options.payload else { usage("--payload is required") }
@@ -86,19 +88,19 @@ func upload(_ options: Options, url: URL) async throws {
       .bytes(head), .file(payload, offset: 0, length: Int64(size)), .bytes(tail),
     ]
     bytes = segments.totalLength
-    response = try await CurlTransport().send(
+    (response, received) = try await CurlTransport().send(
       request, body: .segments(segments), options: noDeadline)
   } else {
     guard let body = options.body else { usage("--body is required") }
     bytes = Int64((try FileManager.default.attributesOfItem(atPath: body.path)[.size] as? Int) ?? 0)
-    response = try await makeTransport(options.transport).send(
+    (response, received) = try await makeTransport(options.transport).send(
       request, body: .file(body), options: noDeadline)
   }
   let seconds = start.duration(to: .now).seconds
   report([
-    "status": "\(response.status)", "bytes": "\(bytes)", "seconds": String(format: "%.6f", seconds),
-    "received": String(decoding: response.body, as: UTF8.self).isEmpty
-      ? "null" : String(decoding: response.body, as: UTF8.self),
+    "status": "\(response.status.code)", "bytes": "\(bytes)",
+    "seconds": String(format: "%.6f", seconds),
+    "received": received.bytes.isEmpty ? "null" : String(decoding: received.bytes, as: UTF8.self),
   ])
   if response.status != 200 { exit(1) }
 }
@@ -108,7 +110,7 @@ func requests(_ options: Options, url: URL) async throws {
   var failures = 0
   let start = ContinuousClock.now
   for index in 0..<options.count {
-    let response = try await transport.send(
+    let (response, _) = try await transport.send(
       HTTPRequest(method: .get, url: url.appendingPathComponent("r/\(index)")),
       options: TransportOptions(deadline: .seconds(30)))
     if response.status != 200 { failures += 1 }

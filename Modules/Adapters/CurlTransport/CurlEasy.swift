@@ -2,6 +2,7 @@ import CCurl
 import CCurlShim
 import CourierDomain
 import CourierPorts
+import HTTPTypes
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -23,7 +24,8 @@ final class CurlEasy {
   private let errorBuffer: UnsafeMutablePointer<CChar>
   private var headerList: UnsafeMutablePointer<curl_slist>?
   private var reader: BodyReader?
-  private var headers = HTTPHeaders()
+  /// The final response's fields as received; checked into `HTTPFields` at the end.
+  private var fields: [(name: String, value: String)] = []
   private var body = Data()
   private var output: (fd: Int32, temporary: URL, destination: URL)?
   private var localFailure: CourierError?
@@ -216,9 +218,9 @@ final class CurlEasy {
     switch Self.headerLine(UnsafeRawBufferPointer(start: buffer, count: count)) {
     case .status:
       // A new status line (after a 100 Continue): only the final response's fields count.
-      headers = HTTPHeaders()
+      fields.removeAll()
     case .field(let name, let value):
-      headers.add(name: name, value: value)
+      fields.append((name: name, value: value))
     case .other:
       break
     }
@@ -281,8 +283,9 @@ final class CurlEasy {
 
   /// The caller's answer for libcurl's result code.
   /// - Parameter code: the `CURLcode` (0 for success).
-  /// - Returns: the response, or the error classified by `CurlErrorTable`.
-  func result(code: Int) -> Result<HTTPResponse, CourierError> {
+  /// - Returns: the response and its body; the error classified by `CurlErrorTable`, or
+  ///   `invalidResponse` for a head `HTTPResponse` cannot hold.
+  func result(code: Int) -> Result<CurlAnswer, CourierError> {
     if code == 0 {
       var status = 0
       _ = courier_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
@@ -298,8 +301,17 @@ final class CurlEasy {
               mayHaveReachedServer: true, context: transfer.context))
         }
       }
-      defer { body = Data() }
-      return .success(HTTPResponse(status: status, headers: headers, body: body))
+      defer {
+        body = Data()
+        fields = []
+      }
+      do throws(CourierError) {
+        let head = try HTTPResponse(
+          receivedStatus: status, fields: fields, context: transfer.context)
+        return .success((head, ResponseBody(bytes: body)))
+      } catch {
+        return .failure(error)
+      }
     }
     // The partial file goes before the caller hears of the failure, so none is ever seen.
     discardOutput()

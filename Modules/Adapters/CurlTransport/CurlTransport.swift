@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import HTTPTypes
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -88,15 +89,15 @@ public final class CurlTransport: Transport {
   ///   - request: the request.
   ///   - body: the body: bytes, a whole file or segments; nil for none.
   ///   - options: the per-attempt deadline and the progress observer.
-  /// - Returns: the response, of any status.
+  /// - Returns: the response, of any status, and its body.
   /// - Throws: `CourierError`: `fileUnavailable` naming the file when a file or range is
-  ///   missing or shorter than announced, `invalidInput` for a negative range, or when no
-  ///   response was received.
+  ///   missing or shorter than announced, `invalidInput` for a negative range, `invalidResponse`
+  ///   for a reply that is not valid HTTP, or when no response was received.
   public func send(
     _ request: HTTPRequest, body: RequestBody?, options: TransportOptions
-  ) async throws -> HTTPResponse {
+  ) async throws -> (HTTPResponse, ResponseBody) {
     var segments: [BodySegment]?
-    switch body {
+    switch body?.contents {
     case nil: segments = nil
     case .bytes(let data): segments = [.bytes(data)]
     case .file(let file):
@@ -118,7 +119,7 @@ public final class CurlTransport: Transport {
   ///   - file: where the response body goes.
   ///   - options: the per-attempt deadline.
   ///   - progress: bytes received so far, and the total when the server announced it.
-  /// - Returns: the response with an empty `body`.
+  /// - Returns: the response (its body is in the file).
   /// - Throws: `CourierError`: `fileUnavailable` when the file cannot be written, or when no
   ///   response was received.
   public func download(
@@ -127,7 +128,8 @@ public final class CurlTransport: Transport {
   ) async throws -> HTTPResponse {
     let segments = body.map { [BodySegment.bytes($0)] }
     return try await perform(
-      request, body: segments, sink: .file(file), options: options, progress: progress)
+      request, body: segments, sink: .file(file), options: options, progress: progress
+    ).0
   }
 
   /// How many transfers are in flight or waiting for the transport's thread: zero once every
@@ -148,7 +150,7 @@ public final class CurlTransport: Transport {
   private func perform(
     _ request: HTTPRequest, body: [BodySegment]?, sink: ResponseSink, options: TransportOptions,
     progress: (@Sendable (TransferProgress) -> Void)?
-  ) async throws -> HTTPResponse {
+  ) async throws -> CurlAnswer {
     try await RedirectFollowing.run(request, deadline: options.deadline) { hop in
       try await performOnce(
         hop.request, body: hop.sendsBody ? body : nil, sink: sink,
@@ -159,8 +161,8 @@ public final class CurlTransport: Transport {
   private func performOnce(
     _ request: HTTPRequest, body: [BodySegment]?, sink: ResponseSink, options: TransportOptions,
     progress: (@Sendable (TransferProgress) -> Void)?
-  ) async throws -> HTTPResponse {
-    let origin = Self.origin(of: request.url)
+  ) async throws -> CurlAnswer {
+    let origin = Self.origin(of: request)
     let transfer = try Transfer(
       request: request, body: body, sink: sink, deadline: options.deadline,
       idleTimeout: options.idleTimeout,
@@ -196,15 +198,16 @@ public final class CurlTransport: Transport {
   /// - Returns: true to ask first.
   static func asksToContinue(_ request: HTTPRequest, originAnswered: Bool) -> Bool {
     guard originAnswered, request.method == .patch else { return true }
-    let type = request.headers["Content-Type"]?.split(separator: ";").first.map {
+    let type = request.headerFields[.contentType]?.split(separator: ";").first.map {
       $0.trimmingSpacesAndTabs().lowercased()
     }
     return type != "application/offset+octet-stream"
   }
 
   /// `scheme://host:port`, lower-cased, the port filled in from the scheme.
-  static func origin(of url: URL) -> String {
-    let scheme = url.scheme?.lowercased() ?? ""
+  static func origin(of request: HTTPRequest) -> String {
+    let scheme = request.scheme?.lowercased() ?? ""
+    guard let url = request.url else { return "\(scheme)://" }
     let port = url.port ?? (scheme == "https" ? 443 : 80)
     return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
   }

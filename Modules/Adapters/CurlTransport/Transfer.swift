@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import HTTPTypes
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -16,18 +17,21 @@ enum ResponseSink: Sendable {
   case file(URL)
 }
 
+/// What a transfer answers: the response and its body.
+typealias CurlAnswer = (HTTPResponse, ResponseBody)
+
 /// One request as the caller sees it: what to send, and a continuation resumed exactly once,
 /// by whichever comes first of completion (on the transport's thread), deadline or cancellation
 /// (on the caller's side). The easy handle doing the work lives on the transport's thread only.
 final class Transfer: Sendable {
   private struct State {
-    var continuation: CheckedContinuation<HTTPResponse, any Error>?
+    var continuation: CheckedContinuation<CurlAnswer, any Error>?
     var finished = false
     var cancelled = false
     var deadline: ContinuousClock.Instant?
   }
 
-  let method: HTTPMethod
+  let method: HTTPRequest.Method
   let url: String
   let headerLines: [String]
   let hasExpectHeader: Bool
@@ -45,8 +49,8 @@ final class Transfer: Sendable {
   let context: String
   private let state = Mutex(State())
 
-  /// Checks what libcurl would otherwise be told blindly: the scheme, and header fields that
-  /// could smuggle a second header line.
+  /// Checks what libcurl would otherwise be told blindly: the scheme and the host. (No field
+  /// can smuggle a second header line: `HTTPFields` keeps no CR, LF or NUL in a value.)
   init(
     request: HTTPRequest, body: [BodySegment]?, sink: ResponseSink, deadline: Duration?,
     idleTimeout: Duration? = nil, asksToContinue: Bool = true,
@@ -54,29 +58,27 @@ final class Transfer: Sendable {
     pathStatus: @escaping @Sendable () -> PathStatus
   ) throws {
     let context = request.summary
-    guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-      request.url.host != nil
+    guard let scheme = request.scheme?.lowercased(), scheme == "http" || scheme == "https",
+      let authority = request.authority, !authority.isEmpty
     else {
+      let target = "\(request.scheme ?? "")://\(request.authority ?? "")\(request.path ?? "")"
       throw CourierError(
         .invalidInput,
-        serverMessage: "Only http and https URLs can be requested, not “\(request.url)”.",
+        serverMessage: "Only http and https URLs can be requested, not “\(target)”.",
         context: context)
     }
     var lines: [String] = []
     var expect = false
-    // The same check, and the same error, as every other adapter.
-    try HeaderFieldCheck.check(request)
-    for field in request.headers {
+    for field in request.headerFields {
       let name = field.name
-      let lower = name.lowercased()
       // The transport owns the framing of the body.
-      if lower == "content-length" || lower == "transfer-encoding" { continue }
-      if lower == "expect" { expect = true }
+      if name == .contentLength || name == .transferEncoding { continue }
+      if name == .expect { expect = true }
       let value = Self.trimmed(field.value)
-      lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
+      lines.append(value.isEmpty ? "\(name.rawName);" : "\(name.rawName): \(value)")
     }
     self.method = request.method
-    self.url = request.url.absoluteString
+    self.url = "\(scheme)://\(authority)\(request.path ?? "/")"
     self.headerLines = lines
     self.hasExpectHeader = expect
     self.body = body
@@ -108,7 +110,7 @@ final class Transfer: Sendable {
 
   /// Installs the continuation and starts the deadline's count.
   /// - Returns: false when a cancellation came first (the caller was answered already).
-  func start(_ continuation: CheckedContinuation<HTTPResponse, any Error>) -> Bool {
+  func start(_ continuation: CheckedContinuation<CurlAnswer, any Error>) -> Bool {
     let cancelled = state.withLock { state -> Bool in
       state.deadline = timeout.map { ContinuousClock.now + $0 }
       if state.cancelled {
@@ -128,7 +130,7 @@ final class Transfer: Sendable {
   /// Answers the caller as cancelled now, without waiting for libcurl.
   /// - Returns: whether the transfer was running and the transport's thread must drop it.
   func cancel() -> Bool {
-    let continuation = state.withLock { state -> CheckedContinuation<HTTPResponse, any Error>? in
+    let continuation = state.withLock { state -> CheckedContinuation<CurlAnswer, any Error>? in
       state.cancelled = true
       guard !state.finished, let continuation = state.continuation else { return nil }
       state.finished = true
@@ -141,8 +143,8 @@ final class Transfer: Sendable {
 
   /// Answers the caller, unless it was answered already.
   /// - Parameter result: the response or the error.
-  func finish(_ result: Result<HTTPResponse, CourierError>) {
-    let continuation = state.withLock { state -> CheckedContinuation<HTTPResponse, any Error>? in
+  func finish(_ result: Result<CurlAnswer, CourierError>) {
+    let continuation = state.withLock { state -> CheckedContinuation<CurlAnswer, any Error>? in
       guard !state.finished else { return nil }
       state.finished = true
       defer { state.continuation = nil }

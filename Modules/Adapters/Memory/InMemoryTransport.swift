@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import HTTPTypes
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -13,12 +14,12 @@ import Synchronization
 public final class InMemoryTransport: Transport {
   /// One scripted outcome.
   public enum Reply: Sendable {
-    /// Answer with this response.
-    case response(HTTPResponse)
+    /// Answer with this response and body.
+    case response(HTTPResponse, body: ResponseBody = ResponseBody())
     /// Fail with this error, as if no response came.
     case failure(CourierError)
     /// Compute the answer from the request.
-    case handler(@Sendable (HTTPRequest) async throws -> HTTPResponse)
+    case handler(@Sendable (HTTPRequest) async throws -> (HTTPResponse, ResponseBody))
   }
 
   private struct State {
@@ -41,11 +42,16 @@ public final class InMemoryTransport: Transport {
   /// - Parameters:
   ///   - status: the status.
   ///   - json: the body text.
-  ///   - headers: extra headers.
-  public func enqueue(status: Int, json: String = "{}", headers: HTTPHeaders = [:]) {
-    var all = headers
-    if all["Content-Type"] == nil { all["Content-Type"] = "application/json" }
-    enqueue(.response(HTTPResponse(status: status, headers: all, body: Data(json.utf8))))
+  ///   - headerFields: extra header fields.
+  public func enqueue(
+    status: HTTPResponse.Status, json: String = "{}", headerFields: HTTPFields = [:]
+  ) {
+    var all = headerFields
+    if all[.contentType] == nil { all[.contentType] = "application/json" }
+    enqueue(
+      .response(
+        HTTPResponse(status: status, headerFields: all), body: ResponseBody(bytes: Data(json.utf8)))
+    )
   }
 
   /// Every request received, in order.
@@ -62,7 +68,7 @@ public final class InMemoryTransport: Transport {
   /// The body files of every request sent with a whole-file body, in order.
   public var uploadedFiles: [URL] {
     bodies.compactMap { body in
-      if case .file(let url) = body { return url }
+      if case .file(let url) = body?.contents { return url }
       return nil
     }
   }
@@ -75,11 +81,11 @@ public final class InMemoryTransport: Transport {
   ///   - request: the request, recorded.
   ///   - body: the body, recorded as given (files are not read).
   ///   - options: its `progress` hears of the body's length once; the deadline is ignored.
-  /// - Returns: the scripted response.
+  /// - Returns: the scripted response and body.
   /// - Throws: the scripted error.
   public func send(
     _ request: HTTPRequest, body: RequestBody?, options: TransportOptions
-  ) async throws -> HTTPResponse {
+  ) async throws -> (HTTPResponse, ResponseBody) {
     try Task.checkCancellation()
     let bytes = body.flatMap { try? Self.read($0) }
     let reply = state.withLock { state -> Reply? in
@@ -93,12 +99,15 @@ public final class InMemoryTransport: Transport {
       progress(TransferProgress(sent: size, total: size))
     }
     switch reply {
-    case .response(let response): return response
+    case .response(let response, let body): return (response, body)
     case .failure(let error): throw error
     case .handler(let handler): return try await handler(request)
     case nil:
-      return HTTPResponse(
-        status: 599, body: Data("InMemoryTransport: no reply scripted for \(request.summary)".utf8))
+      return (
+        HTTPResponse(status: 599),
+        ResponseBody(
+          bytes: Data("InMemoryTransport: no reply scripted for \(request.summary)".utf8))
+      )
     }
   }
 

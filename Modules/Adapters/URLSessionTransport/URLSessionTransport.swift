@@ -1,6 +1,7 @@
 import CourierDomain
 import CourierPorts
 import Foundation
+import HTTPTypes
 import Synchronization
 
 #if canImport(FoundationNetworking)
@@ -56,20 +57,18 @@ public final class URLSessionTransport: Transport {
   ///   - request: the request.
   ///   - body: the body; nil for none.
   ///   - options: the per-attempt deadline and the progress observer.
-  /// - Returns: the response, of any status.
-  /// - Throws: `CourierError` when a file is unreadable or no response was received.
+  /// - Returns: the response, of any status, and its body.
+  /// - Throws: `CourierError` when a file is unreadable, `invalidResponse` for a reply that is
+  ///   not valid HTTP, or when no response was received.
   public func send(
     _ request: HTTPRequest, body: RequestBody?, options: TransportOptions
-  ) async throws -> HTTPResponse {
-    // URLSession drops a field whose value holds a line break, silently: refuse it instead,
-    // as the curl adapter does.
-    try HeaderFieldCheck.check(request)
-    switch body {
+  ) async throws -> (HTTPResponse, ResponseBody) {
+    switch body?.contents {
     case nil, .bytes:
       var data: Data?
-      if case .bytes(let bytes) = body { data = bytes }
+      if case .bytes(let bytes) = body?.contents { data = bytes }
       return try await RedirectFollowing.run(request, deadline: options.deadline) { hop in
-        var prepared = Self.urlRequest(for: hop.request, idleTimeout: options.idleTimeout)
+        var prepared = try Self.urlRequest(for: hop.request, idleTimeout: options.idleTimeout)
         if hop.sendsBody { prepared.httpBody = data }
         let urlRequest = prepared
         let progress = hop.sendsBody && data != nil ? options.progress : nil
@@ -89,14 +88,14 @@ public final class URLSessionTransport: Transport {
 
   private func upload(
     _ request: HTTPRequest, file: URL, options: TransportOptions
-  ) async throws -> HTTPResponse {
+  ) async throws -> (HTTPResponse, ResponseBody) {
     guard FileManager.default.isReadableFile(atPath: file.path) else {
       throw CourierError(
         .fileUnavailable, serverMessage: "The file \(file.path) can't be read.",
         context: request.summary)
     }
     return try await RedirectFollowing.run(request, deadline: options.deadline) { hop in
-      let urlRequest = Self.urlRequest(for: hop.request, idleTimeout: options.idleTimeout)
+      let urlRequest = try Self.urlRequest(for: hop.request, idleTimeout: options.idleTimeout)
       return try await perform(
         hop.request, deadline: hop.deadline, progress: hop.sendsBody ? options.progress : nil
       ) { session in
@@ -109,15 +108,23 @@ public final class URLSessionTransport: Transport {
 
   /// The `URLRequest` for a request; `idleTimeout` becomes its own `timeoutInterval`, which
   /// URLSession (on Linux too) counts from the last byte that moved, in whole seconds.
-  static func urlRequest(for request: HTTPRequest, idleTimeout: Duration? = nil) -> URLRequest {
-    var urlRequest = URLRequest(url: request.url)
+  /// - Throws: `invalidInput` for a request without an absolute URL.
+  static func urlRequest(
+    for request: HTTPRequest, idleTimeout: Duration? = nil
+  ) throws -> URLRequest {
+    guard let url = request.url else {
+      throw CourierError(
+        .invalidInput, serverMessage: "The request has no absolute URL.",
+        context: request.summary)
+    }
+    var urlRequest = URLRequest(url: url)
     urlRequest.httpMethod = request.method.rawValue
     urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
     if let idleTimeout {
       urlRequest.timeoutInterval = max(1, idleTimeout.seconds.rounded(.up))
     }
-    for field in request.headers {
-      urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
+    for field in request.headerFields {
+      urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
     }
     return urlRequest
   }
@@ -126,7 +133,7 @@ public final class URLSessionTransport: Transport {
     _ request: HTTPRequest, deadline: Duration?,
     progress: (@Sendable (TransferProgress) -> Void)?,
     makeTask: @escaping @Sendable (URLSession) -> URLSessionTask
-  ) async throws -> HTTPResponse {
+  ) async throws -> (HTTPResponse, ResponseBody) {
     try Task.checkCancellation()
     let exchange = Exchange(
       context: request.summary, maxBytes: maxResponseBytes, pathStatus: pathStatus,
@@ -240,7 +247,7 @@ enum SegmentSpooler {
 /// of completion, deadline or cancellation comes first.
 private final class Exchange: Sendable {
   private struct State {
-    var continuation: CheckedContinuation<HTTPResponse, any Error>?
+    var continuation: CheckedContinuation<(HTTPResponse, ResponseBody), any Error>?
     var task: URLSessionTask?
     var response: HTTPURLResponse?
     var body = Data()
@@ -264,7 +271,7 @@ private final class Exchange: Sendable {
     self.progress = progress
   }
 
-  func start(_ continuation: CheckedContinuation<HTTPResponse, any Error>) {
+  func start(_ continuation: CheckedContinuation<(HTTPResponse, ResponseBody), any Error>) {
     state.withLock { $0.continuation = continuation }
   }
 
@@ -347,15 +354,22 @@ private final class Exchange: Sendable {
             context: context)))
       return
     }
-    var headers = HTTPHeaders()
-    for (name, value) in response.allHeaderFields {
-      headers.add(name: String(describing: name), value: String(describing: value))
+    let fields = response.allHeaderFields.map { name, value in
+      (name: String(describing: name), value: String(describing: value))
     }
-    finish(.success(HTTPResponse(status: response.statusCode, headers: headers, body: body)))
+    finish(
+      Result { () throws(CourierError) in
+        (
+          try HTTPResponse(
+            receivedStatus: response.statusCode, fields: fields, context: context),
+          ResponseBody(bytes: body)
+        )
+      }.mapError { $0 as any Error })
   }
 
-  private func finish(_ result: Result<HTTPResponse, any Error>) {
-    let continuation = state.withLock { state -> CheckedContinuation<HTTPResponse, any Error>? in
+  private func finish(_ result: Result<(HTTPResponse, ResponseBody), any Error>) {
+    let continuation = state.withLock {
+      state -> CheckedContinuation<(HTTPResponse, ResponseBody), any Error>? in
       guard !state.finished else { return nil }
       state.finished = true
       state.body = Data()

@@ -43,14 +43,16 @@ public struct ArticleIndex<C: Clock>: Sendable where C.Duration == Duration {
   public func fetch() async throws -> [ArticleSummary] {
     let request = HTTPRequest(method: .get, url: baseURL.appendingPathComponent("articles"))
     let transport = self.transport
-    let response = try await retry.run(safeToRepeat: true) { _ in
-      let response = try await transport.send(request)
-      if let failure = ResponseClassifier.classify(response, context: "GET /articles") {
+    let body = try await retry.run(safeToRepeat: true) { attempt in
+      let (response, body) = try await transport.send(request)
+      if let failure = ResponseClassifier.classify(
+        response, body: body.bytes, attempts: attempt, context: "GET /articles")
+      {
         throw failure
       }
-      return response
+      return body
     }
-    guard case .array(let items) = try? JSONValue(parsing: response.body) else {
+    guard case .array(let items) = try? JSONValue(parsing: body.bytes) else {
       throw CourierError(.decoding, context: "GET /articles")
     }
     return items.compactMap { item in

@@ -30,7 +30,7 @@ struct ArticleIndexTests {
 
     let articles = try await fetch.value
     #expect(articles == [ArticleSummary(id: 9_007_199_254_740_993, title: "Hello")])
-    #expect(transport.requests.map(\.url.path) == ["/articles", "/articles"])
+    #expect(transport.requests.map(\.path) == ["/articles", "/articles"])
   }
 
   @Test("a 404 ends at once: no retry, no wait")

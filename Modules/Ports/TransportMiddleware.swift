@@ -1,4 +1,5 @@
 import CourierDomain
+import HTTPTypes
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -19,17 +20,20 @@ import CourierDomain
 /// A middleware may run on the transport's own thread (a replay waits there for its answers,
 /// `Transport.taskExecutor`): it may suspend, but must not block that thread (a semaphore, a
 /// synchronous network call).
-public protocol ClientMiddleware: Sendable {
+public protocol TransportMiddleware: Sendable {
   /// Handles one attempt of a call.
   /// - Parameters:
   ///   - request: the request as the steps before this one left it.
   ///   - body: the body, if any.
   ///   - options: the call's options (deadline, progress, retry observer).
   ///   - next: sends the (possibly changed) request through the rest of the pipeline.
-  /// - Returns: the response to hand back to the steps before this one.
+  /// - Returns: the response and its body, to hand back to the steps before this one.
   /// - Throws: what `next` throws, or the middleware's own error.
   func intercept(
     _ request: HTTPRequest, body: RequestBody?, options: TransportOptions,
-    next: @Sendable (HTTPRequest, RequestBody?, TransportOptions) async throws -> HTTPResponse
-  ) async throws -> HTTPResponse
+    next:
+      @Sendable (HTTPRequest, RequestBody?, TransportOptions) async throws -> (
+        HTTPResponse, ResponseBody
+      )
+  ) async throws -> (HTTPResponse, ResponseBody)
 }

@@ -1,0 +1,37 @@
+import HTTPTypes
+
+/// The header field names Courier reads or writes that swift-http-types does not name itself
+/// (it has `.location`, `.retryAfter`, `.ifMatch`, `.contentType`, `.authorization`, …): one
+/// place for every spelling, so a typo cannot make a lookup miss.
+extension HTTPField.Name {
+  /// `Idempotency-Key`: the key a server deduplicates a retried write on (decision 0412).
+  package static let idempotencyKey = courier("Idempotency-Key")
+  /// `Idempotent-Replayed`: the server's word that an answer is the stored one of a key.
+  package static let idempotentReplayed = courier("Idempotent-Replayed")
+  /// `Tus-Resumable`: the tus version every tus request carries (decision 1301).
+  package static let tusResumable = courier("Tus-Resumable")
+  /// `Tus-Version`: the versions a tus server speaks, in its `OPTIONS` answer.
+  package static let tusVersion = courier("Tus-Version")
+  /// `Tus-Extension`: the extensions a tus server offers.
+  package static let tusExtension = courier("Tus-Extension")
+  /// `Tus-Checksum-Algorithm`: the checksums a tus server verifies.
+  package static let tusChecksumAlgorithm = courier("Tus-Checksum-Algorithm")
+  /// `Tus-Max-Size`: the largest upload a tus server takes.
+  package static let tusMaxSize = courier("Tus-Max-Size")
+  /// `Upload-Offset`: where a tus upload stands.
+  package static let uploadOffset = courier("Upload-Offset")
+  /// `Upload-Length`: a tus upload's whole length.
+  package static let uploadLength = courier("Upload-Length")
+  /// `Upload-Metadata`: a tus upload's metadata (`Tus.metadata(_:)`).
+  package static let uploadMetadata = courier("Upload-Metadata")
+  /// `Upload-Checksum`: the checksum of a tus chunk.
+  package static let uploadChecksum = courier("Upload-Checksum")
+  /// `Courier-Photo-Id`: the reference backend names the photo a finished tus upload became.
+  package static let courierPhotoID = courier("Courier-Photo-Id")
+
+  /// A name known to be a token.
+  private static func courier(_ name: String) -> HTTPField.Name {
+    guard let valid = HTTPField.Name(name) else { preconditionFailure("not a token: \(name)") }
+    return valid
+  }
+}
