@@ -462,7 +462,7 @@ for size in sorted({small, large}, key=int):
     if "mem:" + c in rows:
         row(f"upload {size} MiB --no-compress, peak private memory", private_mib(c),
             private_mib(p) + " (curl -F)", f"{rows['mem:' + c][0] / rows['mem:' + p][0]:.2f}×",
-            "shown (what the machine pays)", None)
+            "shown (what the machine pays, 2302)", None)
 if small != large and f"upload-courier-{large}" in rows:
     growth = rows[f"upload-courier-{large}"][2] - rows[f"upload-courier-{small}"][2]
     row(f"upload peak RSS, {large} MiB − {small} MiB", mib(f"upload-courier-{large}"),
@@ -475,13 +475,15 @@ if small != large and f"upload-courier-{large}" in rows:
             f"{growth:+.1f} MiB", "flat (≤ +2 MiB)", growth <= 2)
 if "image-courier" in rows:
     ratio = rows["image-courier"][2] / rows["image-vipsthumbnail"][2]
+    # Peak RSS counts clean code pages the page cache holds anyway (decision 2302): shown; the
+    # goal is on private memory, what the process costs the machine.
     row("24 MP JPEG → 2048 px, peak RSS", mib("image-courier"), mib("image-vipsthumbnail") +
-        " (vipsthumbnail)", f"{ratio:.2f}×", "≤ 1.0×", ratio <= 1.0, mib("image-base"))
+        " (vipsthumbnail)", f"{ratio:.2f}×", "shown (2302)", None, mib("image-base"))
     if "mem:image-courier" in rows:
         ratio = rows["mem:image-courier"][0] / rows["mem:image-vipsthumbnail"][0]
         row("24 MP JPEG → 2048 px, peak private memory", private_mib("image-courier"),
             private_mib("image-vipsthumbnail") + " (vipsthumbnail)", f"{ratio:.2f}×",
-            "shown (what the machine pays)", None, private_mib("image-base"))
+            "≤ 1.05× (2302)", ratio <= 1.05, private_mib("image-base"))
     ratio = rows["image-courier"][1] / rows["image-vipsthumbnail"][1]
     base_cpu = f"{rows['image-base'][1]:.2f} s" if "image-base" in rows else ""
     row("24 MP JPEG → 2048 px, CPU", f"{rows['image-courier'][1]:.2f} s",

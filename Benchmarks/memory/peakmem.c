@@ -3,7 +3,7 @@
 //
 //   peakmem [-i MICROSECONDS] COMMAND [ARG...]     (default interval: 1000 µs)
 //
-// prints one line: "peak_rss_kib peak_private_kib peak_anonymous_kib exit_status samples"
+// The command's standard output and error go to /dev/null. Prints one line: "peak_rss_kib peak_private_kib peak_anonymous_kib exit_status samples"
 // - peak_rss_kib: the kernel's high-water mark of the resident set (wait4's ru_maxrss), which
 //   counts clean file pages (code, read-only data) that the page cache holds anyway and that any
 //   process can drop and fault back without freeing a byte of the machine's memory;
@@ -13,6 +13,7 @@
 // - peak_anonymous_kib: the largest Anonymous seen at the same samples.
 // Sampling can miss a peak shorter than the interval; the resident-set figure cannot.
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,12 @@ int main(int argc, char **argv) {
     return 71;
   }
   if (child == 0) {
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      dup2(null, STDOUT_FILENO);
+      dup2(null, STDERR_FILENO);
+      close(null);
+    }
     execvp(argv[first], argv + first);
     perror("peakmem: exec");
     _exit(127);
