@@ -157,8 +157,6 @@ let package = Package(
       name: "CourierCLI",
       dependencies: [
         "CourierDomain", "CourierPorts", "CourierCore", "CourierLinux", "CourierSignals",
-        // Its compressor releases every loaded object's code while it works (decision 1408).
-        "CourierVips",
         // The command line: commands, help, completion scripts, the man page's dump (2202).
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],

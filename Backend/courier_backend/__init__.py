@@ -1,3 +1,3 @@
-"""Courier reference backend: a FastAPI implementation of /work/shared/api-contract.md."""
+"""Courier reference backend: a FastAPI implementation of Docs/contract.md."""
 
 __version__ = "1.0.0"

@@ -1,4 +1,4 @@
-"""The FastAPI application: every route of /work/shared/api-contract.md plus the test hooks.
+"""The FastAPI application: every route of Docs/contract.md plus the test hooks.
 
 `app` (this module) is the ASGI entry point: `uvicorn courier_backend.app:app`.
 """

@@ -3,7 +3,7 @@
 The handlers read their JSON by hand (the contract's error shapes, not FastAPI's), so FastAPI
 alone would describe none of the bodies. FastAPI still lists the routes and their path
 parameters; the table below adds, per public operation, its id, summary, request body,
-header parameters and responses, from /work/shared/api-contract.md. Test hooks (`/__*`) and the
+header parameters and responses, from Docs/contract.md. Test hooks (`/__*`) and the
 tus routes (a protocol of its own, Docs/tus.md) are left out. `tests/test_openapi.py` fails
 when a public route has no entry here, or when what is served and the checked-in file differ
 (`python -m courier_backend.openapi > openapi.json` writes it again).

@@ -64,6 +64,7 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
   cp "$release_bin/courier" "$OUT/courier-static"
   echo "cli bench: building the peers..." >&2
   gcc -O2 -o "$OUT/measure" Benchmarks/cli/measure.c
+  gcc -O2 -o "$OUT/peakmem" Benchmarks/memory/peakmem.c
   gcc -O2 -o "$OUT/fsync-peer" Benchmarks/cli/fsync-peer.c
   swiftc -O -static-stdlib Benchmarks/cli/fsync-peer.swift -o "$OUT/fsync-peer-swift" 2>/dev/null
   swiftc -O -static-stdlib Benchmarks/cli/hello.swift -o "$OUT/hello-static" 2>/dev/null
@@ -120,6 +121,25 @@ measure() {
   line="$("${WRAP[@]}" "$MEASURE" "$runs" "$@")"
   printf '%s\t%s\n' "$name" "${line// /$'\t'}" >>"$RESULTS"
   echo "cli bench: $name: $line" >&2
+}
+
+# private NAME RUNS COMMAND...: appends "mem:NAME private_kib anonymous_kib rss_kib", the largest of
+# RUNS runs of Benchmarks/memory/peakmem: what the process's peak cost the machine (its private,
+# dirty pages, sampled from /proc/PID/smaps_rollup every millisecond) beside its peak resident
+# set, which also counts clean file pages (code) that the page cache holds anyway. Measured in
+# runs of their own, since the sampling costs the parent CPU the timed rows must not see.
+private() {
+  local name="$1" runs="$2" line rss private anonymous best=0 best_anon=0 best_rss=0
+  shift 2
+  for _ in $(seq "$runs"); do
+    line="$("${WRAP[@]}" "$OUT/peakmem" "$@" 2>/dev/null)"
+    read -r rss private anonymous _ <<<"$line"
+    ((private > best)) && best=$private
+    ((anonymous > best_anon)) && best_anon=$anonymous
+    ((rss > best_rss)) && best_rss=$rss
+  done
+  printf 'mem:%s\t%s\t%s\t%s\n' "$name" "$best" "$best_anon" "$best_rss" >>"$RESULTS"
+  echo "cli bench: $name: private $best KiB, anonymous $best_anon KiB, peak RSS $best_rss KiB" >&2
 }
 
 # 1. Start-up: --version and status, static and dynamic, against the Swift hellos.
@@ -259,6 +279,10 @@ for size in "${UPLOAD_SIZES[@]}"; do
       --data-dir "$WORK/upload" --timeout 600 upload "$WORK/payload.bin" --no-compress \
       --to "$SINK_URL"
   fi
+  private "upload-curl-$size" "$UPLOAD_RUNS" curl -sS -F title=bench -F "file=@$WORK/payload.bin" \
+    "$SINK_URL"
+  private "upload-courier-$size" "$UPLOAD_RUNS" "$COURIER" --base-url "http://127.0.0.1:$SPORT" \
+    --data-dir "$WORK/upload" --timeout 600 upload "$WORK/payload.bin" --no-compress --to "$SINK_URL"
   rm -f "$WORK/payload.bin"
 done
 fi
@@ -288,6 +312,14 @@ for _ in $(seq "$IMAGE_ROUNDS"); do
       --data-dir "$WORK/upload" upload "$WORK/photo.jpg" --to "$SINK_URL"
   fi
 done
+private image-vipsthumbnail "$per_image_round" vipsthumbnail "$WORK/photo.jpg" -s 2048 \
+  -o "$WORK/thumb.jpg[Q=70,strip,optimize_coding]"
+private image-courier "$per_image_round" "$COURIER" --base-url "http://127.0.0.1:$SPORT" \
+  --data-dir "$WORK/upload" upload "$WORK/photo.jpg" --to "$SINK_URL"
+if [ -n "$BEFORE" ]; then
+  private image-base "$per_image_round" "$BEFORE" --base-url "http://127.0.0.1:$SPORT" \
+    --data-dir "$WORK/upload" upload "$WORK/photo.jpg" --to "$SINK_URL"
+fi
 # The same work counted in instructions (callgrind, one run a side; IMAGE_CALLGRIND=0 skips it):
 # a count does not move with the machine, where the CPU time's minimum moved by ±5 % from run to
 # run. valgrind cannot read lld's debug information: a copy without it, same code.
@@ -328,6 +360,10 @@ for line in open(sys.argv[1]):
     if name.startswith("instr:"):
         rows[name] = (float(wall), 0.0, 0.0)
         continue
+    if name.startswith("mem:"):
+        # private, anonymous and resident KiB, as MiB
+        rows[name] = (int(wall) / 1024, int(cpu) / 1024, int(rss) / 1024)
+        continue
     if name == "syncs":
         counts = [tuple(int(x) for x in n.split(":")) for n in wall.split(",") if ":" in n]
         continue
@@ -354,6 +390,10 @@ def ms(name):
 
 def mib(name):
     return f"{rows[name][2]:.1f} MiB" if name in rows else ""
+
+
+def private_mib(name):
+    return f"{rows['mem:' + name][0]:.1f} MiB" if "mem:" + name in rows else ""
 
 
 for command, name, base in (("--version", "version-static", "version-base"),
@@ -419,14 +459,31 @@ for size in sorted({small, large}, key=int):
         f"{mb / rows[b][0]:.0f} MiB/s" if b in rows else "")
     row(f"upload {size} MiB --no-compress, peak RSS", mib(c), mib(p) + " (curl -F)", mib(c),
         "≤ 24 MiB", rows[c][2] <= 24, mib(b))
+    if "mem:" + c in rows:
+        row(f"upload {size} MiB --no-compress, peak private memory", private_mib(c),
+            private_mib(p) + " (curl -F)", f"{rows['mem:' + c][0] / rows['mem:' + p][0]:.2f}×",
+            "shown (what the machine pays, 2302)", None)
 if small != large and f"upload-courier-{large}" in rows:
     growth = rows[f"upload-courier-{large}"][2] - rows[f"upload-courier-{small}"][2]
     row(f"upload peak RSS, {large} MiB − {small} MiB", mib(f"upload-courier-{large}"),
         mib(f"upload-courier-{small}"), f"{growth:+.1f} MiB", "flat (≤ +2 MiB)", growth <= 2)
+    large_mem, small_mem = f"mem:upload-courier-{large}", f"mem:upload-courier-{small}"
+    if large_mem in rows and small_mem in rows:
+        growth = rows[large_mem][0] - rows[small_mem][0]
+        row(f"upload private memory, {large} MiB − {small} MiB",
+            private_mib(f"upload-courier-{large}"), private_mib(f"upload-courier-{small}"),
+            f"{growth:+.1f} MiB", "flat (≤ +2 MiB)", growth <= 2)
 if "image-courier" in rows:
     ratio = rows["image-courier"][2] / rows["image-vipsthumbnail"][2]
+    # Peak RSS counts clean code pages the page cache holds anyway (decision 2302): shown; the
+    # goal is on private memory, what the process costs the machine.
     row("24 MP JPEG → 2048 px, peak RSS", mib("image-courier"), mib("image-vipsthumbnail") +
-        " (vipsthumbnail)", f"{ratio:.2f}×", "≤ 1.0×", ratio <= 1.0, mib("image-base"))
+        " (vipsthumbnail)", f"{ratio:.2f}×", "shown (2302)", None, mib("image-base"))
+    if "mem:image-courier" in rows:
+        ratio = rows["mem:image-courier"][0] / rows["mem:image-vipsthumbnail"][0]
+        row("24 MP JPEG → 2048 px, peak private memory", private_mib("image-courier"),
+            private_mib("image-vipsthumbnail") + " (vipsthumbnail)", f"{ratio:.2f}×",
+            "≤ 1.05× (2302)", ratio <= 1.05, private_mib("image-base"))
     ratio = rows["image-courier"][1] / rows["image-vipsthumbnail"][1]
     base_cpu = f"{rows['image-base'][1]:.2f} s" if "image-base" in rows else ""
     row("24 MP JPEG → 2048 px, CPU", f"{rows['image-courier'][1]:.2f} s",

@@ -2,7 +2,9 @@
 # Compression benchmark: one 24-megapixel JPEG (6000x4000) to a 2048 px long edge, JPEG
 # quality 70, metadata stripped, by Courier's VipsImageCompressor and by its peers, in one run.
 # Reports the median wall time and median peak RSS (/usr/bin/time -v) of RUNS runs of each,
-# and their ratios to Courier's. Usage: Benchmarks/compression/run.sh [RUNS]   (default 5)
+# the median peak private memory (Benchmarks/memory/peakmem: private dirty pages sampled from
+# /proc/PID/smaps_rollup, what the process costs the machine, in runs of their own), and their
+# ratios to Courier's. Usage: Benchmarks/compression/run.sh [RUNS]   (default 5)
 set -euo pipefail
 RUNS="${1:-5}"
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -14,6 +16,7 @@ echo "building courier-compress-bench (release)..." >&2
 swift build -c release --package-path "$ROOT/Benchmarks" --scratch-path "$ROOT/Benchmarks/.build" \
   --product courier-compress-bench >&2
 BENCH="$ROOT/Benchmarks/.build/release/courier-compress-bench"
+gcc -O2 -o "$WORK/peakmem" "$ROOT/Benchmarks/memory/peakmem.c"
 
 # A grainy 24 MP "photo": smooth plasma upscaled, plus per-pixel noise, saved at Q92.
 echo "generating a 6000x4000 JPEG..." >&2
@@ -38,9 +41,9 @@ CMD[convert-jpeg-size]="$CONVERT -define jpeg:size=2048x1366 $IN -auto-orient -t
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
-declare -A TIME RSS SIZE CPU
+declare -A TIME RSS SIZE CPU PRIV
 for name in "${NAMES[@]}"; do
-  : >"$WORK/$name.t" && : >"$WORK/$name.r" && : >"$WORK/$name.c"
+  : >"$WORK/$name.t" && : >"$WORK/$name.r" && : >"$WORK/$name.c" && : >"$WORK/$name.p"
 done
 # Interleave the tools run by run so that machine noise hits them alike.
 for ((i = 1; i <= RUNS; i++)); do
@@ -54,10 +57,18 @@ for ((i = 1; i <= RUNS; i++)); do
       >>"$WORK/$name.c"
   done
 done
+# Private memory in runs of their own: the sampling costs the parent CPU.
+for ((i = 1; i <= RUNS; i++)); do
+  for name in "${NAMES[@]}"; do
+    # shellcheck disable=SC2086 # the commands are word-split on purpose
+    "$WORK/peakmem" ${CMD[$name]} 2>/dev/null | awk '{print $2}' >>"$WORK/$name.p"
+  done
+done
 for name in "${NAMES[@]}"; do
   TIME[$name]=$(median <"$WORK/$name.t")
   RSS[$name]=$(median <"$WORK/$name.r")
   CPU[$name]=$(median <"$WORK/$name.c")
+  PRIV[$name]=$(median <"$WORK/$name.p")
 done
 SIZE[courier]=$(stat -c %s "$WORK/courier.jpg")
 SIZE[vipsthumbnail]=$(stat -c %s "$WORK/vipsthumbnail.jpg")
@@ -68,11 +79,12 @@ echo
 echo "input: 6000x4000 JPEG, $(stat -c %s "$IN") bytes; $RUNS runs each, medians;" \
   "libvips $(vips --version | cut -d- -f2), $("$CONVERT" -version | head -1 | cut -d' ' -f2-3)"
 echo
-echo "| tool | output | wall time (s) | time vs courier | CPU user+sys (s) | CPU vs courier | peak RSS (MiB) | RSS vs courier | output bytes |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| tool | output | wall time (s) | time vs courier | CPU user+sys (s) | CPU vs courier | peak RSS (MiB) | RSS vs courier | peak private (MiB) | private vs courier | output bytes |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for name in "${NAMES[@]}"; do
   dims=$(vipsheader "$WORK/$( [ "$name" = convert-thumbnail ] && echo convert || ([ "$name" = convert-jpeg-size ] && echo convert2 || echo "$name")).jpg" | awk '{print $2}')
   awk -v n="$name" -v d="$dims" -v t="${TIME[$name]}" -v r="${RSS[$name]}" -v s="${SIZE[$name]}" \
     -v c="${CPU[$name]}" -v t0="${TIME[courier]}" -v r0="${RSS[courier]}" -v c0="${CPU[courier]}" \
-    'BEGIN {printf "| %s | %s | %.2f | %.2fx | %.2f | %.2fx | %.0f | %.2fx | %d |\n", n, d, t, t/t0, c, c/c0, r/1024, r/r0, s}'
+    -v p="${PRIV[$name]}" -v p0="${PRIV[courier]}" \
+    'BEGIN {printf "| %s | %s | %.2f | %.2fx | %.2f | %.2fx | %.0f | %.2fx | %.1f | %.2fx | %d |\n", n, d, t, t/t0, c, c/c0, r/1024, r/r0, p/1024, p/p0, s}'
 done

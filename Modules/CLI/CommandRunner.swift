@@ -3,7 +3,6 @@ import CourierCore
 import CourierDomain
 import CourierLinux
 import CourierPorts
-import CourierVips
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -184,11 +183,6 @@ package struct CommandRunner: Sendable {
       // One line each, whatever a server or a URL put in it (no CR, LF or ESC).
       log = { line in output.err("courier: " + LogText.escaped(line) + "\n") }
     }
-    var overrides = self.overrides
-    // The command owns its process and exits after the upload: while libvips compresses, the
-    // code of every library it has loaded leaves the resident set, not only its own
-    // (decision 1408).
-    overrides.compressor = overrides.compressor ?? VipsImageCompressor(codeRelease: .allLoadedCode)
     let environment = try CourierEnvironment(config: config, overrides: overrides, log: log)
     // The command owns its process and ends soon after a sync: a delivered upload's bytes
     // are freed by a detached child rather than on the way to the report (decision 1303 §3).

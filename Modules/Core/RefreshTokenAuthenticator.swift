@@ -9,7 +9,7 @@ import HTTPTypes
 #endif
 
 /// The shipped `Authenticator`, speaking the reference backend's contract
-/// (Docs/api-contract): `POST <refreshURL>` with `{"refresh_token"}` answers a new pair
+/// (Docs/contract.md): `POST <refreshURL>` with `{"refresh_token"}` answers a new pair
 /// (`access_token`, `refresh_token`, `expires_in`); a refresh token works once, and a 400 or
 /// 401 means the session is over. Tokens live in a `CredentialStore`.
 public struct RefreshTokenAuthenticator: Authenticator {

@@ -89,14 +89,12 @@ struct UploadDeadlineNetworkTests {
         "--transport", transport, "--timeout", String(Self.timeout), "upload", "--no-compress",
         file.path, "--json",
       ], environment: ["COURIER_MAX_ATTEMPTS": "1"])
-    try await QueuedUploadNetworkTests.wait(
-      "the link to die after a megabyte",
-      {
-        try #require(upload.process.isRunning, "ended before the link died: \(upload.printed)")
-        return try await setup.net.isStalled()
-      }, otherwise: { upload.printed })
+    // Which the test sees first, the stall or the upload's end, depends on the machine's load
+    // (2 s of no progress can pass between two looks at iptables' counter): either order is
+    // fine, as long as the link did die mid-body and the upload then ended as timed out.
     let status = await upload.finish(within: .seconds(240))
     try #require(status != nil, "the upload hung on a dead link: \(upload.printed)")
+    #expect(try await setup.net.isStalled(), "the link never died: \(upload.printed)")
     #expect(status == 75, "timed out is transient (75): \(upload.printed)")
     let failure = upload.lines.last { $0["status"] as? String == "failed" }
     #expect(failure?["kind"] as? String == "timedOut", "\(upload.printed)")

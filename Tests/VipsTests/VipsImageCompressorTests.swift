@@ -1,4 +1,3 @@
-import CVipsShim
 import CourierDomain
 import CourierPorts
 import CourierVips
@@ -13,47 +12,6 @@ struct VipsImageCompressorTests {
     #expect(VipsImageCompressor.libvipsVersion.hasPrefix("8."))
     let formats = VipsImageCompressor.supportedFormats
     #expect(formats.contains(.jpeg) && formats.contains(.png) && formats.contains(.webp))
-  }
-
-  @Test("the program's own code pages are let go before libvips works, and run again after")
-  func releasesTheExecutablesCode() async throws {
-    // What each compression does first (decision 1406): the code and read-only tables of this
-    // test runner, some megabytes, leave its resident set...
-    let released = courier_vips_release_code(0)
-    #expect(released > 1 << 20, "released \(released) bytes")
-    // ...and are mapped back from the page cache as they run: a compression right after works.
-    let scratch = try Scratch()
-    let input = scratch.file("after-release.jpg")
-    try await Tool.convert("-size", "640x480", "plasma:", "-quality", "90", input.path)
-    let output = scratch.file("out.jpg")
-    let result = try await compressor.compress(
-      input: input, output: output, options: CompressionOptions())
-    #expect((result.width, result.height) == (640, 480))
-    #expect(FileManager.default.fileExists(atPath: output.path))
-  }
-
-  @Test("every loaded object's code pages are let go on request, and everything runs after")
-  func releasesAllLoadedCode() async throws {
-    // Decision 1408: the executable's pages and those of every library mapped (libc, libvips'
-    // tree, loaded by the first test of the suite or by this compressor's first call)...
-    let scratch = try Scratch()
-    let input = scratch.file("all-code.jpg")
-    try await Tool.convert("-size", "800x600", "plasma:", "-quality", "90", input.path)
-    let wide = VipsImageCompressor(codeRelease: .allLoadedCode)
-    _ = try await wide.inspect(input)
-    let own = courier_vips_release_code(0)
-    let all = courier_vips_release_code(1)
-    // ...are more than the executable's alone by at least libc and libvips' own code.
-    #expect(all > own + (4 << 20), "all objects \(all) bytes, the executable \(own)")
-    // Each page is mapped back as it runs: compressions with the release before each one
-    // work, in this process where the test runner's other threads keep running.
-    for edge in [256, 512] {
-      let output = scratch.file("all-code-\(edge).jpg")
-      let result = try await wide.compress(
-        input: input, output: output, options: CompressionOptions(maxLongEdge: edge))
-      #expect((result.width, result.height) == (edge, edge * 3 / 4))
-      #expect(try await Tool.field(output, "width") == "\(edge)")
-    }
   }
 
   @Test func appliesEXIFOrientationSixByRotatingThePixels() async throws {

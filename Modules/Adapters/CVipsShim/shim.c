@@ -2,11 +2,7 @@
 
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <elf.h>
 #include <errno.h>
-#include <link.h>
-#include <sys/auxv.h>
-#include <sys/mman.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -360,60 +356,3 @@ void courier_vips_token_cancel(courier_vips_token *token) {
 
 void courier_vips_token_free(courier_vips_token *token) { free(token); }
 
-// MARK: - Code out of the resident set while libvips works (decisions 1406, 1408)
-
-struct courier_vips_release {
-  int all_objects;
-  uintptr_t vdso;
-  size_t released;
-};
-
-// Whether an object had text relocations: the loader wrote into its read-only segments, and
-// MADV_DONTNEED would throw away those written copies.
-static int courier_vips_has_text_relocations(const struct dl_phdr_info *info) {
-  for (int i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr) *segment = &info->dlpi_phdr[i];
-    if (segment->p_type != PT_DYNAMIC) continue;
-    for (const ElfW(Dyn) *entry = (const ElfW(Dyn) *)(info->dlpi_addr + segment->p_vaddr);
-         entry->d_tag != DT_NULL; entry++) {
-      if (entry->d_tag == DT_TEXTREL) return 1;
-      if (entry->d_tag == DT_FLAGS && (entry->d_un.d_val & DF_TEXTREL) != 0) return 1;
-    }
-  }
-  return 0;
-}
-
-// dl_iterate_phdr lists the main program first, with an empty name.
-static int courier_vips_release_segments(struct dl_phdr_info *info, size_t size, void *data) {
-  (void)size;
-  struct courier_vips_release *release = data;
-  // The vDSO is the kernel's mapping, not a file's: left alone.
-  if (info->dlpi_addr == release->vdso ||
-      (info->dlpi_name != NULL && strstr(info->dlpi_name, "linux-vdso") != NULL)) {
-    return release->all_objects ? 0 : 1;
-  }
-  if (courier_vips_has_text_relocations(info)) return release->all_objects ? 0 : 1;
-  long page = sysconf(_SC_PAGESIZE);
-  for (int i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr) *segment = &info->dlpi_phdr[i];
-    // Only segments that were never written: code, read-only headers and tables. A page
-    // relocated at load (data, RELRO) is in a writable segment, and MADV_DONTNEED would throw
-    // away its relocated copy.
-    if (segment->p_type != PT_LOAD || (segment->p_flags & PF_W) != 0) continue;
-    // Whole pages inside the segment only: one it shares with a neighbour is left alone.
-    uintptr_t first = info->dlpi_addr + segment->p_vaddr;
-    uintptr_t start = (first + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1);
-    uintptr_t end = (first + segment->p_memsz) & ~(uintptr_t)(page - 1);
-    if (end > start && madvise((void *)start, end - start, MADV_DONTNEED) == 0) {
-      release->released += end - start;
-    }
-  }
-  return release->all_objects ? 0 : 1;  // 1 stops after the main program
-}
-
-size_t courier_vips_release_code(int all_objects) {
-  struct courier_vips_release release = {
-      .all_objects = all_objects, .vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR), .released = 0};
-  dl_iterate_phdr(courier_vips_release_segments, &release);
-  return release.released;
-}

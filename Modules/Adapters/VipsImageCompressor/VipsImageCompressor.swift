@@ -36,41 +36,16 @@ public struct VipsImageCompressor: ImageCompressor {
   public static let defaultConcurrency = min(
     4, max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
 
-  /// Which of the process's code pages a compression lets go of while libvips works
-  /// (decisions 1406 and 1408). Those pages were never written: each one used again is mapped
-  /// back from the page cache at its next use (a minor fault), so nothing is lost but time.
-  public enum CodeRelease: Sendable, Equatable {
-    /// Every page stays resident.
-    case none
-    /// The executable's own read-only pages (its code and tables): they are idle while
-    /// libvips works. The default.
-    case executable
-    /// The read-only pages of every loaded object (the executable, the C library, libvips and
-    /// the hundred libraries it brings), so that only what the compression touches is
-    /// resident at its peak. For a process that owns itself, such as a command that compresses
-    /// and exits (`courier` chooses it): an application's other threads would fault their
-    /// code back in while it runs.
-    case allLoadedCode
-  }
-
   /// Creates a compressor.
   /// - Parameters:
   ///   - concurrency: libvips' worker threads per image; only the first value used in a
   ///     process counts. Defaults to the processor count, at most 4.
-  ///   - codeRelease: which code pages leave the resident set while libvips works.
-  public init(
-    concurrency: Int = VipsImageCompressor.defaultConcurrency,
-    codeRelease: CodeRelease = .executable
-  ) {
+  public init(concurrency: Int = VipsImageCompressor.defaultConcurrency) {
     self.concurrency = max(1, concurrency)
-    self.codeRelease = codeRelease
   }
 
   /// libvips' worker threads per image, used when this compressor is the first to load it.
   public let concurrency: Int
-
-  /// Which code pages leave the resident set while libvips works.
-  public let codeRelease: CodeRelease
 
   /// The libvips version in use, e.g. "8.14.1" ("unavailable" when it cannot be loaded).
   public static var libvipsVersion: String {
@@ -131,8 +106,7 @@ public struct VipsImageCompressor: ImageCompressor {
     let token = CancelToken()
     let job = Job(
       input: input.path, output: temporary.path, maxEdge: Int32(clamping: options.maxLongEdge),
-      quality: Int32(clamping: options.quality), strip: options.stripMetadata,
-      codeRelease: codeRelease)
+      quality: Int32(clamping: options.quality), strip: options.stripMetadata)
     let outcome = await withTaskCancellationHandler {
       await VipsRuntime.run { job.run(token: token) }
     } onCancel: {
@@ -297,7 +271,6 @@ struct Job: Sendable {
   let maxEdge: Int32
   let quality: Int32
   let strip: Bool
-  let codeRelease: VipsImageCompressor.CodeRelease
 
   func run(token: CancelToken) -> Result<(courier_vips_info, courier_vips_info), VipsFailure> {
     var inputInfo = courier_vips_info()
@@ -310,11 +283,6 @@ struct Job: Sendable {
     }
     guard VipsImageCompressor.isCompressible(VipsImageCompressor.format(of: inputInfo)) else {
       return .success((inputInfo, outputInfo))
-    }
-    switch codeRelease {
-    case .none: break
-    case .executable: _ = courier_vips_release_code(0)
-    case .allLoadedCode: _ = courier_vips_release_code(1)
     }
     let status = token.withPointer { pointer in
       courier_vips_compress(

@@ -58,16 +58,6 @@ int courier_vips_init(int concurrency);
 /// Why libvips could not be loaded or started (dlopen's message); empty after a success.
 const char *courier_vips_load_error(void);
 
-/// Drops this process's mappings of read-only pages of loaded code (the PT_LOAD segments
-/// without PF_W: code, headers, symbol and unwind tables) with MADV_DONTNEED, so that they
-/// leave its resident set while libvips works; a page used again is mapped back from the page
-/// cache at its next use. Pages that were written (relocated data, RELRO) are in writable
-/// segments and kept; an object with text relocations, and the vDSO, are left alone. With
-/// all_objects 0, only the executable's own segments (decision 1406); otherwise every loaded
-/// object's, libvips' tree and the C library's included (decision 1408). Returns the bytes
-/// released.
-size_t courier_vips_release_code(int all_objects);
-
 /// The libvips version string, e.g. "8.14.1"; NULL until libvips is initialised.
 const char *courier_vips_version(void);
 
