@@ -16,7 +16,8 @@ import Logging
 /// events, decision 2201). Successful responses (2xx, 304) are returned with their bodies.
 ///
 /// Its calls log to `options.logger`; what uses a client for its requests (`SyncEngine`, the
-/// record sender) logs there too and records in ``metrics`` (decision 2203).
+/// record sender) logs there too and records in the metrics factory it was given (decision
+/// 2203).
 public struct APIClient: Sendable {
   /// The server's base URL; request paths are relative to it.
   public let baseURL: URL
