@@ -9,7 +9,7 @@ import Logging
 
 let once = CommandLine.arguments.dropFirst().contains("--once")
 // The program's own logger, not the global system's: Courier logs where it is told.
-var logger = Logger(label: "path-watcher", factory: StreamLogHandler.standardError)
+var logger = Logger(label: "path-watcher") { StreamLogHandler.standardError(label: $0) }
 logger.logLevel = CommandLine.arguments.dropFirst().contains("--debug") ? .debug : .notice
 let courier = try CourierSession.fromEnvironment(logger: logger)
 
