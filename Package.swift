@@ -8,6 +8,14 @@ let strict: [SwiftSetting] = [
 
 // The currency types of the transport port: HTTPRequest, HTTPResponse, HTTPFields (decision 2201).
 let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
+// Logging and metrics with the application's backends (decision 2203): the library takes a
+// `Logger` and a `MetricsFactory`, and never bootstraps either system. CoreMetrics (not Metrics,
+// which adds Dispatch conveniences) is all the library needs.
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let coreMetrics: Target.Dependency = .product(name: "CoreMetrics", package: "swift-metrics")
+// The fakes tests assert on: swift-log's and swift-metrics' own, shipped as library products.
+let inMemoryLogging: Target.Dependency = .product(name: "InMemoryLogging", package: "swift-log")
+let metricsTestKit: Target.Dependency = .product(name: "MetricsTestKit", package: "swift-metrics")
 
 let package = Package(
   name: "Courier",
@@ -62,11 +70,13 @@ let package = Package(
       swiftSettings: strict),
     // Small protocols, speaking the domain's types.
     .target(
-      name: "CourierPorts", dependencies: ["CourierDomain", httpTypes], path: "Modules/Ports",
+      name: "CourierPorts", dependencies: ["CourierDomain", httpTypes, logging],
+      path: "Modules/Ports",
       swiftSettings: strict),
     // Use cases composed from ports.
     .target(
-      name: "CourierCore", dependencies: ["CourierDomain", "CourierPorts", httpTypes],
+      name: "CourierCore",
+      dependencies: ["CourierDomain", "CourierPorts", httpTypes, logging, coreMetrics],
       path: "Modules/Core",
       swiftSettings: strict),
     // The `Courier` product's one module: re-exports domain, ports and core, and HTTPTypes,
@@ -146,7 +156,7 @@ let package = Package(
         "Courier", "CourierDomain", "CourierPorts", "CourierCore",
         .target(name: "CourierURLSession", condition: .when(traits: ["URLSessionTransport"])),
         "CourierCurl", "CourierNetlink", "CourierVips", "CourierSQLite", "CourierFileStore",
-        "CourierMemory", "CourierSHANI", "CDetachedRemoval", httpTypes,
+        "CourierMemory", "CourierSHANI", "CDetachedRemoval", httpTypes, logging, coreMetrics,
       ],
       path: "Modules/Composition", swiftSettings: strict),
     // The apps' one signal helper (a self-pipe and its reader thread); in no product.
@@ -159,20 +169,23 @@ let package = Package(
         "CourierDomain", "CourierPorts", "CourierCore", "CourierLinux", "CourierSignals",
         // The command line: commands, help, completion scripts, the man page's dump (2202).
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        // `--verbose` is a LogHandler; the command records no metrics (decision 2203).
+        logging, coreMetrics,
       ],
       path: "Modules/CLI", swiftSettings: strict),
     .target(
       name: "CourierTUI",
       dependencies: [
         "CourierDomain", "CourierPorts", "CourierCore", "CourierLinux", "CourierSignals",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
       ],
       path: "Modules/TUI", swiftSettings: strict),
     .executableTarget(
       name: "courier", dependencies: ["CourierCLI", "CourierSignals"], path: "Apps/courier",
       swiftSettings: strict),
     .executableTarget(
-      name: "courier-tui", dependencies: ["CourierTUI", "CourierLinux", "CourierSignals"],
+      name: "courier-tui",
+      dependencies: ["CourierTUI", "CourierLinux", "CourierSignals", logging, coreMetrics],
       path: "Apps/courier-tui", swiftSettings: strict),
 
     // Benchmarks and their probes are a package of their own (Benchmarks/Package.swift), so a
@@ -181,7 +194,10 @@ let package = Package(
     // Test helpers shared by test targets: the reference backend launcher, misbehaving servers.
     .target(
       name: "CourierTestSupport",
-      dependencies: ["CourierDomain", "CourierPorts", "CourierCore", "CourierTestKit", httpTypes],
+      dependencies: [
+        "CourierDomain", "CourierPorts", "CourierCore", "CourierTestKit", httpTypes, logging,
+        inMemoryLogging,
+      ],
       path: "Tests/Support", swiftSettings: strict),
     .testTarget(
       name: "CourierDomainTests", dependencies: ["CourierDomain", httpTypes],
@@ -189,7 +205,10 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(
       name: "CourierCoreTests",
-      dependencies: ["CourierCore", "CourierTestKit", "CourierTestSupport", httpTypes],
+      dependencies: [
+        "CourierCore", "CourierTestKit", "CourierTestSupport", httpTypes, logging,
+        inMemoryLogging, coreMetrics, metricsTestKit,
+      ],
       path: "Tests/CoreTests", swiftSettings: strict),
     .testTarget(
       name: "CourierURLSessionTests",
@@ -242,7 +261,8 @@ let package = Package(
       name: "CourierCLITests",
       dependencies: [
         "CourierCLI", "CourierCore", "CourierLinux", "CourierTestKit", "CourierTestSupport",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"), httpTypes,
+        .product(name: "ArgumentParser", package: "swift-argument-parser"), httpTypes, logging,
+        inMemoryLogging, coreMetrics, metricsTestKit,
       ],
       path: "Tests/CLITests", swiftSettings: strict),
     .testTarget(

@@ -142,6 +142,7 @@ public struct Articles: Sendable {
     // entry as the engine's `create`, without making the replayer (a read of the whole
     // outbox) for a write nothing in this process may send (issue 14).
     if let receipt = try shared.beforeReplayer({ try Self.create(article, in: store) }) {
+      shared.observation.recordOutbox()
       return receipt
     }
     return try await engine.create(article)
@@ -215,6 +216,7 @@ public struct Articles: Sendable {
   {
     let dropped = try await engine.discardEntry(operationID: operationID)
     shared.tidy()
+    shared.observation.recordOutbox()
     return dropped
   }
 

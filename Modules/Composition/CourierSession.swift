@@ -1,6 +1,8 @@
+import CoreMetrics
 import CourierCore
 import CourierDomain
 import CourierPorts
+import Logging
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -32,6 +34,10 @@ import Synchronization
 /// environment variables, then what you set) and any one can be replaced with
 /// ``AdapterOverrides`` in tests. The underlying pieces stay public: ``environment`` has the
 /// request pipeline, the path monitor and the compressor.
+///
+/// Give it a `Logger` and a `MetricsFactory` of the application's (`logger:` and `metrics:`)
+/// to see its requests, retries, replays and path changes; by default it logs nowhere and
+/// records in the global metrics system (the article "Metrics and logging").
 public final class CourierSession: Sendable {
   /// The composition root this session uses: configuration, pipeline and adapters.
   public let environment: CourierEnvironment
@@ -65,14 +71,17 @@ public final class CourierSession: Sendable {
   /// - Parameters:
   ///   - config: the configuration (see ``ConfigLoader``).
   ///   - overrides: adapters to use instead of the configured ones (fakes in tests).
-  ///   - log: receives a line per request and retry decision; nil for none.
+  ///   - logger: where requests, retry decisions, replays and path changes are logged; by
+  ///     default nowhere.
+  ///   - metrics: the application's metrics backend; by default the global system's factory.
   /// - Throws: `ConfigError` for an adapter this build cannot provide.
   public convenience init(
     config: CourierConfig, overrides: AdapterOverrides = AdapterOverrides(),
-    log: (@Sendable (String) -> Void)? = nil
+    logger: Logger = .courierDiscarding, metrics: any MetricsFactory = MetricsSystem.factory
   ) throws {
     self.init(
-      environment: try CourierEnvironment(config: config, overrides: overrides, log: log))
+      environment: try CourierEnvironment(
+        config: config, overrides: overrides, logger: logger, metrics: metrics))
   }
 
   /// A session over an environment built already (the apps build theirs from their flags).
@@ -98,7 +107,19 @@ public final class CourierSession: Sendable {
       monitor = environment.pathMonitor
     }
     pathMonitor = monitor
-    monitorRun = SharedRun { try await monitor.run() }
+    let paths = PathObservation(metrics: environment.metrics, logger: environment.logger)
+    if paths.isEnabled {
+      // The one run every listener shares counts and logs each change once.
+      monitorRun = SharedRun {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+          group.addTask { await paths.follow(monitor) }
+          defer { group.cancelAll() }
+          try await monitor.run()
+        }
+      }
+    } else {
+      monitorRun = SharedRun { try await monitor.run() }
+    }
     self.deliveredBodyRemoval = deliveredBodyRemoval
   }
 
@@ -106,30 +127,38 @@ public final class CourierSession: Sendable {
   /// data folder), then what `configure` changes.
   /// - Parameters:
   ///   - baseURL: the server.
+  ///   - logger: where the session logs; by default nowhere.
+  ///   - metrics: the application's metrics backend; by default the global system's factory.
   ///   - configure: changes to the defaults (data folder, timeout, retry policy…).
   /// - Returns: the session.
   /// - Throws: `ConfigError` for an adapter this build cannot provide.
   public static func connecting(
-    to baseURL: URL, configure: (inout CourierConfig) -> Void = { _ in }
+    to baseURL: URL, logger: Logger = .courierDiscarding,
+    metrics: any MetricsFactory = MetricsSystem.factory,
+    configure: (inout CourierConfig) -> Void = { _ in }
   ) throws -> CourierSession {
     var config = CourierConfig(environment: ProcessInfo.processInfo.environment)
     config.baseURL = baseURL
     configure(&config)
-    return try CourierSession(config: config)
+    return try CourierSession(config: config, logger: logger, metrics: metrics)
   }
 
   /// A session configured the way the `courier` command is: defaults, then the config file
   /// (`$XDG_CONFIG_HOME/courier/config.json` when present), then `COURIER_*` environment
   /// variables.
-  /// - Parameter environment: the process environment.
+  /// - Parameters:
+  ///   - environment: the process environment.
+  ///   - logger: where the session logs; by default nowhere.
+  ///   - metrics: the application's metrics backend; by default the global system's factory.
   /// - Returns: the session.
   /// - Throws: `ConfigError` naming the file or variable and the key that is wrong.
   public static func fromEnvironment(
-    _ environment: [String: String] = ProcessInfo.processInfo.environment
+    _ environment: [String: String] = ProcessInfo.processInfo.environment,
+    logger: Logger = .courierDiscarding, metrics: any MetricsFactory = MetricsSystem.factory
   ) throws -> CourierSession {
     let config = try ConfigLoader.load(
       flags: [:], environment: environment, readFile: ConfigLoader.readFileIfPresent)
-    return try CourierSession(config: config)
+    return try CourierSession(config: config, logger: logger, metrics: metrics)
   }
 
   /// The server's base URL.
@@ -282,17 +311,12 @@ public final class CourierSession: Sendable {
 
   private func resumableUploader() -> TusUploader<ContinuousClock> {
     let config = environment.config
-    var options = environment.client.options
-    if let log = environment.log {
-      // `--verbose` shows the tus client's retry decisions as it does the pipeline's.
-      options.onRetry = { event in
-        if case .attemptStarted = event { return }
-        log(event.humanDescription)
-      }
-    }
+    // The executor logs its decisions to the client's logger, as the pipeline's does.
+    let options = environment.client.options
     return TusUploader(
       transport: environment.singleAttemptTransport,
-      executor: RetryExecutor(policy: config.retry, clock: ContinuousClock()),
+      executor: RetryExecutor(
+        policy: config.retry, clock: ContinuousClock(), metrics: environment.metrics),
       compressor: environment.compressor,
       store: FileResumableUploadStore(
         directory: config.dataDirectory.appendingPathComponent("uploads")),
@@ -377,6 +401,7 @@ public final class CourierSession: Sendable {
       request, transfer: transfer, tusEndpoint: tusEndpoint, tusConfirmation: tusConfirmation,
       onState: onState)
     shared.replayer.reloadState()
+    shared.observation.recordOutbox()
     // While a watch runs, the store's run loop sends it now (as it does any write).
     shared.replayer.requestReplay()
     return entry
@@ -436,25 +461,21 @@ public final class CourierSession: Sendable {
 
   private static func queuedUploadSender(
     environment: CourierEnvironment, tracker uploadTracker: QueuedUploadTracker,
-    store queuedUploadStore: FileQueuedUploadStore, tidy: @escaping @Sendable () -> Void
+    store queuedUploadStore: FileQueuedUploadStore, tidy: @escaping @Sendable () -> Void,
+    changed: @escaping @Sendable () -> Void
   ) -> any ReplaySender {
     let config = environment.config
-    var options = environment.client.options
-    if let log = environment.log {
-      options.onRetry = { event in
-        if case .attemptStarted = event { return }
-        log(event.humanDescription)
-      }
-    }
     let sender = QueuedUploadSender(
       transport: environment.client.transport,
       singleAttemptTransport: environment.singleAttemptTransport,
-      executor: RetryExecutor(policy: config.retry, clock: ContinuousClock()),
-      store: queuedUploadStore, options: options, hasher: environment.fileHasher)
+      executor: RetryExecutor(
+        policy: config.retry, clock: ContinuousClock(), metrics: environment.metrics),
+      store: queuedUploadStore, options: environment.client.options,
+      hasher: environment.fileHasher)
     let records = queuedUploadStore.resumeRecords
     return TrackedReplaySender(
       base: sender, tracker: uploadTracker, tidy: tidy,
-      confirmed: { records.load($0)?.confirmedOffset })
+      confirmed: { records.load($0)?.confirmedOffset }, changed: changed)
   }
 
   /// The ids of the queued uploads the outbox holds, whatever their state.
@@ -684,9 +705,13 @@ public final class CourierSession: Sendable {
         }
       }
       sweep()
+      // Replays, the outbox and the queued uploads, observed around the replayer.
+      let observation = ReplayObservation(
+        metrics: environment.metrics, logger: environment.logger, store: store,
+        sendingUploads: { [uploadTracker] in Set(uploadTracker.sending.keys) })
       // The replayer is made when something needs it (OutboxSync): an offline add does not.
       let shared = OutboxSync(
-        store: store,
+        store: store, observation: observation,
         makeReplayer: { [environment, pathMonitor, collections, uploadTracker] in
           let replayer = OutboxReplayer(
             store: store, pathMonitor: pathMonitor,
@@ -707,7 +732,7 @@ public final class CourierSession: Sendable {
               sender: Self.queuedUploadSender(
                 environment: environment, tracker: uploadTracker,
                 store: Self.queuedUploadStore(environment: environment, removal: removal),
-                tidy: sweep),
+                tidy: sweep, changed: { observation.recordOutbox() }),
               decision: ReplayDecision(policy: config.conflictPolicy)))
           return replayer
         },

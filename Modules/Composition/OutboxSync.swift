@@ -37,6 +37,8 @@ final class OutboxSync: Sendable {
   /// Run after a pass and after a discard: the session removes the files of queued uploads
   /// that left the outbox (decision 1302).
   let tidy: @Sendable () -> Void
+  /// Logs and measures the passes it runs and the outbox (decision 2203).
+  let observation: ReplayObservation
 
   convenience init(
     store: any LocalStore, replayer: OutboxReplayer, lock: SharedSyncLock?, monitor: SharedRun?,
@@ -49,11 +51,12 @@ final class OutboxSync: Sendable {
 
   /// The sending side of a store whose replayer `makeReplayer` makes at the first use.
   init(
-    store: any LocalStore, made: OutboxReplayer? = nil,
+    store: any LocalStore, observation: ReplayObservation? = nil, made: OutboxReplayer? = nil,
     makeReplayer: @escaping @Sendable () -> OutboxReplayer, lock: SharedSyncLock?,
     monitor: SharedRun?, tidy: @escaping @Sendable () -> Void = {}
   ) {
     self.store = store
+    self.observation = observation ?? .disabled(store)
     self.made = Mutex(made)
     self.makeReplayer = makeReplayer
     self.lock = lock
@@ -79,7 +82,10 @@ final class OutboxSync: Sendable {
   func sync(activity: String) async throws -> ReplayReport {
     try await withSyncLock(activity: activity) {
       defer { tidy() }
-      return await replayer.replay()
+      let start = ContinuousClock.now
+      let report = await replayer.replay()
+      observation.ended(report, after: start.duration(to: .now))
+      return report
     }
   }
 
@@ -88,6 +94,7 @@ final class OutboxSync: Sendable {
     let (stream, continuation) = AsyncThrowingStream.makeStream(of: SyncState.self)
     let replayer = replayer
     let monitor = monitor
+    let observation = observation
     let folder = lock?.directory.path
     let task = Task {
       do {
@@ -104,6 +111,10 @@ final class OutboxSync: Sendable {
             group.addTask { await replayer.run(replayingFirst: true) }
             group.addTask {
               for await state in replayer.states() { continuation.yield(state) }
+            }
+            // The outbox gauges follow the run loop's states (its passes are its own).
+            if observation.isEnabled {
+              group.addTask { await observation.follow(replayer.states()) }
             }
             // The monitor throwing ends the watch; anything else runs until cancelled.
             while try await group.next() != nil {}

@@ -1,6 +1,7 @@
 import CourierDomain
 import CourierPorts
 import HTTPTypes
+import Logging
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -204,9 +205,37 @@ struct TusTransfer<C: Clock>: Sendable where C.Duration == Duration {
 
   /// Sends `prepared` to `request.target`, resuming the record saved under `key` when it
   /// describes the same bytes (`fresh.resumes`).
+  ///
+  /// The whole upload is one call (decision 2203): one `courier.request.id` for its requests,
+  /// `courier.attempt` for each attempt's, and one count in `courier_requests_total` when it
+  /// ends; the bytes a resumed attempt finds on the server count in `courier_bytes_resumed_total`.
   func send(
     _ prepared: PreparedUpload, request: UploadRequest, record fresh: ResumableUpload,
     key: String, onState: @escaping @Sendable (UploadState) -> Void,
+    onResume: @escaping @Sendable (_ offset: Int64, _ total: Int64) -> Void
+  ) async throws -> UploadResult {
+    let call = options.identifyingCall()
+    let metrics = executor.metrics
+    let clock = executor.clock
+    let start = metrics.isEnabled ? clock.now : nil
+    do {
+      let result = try await send(
+        prepared, request: request, record: fresh, key: key, call: call, onState: onState,
+        onResume: onResume)
+      if let start { metrics.requestEnded(failure: nil, after: start.duration(to: clock.now)) }
+      return result
+    } catch {
+      if let start {
+        metrics.requestEnded(
+          failure: CourierError.wrapping(error), after: start.duration(to: clock.now))
+      }
+      throw error
+    }
+  }
+
+  private func send(
+    _ prepared: PreparedUpload, request: UploadRequest, record fresh: ResumableUpload,
+    key: String, call: TransportOptions, onState: @escaping @Sendable (UploadState) -> Void,
     onResume: @escaping @Sendable (_ offset: Int64, _ total: Int64) -> Void
   ) async throws -> UploadResult {
     var record = fresh
@@ -223,7 +252,7 @@ struct TusTransfer<C: Clock>: Sendable where C.Duration == Duration {
           checking: old, method: .delete, headerFields: [.tusResumable: Tus.version])
       {
         // The file changed: the old upload can never complete; free it (best effort).
-        _ = try? await transport.send(delete, body: nil, options: options)
+        _ = try? await transport.send(delete, body: nil, options: call)
       }
     }
     let run = TusRun(record: record, key: key, store: store, chunk: chunkSize)
@@ -239,12 +268,12 @@ struct TusTransfer<C: Clock>: Sendable where C.Duration == Duration {
     }
     let length = prepared.length
     let transfer = Transfer(
-      tus: self, run: run, request: request, file: prepared.url, length: length,
+      tus: self, options: call, run: run, request: request, file: prepared.url, length: length,
       metadata: Tus.metadata(pairs), onState: onState, onResume: onResume,
       throttle: ProgressThrottle(granularity: progressGranularity))
     let callObserver = options.onRetry
     let (attempts, response) = try await executor.run(
-      safeToRepeat: true,
+      safeToRepeat: true, logger: call.logger,
       onEvent: { event in
         callObserver?(event)
         if case .retrying(let attempt, let maxAttempts, let delay, let error) = event {
@@ -253,7 +282,7 @@ struct TusTransfer<C: Clock>: Sendable where C.Duration == Duration {
         }
       }
     ) { attempt in
-      (attempt, try await transfer.attempt())
+      (attempt, try await transfer.attempt(attempt))
     }
     run.finish()
     var result = UploadResult(
@@ -377,6 +406,8 @@ final class TusRun: Sendable {
 /// stands (a creation, or a `HEAD`) and sends the rest.
 private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
   let tus: TusTransfer<C>
+  /// The options of each request: the call's, then the attempt's (`attempt(_:)`).
+  var options: TransportOptions
   let run: TusRun
   let request: UploadRequest
   let file: URL
@@ -390,7 +421,14 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
   var confirmation: DeliveryProof.UploadConfirmation { request.confirmation }
 
   /// One attempt, to the answer that proved completion.
-  func attempt() async throws -> (HTTPResponse, ResponseBody) {
+  /// - Parameter number: the attempt, from 1.
+  func attempt(_ number: Int) async throws -> (HTTPResponse, ResponseBody) {
+    var this = self
+    this.options = options.forAttempt(number)
+    return try await this.attempt()
+  }
+
+  private func attempt() async throws -> (HTTPResponse, ResponseBody) {
     throttle.reset()
     let capabilities = try await discover()
     let creating = run.record.uploadURL == nil
@@ -417,7 +455,10 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
           // Progress starts at what the server holds, never at 0 for a resumed upload.
           announced = true
           run.started(at: from)
-          if from > 0 { onResume(from, length) }
+          if from > 0 {
+            tus.executor.metrics.resumed(bytes: from)
+            onResume(from, length)
+          }
           onState(.uploading(sent: from, total: length))
         }
         let before = from
@@ -458,7 +499,7 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
     if let known = run.capabilities { return known }
     let (response, body) = try await transport.send(
       try HTTPRequest(checking: request.target, method: .options), body: nil,
-      options: tus.options)
+      options: options)
     switch Tus.afterOptions(response, body: body.bytes) {
     case .offers(let capabilities):
       run.capabilities = capabilities
@@ -505,7 +546,7 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
       body = .segments([.file(file, offset: 0, length: sent)])
     }
     // A body lasts what the link needs: bounded by lack of progress, not by total time.
-    var options = body == nil ? tus.options : tus.options.boundedByProgress()
+    var options = body == nil ? self.options : self.options.boundedByProgress()
     options.progress = progress(from: 0)
     let answer = try await transport.send(http, body: body, options: options)
     let response = answer.0
@@ -527,7 +568,7 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
 
   private func head() async throws -> Answered {
     let http = try tusRequest(.head, try uploadURL())
-    let answer = try await transport.send(http, body: nil, options: tus.options)
+    let answer = try await transport.send(http, body: nil, options: options)
     let step = Tus.afterHead(
       answer.0, body: answer.1.bytes, length: length, confirmed: run.record.confirmedOffset,
       confirmation: confirmation)
@@ -544,7 +585,7 @@ private struct Transfer<C: Clock>: Sendable where C.Duration == Duration {
       if let algorithm = capabilities.checksumAlgorithm {
         http.headerFields[.uploadChecksum] = try checksum(algorithm, from: from, length: chunk)
       }
-      var options = tus.options.boundedByProgress()
+      var options = self.options.boundedByProgress()
       options.progress = progress(from: from)
       let clock = tus.executor.clock
       let started = clock.now

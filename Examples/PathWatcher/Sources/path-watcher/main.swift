@@ -1,13 +1,17 @@
 // Prints the network path as Courier's path monitor sees it, then every change until
 // interrupted; `--once` prints the first known path (or, after 3 s, what the monitor has) and
-// exits.
-//   path-watcher [--once]
+// exits; `--debug` has Courier log each change on standard error (swift-log, its `debug` level).
+//   path-watcher [--once] [--debug]
 // The COURIER_* settings are honoured: COURIER_PATH_MONITOR=manual watches nothing.
 import CourierLinux
 import Foundation
+import Logging
 
 let once = CommandLine.arguments.dropFirst().contains("--once")
-let courier = try CourierSession.fromEnvironment()
+// The program's own logger, not the global system's: Courier logs where it is told.
+var logger = Logger(label: "path-watcher") { StreamLogHandler.standardError(label: $0) }
+logger.logLevel = CommandLine.arguments.dropFirst().contains("--debug") ? .debug : .notice
+let courier = try CourierSession.fromEnvironment(logger: logger)
 
 func describe(_ path: NetworkPath) -> String {
   let usable = path.interfaces.filter(\.isUsable).map(\.name)
