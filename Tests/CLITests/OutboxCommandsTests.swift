@@ -248,13 +248,16 @@ struct OutboxCommandsTests {
     let url = backend.url.absoluteString
     #expect(
       await run(Self.deadURL, ["articles", "add", "--title", "Once"], dataDir: dir).code == 0)
-    try await backend.call("POST", "/__chaos", json: #"{"delay_ms": 3000}"#)
+    // The server holds every PUT until released, so the first sync is mid-send for as long as
+    // the checks below take, however loaded the machine.
+    try await backend.call("POST", "/__hold", json: #"{"after":0,"method":"PUT"}"#)
     let (first, out, _) = try start(url, ["--json", "sync"], dir: dir)
-    // The first holds the lock and its PUT is at the server (held there by the delay).
-    try await waitUntil("the first sync's PUT reaches the server") {
-      try await backend.log().contains {
-        $0["method"] as? String == "PUT" && ($0["path"] as? String)?.hasPrefix("/articles/") == true
-      }
+    defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
+    // The first holds the lock and its PUT is held at the server.
+    try await waitUntil("the first sync's PUT is held at the server") {
+      let (_, body) = try await backend.call("GET", "/__hold")
+      let state = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+      return (state?["held"] as? Int ?? 0) > 0
     }
     #expect(lockSays(dir, pid: first.processIdentifier, "sync"))
 
@@ -269,10 +272,10 @@ struct OutboxCommandsTests {
     #expect(add.code == 0)
     #expect((add.lines.first?["not_sent"] as? [String: Any])?["kind"] as? String == "busy")
 
+    try await backend.call("POST", "/__hold", json: #"{"release":true}"#)
     #expect(await first.exited(), "the first sync never ended")
     let output = out.fileHandleForReading.readDataToEndOfFile()
     #expect(first.terminationStatus == 0, "\(String(decoding: output, as: UTF8.self))")
-    try await backend.call("POST", "/__chaos", json: #"{"delay_ms": 0}"#)
     let last = await run(url, ["sync"], dataDir: dir)
     #expect(last.code == 0, "\(last.output.stderr)")
     #expect(try await serverTitles(backend) == ["Meanwhile", "Once"])
