@@ -31,6 +31,9 @@ let package = Package(
     .library(name: "CourierSHANI", targets: ["CourierSHANI"]),
     // Fakes for tests (re-exports `CourierMemory`).
     .library(name: "CourierTestKit", targets: ["CourierTestKit"]),
+    // A swift-openapi-runtime `ClientTransport` through Courier's pipeline, and a bridge that
+    // runs a runtime `ClientMiddleware` as a step of it (decision 2204).
+    .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
     .executable(name: "courier", targets: ["courier"]),
     .executable(name: "courier-tui", targets: ["courier-tui"]),
   ],
@@ -138,6 +141,17 @@ let package = Package(
     .target(
       name: "CourierTestKit", dependencies: ["CourierDomain", "CourierPorts", "CourierMemory"],
       path: "Modules/Adapters/TestKit", swiftSettings: strict),
+
+    // Generated OpenAPI clients over Courier's pipeline (decision 2204). The only target that
+    // depends on OpenAPIRuntime, which imports Foundation proper: nothing else in Courier, and
+    // neither app, may link it (decision 1414).
+    .target(
+      name: "CourierOpenAPI",
+      dependencies: [
+        "CourierDomain", "CourierPorts", "CourierCore", httpTypes,
+        .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+      ],
+      path: "Modules/OpenAPI", swiftSettings: strict),
 
     // The only place that knows every adapter.
     .target(
@@ -247,6 +261,13 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"), httpTypes,
       ],
       path: "Tests/CLITests", swiftSettings: strict),
+    .testTarget(
+      name: "CourierOpenAPITests",
+      dependencies: [
+        "CourierOpenAPI", "CourierCore", "CourierLinux", "CourierTestKit", "CourierTestSupport",
+        .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"), httpTypes,
+      ],
+      path: "Tests/OpenAPITests", swiftSettings: strict),
     .testTarget(
       name: "CourierTUITests",
       dependencies: [
