@@ -20,7 +20,7 @@ import OpenAPIRuntime
 /// try await courier.login(username: "alice", password: "secret")
 /// let client = Client(
 ///   serverURL: courier.baseURL, transport: CourierClientTransport(courier.environment.client))
-/// let created = try await client.createArticle(body: .json(.init(id: id, title: "Hi", body: "")))
+/// let created = try await client.createArticle(body: .json(.init(body: "", id: id, title: "Hi")))
 /// ```
 ///
 /// What reaches the generated client:
