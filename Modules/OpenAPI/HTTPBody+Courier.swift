@@ -29,16 +29,16 @@ extension HTTPBody {
     return HTTPBody(received.bytes)
   }
 
-  /// A request body as an `HTTPBody` that can be read any number of times, of known length:
-  /// bytes as they are, files and segments read from disk a chunk at a time while iterated, so
-  /// a middleware that reads a photo's body does not hold it in memory.
+  /// A request body as an `HTTPBody` that can be read any number of times, of known length,
+  /// read only when iterated (a middleware that never looks at it costs no copy): bytes as
+  /// they are, files and segments from disk a chunk at a time, so a middleware that reads a
+  /// photo's body does not hold it in memory.
   /// - Parameters:
   ///   - body: Courier's body.
   ///   - context: the request's summary, named in errors.
   /// - Returns: the body.
   /// - Throws: `CourierError.fileUnavailable` when a whole-file body cannot be read.
   static func of(_ body: RequestBody, context: String) throws -> HTTPBody {
-    if case .bytes(let data) = body.contents { return HTTPBody(data) }
     let segments = try body.segments(context: context)
     return HTTPBody(
       SegmentBytes(segments: segments, context: context), length: .known(segments.totalLength),
