@@ -36,7 +36,7 @@ enum RequestTarget {
       throw CourierError(
         .invalidInput,
         serverMessage: "“\(relative)” can't be joined to \(baseURL.absoluteString) as a URL.",
-        context: request.method.rawValue)
+        context: request.summary)
     }
     return joined
   }
