@@ -47,6 +47,7 @@ public struct CourierClientTransport: ClientTransport {
   private let options: TransportOptions
   private let inMemoryLimit: Int
   private let temporaryDirectory: URL
+  private let bases = RequestTarget.BaseCache()
 
   /// A transport that sends through an `APIClient`'s pipeline, under its options (deadline,
   /// retry observer): a session's `environment.client`. The client's own base URL is not
@@ -91,10 +92,9 @@ public struct CourierClientTransport: ClientTransport {
   public func send(
     _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String
   ) async throws -> (HTTPResponse, HTTPBody?) {
-    let target = try RequestTarget.join(request, to: baseURL)
-    let context = target.summary
+    let target = try RequestTarget.join(request, to: bases.base(of: baseURL))
     let spooled = try await SpooledBody.read(
-      body, inMemoryLimit: inMemoryLimit, directory: temporaryDirectory, context: context)
+      body, inMemoryLimit: inMemoryLimit, directory: temporaryDirectory, context: target.summary)
     defer { spooled.remove() }
     do {
       let (response, received) = try await transport.send(
@@ -102,6 +102,7 @@ public struct CourierClientTransport: ClientTransport {
         options: spooled.file == nil ? options : options.boundedByProgress())
       return (response, HTTPBody.of(received, response: response, method: target.method))
     } catch {
+      let context = target.summary
       var failure = CourierError.wrapping(error, context: context)
       if failure.context == nil { failure.context = context }
       throw failure

@@ -34,14 +34,15 @@ struct SpooledBody: Sendable {
   ///   - body: the body; nil for none.
   ///   - inMemoryLimit: the most bytes held in memory; a longer body goes to a file.
   ///   - directory: where that file is made.
-  ///   - context: the request's summary, named in errors.
+  ///   - context: the request's summary, named in errors; made only when there is a body.
   /// - Returns: the spooled body; the caller calls ``remove()`` once the call is over.
   /// - Throws: `CourierError`: `fileUnavailable` when the temporary file cannot be made or
   ///   written, `cancelled`, or what reading the body threw, wrapped (`unexpected`).
   static func read(
-    _ body: HTTPBody?, inMemoryLimit: Int, directory: URL, context: String
+    _ body: HTTPBody?, inMemoryLimit: Int, directory: URL, context: @autoclosure () -> String
   ) async throws(CourierError) -> SpooledBody {
     guard let body else { return SpooledBody(body: nil, file: nil) }
+    let context = context()
     var buffer = Data()
     var spool: Spool?
     if case .known(let length) = body.length {

@@ -40,6 +40,23 @@ struct CourierClientTransportTests {
     #expect(sent.method == .get)
   }
 
+  @Test("one transport given two server URLs in turn joins each request to its own")
+  func serverURLsInTurn() async throws {
+    let memory = InMemoryTransport()
+    let transport = CourierClientTransport(memory)
+    let bases = ["http://a:1/v1", "http://a:1/v1", "http://b:2/", "http://a:1/v1/"]
+    for base in bases {
+      memory.enqueue(status: .ok)
+      _ = try await transport.send(
+        generatedRequest(.get, "/x"), body: nil, baseURL: try #require(URL(string: base)),
+        operationID: "op")
+    }
+    #expect(
+      memory.requests.map { $0.url?.absoluteString } == [
+        "http://a:1/v1/x", "http://a:1/v1/x", "http://b:2/x", "http://a:1/v1/x",
+      ])
+  }
+
   @Test("a server URL that is not absolute (the runtime's default /) is refused, nothing sent")
   func relativeServerURL() async throws {
     let memory = InMemoryTransport()
