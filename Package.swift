@@ -39,6 +39,9 @@ let package = Package(
     .library(name: "CourierSHANI", targets: ["CourierSHANI"]),
     // Fakes for tests (re-exports `CourierMemory`).
     .library(name: "CourierTestKit", targets: ["CourierTestKit"]),
+    // A swift-openapi-runtime `ClientTransport` through Courier's pipeline, and a bridge that
+    // runs a runtime `ClientMiddleware` as a step of it (decision 2204).
+    .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
     .executable(name: "courier", targets: ["courier"]),
     .executable(name: "courier-tui", targets: ["courier-tui"]),
   ],
@@ -59,7 +62,12 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-http-types.git", from: "1.6.0"),
     .package(url: "https://github.com/apple/swift-log.git", from: "1.14.0"),
     .package(url: "https://github.com/apple/swift-metrics.git", from: "2.10.1"),
-    .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.11.0"),
+    // Without its FullFoundation trait (as swift-openapi-generator itself declares it): the
+    // runtime then imports FoundationEssentials only and parses dates with its format style
+    // rather than corelibs' ISO8601DateFormatter (ICU), a quarter of a generated call's CPU
+    // (decision 2204). A dependent that enables the trait gets it.
+    .package(
+      url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.11.0", traits: []),
     .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
   ],
   targets: [
@@ -148,6 +156,17 @@ let package = Package(
     .target(
       name: "CourierTestKit", dependencies: ["CourierDomain", "CourierPorts", "CourierMemory"],
       path: "Modules/Adapters/TestKit", swiftSettings: strict),
+
+    // Generated OpenAPI clients over Courier's pipeline (decision 2204). The only target that
+    // depends on OpenAPIRuntime, which imports Foundation proper: nothing else in Courier, and
+    // neither app, may link it (decision 1414).
+    .target(
+      name: "CourierOpenAPI",
+      dependencies: [
+        "CourierDomain", "CourierPorts", "CourierCore", httpTypes,
+        .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+      ],
+      path: "Modules/OpenAPI", swiftSettings: strict),
 
     // The only place that knows every adapter.
     .target(
@@ -265,6 +284,13 @@ let package = Package(
         inMemoryLogging, coreMetrics, metricsTestKit,
       ],
       path: "Tests/CLITests", swiftSettings: strict),
+    .testTarget(
+      name: "CourierOpenAPITests",
+      dependencies: [
+        "CourierOpenAPI", "CourierCore", "CourierLinux", "CourierTestKit", "CourierTestSupport",
+        .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"), httpTypes,
+      ],
+      path: "Tests/OpenAPITests", swiftSettings: strict),
     .testTarget(
       name: "CourierTUITests",
       dependencies: [
