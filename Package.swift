@@ -229,6 +229,17 @@ let package = Package(
         inMemoryLogging, coreMetrics, metricsTestKit,
       ],
       path: "Tests/CoreTests", swiftSettings: strict),
+    // The ports' own helpers (threads, files), without any adapter.
+    .testTarget(
+      name: "CourierPortsTests", dependencies: ["CourierPorts"], path: "Tests/PortsTests",
+      swiftSettings: strict),
+    // The in-memory adapters users script their tests with.
+    .testTarget(
+      name: "CourierMemoryTests",
+      dependencies: [
+        "CourierTestKit", "CourierTestSupport", "CourierDomain", "CourierPorts", httpTypes,
+      ],
+      path: "Tests/MemoryTests", swiftSettings: strict),
     .testTarget(
       name: "CourierURLSessionTests",
       dependencies: [
