@@ -146,6 +146,18 @@ public actor SyncEngine<Record: CollectionRecord> {
     configuration: Configuration = Configuration(),
     now: @escaping @Sendable () -> Date = { Date() }
   ) {
+    self.init(
+      replayer: replayer, client: client, collection: collection, configuration: configuration,
+      now: now, registersRoute: true)
+  }
+
+  /// Creates an engine over a shared replayer; `registersRoute` false leaves the replayer's
+  /// routes alone, for a composition root that registers every collection's once.
+  package init(
+    replayer: OutboxReplayer, client: APIClient, collection: CollectionDescription,
+    configuration: Configuration = Configuration(),
+    now: @escaping @Sendable () -> Date = { Date() }, registersRoute: Bool
+  ) {
     var collection = collection
     var configuration = configuration
     if configuration.path.isEmpty {
@@ -161,6 +173,7 @@ public actor SyncEngine<Record: CollectionRecord> {
     self.now = now
     reader = CollectionReader(
       client: client, store: replayer.store, collection: collection, now: now)
+    guard registersRoute else { return }
     replayer.register(
       .records(
         collection, client: client,
@@ -255,11 +268,44 @@ public actor SyncEngine<Record: CollectionRecord> {
   ///   declaration; `StoreError` when the store cannot write it (nothing changed then).
   @discardableResult
   public func create(_ record: Record) throws -> WriteReceipt {
-    try collection.validate(record.payload)
+    let (change, operation) = try Self.creation(of: record, in: collection, at: now())
+    return try write(change, operation)
+  }
+
+  /// The change and the outbox operation that create `record`, checked against the
+  /// declaration: what ``create(_:)`` writes, for a write made before any engine exists.
+  /// - Parameters:
+  ///   - record: the record.
+  ///   - collection: its collection's declaration.
+  ///   - time: the operation's enqueue time.
+  /// - Returns: the change and the operation.
+  /// - Throws: `CourierError.invalidInput` when its fields do not fit the declaration.
+  package static func creation(
+    of record: Record, in collection: CollectionDescription, at time: Date
+  ) throws -> (RecordChange, OutboxOperation) {
+    let payload = record.payload  // built from the fields at each use: once here
+    try collection.validate(payload)
     let key = RecordKey(collection: collection.name, id: record.id)
     let operation = OutboxOperation(
-      key: key, kind: .create, payload: record.payload, baseVersion: nil, enqueuedAt: now())
-    return try write(.put(key, payload: record.payload), operation)
+      key: key, kind: .create, payload: payload, baseVersion: nil, enqueuedAt: time)
+    return (.put(key, payload: payload), operation)
+  }
+
+  /// Applies a change and enqueues its operation in one transaction, then reads the record
+  /// back: every write's commit, the engine's and one made before the engine exists.
+  /// - Parameters:
+  ///   - change: the change.
+  ///   - operation: its outbox operation.
+  ///   - store: the local store.
+  /// - Returns: the receipt.
+  /// - Throws: `StoreError` when the store cannot write it (nothing changed then).
+  package static func commit(
+    _ change: RecordChange, _ operation: OutboxOperation, to store: any LocalStore
+  ) throws -> WriteReceipt {
+    let result = try store.applyAndEnqueue(change, operation)
+    return WriteReceipt(
+      key: change.key, operationID: result.entry?.id, enqueue: result,
+      record: try store.record(change.key))
   }
 
   /// Replaces a record's fields locally and queues the update, based on the server version
@@ -322,16 +368,14 @@ public actor SyncEngine<Record: CollectionRecord> {
   }
 
   private func write(_ change: RecordChange, _ operation: OutboxOperation) throws -> WriteReceipt {
-    let result = try store.applyAndEnqueue(change, operation)
-    let record = try store.record(change.key)
-    replayer.noteWrite(result)
+    let receipt = try Self.commit(change, operation, to: store)
+    replayer.noteWrite(receipt.enqueue)
     let pending = replayer.state.pendingCount
     // A write adds the newest entry: it is the oldest waiting only when it waits alone.
     client.metrics.outbox(
       pending: pending, oldestCommittedAt: pending == 1 ? operation.enqueuedAt : nil)
     replayer.requestReplay()
-    return WriteReceipt(
-      key: change.key, operationID: result.entry?.id, enqueue: result, record: record)
+    return receipt
   }
 
   // MARK: - Replay
