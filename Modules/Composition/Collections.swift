@@ -10,7 +10,7 @@ import Synchronization
 #endif
 
 /// The record collections a session syncs, each offline first through ``Records``: articles
-/// (built in, typed as ``Article``), those the config file declares under `collections`, and any
+/// (built in, typed as `Article`), those the config file declares under `collections`, and any
 /// the caller declares. They share the local store, its outbox and its one replayer, which
 /// has a route for every declared collection from the start (decision 2303). Reach it as
 /// ``CourierSession/collections``.

@@ -145,7 +145,7 @@ public struct Records<Record: CollectionRecord>: Sendable {
 }
 
 /// Articles kept offline first: the built-in `articles` collection
-/// (`CollectionDescription.articles`) as typed ``Article`` values, on the same code path as
+/// (`CollectionDescription.articles`) as typed `Article` values, on the same code path as
 /// every other collection.
 public typealias Articles = Records<Article>
 
