@@ -146,6 +146,18 @@ public actor SyncEngine<Record: CollectionRecord> {
     configuration: Configuration = Configuration(),
     now: @escaping @Sendable () -> Date = { Date() }
   ) {
+    self.init(
+      replayer: replayer, client: client, collection: collection, configuration: configuration,
+      now: now, registersRoute: true)
+  }
+
+  /// Creates an engine over a shared replayer; `registersRoute` false leaves the replayer's
+  /// routes alone, for a composition root that registers every collection's once.
+  package init(
+    replayer: OutboxReplayer, client: APIClient, collection: CollectionDescription,
+    configuration: Configuration = Configuration(),
+    now: @escaping @Sendable () -> Date = { Date() }, registersRoute: Bool
+  ) {
     var collection = collection
     var configuration = configuration
     if configuration.path.isEmpty {
@@ -161,6 +173,7 @@ public actor SyncEngine<Record: CollectionRecord> {
     self.now = now
     reader = CollectionReader(
       client: client, store: replayer.store, collection: collection, now: now)
+    guard registersRoute else { return }
     replayer.register(
       .records(
         collection, client: client,
@@ -255,11 +268,8 @@ public actor SyncEngine<Record: CollectionRecord> {
   ///   declaration; `StoreError` when the store cannot write it (nothing changed then).
   @discardableResult
   public func create(_ record: Record) throws -> WriteReceipt {
-    try collection.validate(record.payload)
-    let key = RecordKey(collection: collection.name, id: record.id)
-    let operation = OutboxOperation(
-      key: key, kind: .create, payload: record.payload, baseVersion: nil, enqueuedAt: now())
-    return try write(.put(key, payload: record.payload), operation)
+    let (change, operation) = try Self.creation(of: record, in: collection, at: now())
+    return try write(change, operation)
   }
 
   /// Replaces a record's fields locally and queues the update, based on the server version
@@ -322,16 +332,14 @@ public actor SyncEngine<Record: CollectionRecord> {
   }
 
   private func write(_ change: RecordChange, _ operation: OutboxOperation) throws -> WriteReceipt {
-    let result = try store.applyAndEnqueue(change, operation)
-    let record = try store.record(change.key)
-    replayer.noteWrite(result)
+    let receipt = try Self.commit(change, operation, to: store)
+    replayer.noteWrite(receipt.enqueue)
     let pending = replayer.state.pendingCount
     // A write adds the newest entry: it is the oldest waiting only when it waits alone.
     client.metrics.outbox(
       pending: pending, oldestCommittedAt: pending == 1 ? operation.enqueuedAt : nil)
     replayer.requestReplay()
-    return WriteReceipt(
-      key: change.key, operationID: result.entry?.id, enqueue: result, record: record)
+    return receipt
   }
 
   // MARK: - Replay

@@ -326,12 +326,11 @@ struct QueuedUploadIntegrationTests {
     let session = try CourierSession.connecting(to: backend.url) { config in
       config.dataDirectory = dir
     }
-    let articles = try session.articles()
     let watch = Task {
-      for try await _ in articles.watch() {}
+      for try await _ in session.watch() {}
     }
     defer { watch.cancel() }
-    let entry = try await session.queueUpload(file, title: "While watching")
+    let entry = try await session.queuedUploads.add(file, title: "While watching")
     #expect(entry.key.collection == "uploads")
     let deadline = ContinuousClock.now + .seconds(120)
     while try await photos(backend).isEmpty {
