@@ -1,4 +1,5 @@
 import CourierCLI
+import CourierCLITestSupport
 import CourierLinux
 import CourierTestSupport
 import Foundation

@@ -1,3 +1,4 @@
+import CourierCLITestSupport
 import CourierDomain
 import CourierTestSupport
 import Foundation

@@ -1,4 +1,5 @@
 import CourierCLI
+import CourierCLITestSupport
 import CourierCore
 import CourierTestSupport
 import Foundation
