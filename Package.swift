@@ -218,7 +218,8 @@ let package = Package(
         inMemoryLogging,
       ],
       path: "Tests/Support", exclude: ["CLI"], swiftSettings: strict),
-    // What the CLI's integration suites share: the in-process runner and its captured output.
+    // The CLI's integration suites' one set-up: the in-process runner, its captured output and
+    // `CLIFixture` (a logged-in data folder, the built binary's environment, the server reads).
     .target(
       name: "CourierCLITestSupport",
       dependencies: ["CourierCLI", "CourierDomain", "CourierTestSupport"],
