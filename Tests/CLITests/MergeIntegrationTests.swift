@@ -21,10 +21,7 @@ struct MergeIntegrationTests {
     let url = backend.url.absoluteString
     let a = try await cli.client(url, user: "alice")
     let b = try await cli.client(url, user: "bob")
-    defer {
-      try? FileManager.default.removeItem(at: a)
-      try? FileManager.default.removeItem(at: b)
-    }
+    defer { CLIFixture.remove(a, b) }
     let merge = ["COURIER_CONFLICT_POLICY": "merge"]
     let added = await cli.run(
       url, ["articles", "add", "--title", "base", "--body", "text"], dataDir: a)

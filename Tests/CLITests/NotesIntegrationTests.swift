@@ -133,10 +133,7 @@ struct NotesIntegrationTests {
     let url = backend.url.absoluteString
     let a = try await cli.client(url, user: "alice")
     let b = try await cli.client(url, user: "bob")
-    defer {
-      try? FileManager.default.removeItem(at: a)
-      try? FileManager.default.removeItem(at: b)
-    }
+    defer { CLIFixture.remove(a, b) }
     let added = await cli.run(
       url, ["records", "notes", "add", "--field", "text=base", "--field", "tags=x", "--json"],
       dataDir: a)

@@ -84,10 +84,7 @@ struct OutboxCommandsTests {
     let backend = try await SharedBackend.fresh()
     let alice = try await cli.client(backend)
     let bob = try await cli.client(backend, user: "bob")
-    defer {
-      try? FileManager.default.removeItem(at: alice)
-      try? FileManager.default.removeItem(at: bob)
-    }
+    defer { CLIFixture.remove(alice, bob) }
     let url = backend.url.absoluteString
     let manual = ["COURIER_CONFLICT_POLICY": "manual"]
     let add = await cli.run(url, ["--json", "articles", "add", "--title", "Base"], dataDir: alice)
@@ -207,6 +204,20 @@ struct OutboxCommandsTests {
     return text == "\(pid)\n\(activity)\n"
   }
 
+  /// Starts `courier sync --watch` for this client and waits until it holds the lock.
+  func startWatch(_ url: String, dir: URL) async throws -> Process {
+    let (watch, _, _) = try start(url, ["sync", "--watch"], dir: dir)
+    do {
+      try await waitUntil("the watch holds the lock") {
+        lockSays(dir, pid: watch.processIdentifier, "sync --watch")
+      }
+    } catch {
+      kill(watch.processIdentifier, SIGKILL)
+      throw error
+    }
+    return watch
+  }
+
   @Test("a second sync while one runs exits 75 at once naming the first; nothing is sent twice")
   func concurrentSyncs() async throws {
     let backend = try await SharedBackend.fresh()
@@ -258,11 +269,8 @@ struct OutboxCommandsTests {
     let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
     let url = backend.url.absoluteString
-    let (watch, _, _) = try start(url, ["sync", "--watch"], dir: dir)
+    let watch = try await startWatch(url, dir: dir)
     defer { if watch.isRunning { kill(watch.processIdentifier, SIGKILL) } }
-    try await waitUntil("the watch holds the lock") {
-      lockSays(dir, pid: watch.processIdentifier, "sync --watch")
-    }
     // This process finds the lock held and leaves the write to the watch.
     let add = await cli.run(url, ["--json", "articles", "add", "--title", "Beside"], dataDir: dir)
     #expect(add.code == 0)
@@ -280,11 +288,8 @@ struct OutboxCommandsTests {
     let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
     let url = backend.url.absoluteString
-    let (watch, _, _) = try start(url, ["sync", "--watch"], dir: dir)
+    let watch = try await startWatch(url, dir: dir)
     defer { if watch.isRunning { kill(watch.processIdentifier, SIGKILL) } }
-    try await waitUntil("the watch holds the lock") {
-      lockSays(dir, pid: watch.processIdentifier, "sync --watch")
-    }
     let second = await cli.run(url, ["sync"], dataDir: dir)
     #expect(second.code == 75)
     #expect(second.output.stderr.contains("pid \(watch.processIdentifier), running sync --watch"))

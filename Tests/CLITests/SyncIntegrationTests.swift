@@ -123,10 +123,7 @@ struct SyncIntegrationTests {
     let url = backend.url.absoluteString
     let a = try await cli.client(backend)
     let b = try await cli.client(backend, user: "bob")
-    defer {
-      try? FileManager.default.removeItem(at: a)
-      try? FileManager.default.removeItem(at: b)
-    }
+    defer { CLIFixture.remove(a, b) }
     let env = ["COURIER_CONFLICT_POLICY": row.policy]
     #expect(await cli.run(url, ["articles", "add", "--title", "base"], dataDir: a).code == 0)
     let listed = await cli.run(url, ["articles", "list", "--json"], dataDir: b)

@@ -298,6 +298,12 @@ package struct CLIFixture: Sendable {
 
   // MARK: - Files
 
+  /// Removes a test's folders, whatever is in them (a `defer` of one line for several clients).
+  /// - Parameter folders: the folders.
+  package static func remove(_ folders: URL...) {
+    for folder in folders { try? FileManager.default.removeItem(at: folder) }
+  }
+
   /// A file of seeded random bytes (not an image, and nothing on the way can make it smaller):
   /// the same seed gives the same bytes on every run.
   /// - Parameters:
