@@ -6,10 +6,6 @@ import CourierTestSupport
 import Foundation
 import Testing
 
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
-
 /// `courier upload --queue` then `courier sync` against the reference backend (decision 1302):
 /// the entry and its bytes, one Idempotency-Key for the upload's life, the bytes removed only
 /// when the server proves it stored them, a refusal quarantined with its bytes until discarded,

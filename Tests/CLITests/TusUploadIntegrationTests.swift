@@ -5,10 +5,6 @@ import CourierTestSupport
 import Foundation
 import Testing
 
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
-
 /// `courier upload --resumable` (tus 1.0.0) against the reference backend's `/uploads`: real
 /// processes and sockets, the backend's chaos hooks for hostile answers, `kill -9` for a
 /// resume in a new process (decision 1301).
