@@ -234,9 +234,7 @@ struct OutboxCommandsTests {
     defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
     // The first holds the lock and its PUT is held at the server.
     try await waitUntil("the first sync's PUT is held at the server") {
-      let (_, body) = try await backend.call("GET", "/__hold")
-      let state = try JSONSerialization.jsonObject(with: body) as? [String: Any]
-      return (state?["held"] as? Int ?? 0) > 0
+      try await CLIFixture.heldRequests(backend) > 0
     }
     #expect(lockSays(dir, pid: first.processIdentifier, "sync"))
 

@@ -100,7 +100,9 @@ struct PipelineIntegrationTests {
     let backend = try await SharedBackend.fresh()
     let dir = try cli.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
-    try await backend.call("POST", "/__chaos", json: #"{"fail_next":0,"delay_ms":3000}"#)
+    // The server holds the request until released: it never answers within the deadline,
+    // however slow the machine (a 3 s delay against a 1 s deadline only made that likely).
+    try await backend.call("POST", "/__hold", json: #"{"after":0,"method":"GET"}"#)
     let result = await cli.run(
       backend,
       [
@@ -108,6 +110,7 @@ struct PipelineIntegrationTests {
         transport,
       ],
       dataDir: dir)
+    try await backend.call("POST", "/__hold", json: #"{"release":true}"#)
     #expect(result.code == 75)
     #expect(result.output.stdout.contains(#""kind":"timedOut""#))
   }

@@ -227,9 +227,7 @@ struct SyncIntegrationTests {
       let deadline = ContinuousClock.now + .seconds(300)
       var held = false
       while process.isRunning, ContinuousClock.now < deadline {
-        let (_, body) = try await backend.call("GET", "/__hold")
-        let state = try JSONSerialization.jsonObject(with: body) as? [String: Any]
-        if (state?["held"] as? Int ?? 0) > 0 {
+        if try await CLIFixture.heldRequests(backend) > 0 {
           held = true
           break
         }

@@ -139,26 +139,25 @@ struct TusUploadIntegrationTests {
     defer { try? FileManager.default.removeItem(at: dir) }
     let size = 40 * 1024 * 1024
     let file = try CLIFixture.randomFile(in: dir, bytes: size)
-    // Each request waits on the server before it is handled, so the kill that follows two
-    // confirmed chunks lands before the next one can complete (a loopback upload with the
-    // SHA extensions is over in a blink otherwise).
-    try await backend.call("POST", "/__chaos", json: #"{"delay_ms":300}"#)
+    // The server lets two PATCHes (two chunks) through and holds the third until released:
+    // the kill lands mid-upload however fast the loopback and the SHA extensions are, and
+    // however slow the machine (a delay on every request only made that likely).
+    try await backend.call("POST", "/__hold", json: #"{"after":2,"method":"PATCH"}"#)
     let process = try cli.process(
       backend.url.absoluteString, ["upload", "--resumable", file.path, "--json"], dataDir: dir)
     try process.run()
     defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-    // Killed once the server has confirmed two chunks, and well before the end.
     let deadline = ContinuousClock.now + .seconds(120)
-    var offset = 0
-    while process.isRunning {
-      offset = try await CLIFixture.uploads(backend).first?["offset"] as? Int ?? 0
-      if offset >= 2 * Self.chunk { break }
+    while try await CLIFixture.heldRequests(backend) == 0 {
+      try #require(process.isRunning, "the upload ended before its third chunk was held")
       try #require(ContinuousClock.now < deadline, "the upload never got past two chunks")
       try await Task.sleep(for: .milliseconds(10))
     }
+    let offset = try await CLIFixture.uploads(backend).first?["offset"] as? Int ?? 0
     kill(process.processIdentifier, SIGKILL)
     #expect(await process.exited())
-    try await backend.call("POST", "/__chaos", json: #"{"delay_ms":0}"#)
+    try await backend.call("POST", "/__hold", json: #"{"release":true}"#)
+    try #require(offset >= 2 * Self.chunk, "killed after two confirmed chunks: \(offset)")
     try #require(offset < size, "the upload ended before it could be killed")
     #expect(resumeRecords(dir).count == 1)
     #expect(try await CLIFixture.photos(backend).isEmpty)

@@ -277,8 +277,9 @@ struct UploadIntegrationTests {
         backend.url.absoluteString, ["upload", photo.path, "--transport", "urlsession"],
         dataDir: dir, environment: ["TMPDIR": scratch.path])
     }
-    // The server holds the upload long enough for it to be killed while its files exist.
-    try await backend.call("POST", "/__chaos", json: #"{"delay_ms":20000,"path":"/photos"}"#)
+    // The server holds the upload's POST until released: it is killed while its files exist,
+    // however long the compression takes (a 20 s delay only made that likely).
+    try await backend.call("POST", "/__hold", json: #"{"after":0,"method":"POST"}"#)
     let doomed = try courier()
     try doomed.run()
     let deadline = ContinuousClock.now + .seconds(30)
@@ -294,7 +295,7 @@ struct UploadIntegrationTests {
         CourierTemporaryFile.owner(ofFileNamed: $0) == doomed.processIdentifier
       }, "\(left)")
 
-    try await backend.call("POST", "/__chaos", json: #"{"delay_ms":0}"#)
+    try await backend.call("POST", "/__hold", json: #"{"release":true}"#)
     let next = try courier()
     try next.run()
     while next.isRunning { try await Task.sleep(for: .milliseconds(20)) }

@@ -271,6 +271,17 @@ package struct CLIFixture: Sendable {
     return try #require(try JSONSerialization.jsonObject(with: body) as? [[String: Any]])
   }
 
+  /// How many requests the backend holds now (`POST /__hold`), waiting to be released: a test
+  /// waits for one before it acts, instead of guessing how long a request takes.
+  /// - Parameter backend: the server.
+  /// - Returns: the number held.
+  /// - Throws: when the call fails.
+  package static func heldRequests(_ backend: ReferenceBackend) async throws -> Int {
+    let (_, body) = try await backend.call("GET", "/__hold")
+    let state = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+    return state?["held"] as? Int ?? 0
+  }
+
   /// Checks that the backend stores exactly one photo, with the bytes of `file` (its SHA-256
   /// and size) and, when given, its title.
   /// - Parameters:
