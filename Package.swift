@@ -217,7 +217,13 @@ let package = Package(
         "CourierDomain", "CourierPorts", "CourierCore", "CourierTestKit", httpTypes, logging,
         inMemoryLogging,
       ],
-      path: "Tests/Support", swiftSettings: strict),
+      path: "Tests/Support", exclude: ["CLI"], swiftSettings: strict),
+    // The CLI's integration suites' one set-up: the in-process runner, its captured output and
+    // `CLIFixture` (a logged-in data folder, the built binary's environment, the server reads).
+    .target(
+      name: "CourierCLITestSupport",
+      dependencies: ["CourierCLI", "CourierDomain", "CourierTestSupport"],
+      path: "Tests/Support/CLI", swiftSettings: strict),
     .testTarget(
       name: "CourierDomainTests", dependencies: ["CourierDomain", httpTypes],
       path: "Tests/DomainTests",
@@ -290,9 +296,9 @@ let package = Package(
     .testTarget(
       name: "CourierCLITests",
       dependencies: [
-        "CourierCLI", "CourierCore", "CourierLinux", "CourierTestKit", "CourierTestSupport",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"), httpTypes, logging,
-        inMemoryLogging, coreMetrics, metricsTestKit,
+        "CourierCLI", "CourierCLITestSupport", "CourierCore", "CourierLinux", "CourierTestKit",
+        "CourierTestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        httpTypes, logging, inMemoryLogging, coreMetrics, metricsTestKit,
       ],
       path: "Tests/CLITests", swiftSettings: strict),
     .testTarget(
