@@ -8,6 +8,14 @@ let strict: [SwiftSetting] = [
 
 // The currency types of the transport port: HTTPRequest, HTTPResponse, HTTPFields (decision 2201).
 let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
+// Logging and metrics with the application's backends (decision 2203): the library takes a
+// `Logger` and a `MetricsFactory`, and never bootstraps either system. CoreMetrics (not Metrics,
+// which adds Dispatch conveniences) is all the library needs.
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let coreMetrics: Target.Dependency = .product(name: "CoreMetrics", package: "swift-metrics")
+// The fakes tests assert on: swift-log's and swift-metrics' own, shipped as library products.
+let inMemoryLogging: Target.Dependency = .product(name: "InMemoryLogging", package: "swift-log")
+let metricsTestKit: Target.Dependency = .product(name: "MetricsTestKit", package: "swift-metrics")
 
 let package = Package(
   name: "Courier",
@@ -31,6 +39,9 @@ let package = Package(
     .library(name: "CourierSHANI", targets: ["CourierSHANI"]),
     // Fakes for tests (re-exports `CourierMemory`).
     .library(name: "CourierTestKit", targets: ["CourierTestKit"]),
+    // A swift-openapi-runtime `ClientTransport` through Courier's pipeline, and a bridge that
+    // runs a runtime `ClientMiddleware` as a step of it (decision 2204).
+    .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
     .executable(name: "courier", targets: ["courier"]),
     .executable(name: "courier-tui", targets: ["courier-tui"]),
   ],
@@ -51,7 +62,12 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-http-types.git", from: "1.6.0"),
     .package(url: "https://github.com/apple/swift-log.git", from: "1.14.0"),
     .package(url: "https://github.com/apple/swift-metrics.git", from: "2.10.1"),
-    .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.11.0"),
+    // Without its FullFoundation trait (as swift-openapi-generator itself declares it): the
+    // runtime then imports FoundationEssentials only and parses dates with its format style
+    // rather than corelibs' ISO8601DateFormatter (ICU), a quarter of a generated call's CPU
+    // (decision 2204). A dependent that enables the trait gets it.
+    .package(
+      url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.11.0", traits: []),
     .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
   ],
   targets: [
@@ -62,11 +78,13 @@ let package = Package(
       swiftSettings: strict),
     // Small protocols, speaking the domain's types.
     .target(
-      name: "CourierPorts", dependencies: ["CourierDomain", httpTypes], path: "Modules/Ports",
+      name: "CourierPorts", dependencies: ["CourierDomain", httpTypes, logging],
+      path: "Modules/Ports",
       swiftSettings: strict),
     // Use cases composed from ports.
     .target(
-      name: "CourierCore", dependencies: ["CourierDomain", "CourierPorts", httpTypes],
+      name: "CourierCore",
+      dependencies: ["CourierDomain", "CourierPorts", httpTypes, logging, coreMetrics],
       path: "Modules/Core",
       swiftSettings: strict),
     // The `Courier` product's one module: re-exports domain, ports and core, and HTTPTypes,
@@ -139,6 +157,17 @@ let package = Package(
       name: "CourierTestKit", dependencies: ["CourierDomain", "CourierPorts", "CourierMemory"],
       path: "Modules/Adapters/TestKit", swiftSettings: strict),
 
+    // Generated OpenAPI clients over Courier's pipeline (decision 2204). The only target that
+    // depends on OpenAPIRuntime, which imports Foundation proper: nothing else in Courier, and
+    // neither app, may link it (decision 1414).
+    .target(
+      name: "CourierOpenAPI",
+      dependencies: [
+        "CourierDomain", "CourierPorts", "CourierCore", httpTypes,
+        .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+      ],
+      path: "Modules/OpenAPI", swiftSettings: strict),
+
     // The only place that knows every adapter.
     .target(
       name: "CourierLinux",
@@ -146,7 +175,7 @@ let package = Package(
         "Courier", "CourierDomain", "CourierPorts", "CourierCore",
         .target(name: "CourierURLSession", condition: .when(traits: ["URLSessionTransport"])),
         "CourierCurl", "CourierNetlink", "CourierVips", "CourierSQLite", "CourierFileStore",
-        "CourierMemory", "CourierSHANI", "CDetachedRemoval", httpTypes,
+        "CourierMemory", "CourierSHANI", "CDetachedRemoval", httpTypes, logging, coreMetrics,
       ],
       path: "Modules/Composition", swiftSettings: strict),
     // The apps' one signal helper (a self-pipe and its reader thread); in no product.
@@ -159,20 +188,23 @@ let package = Package(
         "CourierDomain", "CourierPorts", "CourierCore", "CourierLinux", "CourierSignals",
         // The command line: commands, help, completion scripts, the man page's dump (2202).
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        // `--verbose` is a LogHandler; the command records no metrics (decision 2203).
+        logging, coreMetrics,
       ],
       path: "Modules/CLI", swiftSettings: strict),
     .target(
       name: "CourierTUI",
       dependencies: [
         "CourierDomain", "CourierPorts", "CourierCore", "CourierLinux", "CourierSignals",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
       ],
       path: "Modules/TUI", swiftSettings: strict),
     .executableTarget(
       name: "courier", dependencies: ["CourierCLI", "CourierSignals"], path: "Apps/courier",
       swiftSettings: strict),
     .executableTarget(
-      name: "courier-tui", dependencies: ["CourierTUI", "CourierLinux", "CourierSignals"],
+      name: "courier-tui",
+      dependencies: ["CourierTUI", "CourierLinux", "CourierSignals", logging, coreMetrics],
       path: "Apps/courier-tui", swiftSettings: strict),
 
     // Benchmarks and their probes are a package of their own (Benchmarks/Package.swift), so a
@@ -181,16 +213,39 @@ let package = Package(
     // Test helpers shared by test targets: the reference backend launcher, misbehaving servers.
     .target(
       name: "CourierTestSupport",
-      dependencies: ["CourierDomain", "CourierPorts", "CourierCore", "CourierTestKit", httpTypes],
-      path: "Tests/Support", swiftSettings: strict),
+      dependencies: [
+        "CourierDomain", "CourierPorts", "CourierCore", "CourierTestKit", httpTypes, logging,
+        inMemoryLogging,
+      ],
+      path: "Tests/Support", exclude: ["CLI"], swiftSettings: strict),
+    // The CLI's integration suites' one set-up: the in-process runner, its captured output and
+    // `CLIFixture` (a logged-in data folder, the built binary's environment, the server reads).
+    .target(
+      name: "CourierCLITestSupport",
+      dependencies: ["CourierCLI", "CourierDomain", "CourierTestSupport"],
+      path: "Tests/Support/CLI", swiftSettings: strict),
     .testTarget(
       name: "CourierDomainTests", dependencies: ["CourierDomain", httpTypes],
       path: "Tests/DomainTests",
       swiftSettings: strict),
     .testTarget(
       name: "CourierCoreTests",
-      dependencies: ["CourierCore", "CourierTestKit", "CourierTestSupport", httpTypes],
+      dependencies: [
+        "CourierCore", "CourierTestKit", "CourierTestSupport", httpTypes, logging,
+        inMemoryLogging, coreMetrics, metricsTestKit,
+      ],
       path: "Tests/CoreTests", swiftSettings: strict),
+    // The ports' own helpers (threads, files), without any adapter.
+    .testTarget(
+      name: "CourierPortsTests", dependencies: ["CourierPorts"], path: "Tests/PortsTests",
+      swiftSettings: strict),
+    // The in-memory adapters users script their tests with.
+    .testTarget(
+      name: "CourierMemoryTests",
+      dependencies: [
+        "CourierTestKit", "CourierTestSupport", "CourierDomain", "CourierPorts", httpTypes,
+      ],
+      path: "Tests/MemoryTests", swiftSettings: strict),
     .testTarget(
       name: "CourierURLSessionTests",
       dependencies: [
@@ -241,10 +296,18 @@ let package = Package(
     .testTarget(
       name: "CourierCLITests",
       dependencies: [
-        "CourierCLI", "CourierCore", "CourierLinux", "CourierTestKit", "CourierTestSupport",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"), httpTypes,
+        "CourierCLI", "CourierCLITestSupport", "CourierCore", "CourierLinux", "CourierTestKit",
+        "CourierTestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        httpTypes, logging, inMemoryLogging, coreMetrics, metricsTestKit,
       ],
       path: "Tests/CLITests", swiftSettings: strict),
+    .testTarget(
+      name: "CourierOpenAPITests",
+      dependencies: [
+        "CourierOpenAPI", "CourierCore", "CourierLinux", "CourierTestKit", "CourierTestSupport",
+        .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"), httpTypes,
+      ],
+      path: "Tests/OpenAPITests", swiftSettings: strict),
     .testTarget(
       name: "CourierTUITests",
       dependencies: [

@@ -1,6 +1,7 @@
 // courier-tui: the full-screen terminal interface over the real core (CoreBridge), or over
 // labelled demo data with --demo (DemoCore.swift).
 
+import CoreMetrics
 import CourierLinux
 import CourierSignals
 import CourierTUI
@@ -39,7 +40,10 @@ if !demo {
       FileManager.default.fileExists(atPath: path)
         ? try Data(contentsOf: URL(fileURLWithPath: path)) : nil
     }
-    courier = try CourierEnvironment(config: config)
+    // The screen is the terminal's: nothing may log to it, and no metrics backend is bundled
+    // (decision 2203).
+    courier = try CourierEnvironment(
+      config: config, logger: .courierDiscarding, metrics: NOOPMetricsHandler.instance)
   } catch {
     fail("\(error)", status: TUICommand.usageExitCode)
   }

@@ -10,11 +10,15 @@ let package = Package(
   name: "PathWatcher",
   platforms: [.macOS(.v15)],
   dependencies: [
-    .package(url: courierURL, from: "0.1.0")
+    .package(url: courierURL, from: "0.1.0"),
+    .package(url: "https://github.com/apple/swift-log.git", from: "1.14.0"),
   ],
   targets: [
     .executableTarget(
       name: "path-watcher",
-      dependencies: [.product(name: "CourierLinux", package: "courier")])
+      dependencies: [
+        .product(name: "CourierLinux", package: "courier"),
+        .product(name: "Logging", package: "swift-log"),
+      ])
   ]
 )

@@ -1,8 +1,10 @@
 import ArgumentParser
+import CoreMetrics
 import CourierCore
 import CourierDomain
 import CourierLinux
 import CourierPorts
+import Logging
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -177,13 +179,13 @@ package struct CommandRunner: Sendable {
   func makeContext(_ global: GlobalOptions) throws -> CommandContext {
     let config = try ConfigLoader.load(
       flags: global.configFlags, environment: environment, readFile: Self.readIfPresent)
-    let output = self.output
-    var log: (@Sendable (String) -> Void)?
-    if global.verbose {
-      // One line each, whatever a server or a URL put in it (no CR, LF or ESC).
-      log = { line in output.err("courier: " + LogText.escaped(line) + "\n") }
-    }
-    let environment = try CourierEnvironment(config: config, overrides: overrides, log: log)
+    // `--verbose` is a log handler writing each exchange and retry decision to standard
+    // error; without it the library logs nowhere. No metrics backend is bundled: the command
+    // records none, and says so rather than asking the global system (decision 2203).
+    let logger =
+      global.verbose ? VerboseLogHandler.logger(writingTo: output) : Logger.courierDiscarding
+    let environment = try CourierEnvironment(
+      config: config, overrides: overrides, logger: logger, metrics: NOOPMetricsHandler.instance)
     // The command owns its process and ends soon after a sync: a delivered upload's bytes
     // are freed by a detached child rather than on the way to the report (decision 1303 §3).
     let session = CourierSession(environment: environment, deliveredBodyRemoval: .detachedProcess)

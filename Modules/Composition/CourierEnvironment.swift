@@ -1,3 +1,4 @@
+import CoreMetrics
 import CourierCore
 import CourierCurl
 import CourierDomain
@@ -9,6 +10,7 @@ import CourierSHANI
 import CourierSQLite
 import CourierVips
 import HTTPTypes
+import Logging
 import Synchronization
 
 #if URLSessionTransport
@@ -27,9 +29,15 @@ import Synchronization
 #endif
 
 /// The composition root: picks the adapters named in the configuration and builds the request
-/// pipeline `Retry(Auth(middlewares(Logging(adapter))))`: user middlewares run once per
-/// attempt, after the token is added and before the request is logged and sent (see
+/// pipeline `Retry(Auth(middlewares(Logging(Metrics(adapter)))))`: user middlewares run once
+/// per attempt, after the token is added and before the request is logged and sent (see
 /// `ClientMiddleware`). Only this module and the apps import adapters.
+///
+/// Everything it builds logs to the `logger` it is given and records in the `metrics` factory
+/// it is given (decision 2203; the article "Metrics and logging" lists both): by default a
+/// logger that discards and the global metrics system, which records nothing until the
+/// application bootstraps a backend. The metrics step is left out of the pipeline when the
+/// factory is swift-metrics' no-op one.
 ///
 /// The pipeline and the credential store are built on first use, not by `init`: a command
 /// that never sends a request (`courier status`, an offline `articles list`) does not pay for
@@ -57,8 +65,11 @@ public struct CourierEnvironment: Sendable {
   public let fileHasher: any FileHasher
   private let overrides: AdapterOverrides
   private let pipeline: LazyPipeline
-  /// The `--verbose` log, for use cases that retry outside the pipeline (the tus client).
-  let log: (@Sendable (String) -> Void)?
+  /// Where everything built here logs: the pipeline's calls (`client.options.logger`), the
+  /// sync engines, the path changes.
+  let logger: Logger
+  /// Where everything built here records its metrics, handles made once for the environment.
+  let metrics: CourierMetrics
   /// The pipeline without the auth step, for the login itself (there is no session to add or
   /// refresh yet): retried like any call, under the same retry budget, with the middlewares
   /// and logging.
@@ -68,16 +79,22 @@ public struct CourierEnvironment: Sendable {
   /// - Parameters:
   ///   - config: the configuration.
   ///   - overrides: adapters to use instead of the configured ones.
-  ///   - log: receives `--verbose` lines (requests and retry decisions); nil for none.
+  ///   - logger: where requests, retry decisions, replays and path changes are logged (levels
+  ///     and metadata: the article "Metrics and logging"); by default nowhere.
+  ///   - metrics: the application's metrics backend; by default the global system's factory
+  ///     (no-op until the application bootstraps one).
   ///   - middlewares: the user's own steps, outermost first, run inside retry and auth.
   /// - Throws: `ConfigError` for an adapter this build cannot provide.
   public init(
     config: CourierConfig, overrides: AdapterOverrides = AdapterOverrides(),
-    log: (@Sendable (String) -> Void)? = nil, middlewares: [any TransportMiddleware] = []
+    logger: Logger = .courierDiscarding, metrics: any MetricsFactory = MetricsSystem.factory,
+    middlewares: [any TransportMiddleware] = []
   ) throws {
     self.config = config
     self.overrides = overrides
-    self.log = log
+    self.logger = logger
+    let metrics = CourierMetrics(factory: metrics)
+    self.metrics = metrics
     let monitor: any PathMonitor
     if let overridden = overrides.pathMonitor {
       monitor = overridden
@@ -92,7 +109,7 @@ public struct CourierEnvironment: Sendable {
     if let fast = SHANIFileHasher() { fileHasher = fast } else { fileHasher = SwiftFileHasher() }
     pipeline = LazyPipeline {
       Pipeline(
-        config: config, overrides: overrides, monitor: monitor, log: log,
+        config: config, overrides: overrides, monitor: monitor, logger: logger, metrics: metrics,
         middlewares: middlewares)
     }
   }
@@ -108,7 +125,7 @@ private struct Pipeline: Sendable {
 
   init(
     config: CourierConfig, overrides: AdapterOverrides, monitor: any PathMonitor,
-    log: (@Sendable (String) -> Void)?, middlewares: [any TransportMiddleware]
+    logger: Logger, metrics: CourierMetrics, middlewares: [any TransportMiddleware]
   ) {
     let base: any Transport
     if let transport = overrides.transport {
@@ -140,7 +157,9 @@ private struct Pipeline: Sendable {
         warn: PrivateFiles.warnOnStandardError)
     }
     var stack: any Transport = base
-    if let log { stack = LoggingTransport(stack, log: log) }
+    if metrics.isEnabled { stack = MetricsTransport(stack, metrics: metrics) }
+    // Always there: it costs a comparison when the call's logger logs nothing.
+    stack = LoggingTransport(stack)
     if !middlewares.isEmpty { stack = MiddlewareTransport(stack, middlewares: middlewares) }
     let unauthenticated = stack
     let refreshURL =
@@ -149,19 +168,16 @@ private struct Pipeline: Sendable {
     let authenticator = RefreshTokenAuthenticator(store: credentials, refreshURL: refreshURL)
     stack = AuthTransport(stack, authenticator: authenticator, credentialOrigin: config.baseURL)
     singleAttempt = stack
-    let executor = RetryExecutor(policy: config.retry, clock: ContinuousClock())
-    let logRetry: @Sendable (HTTPRequest, RetryEvent) -> Void = { _, event in
-      if case .attemptStarted = event { return }
-      log?(event.humanDescription)
-    }
-    stack = RetryingTransport(stack, executor: executor, onEvent: logRetry)
+    // The retry step logs its decisions to each call's logger and counts them and the calls.
+    let executor = RetryExecutor(policy: config.retry, clock: ContinuousClock(), metrics: metrics)
+    stack = RetryingTransport(stack, executor: executor)
+    let options = TransportOptions(deadline: config.timeout, logger: logger)
     client = APIClient(
-      baseURL: config.baseURL, transport: stack, options: TransportOptions(deadline: config.timeout)
-    )
+      baseURL: config.baseURL, transport: stack, options: options, metrics: metrics)
     loginClient = APIClient(
       baseURL: config.baseURL,
-      transport: RetryingTransport(unauthenticated, executor: executor, onEvent: logRetry),
-      options: TransportOptions(deadline: config.timeout))
+      transport: RetryingTransport(unauthenticated, executor: executor), options: options,
+      metrics: metrics)
   }
 }
 

@@ -10,7 +10,7 @@ import Synchronization
 #endif
 
 /// The live progress of the queued uploads this process sends, by upload id, and who wants to
-/// hear of each change (the session's `queuedUploadUpdates()`).
+/// hear of each change (`QueuedUploads.updates()`).
 final class QueuedUploadTracker: Sendable {
   private struct State {
     var sending: [String: Int64] = [:]
@@ -75,12 +75,14 @@ final class QueuedUploadTracker: Sendable {
 
 /// A `ReplaySender` decorator that tells the tracker when a queued upload's transfer begins,
 /// moves and ends, and passes the progress on; before each send it removes the files of
-/// uploads that left the outbox (the last one's proof, once its entry was completed).
+/// uploads that left the outbox (the last one's proof, once its entry was completed). `changed`
+/// hears when a transfer begins and ends (the queued uploads' gauges, decision 2203).
 struct TrackedReplaySender: ReplaySender {
   let base: any ReplaySender
   let tracker: QueuedUploadTracker
   let tidy: @Sendable () -> Void
   let confirmed: @Sendable (String) -> Int64?
+  var changed: @Sendable () -> Void = {}
 
   func send(_ entry: OutboxEntry, progress: (@Sendable (TransferProgress) -> Void)?) async
     -> ReplayAnswer
@@ -89,7 +91,11 @@ struct TrackedReplaySender: ReplaySender {
     let id = entry.key.id
     let tracker = tracker
     tracker.began(id, at: confirmed(id))
-    defer { tracker.ended(id) }
+    changed()
+    defer {
+      tracker.ended(id)
+      changed()
+    }
     return await base.send(entry) { value in
       tracker.progressed(id, value)
       progress?(value)

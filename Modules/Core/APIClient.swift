@@ -1,6 +1,8 @@
+import CoreMetrics
 import CourierDomain
 import CourierPorts
 import HTTPTypes
+import Logging
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -12,25 +14,47 @@ import HTTPTypes
 /// composed transport (retry, auth, logging around an adapter), and turns every failure into a
 /// classified `CourierError` with the attempts the call made (learnt from the retry step's
 /// events, decision 2201). Successful responses (2xx, 304) are returned with their bodies.
+///
+/// Its calls log to `options.logger`; what uses a client for its requests (`SyncEngine`, the
+/// record sender) logs there too and records in the metrics factory it was given (decision
+/// 2203).
 public struct APIClient: Sendable {
   /// The server's base URL; request paths are relative to it.
   public let baseURL: URL
   /// The composed transport.
   public let transport: any Transport
-  /// Per-attempt options.
+  /// Per-attempt options, the logger of its calls among them.
   public let options: TransportOptions
+  /// Where what uses this client records its metrics: sync engines (replays, the outbox) and
+  /// record senders (replay lag).
+  package let metrics: CourierMetrics
 
   /// Creates a client.
   /// - Parameters:
   ///   - baseURL: the base URL.
   ///   - transport: the composed transport.
-  ///   - options: per-attempt options.
+  ///   - options: per-attempt options; its `logger` is where the calls, and the sync engines
+  ///     using this client, log.
+  ///   - metrics: where the sync engines and record senders using this client record their
+  ///     metrics (the calls themselves are counted by the retry step's executor); the global
+  ///     system's factory by default.
   public init(
-    baseURL: URL, transport: any Transport, options: TransportOptions = TransportOptions()
+    baseURL: URL, transport: any Transport, options: TransportOptions = TransportOptions(),
+    metrics: any MetricsFactory = MetricsSystem.factory
+  ) {
+    self.init(
+      baseURL: baseURL, transport: transport, options: options,
+      metrics: CourierMetrics(factory: metrics))
+  }
+
+  /// Creates a client that records in metrics shared with the rest of a session.
+  package init(
+    baseURL: URL, transport: any Transport, options: TransportOptions, metrics: CourierMetrics
   ) {
     self.baseURL = baseURL
     self.transport = transport
     self.options = options
+    self.metrics = metrics
   }
 
   /// Resolves a path against the base URL, keeping the base's own path prefix.
@@ -113,9 +137,9 @@ public struct APIClient: Sendable {
   package func exchange(
     _ request: HTTPRequest, body: RequestBody? = nil,
     progress: (@Sendable (TransferProgress) -> Void)? = nil,
-    onRetry: (@Sendable (RetryEvent) -> Void)? = nil
+    onRetry: (@Sendable (RetryEvent) -> Void)? = nil, options callerOptions: TransportOptions? = nil
   ) async throws -> Reply {
-    var callOptions = options
+    var callOptions = callerOptions ?? options
     if let progress { callOptions.progress = progress }
     let attempts = AttemptCount()
     callOptions.onRetry = attempts.observer(before: onRetry ?? options.onRetry)

@@ -1,6 +1,7 @@
 import CourierDomain
 import CourierPorts
 import HTTPTypes
+import Logging
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -8,25 +9,27 @@ import HTTPTypes
   import Foundation
 #endif
 
-/// A transport decorator that logs each exchange in one line: method, path, status, time.
+/// A transport decorator that logs each exchange to the call's logger (`TransportOptions.logger`,
+/// decision 2203): the request about to be sent at `trace` (method, URL, header fields), its
+/// answer at `debug` (status, path, time) or its failure at `debug`, each with the call's
+/// metadata (`courier.request.id`, drawn here for a call that came through no retry step, and
+/// `courier.attempt`) and `courier.http.status` or `courier.error.kind`.
+///
 /// Headers are logged redacted (never an `Authorization`, cookie or other credential-bearing
 /// value); URLs without their `user:password@` and without credential-bearing query values;
 /// bodies never. Every line is one line: control characters, whoever supplied them (a server's
-/// error text, a URL), are escaped (`LogText`).
+/// error text, a URL), are escaped (`LogText`). A logger that logs neither level costs a
+/// comparison.
 public struct LoggingTransport: Transport {
   private let base: any Transport
 
   /// The wrapped transport's (see `Transport.taskExecutor`).
   public var taskExecutor: (any TaskExecutor)? { base.taskExecutor }
-  private let log: @Sendable (String) -> Void
 
   /// Wraps a transport.
-  /// - Parameters:
-  ///   - base: the transport.
-  ///   - log: receives each line.
-  public init(_ base: any Transport, log: @escaping @Sendable (String) -> Void) {
+  /// - Parameter base: the transport.
+  public init(_ base: any Transport) {
     self.base = base
-    self.log = log
   }
 
   /// The line logged for a request about to be sent.
@@ -89,34 +92,34 @@ public struct LoggingTransport: Transport {
     return text
   }
 
-  /// Sends and logs.
+  /// Sends and logs to `options.logger`.
   /// - Parameters:
   ///   - request: the request.
   ///   - body: the body, never logged.
-  ///   - options: per-call options.
+  ///   - options: per-call options, the logger among them.
   /// - Returns: the response and its body.
   /// - Throws: what the wrapped transport throws.
   public func send(
     _ request: HTTPRequest, body: RequestBody?, options: TransportOptions
   ) async throws -> (HTTPResponse, ResponseBody) {
-    try await logged(request) { try await base.send(request, body: body, options: options) }
-  }
-
-  private func logged(
-    _ request: HTTPRequest, _ body: () async throws -> (HTTPResponse, ResponseBody)
-  ) async throws -> (HTTPResponse, ResponseBody) {
-    log(Self.line(for: request))
+    guard options.logger.logs(.debug) else {
+      return try await base.send(request, body: body, options: options)
+    }
+    let call = options.identifyingCall()
+    let logger = call.logger
+    logger.trace("\(Self.line(for: request))")
     let start = ContinuousClock.now
     do {
-      let answer = try await body()
-      log(
-        LogText.escaped(
-          "← \(answer.0.status.code) \(request.summary) in \(Self.ms(start.duration(to: .now)))"))
+      let answer = try await base.send(request, body: body, options: call)
+      logger.debug(
+        "\(LogText.escaped("← \(answer.0.status.code) \(request.summary) in \(Self.ms(start.duration(to: .now)))"))",
+        metadata: [CourierLogKey.status: "\(answer.0.status.code)"])
       return answer
     } catch {
-      log(
-        LogText.escaped(
-          "✗ \(request.summary) in \(Self.ms(start.duration(to: .now))): \(error)"))
+      let kind = CourierError.wrapping(error).kind
+      logger.debug(
+        "\(LogText.escaped("✗ \(request.summary) in \(Self.ms(start.duration(to: .now))): \(error)"))",
+        metadata: [CourierLogKey.errorKind: "\(kind.rawValue)"])
       throw error
     }
   }

@@ -27,6 +27,10 @@ import HTTPTypes
 /// folder and the bytes removed, so a crash before the entry is completed sends nothing
 /// again. A local problem no retry can fix (the kept bytes are gone) is a refusal, so the
 /// entry is quarantined instead of stopping the outbox (`QueuedUpload.replayError`).
+///
+/// Its requests log to `options.logger` with the entry's `courier.operation.id` and
+/// `courier.collection`; a proven delivery's lag (commit to proof) is recorded in the
+/// executor's metrics (`courier_replay_lag_seconds`, decision 2203).
 public struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Duration {
   /// The composed pipeline, with its retry step: multipart uploads.
   public let transport: any Transport
@@ -85,6 +89,7 @@ public struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Dur
     let id = entry.key.id
     // Proven before a crash kept the entry from completing: nothing to send again.
     if store.isDelivered(id) { return .delivered(nil) }
+    let options = self.options.forEntry(entry)
     do {
       let upload = try QueuedUpload(payload: entry.operation.payload)
       let body = try keptBytes(id, upload)
@@ -136,6 +141,7 @@ public struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Dur
       // Best effort: should the proof not be written, a replay sends again under the same
       // key, and the server answers with what it stored.
       try? store.markDelivered(id)
+      executor.metrics.delivered(committedAt: entry.operation.enqueuedAt, now: Date())
       return .delivered(nil)
     } catch {
       var failure = CourierError.wrapping(error, context: "queued upload \(id)")

@@ -11,6 +11,10 @@ import CourierPorts
 /// describes (`PUT <path>/<id>` or `DELETE`, `If-Match`, `Idempotency-Key`, canonical JSON body)
 /// through the request pipeline, and answers `.delivered` only when `DeliveryProof` finds the
 /// reply to be the collection's record with the id written and a newer version (decision 0414).
+///
+/// Its requests log to the client's logger with the entry's `courier.operation.id` and
+/// `courier.collection`; a proven delivery's lag (commit to proof) is recorded in the client's
+/// metrics (`courier_replay_lag_seconds`, decision 2203).
 public struct RecordSender: ReplaySender {
   /// The request pipeline (retries, auth, logging, the transport).
   public let client: APIClient
@@ -45,13 +49,15 @@ public struct RecordSender: ReplaySender {
       let request = try client.request(
         described.method, described.path, headerFields: described.headerFields)
       let body = try described.body().map { RequestBody.bytes($0) }
-      let reply = try await client.exchange(request, body: body, progress: progress)
+      let reply = try await client.exchange(
+        request, body: body, progress: progress, options: client.options.forEntry(entry))
       // A login page or any other 2xx that is not the record throws `notTheServer`: the entry
       // stays pending (decision 0414).
-      return .delivered(
-        try DeliveryProof.write(
-          operation, response: reply.response, body: reply.body.bytes, attempts: reply.attempts,
-          collection: collection))
+      let proven = try DeliveryProof.write(
+        operation, response: reply.response, body: reply.body.bytes, attempts: reply.attempts,
+        collection: collection)
+      client.metrics.delivered(committedAt: operation.enqueuedAt, now: Date())
+      return .delivered(proven)
     } catch let error as CourierError {
       return .failed(error)
     } catch {

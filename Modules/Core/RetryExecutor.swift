@@ -1,5 +1,7 @@
+import CoreMetrics
 import CourierDomain
 import CourierPorts
+import Logging
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -18,6 +20,11 @@ extension CourierError: CourierErrorCarrying {
 
 /// Runs an operation under a retry policy: transient failures are retried after a jittered
 /// backoff on the injected clock; everything else ends at once. Stops at once on cancellation.
+///
+/// Each decision is logged to the logger given to ``run(safeToRepeat:logger:onEvent:_:)`` (a
+/// retry at `info`, giving up at `debug`, a success at `trace`, or `debug` after retries) and
+/// counted in `metrics` (`courier_retries_total{reason}`,
+/// `courier_retry_budget_refusals_total`; the article "Metrics and logging").
 public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
   /// The policy deciding which failures are retried, how often and after what delay.
   public let policy: RetryPolicy
@@ -27,6 +34,9 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
   public let random: any RandomSource
   /// The budget shared with other requests of the same client.
   public let budget: SharedRetryBudget
+  /// Where the decisions are counted, and the calls of the steps that use this executor
+  /// (`RetryingTransport`, the tus transfer).
+  package let metrics: CourierMetrics
 
   /// Creates an executor.
   /// - Parameters:
@@ -34,19 +44,36 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
   ///   - clock: the clock to wait on.
   ///   - random: the jitter source.
   ///   - budget: the shared retry budget.
+  ///   - metrics: where retries, budget refusals and (through the steps that use this
+  ///     executor) calls are counted; the global system's factory by default.
   public init(
     policy: RetryPolicy, clock: C, random: any RandomSource = SystemRandomSource(),
-    budget: SharedRetryBudget = SharedRetryBudget()
+    budget: SharedRetryBudget = SharedRetryBudget(),
+    metrics: any MetricsFactory = MetricsSystem.factory
+  ) {
+    self.init(
+      policy: policy, clock: clock, random: random, budget: budget,
+      metrics: CourierMetrics(factory: metrics))
+  }
+
+  /// Creates an executor that records in metrics shared with the rest of a session.
+  package init(
+    policy: RetryPolicy, clock: C, random: any RandomSource = SystemRandomSource(),
+    budget: SharedRetryBudget = SharedRetryBudget(), metrics: CourierMetrics
   ) {
     self.policy = policy
     self.clock = clock
     self.random = random
     self.budget = budget
+    self.metrics = metrics
   }
 
   /// Runs `operation` until it succeeds or the policy gives up.
   /// - Parameters:
   ///   - safeToRepeat: whether the operation is idempotent (or carries an idempotency key).
+  ///   - logger: where each decision is logged, with `courier.attempt` (the attempt it
+  ///     follows) and the logger's own metadata (a call's `courier.request.id`); nowhere by
+  ///     default.
   ///   - onEvent: receives each decision.
   ///   - operation: the work; it receives the attempt number (from 1) and throws
   ///     `CourierError` on failure.
@@ -54,19 +81,24 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
   /// - Throws: the last error (a `CourierError`, or the operation's own `CourierErrorCarrying`
   ///   error), its `attempts` set; `cancelled` on cancellation.
   public func run<T: Sendable>(
-    safeToRepeat: Bool, onEvent: @Sendable (RetryEvent) -> Void = { _ in },
+    safeToRepeat: Bool, logger: Logger = .courierDiscarding,
+    onEvent: @Sendable (RetryEvent) -> Void = { _ in },
     _ operation: @Sendable (_ attempt: Int) async throws -> T
   ) async throws -> T {
+    func report(_ event: RetryEvent) {
+      Self.record(event, logger: logger, metrics: metrics)
+      onEvent(event)
+    }
     let start = clock.now
     var attempt = 0
     while true {
       attempt += 1
       if Task.isCancelled { throw CourierError(.cancelled, attempts: attempt - 1) }
-      onEvent(.attemptStarted(attempt: attempt))
+      report(.attemptStarted(attempt: attempt))
       do {
         let value = try await operation(attempt)
         budget.recordSuccess()
-        onEvent(.succeeded(attempts: attempt))
+        report(.succeeded(attempts: attempt))
         return value
       } catch {
         var carried: any CourierErrorCarrying =
@@ -84,10 +116,10 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
           safeToRepeat: safeToRepeat, jitter: random.next(), budgetAllows: budget.allowsRetry)
         switch decision {
         case .giveUp(let reason):
-          onEvent(.gaveUp(attempts: attempt, reason: reason, error: failure))
+          report(.gaveUp(attempts: attempt, reason: reason, error: failure))
           throw carried
         case .retry(let delay):
-          onEvent(
+          report(
             .retrying(
               attempt: attempt, maxAttempts: policy.maxAttempts, delay: delay, error: failure))
           do {
@@ -97,6 +129,37 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
           }
         }
       }
+    }
+  }
+}
+
+extension RetryExecutor {
+  /// Logs and counts one decision. The message is the line `courier --verbose` has always
+  /// printed (`RetryEvent.humanDescription`), one line whatever the server said.
+  fileprivate static func record(_ event: RetryEvent, logger: Logger, metrics: CourierMetrics) {
+    switch event {
+    case .attemptStarted:
+      return
+    case .retrying(let attempt, _, let delay, let error):
+      metrics.retried(after: error.kind)
+      logger.info(
+        "\(LogText.escaped(event.humanDescription))",
+        metadata: [
+          CourierLogKey.attempt: "\(attempt)", CourierLogKey.errorKind: "\(error.kind.rawValue)",
+          CourierLogKey.retryDelay: "\(delay.seconds.fixed(digits: 3))",
+        ])
+    case .gaveUp(let attempts, let reason, let error):
+      if reason == .budgetExhausted { metrics.retryBudgetRefused() }
+      logger.debug(
+        "\(LogText.escaped(event.humanDescription))",
+        metadata: [
+          CourierLogKey.attempt: "\(attempts)", CourierLogKey.errorKind: "\(error.kind.rawValue)",
+          CourierLogKey.giveUpReason: "\(reason.rawValue)",
+        ])
+    case .succeeded(let attempts):
+      logger.log(
+        level: attempts == 1 ? .trace : .debug, "\(event.humanDescription)",
+        metadata: [CourierLogKey.attempt: "\(attempts)"])
     }
   }
 }

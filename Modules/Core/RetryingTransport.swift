@@ -1,6 +1,7 @@
 import CourierDomain
 import CourierPorts
 import HTTPTypes
+import Logging
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -18,6 +19,12 @@ import HTTPTypes
 /// as it came. Every decision, the attempt count included, goes to the call's `onRetry`, from
 /// which the front (`APIClient`, `Uploader`) learns the attempts, and it classifies the final
 /// response with the same pure function (decision 2201).
+///
+/// It is where a call is a call (decision 2203): it gives the call's logger a
+/// `courier.request.id` (when it has none) and each attempt's copy a `courier.attempt`, logs
+/// the decisions through its executor, and counts the call in the executor's metrics
+/// (`courier_requests_total{outcome}`, `courier_request_duration_seconds`, measured on the
+/// executor's clock).
 public struct RetryingTransport<C: Clock>: Transport where C.Duration == Duration {
   private let base: any Transport
 
@@ -66,24 +73,38 @@ public struct RetryingTransport<C: Clock>: Transport where C.Duration == Duratio
     let keyed = Self.withIdempotencyKey(request)
     let context = keyed.summary
     let callObserver = options.onRetry
+    let call = options.identifyingCall()
+    let metrics = executor.metrics
+    let clock = executor.clock
+    let start = metrics.isEnabled ? clock.now : nil
+    func ended(_ failure: CourierError?) {
+      if let start { metrics.requestEnded(failure: failure, after: start.duration(to: clock.now)) }
+    }
     do {
-      return try await executor.run(
-        safeToRepeat: keyed.isSafeToRepeat,
+      let (response, received, failure) = try await executor.run(
+        safeToRepeat: keyed.isSafeToRepeat, logger: call.logger,
         onEvent: { event in
           onEvent(keyed, event)
           callObserver?(event)
         }
       ) { number in
-        let (response, received) = try await base.send(keyed, body: body, options: options)
+        let (response, received) = try await base.send(
+          keyed, body: body, options: call.forAttempt(number))
         let failure = ResponseClassifier.classify(
           response, body: received.bytes, attempts: number, context: context)
         if let failure, failure.isTransient {
           throw ResponseFailure(courierError: failure, response: response, body: received)
         }
-        return (response, received)
+        return (response, received, failure)
       }
+      ended(failure)
+      return (response, received)
     } catch let failure as ResponseFailure {
+      ended(failure.courierError)
       return (failure.response, failure.body)
+    } catch {
+      ended(CourierError.wrapping(error))
+      throw error
     }
   }
 }

@@ -1,6 +1,7 @@
 import CourierDomain
 import CourierPorts
 import HTTPTypes
+import Logging
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -25,6 +26,11 @@ import HTTPTypes
 ///   path after another status, a write asks for one, or a `ReplayBackoff` wait after a transient
 ///   failure ends. Nothing replays outside it or `replay()`.
 /// - `states()` publishes connectivity, activity, the outbox and the last error.
+///
+/// It logs to its client's logger (`APIClient.options.logger`: each pass a `replay()` makes and
+/// each refresh at `debug`, with `courier.collection`) and records in its client's metrics
+/// (`courier_replay_duration_seconds` of its passes, `courier_outbox_depth` and
+/// `courier_outbox_oldest_pending_timestamp_seconds` after writes and passes; decision 2203).
 public actor SyncEngine<Record: CollectionRecord> {
   /// The engine's settings.
   public struct Configuration: Sendable {
@@ -140,6 +146,18 @@ public actor SyncEngine<Record: CollectionRecord> {
     configuration: Configuration = Configuration(),
     now: @escaping @Sendable () -> Date = { Date() }
   ) {
+    self.init(
+      replayer: replayer, client: client, collection: collection, configuration: configuration,
+      now: now, registersRoute: true)
+  }
+
+  /// Creates an engine over a shared replayer; `registersRoute` false leaves the replayer's
+  /// routes alone, for a composition root that registers every collection's once.
+  package init(
+    replayer: OutboxReplayer, client: APIClient, collection: CollectionDescription,
+    configuration: Configuration = Configuration(),
+    now: @escaping @Sendable () -> Date = { Date() }, registersRoute: Bool
+  ) {
     var collection = collection
     var configuration = configuration
     if configuration.path.isEmpty {
@@ -155,6 +173,7 @@ public actor SyncEngine<Record: CollectionRecord> {
     self.now = now
     reader = CollectionReader(
       client: client, store: replayer.store, collection: collection, now: now)
+    guard registersRoute else { return }
     replayer.register(
       .records(
         collection, client: client,
@@ -197,6 +216,18 @@ public actor SyncEngine<Record: CollectionRecord> {
       failure = OutboxReplayer.courierError(error, context: "refreshing \(collection.path)")
     }
     replayer.noteRefresh(started: false, failure: failure)
+    let logger = client.options.logger
+    if logger.logs(.debug) {
+      var metadata: Logger.Metadata = [
+        CourierLogKey.collection: "\(LogText.escaped(collection.name))"
+      ]
+      if let failure { metadata[CourierLogKey.errorKind] = "\(failure.kind.rawValue)" }
+      logger.debug(
+        failure != nil
+          ? "Refresh failed; the cached records are kept"
+          : notModified ? "Refresh: not modified" : "Refresh: records replaced",
+        metadata: metadata)
+    }
     do {
       var result = try reader.snapshot(Record.self, source: .network)
       result.notModified = notModified
@@ -237,11 +268,8 @@ public actor SyncEngine<Record: CollectionRecord> {
   ///   declaration; `StoreError` when the store cannot write it (nothing changed then).
   @discardableResult
   public func create(_ record: Record) throws -> WriteReceipt {
-    try collection.validate(record.payload)
-    let key = RecordKey(collection: collection.name, id: record.id)
-    let operation = OutboxOperation(
-      key: key, kind: .create, payload: record.payload, baseVersion: nil, enqueuedAt: now())
-    return try write(.put(key, payload: record.payload), operation)
+    let (change, operation) = try Self.creation(of: record, in: collection, at: now())
+    return try write(change, operation)
   }
 
   /// Replaces a record's fields locally and queues the update, based on the server version
@@ -288,6 +316,7 @@ public actor SyncEngine<Record: CollectionRecord> {
   public func discard(id: String) throws -> LocalRecord? {
     let after = try store.revert(RecordKey(collection: collection.name, id: id))
     replayer.reloadState()
+    client.metrics.outbox(of: store)
     return after
   }
 
@@ -299,15 +328,18 @@ public actor SyncEngine<Record: CollectionRecord> {
   /// - Throws: `StoreError.notFound` when no such entry is conflicted.
   public func resolveConflict(operationID: UUID, keepLocal: Bool) throws {
     try replayer.resolveConflict(operationID: operationID, keepLocal: keepLocal)
+    client.metrics.outbox(of: store)
   }
 
   private func write(_ change: RecordChange, _ operation: OutboxOperation) throws -> WriteReceipt {
-    let result = try store.applyAndEnqueue(change, operation)
-    let record = try store.record(change.key)
-    replayer.noteWrite(result)
+    let receipt = try Self.commit(change, operation, to: store)
+    replayer.noteWrite(receipt.enqueue)
+    let pending = replayer.state.pendingCount
+    // A write adds the newest entry: it is the oldest waiting only when it waits alone.
+    client.metrics.outbox(
+      pending: pending, oldestCommittedAt: pending == 1 ? operation.enqueuedAt : nil)
     replayer.requestReplay()
-    return WriteReceipt(
-      key: change.key, operationID: result.entry?.id, enqueue: result, record: record)
+    return receipt
   }
 
   // MARK: - Replay
@@ -321,7 +353,13 @@ public actor SyncEngine<Record: CollectionRecord> {
   /// in the caller's task. A replay already running is waited for first, so two never
   /// interleave.
   /// - Returns: what this replay did.
-  public func replay() async -> ReplayReport { await replayer.replay() }
+  public func replay() async -> ReplayReport {
+    let start = ContinuousClock.now
+    let report = await replayer.replay()
+    ReplayObservation(metrics: client.metrics, logger: client.options.logger, store: store)
+      .ended(report, after: start.duration(to: .now))
+    return report
+  }
 
   /// Waits until no replay runs (for tests and a CLI about to exit).
   public func waitForIdle() async { await replayer.waitForIdle() }
@@ -364,7 +402,16 @@ public actor SyncEngine<Record: CollectionRecord> {
   ///   is known to be down), after it counts as watching: a write made at any moment is then
   ///   either in that replay or schedules its own, with no window between the two.
   public func watch(replayingFirst: Bool) async {
-    await replayer.run(replayingFirst: replayingFirst)
+    let observation = ReplayObservation(
+      metrics: client.metrics, logger: client.options.logger, store: store)
+    guard observation.isEnabled else { return await replayer.run(replayingFirst: replayingFirst) }
+    // The outbox gauges follow the states the run loop publishes (its passes are its own).
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask { await self.replayer.run(replayingFirst: replayingFirst) }
+      group.addTask { await observation.follow(self.replayer.states()) }
+      await group.next()
+      group.cancelAll()
+    }
   }
 }
 
@@ -404,7 +451,9 @@ extension SyncEngine {
   ///   cannot be written.
   @discardableResult
   public func retryEntry(operationID: UUID) throws -> OutboxEntry {
-    try replayer.retryEntry(operationID: operationID)
+    let entry = try replayer.retryEntry(operationID: operationID)
+    client.metrics.outbox(of: store)
+    return entry
   }
 
   /// Puts every refused and conflicted entry back in the queue (see `retryEntry`).
@@ -413,7 +462,9 @@ extension SyncEngine {
   ///   are requeued, the others are kept as they were).
   @discardableResult
   public func retryAllEntries() throws -> [OutboxEntry] {
-    try replayer.retryAllEntries()
+    let entries = try replayer.retryAllEntries()
+    client.metrics.outbox(of: store)
+    return entries
   }
 
   /// Drops an outbox entry with every local change to its record (the entry's and any later
@@ -424,6 +475,8 @@ extension SyncEngine {
   ///   cannot be written.
   @discardableResult
   public func discardEntry(operationID: UUID) throws -> (entry: OutboxEntry, record: LocalRecord?) {
-    try replayer.discardEntry(operationID: operationID)
+    let discarded = try replayer.discardEntry(operationID: operationID)
+    client.metrics.outbox(of: store)
+    return discarded
   }
 }

@@ -1,4 +1,5 @@
 import CourierDomain
+import Logging
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -7,8 +8,8 @@ import CourierDomain
 #endif
 
 /// Per-call options a transport honours, travelling with the call through every decorator:
-/// the deadline, where upload progress goes, and who hears of retry decisions. Nothing about a
-/// call is kept in a process-wide table.
+/// the deadline, where upload progress goes, who hears of retry decisions, and the logger the
+/// call's steps log to. Nothing about a call is kept in a process-wide table.
 public struct TransportOptions: Sendable {
   /// The overall time one attempt may take, connection and body included. URLSession on Linux
   /// only has an idle timeout, so adapters enforce this themselves.
@@ -24,23 +25,31 @@ public struct TransportOptions: Sendable {
   /// Receives each decision the retry step makes for this call, from the caller's task; nil
   /// for none.
   public var onRetry: (@Sendable (RetryEvent) -> Void)?
+  /// Where the call's steps log (each exchange, each retry decision), with the metadata of the
+  /// call: the steps add `courier.request.id` and `courier.attempt` to the copy they pass on
+  /// (the article "Metrics and logging" lists the keys and levels). By default a logger that
+  /// discards everything.
+  public var logger: Logger
 
   /// Creates options.
   /// - Parameters:
   ///   - deadline: the per-attempt deadline; nil for none.
   ///   - progress: receives bytes sent so far; nil for none.
   ///   - onRetry: receives each retry decision; nil for none.
+  ///   - logger: where the call's steps log; by default nowhere.
   public init(
     deadline: Duration? = .seconds(30),
     progress: (@Sendable (TransferProgress) -> Void)? = nil,
-    onRetry: (@Sendable (RetryEvent) -> Void)? = nil
+    onRetry: (@Sendable (RetryEvent) -> Void)? = nil,
+    logger: Logger = .courierDiscarding
   ) {
     self.deadline = deadline
     self.progress = progress
     self.onRetry = onRetry
+    self.logger = logger
   }
 
-  /// A copy with another deadline; progress and retry observers are kept.
+  /// A copy with another deadline; progress and retry observers and the logger are kept.
   /// - Parameter deadline: the new deadline.
   /// - Returns: the copy.
   public func with(deadline: Duration?) -> TransportOptions {

@@ -1,4 +1,5 @@
 import CourierCLI
+import CourierCLITestSupport
 import CourierDomain
 import CourierTestSupport
 import Foundation

@@ -5,6 +5,7 @@ import CourierTestKit
 import CourierTestSupport
 import Foundation
 import HTTPTypes
+import Logging
 import Synchronization
 import Testing
 
@@ -34,21 +35,21 @@ struct LoggingRedactionTests {
 
   @Test("control characters in anything logged are escaped: one line, no terminal escapes")
   func escapes() async throws {
-    let lines = Mutex<[String]>([])
+    let (logger, log) = Logger.recording()
     let base = InMemoryTransport()
     base.enqueue(
       .failure(
         CourierError(
           .server, serverMessage: "bad\r\nInjected: line \u{1B}[2J\u{9B}31m",
           underlying: "reason\nsecond")))
-    let logging = LoggingTransport(base) { line in lines.withLock { $0.append(line) } }
+    let logging = LoggingTransport(base)
     let request = HTTPRequest(
       method: .get, url: try #require(URL(string: "http://h/x")),
       headerFields: [.named("X-Note"): "a\r\nb\u{1B}c\u{7F}"])
     await #expect(throws: CourierError.self) {
-      _ = try await logging.send(request, options: TransportOptions())
+      _ = try await logging.send(request, options: TransportOptions(logger: logger))
     }
-    let logged = lines.withLock { $0 }
+    let logged = log.entries.map(\.text)
     #expect(logged.count == 2)
     for line in logged {
       #expect(

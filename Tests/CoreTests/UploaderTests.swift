@@ -2,7 +2,9 @@ import CourierCore
 import CourierDomain
 import CourierPorts
 import CourierTestKit
+import CourierTestSupport
 import Foundation
+import Logging
 import Synchronization
 import Testing
 
@@ -162,13 +164,16 @@ struct UploaderTests {
     script.enqueue(status: 503, json: #"{"code":"unavailable","message":"busy"}"#)
     script.enqueue(status: 201, json: #"{"id":"p3"}"#)
     let clock = ManualClock()
-    let lines = Mutex<[String]>([])
+    let (logger, log) = Logger.recording()
     let stack = retrying(
       AuthTransport(
-        LoggingTransport(script) { line in lines.withLock { $0.append(line) } },
+        LoggingTransport(script),
         store: InMemoryCredentialStore(Credentials(accessToken: "t")), refreshURL: target),
       clock: clock)
-    let upload = uploader(stack, InMemoryImageCompressor(info: nil), dirs)
+    let upload = Uploader(
+      transport: stack, compressor: InMemoryImageCompressor(info: nil),
+      options: TransportOptions(logger: logger), temporaryDirectory: dirs.temporary,
+      progressGranularity: 0)
     let task = Task { try await upload.perform(UploadRequest(file: file, target: target)) { _ in } }
     await clock.waitForSleepers(1)
     #expect(dirs.leftovers.isEmpty)
@@ -188,7 +193,9 @@ struct UploaderTests {
     #expect(bodies[0].range(of: content) != nil)
     #expect(script.requests.allSatisfy { $0.headerFields[.authorization] == "Bearer t" })
     #expect(Set(script.requests.compactMap { $0.headerFields[.idempotencyKey] }).count == 1)
-    #expect(lines.withLock { $0 }.count == 4)
+    // Each attempt's request and answer, logged by the step next to the transport.
+    let exchanges = log.entries.filter { $0.text.hasPrefix("→") || $0.text.hasPrefix("←") }
+    #expect(exchanges.count == 4)
   }
 
   @Test("422 image_too_large: one attempt, the server's message, no retry")
