@@ -91,9 +91,9 @@ final class OutboxSync: Sendable {
   func sync(activity: String) async throws -> ReplayReport {
     try await withSyncLock(activity: activity) {
       defer { tidy() }
-      let start = ContinuousClock.now
+      // The replayer logs and times the pass itself (decision 2301).
       let report = await replayer.replay()
-      observation.ended(report, after: start.duration(to: .now))
+      observation.recordOutbox()
       return report
     }
   }

@@ -88,9 +88,10 @@ final class SessionStore: Sendable {
       }
     }
     sweep()
-    // Replays, the outbox and the queued uploads, observed around the replayer.
+    // The outbox and the queued uploads, observed around the replayer (which logs and times
+    // its passes itself).
     let observation = ReplayObservation(
-      metrics: environment.metrics, logger: environment.logger, store: store,
+      metrics: environment.metrics, store: store,
       sendingUploads: { [uploadTracker] in Set(uploadTracker.sending.keys) })
     // The replayer is made when something needs it (OutboxSync): an offline add does not.
     return OutboxSync(
@@ -100,7 +101,8 @@ final class SessionStore: Sendable {
           store: store, pathMonitor: pathMonitor,
           configuration: OutboxReplayer.Configuration(
             maxConcurrentSends: config.replayConcurrency),
-          clock: ContinuousClock(), random: SystemRandomSource())
+          now: { Date() }, clock: ContinuousClock(), random: SystemRandomSource(),
+          logger: environment.logger, metrics: environment.metrics)
         for collection in declared {
           replayer.register(
             .records(

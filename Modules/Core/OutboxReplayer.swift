@@ -1,5 +1,7 @@
+import CoreMetrics
 import CourierDomain
 import CourierPorts
+import Logging
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -21,6 +23,10 @@ import Synchronization
 /// - Entries of a collection without a route wait (with their record's later entries) and are
 ///   counted in `ReplayReport.withoutSender`.
 /// - `states()` publishes the store's outbox, connectivity and activity.
+/// - Every pass, whoever asks for it, is logged at `debug` (what it did, what stopped it, the
+///   backoff the run loop will wait) and timed (`courier_replay_duration_seconds`), and every
+///   answer that proves a delivery records its lag from the write's commit
+///   (`courier_replay_lag_seconds`; decision 2203).
 ///
 /// It decides nothing itself: the coordination is `ReplayMachine`'s, a pass is `ReplayPass`'s,
 /// a window's sends `ReplayWindow`'s, each a value fed events under this object's one lock; this
@@ -73,21 +79,42 @@ public final class OutboxReplayer: Sendable {
   let random: any RandomSource
   let publisher: SyncStatePublisher
   let shared: Mutex<Shared>
+  /// Where each pass is logged.
+  let logger: Logger
+  /// Where passes and delivery lags are recorded.
+  let metrics: CourierMetrics
 
   /// Creates a replayer for a store.
   /// - Parameters:
   ///   - store: the local store (records and outbox).
   ///   - pathMonitor: the path monitor the run loop follows; nil when none.
   ///   - configuration: the settings.
-  ///   - now: the wall clock (the time of the last successful pass).
-  ///   - clock: the clock the run loop waits on between passes after transient failures.
+  ///   - now: the wall clock (the time of the last successful pass, a delivery's lag).
+  ///   - clock: the clock the run loop waits on between passes after transient failures, and
+  ///     passes are timed on.
   ///   - random: the jitter source of those waits.
-  public init(
+  ///   - logger: where each pass is logged, at `debug`; by default nowhere.
+  ///   - metrics: the application's metrics backend, for the passes' durations and the
+  ///     deliveries' lags; by default the global system's factory.
+  public convenience init(
     store: any LocalStore, pathMonitor: (any PathMonitor)? = nil,
     configuration: Configuration = Configuration(),
     now: @escaping @Sendable () -> Date = { Date() },
     clock: any Clock<Duration> = ContinuousClock(),
-    random: any RandomSource = SystemRandomSource()
+    random: any RandomSource = SystemRandomSource(),
+    logger: Logger = .courierDiscarding, metrics: any MetricsFactory = MetricsSystem.factory
+  ) {
+    self.init(
+      store: store, pathMonitor: pathMonitor, configuration: configuration, now: now,
+      clock: clock, random: random, logger: logger, metrics: CourierMetrics(factory: metrics))
+  }
+
+  /// Creates a replayer that records in metrics shared with the rest of a session (or an
+  /// engine's client).
+  package init(
+    store: any LocalStore, pathMonitor: (any PathMonitor)?, configuration: Configuration,
+    now: @escaping @Sendable () -> Date, clock: any Clock<Duration>, random: any RandomSource,
+    logger: Logger, metrics: CourierMetrics
   ) {
     self.store = store
     self.pathMonitor = pathMonitor
@@ -95,6 +122,8 @@ public final class OutboxReplayer: Sendable {
     self.now = now
     self.clock = clock
     self.random = random
+    self.logger = logger
+    self.metrics = metrics
     let path = pathMonitor?.currentPath.status ?? .unknown
     var initial = SyncState(path: path)
     if let entries = try? store.entries() { Self.count(entries, into: &initial) }
@@ -221,8 +250,15 @@ public final class OutboxReplayer: Sendable {
   /// - Returns: what this pass did.
   public func replay() async -> ReplayReport {
     await withCheckedContinuation { slot in event { $0.passRequested(slot) } }
+    let started = metrics.isEnabled ? Self.instant(of: clock) : nil
     let report = await ReplayPassRunner(replayer: self).run()
-    event { $0.passEnded(report, jitter: { random.next() }) }
+    let duration = started?.elapsed()
+    let (actions, retry) = shared.withLock { shared in
+      (shared.machine.passEnded(report, jitter: { random.next() }), shared.machine.retryDelay)
+    }
+    // Logged and timed before anyone hears the pass ended (a caller waiting for idle).
+    observe(report, after: duration, retry: retry)
+    perform(actions)
     // A backoff sleep the outcome replaced has ended when the pass returns.
     await sleepCutShort()
     return report

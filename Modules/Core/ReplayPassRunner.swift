@@ -14,7 +14,9 @@ struct ReplayPassRunner {
     let replayer = replayer
     let store = replayer.store
     let configuration = replayer.configuration
-    let sender = ReplayWindowSender(store: store, concurrency: configuration.maxConcurrentSends)
+    let sender = ReplayWindowSender(
+      store: store, concurrency: configuration.maxConcurrentSends, metrics: replayer.metrics,
+      now: replayer.now)
     let settlement = ReplaySettlement(
       store: store, publisher: replayer.publisher, schema: { replayer.schema(of: $0) })
     var pass = ReplayPass(

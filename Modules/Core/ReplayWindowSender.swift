@@ -11,12 +11,18 @@ import CourierPorts
 /// to that many at once; nothing new after an answer that stops the pass or changes the queue),
 /// and has `ReplayDecision` decide each answer. It runs on its senders' task executor when they
 /// share one (decision 1205): each answer resumes the window there, and the next request is
-/// handed over there, with no thread woken; the commits stay in the pass's task.
+/// handed over there, with no thread woken; the commits stay in the pass's task. An answer that
+/// proves a delivery records its lag from the write's commit (`courier_replay_lag_seconds`,
+/// decision 2203), whatever the route's sender.
 struct ReplayWindowSender: Sendable {
   /// The store, read only for a merge's base copy.
   let store: any LocalStore
   /// Sends at once.
   let concurrency: Int
+  /// Where each delivery's lag is recorded.
+  let metrics: CourierMetrics
+  /// The wall clock the lag ends on.
+  let now: @Sendable () -> Date
 
   /// Sends the entries, each through its route.
   /// - Parameters:
@@ -31,6 +37,9 @@ struct ReplayWindowSender: Sendable {
     var outcomes: [ReplayOutcome] = []
     func decided(_ index: Int, _ answer: ReplayAnswer) -> [Int] {
       let (entry, route) = window[index]
+      if metrics.isEnabled, case .delivered = answer {
+        metrics.delivered(committedAt: entry.operation.enqueuedAt, now: now())
+      }
       let step = decide(entry, answer: answer, route: route, resends: resends[entry.id, default: 0])
       outcomes.append(ReplayOutcome(entry: entry, answer: answer, step: step))
       return plan.answered(index, step: step, cancelled: Task.isCancelled)

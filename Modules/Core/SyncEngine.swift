@@ -27,10 +27,11 @@ import Logging
 ///   failure ends. Nothing replays outside it or `replay()`.
 /// - `states()` publishes connectivity, activity, the outbox and the last error.
 ///
-/// It logs to its client's logger (`APIClient.options.logger`: each pass a `replay()` makes and
-/// each refresh at `debug`, with `courier.collection`) and records in its client's metrics
-/// (`courier_replay_duration_seconds` of its passes, `courier_outbox_depth` and
-/// `courier_outbox_oldest_pending_timestamp_seconds` after writes and passes; decision 2203).
+/// It logs to its client's logger (`APIClient.options.logger`: each refresh at `debug`, with
+/// `courier.collection`) and records in its client's metrics (`courier_outbox_depth` and
+/// `courier_outbox_oldest_pending_timestamp_seconds` after writes and passes; decision 2203);
+/// the replayer it makes logs and times each pass, its run loop's too, and records each
+/// delivery's lag there as well (decision 2301).
 public actor SyncEngine<Record: CollectionRecord> {
   /// The engine's settings.
   public struct Configuration: Sendable {
@@ -126,7 +127,8 @@ public actor SyncEngine<Record: CollectionRecord> {
     let replayer = OutboxReplayer(
       store: store, pathMonitor: pathMonitor,
       configuration: OutboxReplayer.Configuration(replayBackoff: configuration.replayBackoff),
-      now: now, clock: clock, random: random)
+      now: now, clock: clock, random: random, logger: client.options.logger,
+      metrics: client.metrics)
     self.init(
       replayer: replayer, client: client, collection: collection, configuration: configuration,
       now: now)
@@ -354,10 +356,9 @@ public actor SyncEngine<Record: CollectionRecord> {
   /// interleave.
   /// - Returns: what this replay did.
   public func replay() async -> ReplayReport {
-    let start = ContinuousClock.now
+    // The replayer logs and times the pass itself (decision 2301).
     let report = await replayer.replay()
-    ReplayObservation(metrics: client.metrics, logger: client.options.logger, store: store)
-      .ended(report, after: start.duration(to: .now))
+    client.metrics.outbox(of: store)
     return report
   }
 
@@ -395,15 +396,14 @@ public actor SyncEngine<Record: CollectionRecord> {
   /// resets it, and no retry waits while the path is known to be down (its return replays at
   /// once). Cancelling it ends it, its retries and the replay it runs at once. Does not run the
   /// monitor itself (the caller runs `pathMonitor.run()` beside it).
-  public func watch() async { await replayer.run(replayingFirst: false) }
+  public func watch() async { await watch(replayingFirst: false) }
 
   /// ``watch()``, sending the outbox once as it starts.
   /// - Parameter replayingFirst: whether to send the outbox once as it starts (unless the path
   ///   is known to be down), after it counts as watching: a write made at any moment is then
   ///   either in that replay or schedules its own, with no window between the two.
   public func watch(replayingFirst: Bool) async {
-    let observation = ReplayObservation(
-      metrics: client.metrics, logger: client.options.logger, store: store)
+    let observation = ReplayObservation(metrics: client.metrics, store: store)
     guard observation.isEnabled else { return await replayer.run(replayingFirst: replayingFirst) }
     // The outbox gauges follow the states the run loop publishes (its passes are its own).
     await withTaskGroup(of: Void.self) { group in
