@@ -75,7 +75,7 @@ public enum MultipartEscaping {
       throw CourierError(
         .invalidInput, code: "multipart_invalid_content_type",
         serverMessage:
-          "The content type of field \"\(printableForMessage(field))\" is not a valid media type.",
+          "The content type of field \"\(LogText.escaped(field))\" is not a valid media type.",
         field: field, context: "multipart encoding")
     }
     return contentType
@@ -85,21 +85,8 @@ public enum MultipartEscaping {
     CourierError(
       .invalidInput, code: "multipart_invalid_name",
       serverMessage:
-        "The \(what) of field \"\(printableForMessage(field))\" can't be sent: it \(reason).",
+        "The \(what) of field \"\(LogText.escaped(field))\" can't be sent: it \(reason).",
       field: field, context: "multipart encoding")
-  }
-
-  /// A name made safe to show in a message: control characters become `U+XXXX`.
-  static func printableForMessage(_ text: String) -> String {
-    var out = ""
-    for scalar in text.unicodeScalars {
-      if scalar.value < 0x20 || scalar.value == 0x7F {
-        out += "U+\(hex4(scalar.value))"
-      } else {
-        out.unicodeScalars.append(scalar)
-      }
-    }
-    return out
   }
 
   static func hex4(_ value: UInt32) -> String {

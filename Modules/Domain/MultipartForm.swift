@@ -37,7 +37,7 @@ public struct MultipartForm: Sendable, Equatable {
           throw CourierError(
             .invalidInput, code: "multipart_invalid_value",
             serverMessage:
-              "The value of field \"\(MultipartEscaping.printableForMessage(part.name))\" "
+              "The value of field \"\(LogText.escaped(part.name))\" "
               + "contains the multipart boundary and can't be sent.",
             field: part.name, context: "multipart encoding")
         }

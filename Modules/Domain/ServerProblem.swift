@@ -65,8 +65,8 @@ public struct ServerProblem: Sendable, Equatable {
     return code
   }
 
-  /// Keeps a message only when it is plain text fit for a person: no markup, no control
-  /// characters, trimmed and bounded.
+  /// Keeps a message only when it is plain text fit for a person: no markup, trimmed, bounded,
+  /// and its control characters and bidi overrides shown as visible escapes (`LogText`).
   /// - Parameter text: the server's text.
   /// - Returns: the text, or nil when it is not fit to show.
   public static func plainText(_ text: String) -> String? {
@@ -78,12 +78,10 @@ public struct ServerProblem: Sendable, Equatable {
     {
       return nil
     }
-    let cleaned = String(
-      String.UnicodeScalarView(
-        trimmed.unicodeScalars.map {
-          $0.isControlOrFormat ? " " : $0
-        }))
-    return cleaned.count > 300 ? String(cleaned.prefix(299)) + "…" : cleaned
+    // Cut before escaping, so that no escape is cut in half; then every control character
+    // and bidi override is shown as the terminal text function shows it (`LogText`).
+    let bounded = trimmed.count > 300 ? String(trimmed.prefix(299)) + "…" : trimmed
+    return LogText.escaped(bounded)
   }
   /// Whether lower-cased text holds something shaped like a tag: `<`, then a letter, `/` or `!`,
   /// then a `>` later on (the pattern `<[a-z/!][^>]*>`).

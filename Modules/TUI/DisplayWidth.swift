@@ -1,3 +1,5 @@
+import CourierDomain
+
 /// How many terminal columns text takes, and how to cut and pad it by columns rather than by
 /// bytes or characters.
 ///
@@ -36,7 +38,7 @@ package enum DisplayWidth {
   /// Text that fits in `width` columns: cut at a cluster boundary and ended with `…` when it
   /// does not fit, never wider than `width`.
   /// - Parameters:
-  ///   - text: the text (already sanitised).
+  ///   - text: the text (already escaped: `LogText`).
   ///   - width: the columns available.
   /// - Returns: the text, or its beginning and an ellipsis.
   package static func truncate(_ text: String, to width: Int) -> String {
@@ -55,7 +57,7 @@ package enum DisplayWidth {
 
   /// Text truncated and then padded with spaces to exactly `width` columns.
   /// - Parameters:
-  ///   - text: the text (already sanitised).
+  ///   - text: the text (already escaped: `LogText`).
   ///   - width: the columns.
   /// - Returns: text exactly `width` columns wide.
   package static func fit(_ text: String, to width: Int) -> String {
@@ -64,30 +66,12 @@ package enum DisplayWidth {
     return missing > 0 ? cut + String(repeating: " ", count: missing) : cut
   }
 
-  /// Text safe to print on one line: control characters (newlines, tabs, escapes) become spaces,
-  /// so a title from a server can never move the cursor or change colours.
-  /// - Parameter text: any text.
-  /// - Returns: the text without control characters.
-  package static func sanitize(_ text: String) -> String {
-    var needsWork = false
-    for scalar in text.unicodeScalars where isControl(scalar) {
-      needsWork = true
-      break
-    }
-    guard needsWork else { return text }
-    var scalars = String.UnicodeScalarView()
-    for scalar in text.unicodeScalars {
-      scalars.append(isControl(scalar) ? " " : scalar)
-    }
-    return String(scalars)
-  }
-
   /// Splits text into lines of at most `width` columns, breaking at spaces where possible and
   /// inside long words otherwise; the text's own newlines start new lines.
   /// - Parameters:
   ///   - text: any text.
   ///   - width: the columns.
-  /// - Returns: the lines, sanitised.
+  /// - Returns: the lines, each escaped as every printed text is (`LogText`).
   package static func wrap(_ text: String, to width: Int) -> [String] {
     guard width > 0 else { return [] }
     var lines: [String] = []
@@ -97,7 +81,7 @@ package enum DisplayWidth {
     for paragraph in paragraphs {
       var line = ""
       var lineWidth = 0
-      for word in sanitize(String(paragraph)).split(
+      for word in LogText.escaped(String(paragraph)).split(
         separator: " ", omittingEmptySubsequences: false)
       {
         var word = Substring(word)
@@ -133,11 +117,6 @@ package enum DisplayWidth {
       lines.append(line)
     }
     return lines
-  }
-
-  private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-    scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value)
-      || scalar.value == 0x2028 || scalar.value == 0x2029
   }
 
   private static func isZeroWidth(_ scalar: Unicode.Scalar) -> Bool {

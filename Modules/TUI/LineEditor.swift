@@ -1,3 +1,5 @@
+import CourierDomain
+
 /// A one-line text editor as a value: the text and a cursor counted in grapheme clusters, so
 /// that an accented letter, a CJK character or an emoji moves and deletes as one.
 package struct LineEditor: Sendable, Hashable {
@@ -9,7 +11,7 @@ package struct LineEditor: Sendable, Hashable {
   /// Creates an editor with the cursor at the end.
   /// - Parameter text: the initial text.
   package init(text: String = "") {
-    self.text = DisplayWidth.sanitize(text)
+    self.text = Self.oneLine(text)
     self.cursor = self.text.count
   }
 
@@ -49,13 +51,22 @@ package struct LineEditor: Sendable, Hashable {
   /// letter joins it, as in the terminal.
   /// - Parameter typed: the text typed (control characters become spaces).
   package mutating func insert(_ typed: String) {
-    let clean = DisplayWidth.sanitize(typed)
+    let clean = Self.oneLine(typed)
     let index = text.index(text.startIndex, offsetBy: cursor)
     let head = String(text[..<index]) + clean
     text = head + text[index...]
     // Counting the new head, not adding clean.count: a combining mark may merge with the
     // character before it.
     cursor = min(head.count, text.count)
+  }
+
+  /// Text typed or pasted into the one-line field: what a terminal would act on (a line break,
+  /// an escape, a bidi override) becomes a space. That is input, not printing: shown as an
+  /// escape, `\n` would be sent to the server as two characters.
+  static func oneLine(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: LogText.needsEscape) else { return text }
+    return String(
+      String.UnicodeScalarView(text.unicodeScalars.map { LogText.needsEscape($0) ? " " : $0 }))
   }
 
   /// Deletes the character before the cursor (Backspace).

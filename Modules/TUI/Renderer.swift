@@ -41,7 +41,7 @@ struct StyledLine {
     for (text, style) in segments {
       let remaining = width - used
       if remaining <= 0 { break }
-      let cut = DisplayWidth.truncate(DisplayWidth.sanitize(text), to: remaining)
+      let cut = DisplayWidth.truncate(LogText.escaped(text), to: remaining)
       used += DisplayWidth.of(cut)
       out += paint(cut, style, colour)
     }
@@ -231,10 +231,10 @@ package enum Renderer {
       var line = StyledLine(isSelected ? ">" : " ", style, fill: style)
       let flag = article.isConflicted ? "!" : article.isPending ? "*" : " "
       line.append(" \(flag) ", isSelected ? .selected : article.isConflicted ? .warning : .dim)
-      let title = DisplayWidth.fit(DisplayWidth.sanitize(article.title), to: titleWidth)
+      let title = DisplayWidth.fit(LogText.escaped(article.title), to: titleWidth)
       line.append(title, isSelected ? .selected : .bold)
       if width >= 100 {
-        line.append("  " + DisplayWidth.sanitize(article.body), isSelected ? .selected : .dim)
+        line.append("  " + LogText.escaped(article.body), isSelected ? .selected : .dim)
       }
       lines.append(line)
     }
@@ -335,7 +335,7 @@ package enum Renderer {
     guard rows > 0 else { return [] }
     let shown = all.count > rows ? Array(all.prefix(rows - 1)) : all
     var lines = shown.map { item -> StyledLine in
-      var line = StyledLine(" Queued \(DisplayWidth.sanitize(item.name))  ", .bold)
+      var line = StyledLine(" Queued \(LogText.escaped(item.name))  ", .bold)
       if item.isRefused {
         line.append("refused: kept until you discard it", .error)
       } else {
@@ -378,7 +378,7 @@ package enum Renderer {
   private static func statusLine(_ state: TUIState) -> StyledLine {
     if case .confirmDelete(_, let title) = state.screen {
       var line = StyledLine(" Delete “", .warning)
-      line.append(DisplayWidth.truncate(DisplayWidth.sanitize(title), to: 40), .bold)
+      line.append(DisplayWidth.truncate(LogText.escaped(title), to: 40), .bold)
       line.append("”? y: delete, n: keep", .warning)
       return line
     }

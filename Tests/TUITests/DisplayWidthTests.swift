@@ -50,10 +50,14 @@ struct DisplayWidthTests {
     }
   }
 
-  @Test("control characters cannot reach the terminal")
-  func sanitize() {
-    #expect(DisplayWidth.sanitize("a\u{1B}[2Jb\nc\td\u{7F}") == "a [2Jb c d ")
-    #expect(DisplayWidth.sanitize("plain") == "plain")
+  @Test("control characters and bidi overrides reach the terminal only as visible escapes")
+  func escapedOnScreen() {
+    // Every segment of a line goes through the one function the CLI prints with (LogText): the
+    // TUI used to blank controls but let U+202E through.
+    let line = StyledLine("a\u{1B}[2Jb\nc\td\u{7F}e\u{202E}f", .plain)
+    #expect(line.render(width: 40, colour: false).hasPrefix(#"a\e[2Jb\nc\td\x7Fe\u{202E}f "#))
+    #expect(StyledLine("plain", .plain).render(width: 5, colour: false) == "plain")
+    #expect(DisplayWidth.wrap("one\ntwo\u{1B}]0;x\u{07}", to: 20) == ["one", #"two\e]0;x\x07"#])
   }
 
   @Test("wrapping breaks at spaces, keeps newlines, splits long words by width")

@@ -280,12 +280,15 @@ struct RendererTests {
     }
   }
 
-  @Test("a title cannot inject escape sequences or newlines")
+  @Test("a title cannot inject escape sequences, newlines or a bidi override")
   func hostileTitle() {
-    let state = TUIState(articles: [ArticleItem(id: "x", title: "a\u{1B}[2J\nb", body: "")])
+    let title = "a\u{1B}[2J\nb\u{202E}c"
+    let state = TUIState(articles: [ArticleItem(id: "x", title: title, body: "")])
     let lines = Self.lines(state)
     #expect(!lines.joined().contains("\u{1B}"))
-    #expect(lines.contains { $0.hasPrefix(">   a [2J b") })
+    #expect(!lines.joined().contains("\u{202E}"))
+    // Shown as the CLI shows it (LogText): visible escapes, not blanks.
+    #expect(lines.contains { $0.hasPrefix(#">   a\e[2J\nb\u{202E}c"#) }, "\(lines)")
   }
 
   @Test("a terminal under 80×24 gets a clear message instead of a broken layout")
