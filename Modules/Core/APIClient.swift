@@ -134,23 +134,30 @@ public struct APIClient: Sendable {
   }
 
   /// ``send(_:body:progress:onRetry:)``, with the attempts the call made.
+  /// - Parameter redaction: secrets the request carried (a login's password), taken out of a
+  ///   reply that is not a success before it is read (decision 2421).
   package func exchange(
     _ request: HTTPRequest, body: RequestBody? = nil,
     progress: (@Sendable (TransferProgress) -> Void)? = nil,
-    onRetry: (@Sendable (RetryEvent) -> Void)? = nil, options callerOptions: TransportOptions? = nil
+    onRetry: (@Sendable (RetryEvent) -> Void)? = nil,
+    options callerOptions: TransportOptions? = nil,
+    redacting redaction: SecretRedaction? = nil
   ) async throws -> Reply {
     var callOptions = callerOptions ?? options
     if let progress { callOptions.progress = progress }
     let attempts = AttemptCount()
     callOptions.onRetry = attempts.observer(before: onRetry ?? options.onRetry)
     let response: HTTPResponse
-    let received: ResponseBody
+    var received: ResponseBody
     do {
       (response, received) = try await transport.send(request, body: body, options: callOptions)
     } catch {
       var failure = CourierError.wrapping(error, context: request.summary)
       if failure.context == nil { failure.context = request.summary }
       throw failure
+    }
+    if let redaction, !(200..<300).contains(response.status.code) {
+      received = ResponseBody(bytes: redaction.body(received.bytes))
     }
     // The retry step classified it too, to decide on retrying; the verdict is the same pure
     // function of the same answer.

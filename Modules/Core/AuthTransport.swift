@@ -118,12 +118,38 @@ public final class AuthTransport: Transport {
     guard answer.0.status == 401, !renewedAlready, let credentials,
       credentials.refreshToken != nil
     else {
-      return answer
+      return Self.redacting(answer, credentials)
     }
-    guard let renewed = try await renew(after: credentials) else { return answer }
+    guard let renewed = try await renew(after: credentials) else {
+      return Self.redacting(answer, credentials)
+    }
     var replay = request
     replay.headerFields[.authorization] = try Self.bearer(renewed.accessToken, request)
-    return try await send(replay)
+    return Self.redacting(try await send(replay), renewed, credentials)
+  }
+
+  /// A reply that is not a success with the session's tokens taken out of its body and header
+  /// values (decision 2421): a server that repeats the request's headers in its error message
+  /// must not put the token on a screen or in the outbox. A success passes exact (its body is
+  /// data).
+  /// - Parameters:
+  ///   - answer: the reply.
+  ///   - sessions: the credentials the request (and the one before it) carried.
+  /// - Returns: the reply.
+  static func redacting(
+    _ answer: (HTTPResponse, ResponseBody), _ sessions: Credentials?...
+  ) -> (HTTPResponse, ResponseBody) {
+    guard !(200..<300).contains(answer.0.status.code) else { return answer }
+    let redaction = SecretRedaction(
+      sessions.flatMap { [$0?.accessToken, $0?.refreshToken] })
+    guard !redaction.isEmpty else { return answer }
+    var head = answer.0
+    var fields = HTTPFields()
+    for field in head.headerFields {
+      fields.append(HTTPField(name: field.name, value: redaction.text(field.value)))
+    }
+    head.headerFields = fields
+    return (head, ResponseBody(bytes: redaction.body(answer.1.bytes)))
   }
 
   /// Whether a token with a known expiry is within the leeway of it and can be renewed.

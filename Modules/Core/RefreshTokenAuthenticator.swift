@@ -64,8 +64,10 @@ public struct RefreshTokenAuthenticator: Authenticator {
       try? store.clear()
       return nil
     }
+    // The reply to a refused renewal never carries the tokens further (decision 2421).
+    let redaction = SecretRedaction([refreshToken, stale.accessToken])
     if let failure = ResponseClassifier.classify(
-      response, body: answer.bytes, context: request.summary)
+      response, body: redaction.body(answer.bytes), context: request.summary)
     {
       throw failure
     }
