@@ -82,7 +82,7 @@ public struct CollectionReader: Sendable {
       try store.markNotModified(collection: collection.name, refreshedAt: now())
       return true
     }
-    let records = try parseList(body.bytes)
+    let records = try parseList(body.bytes, contentType: response.headerFields[.contentType])
     try store.applyServerList(
       records, collection: collection.name, etag: response.headerFields[.eTag], refreshedAt: now())
     return false
@@ -94,15 +94,30 @@ public struct CollectionReader: Sendable {
   /// - Throws: `CourierError`: `notTheServer` for a body that is not JSON, `decoding` for one
   ///   that is not a list of records.
   public func parseList(_ body: Data) throws -> [ServerRecord] {
+    try parseList(body, contentType: nil)
+  }
+
+  /// ``parseList(_:)`` told what the reply says it is: a body that says it is JSON and does not
+  /// parse is a bad reply (`invalidResponse`, code `reply_bad_json`), not a login page
+  /// (`DeliveryProof.unparseable`, decision 2423).
+  /// - Parameters:
+  ///   - body: the reply's body.
+  ///   - contentType: the reply's `Content-Type`.
+  /// - Returns: the records.
+  /// - Throws: `CourierError`, as ``parseList(_:)``.
+  package func parseList(_ body: Data, contentType: String?) throws -> [ServerRecord] {
     let json: JSONValue
     do {
       json = try JSONValue(parsing: body)
     } catch {
       // A list that is not JSON at all is a page from something else on the network (a Wi-Fi
       // login page answering every request): the stored list is kept, as for any failure.
-      throw CourierError(
-        .notTheServer, code: "list_not_json", underlying: String(describing: error),
+      var failure = DeliveryProof.unparseable(
+        contentType: contentType, status: 200, bytes: body.count,
         context: "the \(collection.name) list")
+      if failure.kind == .notTheServer { failure.code = "list_not_json" }
+      failure.underlying = String(describing: error)
+      throw failure
     }
     guard case .array(let elements) = json else {
       throw CourierError(

@@ -22,7 +22,8 @@ public enum DeliveryProof {
     /// The status is not one the contract gives for this operation (a 200 for a delete with a
     /// body, a 202, a 1xx).
     case unexpectedStatus = "reply_unexpected_status"
-    /// The body is not JSON (an HTML login page, a truncated body).
+    /// The body is not JSON and does not say it is (an HTML login page). A body that says it
+    /// is JSON and does not parse is a bad reply instead (`DeliveryProof.unparseable`).
     case notJSON = "reply_not_json"
     /// The body is JSON but not the collection's record (no id or no version).
     case notRecord = "reply_not_record"
@@ -122,7 +123,7 @@ public enum DeliveryProof {
         throw failure(.unexpectedStatus, response, operation)
       }
       guard let json = try? JSONValue(parsing: response.body) else {
-        throw failure(.notJSON, response, operation)
+        throw unparseable(response, operation)
       }
       guard let record = try? schema.serverRecord(from: json) else {
         throw failure(.notRecord, response, operation)
@@ -168,7 +169,7 @@ public enum DeliveryProof {
       return isBlank(response.body) ? nil : try? JSONValue(parsing: response.body)
     }
     guard let json = try? JSONValue(parsing: response.body) else {
-      throw failure(.notJSON, response, nil)
+      throw unparseable(response, nil)
     }
     guard confirmation == .record else { return json }
     let id: String? =
@@ -199,8 +200,54 @@ public enum DeliveryProof {
     let response = Reply(response, body, attempts)
     guard !isBlank(response.body) else { return }
     guard (try? JSONValue(parsing: response.body)) != nil else {
-      throw failure(.notJSON, response, nil)
+      throw unparseable(response, nil)
     }
+  }
+
+  /// The failure for a 2xx body that is not JSON, told apart by what the reply says it is
+  /// (decision 2423). A body that says it is JSON (`application/json`, `…+json`) and does not
+  /// parse (broken, cut short, nested past the parser's depth) came from something that speaks
+  /// the API: a bad reply, `invalidResponse` (`reply_bad_json`, exit 76). Any other (a page, a
+  /// text, no type) is what a Wi-Fi login page or a proxy answers: `notTheServer`
+  /// (`reply_not_json`, exit 69). Either way nothing is known to have been applied, and a
+  /// queued write stays pending with its Idempotency-Key.
+  /// - Parameters:
+  ///   - contentType: the reply's `Content-Type`, if any.
+  ///   - status: the reply's status.
+  ///   - bytes: the body's length.
+  ///   - attempts: how many attempts the call made.
+  ///   - context: what was being done.
+  /// - Returns: the error.
+  package static func unparseable(
+    contentType: String?, status: Int, bytes: Int, attempts: Int = 1, context: String?
+  ) -> CourierError {
+    let type = contentType.map { ", Content-Type \($0)" } ?? ""
+    let underlying = "status \(status)\(type), \(bytes) bytes"
+    guard saysJSON(contentType) else {
+      return CourierError(
+        .notTheServer, status: status, code: Shortfall.notJSON.rawValue, attempts: attempts,
+        underlying: underlying, context: context)
+    }
+    return CourierError(
+      .invalidResponse, status: status, code: "reply_bad_json", mayHaveReachedServer: true,
+      attempts: attempts, underlying: underlying + ", not valid JSON", context: context)
+  }
+
+  /// Whether a `Content-Type` names JSON: `application/json`, `text/json` or a `+json` type.
+  static func saysJSON(_ contentType: String?) -> Bool {
+    guard let contentType else { return false }
+    let media = (contentType.split(separator: ";", maxSplits: 1).first ?? "")
+      .trimmingSpacesAndTabs().lowercased()
+    return media.hasSuffix("/json") || media.hasSuffix("+json")
+  }
+
+  private static func unparseable(_ response: Reply, _ operation: OutboxOperation?)
+    -> CourierError
+  {
+    unparseable(
+      contentType: response.head.headerFields[.contentType], status: response.status,
+      bytes: response.body.count, attempts: response.attempts,
+      context: operation.map { "\($0.kind.rawValue) \($0.key)" })
   }
 
   private static func isBlank(_ body: Data) -> Bool {

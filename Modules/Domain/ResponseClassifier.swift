@@ -15,7 +15,8 @@ public enum ResponseClassifier {
   ///   - attempts: how many attempts the call made to get it (1 without retries).
   ///   - now: the time used to read a `Retry-After` given as a date.
   ///   - context: what was being done, for logs.
-  /// - Returns: nil for 1xx, 2xx and 304; the error for anything else. A redirect that
+  /// - Returns: nil for 1xx, 2xx and 304; the error for anything else: `invalidResponse`
+  ///   (`reply_status_invalid`) for a status outside 100–599. A redirect that
   ///   reaches the caller is one the transport would not follow (to another origin, decision
   ///   0503): the request did not reach the intended server, so it is `notTheServer`, as are
   ///   407 (a proxy wants credentials), 511 (a captive portal wants a login, RFC 6585) and a
@@ -25,6 +26,14 @@ public enum ResponseClassifier {
     context: String? = nil
   ) -> CourierError? {
     let status = response.status.code
+    // HTTP's statuses are 100 to 599 (RFC 9110 §15): a 600 or a 099 is a reply that makes no
+    // sense, not a refusal by the server. A queued write it answered stays pending.
+    guard (100...599).contains(status) else {
+      return CourierError(
+        .invalidResponse, status: status, code: "reply_status_invalid",
+        mayHaveReachedServer: true, attempts: attempts,
+        underlying: "status \(status) is not an HTTP status", context: context)
+    }
     if (300..<400).contains(status), status != 304 {
       return CourierError(
         .notTheServer, status: status, code: "redirected_elsewhere",

@@ -52,6 +52,8 @@ struct DeliveryProofTests {
     let response: Reply
     /// nil when the reply proves delivery; the shortfall otherwise.
     let shortfall: DeliveryProof.Shortfall?
+    /// A body that says it is JSON and does not parse: a bad reply, not a login page (issue 24).
+    var badReply = false
     var testDescription: String { name }
   }
 
@@ -75,11 +77,21 @@ struct DeliveryProofTests {
       name: "captive portal: 200 text/html", kind: .create, base: nil,
       response: reply(200, portal, type: "text/html"), shortfall: .notJSON),
     Row(
-      name: "empty 200", kind: .create, base: nil, response: reply(200, ""),
-      shortfall: .notJSON),
+      name: "empty 200, said to be JSON", kind: .create, base: nil, response: reply(200, ""),
+      shortfall: nil, badReply: true),
     Row(
-      name: "truncated record", kind: .create, base: nil,
-      response: reply(201, String(record().prefix(30))), shortfall: .notJSON),
+      name: "truncated record, said to be JSON", kind: .create, base: nil,
+      response: reply(201, String(record().prefix(30))), shortfall: nil, badReply: true),
+    Row(
+      name: "truncated record, said to be problem+json", kind: .create, base: nil,
+      response: reply(201, "{{", type: "application/problem+json; charset=utf-8"), shortfall: nil,
+      badReply: true),
+    Row(
+      name: "truncated record, said to be text", kind: .create, base: nil,
+      response: reply(201, String(record().prefix(30)), type: "text/plain"), shortfall: .notJSON),
+    Row(
+      name: "empty 200 of no type", kind: .create, base: nil,
+      response: Reply(head: HTTPResponse(status: .ok), body: Data()), shortfall: .notJSON),
     Row(
       name: "2xx with other JSON", kind: .create, base: nil, response: reply(200, #"{"ok":true}"#),
       shortfall: .notRecord),
@@ -118,12 +130,19 @@ struct DeliveryProofTests {
       let server = try DeliveryProof.write(
         operation, response: row.response.head, body: row.response.body, schema: .standard)
       #expect(
-        row.shortfall == nil, "proved delivery, expected \(String(describing: row.shortfall))")
+        row.shortfall == nil && !row.badReply,
+        "proved delivery, expected \(String(describing: row.shortfall))")
       if row.kind == .delete {
         #expect(server == nil)
       } else {
         #expect(server?.id == Self.id)
       }
+    } catch let error as CourierError where row.badReply {
+      // Something that speaks the API answered, badly: exit 76, the write kept pending.
+      #expect(error.kind == .invalidResponse, "\(error)")
+      #expect(error.code == "reply_bad_json")
+      #expect(error.mayHaveReachedServer)
+      #expect(error.userMessage == "The server sent a reply that couldn't be understood.")
     } catch let error as CourierError {
       #expect(error.kind == .notTheServer)
       #expect(error.isTransient)
@@ -291,6 +310,19 @@ struct DeliveryProofTests {
     #expect(error.isTransient)
     #expect(!(error.underlying ?? "").contains("pw"))
     #expect(!(error.underlying ?? "").contains("secret"))
+  }
+
+  @Test(
+    "which Content-Type says JSON",
+    arguments: [
+      ("application/json", true), ("Application/JSON; charset=utf-8", true),
+      ("application/problem+json", true), ("text/json", true), ("text/html", false),
+      ("text/plain", false), ("application/jsonp", false), ("", false),
+    ])
+  func saysJSON(_ type: String, _ json: Bool) {
+    let error = DeliveryProof.unparseable(
+      contentType: type.isEmpty ? nil : type, status: 200, bytes: 3, context: nil)
+    #expect(error.kind == (json ? .invalidResponse : .notTheServer), "\(type)")
   }
 
   @Test("304 is still a success for a conditional request")

@@ -92,6 +92,20 @@ struct ResponseClassifierTests {
     #expect(!message.contains("Traceback"))
   }
 
+  @Test("a status outside 100–599 is a bad reply, whatever its body", arguments: [600, 99, 0, 999])
+  func outOfRange(_ status: Int) throws {
+    let error = try #require(
+      Self.classify(Self.response(status, #"{"code":"bad_request","message":"no"}"#)))
+    #expect(error.kind == .invalidResponse)
+    #expect(error.code == "reply_status_invalid")
+    #expect(error.status == status)
+    #expect(error.serverMessage == nil)
+    let edges = [(599, CourierError.Kind.server), (100, nil)]
+    for (edge, kind) in edges {
+      #expect(Self.classify(Self.response(edge, "{}"))?.kind == kind, "\(edge)")
+    }
+  }
+
   @Test("2xx and 304 are not errors", arguments: [200, 201, 204, 304])
   func successes(_ status: Int) {
     #expect(
