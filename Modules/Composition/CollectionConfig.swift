@@ -15,6 +15,7 @@ import CourierDomain
 ///   "notes": {
 ///     "path": "/notes", "id": "note_id", "version": "rev", "updated_at": "modified_at",
 ///     "fields": {"text": "string", "tags": "strings"}, "required": ["text"],
+///     "lengths": {"text": [1, 10000]},
 ///     "version_tag": "r", "conflict_codes": ["version_conflict"], "gone_codes": ["not_found"],
 ///     "write_statuses": [200, 201], "delete_statuses": [204]
 ///   }
@@ -26,8 +27,8 @@ import CourierDomain
 enum CollectionConfig {
   /// The members a collection's object may have.
   static let members = [
-    "path", "id", "version", "updated_at", "fields", "required", "version_tag", "conflict_codes",
-    "gone_codes", "write_statuses", "delete_statuses",
+    "path", "id", "version", "updated_at", "fields", "required", "lengths", "version_tag",
+    "conflict_codes", "gone_codes", "write_statuses", "delete_statuses",
   ]
 
   /// Names a collection may not take: the built-in ones (articles, and the queued uploads'
@@ -147,6 +148,22 @@ enum CollectionConfig {
           "required", "“\(ConfigLoader.shown(required))” is not one of the declared fields.")
       }
       fields[index].required = true
+    }
+    if let member = object["lengths"] {
+      guard case .object(let lengths) = member else {
+        throw fail("lengths", "must be an object of string fields and [least, most] lengths.")
+      }
+      for name in lengths.keys.sorted() {
+        let key = "lengths.\(ConfigLoader.shown(name))"
+        guard let index = fields.firstIndex(where: { $0.name == name }),
+          fields[index].kind == .string
+        else { throw fail(key, "is not one of the declared string fields.") }
+        guard case .array(let bounds)? = lengths[name], bounds.count == 2,
+          let least = bounds[0].intValue, let most = bounds[1].intValue,
+          least >= 0, least <= most
+        else { throw fail(key, "must be [least, most], two whole numbers, 0 ≤ least ≤ most.") }
+        fields[index].length = least...most
+      }
     }
     let tag = try object["version_tag"].map { member -> String in
       guard case .string(let prefix) = member, prefix.count <= 16,

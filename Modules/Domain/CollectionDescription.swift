@@ -50,11 +50,14 @@ public struct CollectionDescription: Sendable, Equatable {
     self.answers = answers
   }
 
-  /// The backend contract's articles: `id`, `version`, `updated_at`; a required `title` and a
+  /// The backend contract's articles: `id`, `version`, `updated_at`; a required `title` of 1
+  /// to 200 characters (the contract refuses an empty one and a longer one with 422) and a
   /// `body`, both strings.
   public static let articles = CollectionDescription(
     name: "articles", path: "/articles", schema: .standard,
-    fields: [RecordField("title", .string, required: true), RecordField("body", .string)],
+    fields: [
+      RecordField("title", required: true, length: 1...200), RecordField("body", .string),
+    ],
     answers: .contract)
 
   /// The declared field with this name.
@@ -63,8 +66,8 @@ public struct CollectionDescription: Sendable, Equatable {
   public func field(_ name: String) -> RecordField? { fields.first { $0.name == name } }
 
   /// Checks a record's fields against the declaration: every required field present and not
-  /// `null`, every declared one of its kind, none of the schema's own members (the server owns
-  /// them), and, when fields are declared, no other field.
+  /// `null`, every declared one of its kind and within its length, none of the schema's own
+  /// members (the server owns them), and, when fields are declared, no other field.
   /// - Parameter payload: the record's fields (a JSON object).
   /// - Throws: `CourierError` of kind `invalidInput` naming the first field that is wrong.
   public func validate(_ payload: JSONValue) throws {
@@ -85,6 +88,9 @@ public struct CollectionDescription: Sendable, Equatable {
       if !field.accepts(value) {
         throw Self.refusal(
           field.name, "The field “\(field.name)” of \(name) holds \(field.kind.rawValue) values.")
+      }
+      if let problem = field.lengthProblem(value) {
+        throw Self.refusal(field.name, "The field “\(field.name)” of \(name) \(problem).")
       }
     }
     if !fields.isEmpty {

@@ -31,6 +31,11 @@ public struct RecordField: Sendable, Equatable, Codable {
   public var kind: Kind
   /// Whether every record must have it (and not `null`).
   public var required: Bool
+  /// For a string field, how many characters its text may hold (Unicode scalars, as JSON
+  /// Schema's `minLength` and `maxLength` and the reference backend count them); a text of
+  /// white space alone counts as empty. Nil: any length. Checked before a write is saved, so
+  /// a title the server would refuse is refused here, not queued (issue 24).
+  package var length: ClosedRange<Int>?
 
   /// Declares a field.
   /// - Parameters:
@@ -98,6 +103,36 @@ public struct RecordField: Sendable, Equatable, Codable {
       return items.allSatisfy { if case .string = $0 { return true } else { return false } }
     default: return false
     }
+  }
+
+  /// Declares a string field with bounds on its text's length.
+  /// - Parameters:
+  ///   - name: the member's name.
+  ///   - required: whether a record must have it.
+  ///   - length: how many characters its text may hold.
+  package init(_ name: String, required: Bool = false, length: ClosedRange<Int>) {
+    self.init(name, .string, required: required)
+    self.length = length
+  }
+
+  /// Why a present value breaks the field's length rule, or nil when it keeps it (or is not a
+  /// string, or the field has no rule).
+  /// - Parameter value: the value.
+  /// - Returns: a sentence's end: "can't be empty", "holds at most 200 characters (this one
+  ///   has 201)".
+  package func lengthProblem(_ value: JSONValue) -> String? {
+    guard let length, case .string(let text) = value else { return nil }
+    let count = text.unicodeScalars.count
+    if length.lowerBound > 0, text.trimmingWhitespaceAndNewlines().isEmpty {
+      return "can't be empty"
+    }
+    if count < length.lowerBound {
+      return "holds at least \(length.lowerBound) characters (this one has \(count))"
+    }
+    if count > length.upperBound {
+      return "holds at most \(length.upperBound) characters (this one has \(count))"
+    }
+    return nil
   }
 
   /// A value as shown in an error: at most 40 characters, control characters escaped.

@@ -24,7 +24,7 @@ extension SyncEngineTests {
     let (logger, log) = Logger.recording()
     let engine = engine(logger: logger)
     let created = try await engine.create(Article(id: "n", title: "new", body: ""))
-    try await engine.create(Article(id: "m", title: "", body: ""))
+    try await engine.create(Article(id: "m", title: "refused", body: ""))
     transport.enqueue(status: 201, json: Self.json("n", "new", version: 1, updated: clock.now))
     transport.enqueue(status: 422, json: #"{"code":"validation_failed","message":"No title."}"#)
     _ = await engine.replay()

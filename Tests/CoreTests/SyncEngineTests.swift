@@ -170,7 +170,8 @@ struct SyncEngineTests {
   @Test("a 422 is marked rejected with the server's message; the queue goes on")
   func businessRefusal() async throws {
     let engine = engine()
-    try await engine.create(Article(id: "x", title: "", body: ""))
+    // A title the server refuses (an empty one is refused before it is queued).
+    try await engine.create(Article(id: "x", title: "refused", body: ""))
     try await engine.create(Article(id: "y", title: "y", body: ""))
     transport.enqueue(
       status: 422,
@@ -265,7 +266,7 @@ struct SyncEngineTests {
   func editAfterRefusal() async throws {
     try seed(["a"])
     let engine = engine()
-    try await engine.update(Article(id: "a", title: "", body: ""))
+    try await engine.update(Article(id: "a", title: "refused", body: ""))
     transport.enqueue(
       status: 422, json: #"{"code":"validation_failed","message":"The title must not be empty."}"#)
     _ = await engine.replay()

@@ -46,11 +46,39 @@ struct CollectionDescriptionTests {
       payload: .object(["id": .string("x")]), refused: "id"),
     Row(
       name: "articles: a title and a body", collection: .articles,
-      payload: .object(["title": .string(""), "body": .string("b")]), refused: .none),
+      payload: .object(["title": .string("t"), "body": .string("")]), refused: .none),
     Row(
       name: "articles: no title", collection: .articles, payload: .object(["body": .string("b")]),
       refused: "title"),
+    // The contract's title: 1 to 200 characters (issue 24: these were queued, then refused).
+    Row(
+      name: "articles: an empty title", collection: .articles,
+      payload: .object(["title": .string(""), "body": .string("b")]), refused: "title"),
+    Row(
+      name: "articles: a title of spaces", collection: .articles,
+      payload: .object(["title": .string(" \t ")]), refused: "title"),
+    Row(
+      name: "articles: a title of 200 characters", collection: .articles,
+      payload: .object(["title": .string(String(repeating: "é", count: 200))]), refused: .none),
+    Row(
+      name: "articles: a title of 201 characters", collection: .articles,
+      payload: .object(["title": .string(String(repeating: "é", count: 201))]), refused: "title"),
+    Row(
+      name: "articles: 200 scalars that are fewer characters", collection: .articles,
+      payload: .object(["title": .string(String(repeating: "e\u{301}", count: 100))]),
+      refused: .none),
+    Row(
+      name: "a declared length: at least 2", collection: lengths,
+      payload: .object(["code": .string("x")]), refused: "code"),
+    Row(
+      name: "a declared length: within", collection: lengths,
+      payload: .object(["code": .string("xyz")]), refused: .none),
   ]
+
+  /// A collection whose one string field holds 2 to 3 characters.
+  static let lengths = CollectionDescription(
+    name: "codes", path: nil, schema: .standard,
+    fields: [RecordField("code", length: 2...3)], answers: .contract)
 
   @Test("a record's fields checked against the declaration", arguments: rows)
   func validate(_ row: Row) throws {
@@ -61,6 +89,7 @@ struct CollectionDescriptionTests {
       let error = #expect(throws: CourierError.self) { try row.collection.validate(row.payload) }
       #expect(error?.kind == .invalidInput && error?.field == field)
       #expect(error?.userMessage.isEmpty == false)
+      #expect(error?.code == "invalid_record")
     }
   }
 
