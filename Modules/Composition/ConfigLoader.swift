@@ -107,7 +107,18 @@ public enum ConfigLoader {
       }
     }
     for (key, name) in keys {
-      if let value = environment[name], !value.isEmpty {
+      guard let value = environment[name] else { continue }
+      // An empty variable counts as unset, but for the server: `COURIER_BASE_URL=$SERVER`
+      // with SERVER unset means a server was meant, and falling back to the default one would
+      // send the session's writes elsewhere, or report it unreachable (decision 2425). A
+      // `--base-url` on the line still wins over it.
+      if value.isEmpty, key == "base_url", flags[key] == nil {
+        throw ConfigError(
+          source: "environment variable \(name)", key: key,
+          message: "is set but empty: give the server's URL, or unset it for the default "
+            + "(\(CourierConfig(environment: [:]).baseURL.absoluteString)).")
+      }
+      if !value.isEmpty {
         try set(key, value, source: "environment variable \(name)", on: &config)
       }
     }

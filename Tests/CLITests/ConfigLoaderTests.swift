@@ -323,7 +323,48 @@ struct ConfigLoaderTests {
       json: #"{"notes": {"write_statuses": [404]}}"#, key: "collections.notes.write_statuses"),
     BadCollection(
       json: #"{"notes": {"conflict_codes": "x"}}"#, key: "collections.notes.conflict_codes"),
+    BadCollection(json: #"{"notes": {"lengths": []}}"#, key: "collections.notes.lengths"),
+    BadCollection(
+      json: #"{"notes": {"lengths": {"text": [1, 5]}}}"#, key: "collections.notes.lengths.text"),
+    BadCollection(
+      json: #"{"notes": {"fields": {"n": "integer"}, "lengths": {"n": [1, 5]}}}"#,
+      key: "collections.notes.lengths.n"),
+    BadCollection(
+      json: #"{"notes": {"fields": {"t": "string"}, "lengths": {"t": [5, 1]}}}"#,
+      key: "collections.notes.lengths.t"),
+    BadCollection(
+      json: #"{"notes": {"fields": {"t": "string"}, "lengths": {"t": [-1, 1]}}}"#,
+      key: "collections.notes.lengths.t"),
+    BadCollection(
+      json: #"{"notes": {"fields": {"t": "string"}, "lengths": {"t": 5}}}"#,
+      key: "collections.notes.lengths.t"),
   ]
+
+  @Test("collections: a string field's declared lengths")
+  func collectionLengths() throws {
+    let config = try load(files: [
+      Self.file:
+        #"{"collections": {"notes": {"fields": {"t": "string"}, "lengths": {"t": [0, 9]}}}}"#
+    ])
+    let field = try #require(config.collections.first?.field("t"))
+    #expect(field.length == 0...9)
+  }
+
+  @Test("COURIER_BASE_URL set but empty is refused, naming it; a flag still wins; others unset")
+  func emptyBaseURL() throws {
+    let error = try #require(throws: ConfigError.self) {
+      try load(environment: ["COURIER_BASE_URL": ""])
+    }
+    #expect(error.source == "environment variable COURIER_BASE_URL")
+    #expect(error.key == "base_url")
+    #expect(error.message.hasPrefix("is set but empty"), "\(error)")
+    let flagged = try load(
+      flags: ["base_url": "http://flag:3"], environment: ["COURIER_BASE_URL": ""])
+    #expect(flagged.baseURL.absoluteString == "http://flag:3")
+    // The other variables: an empty one still counts as unset.
+    let others = try load(environment: ["COURIER_TRANSPORT": "", "COURIER_MAX_ATTEMPTS": ""])
+    #expect(others.retry.maxAttempts == CourierConfig(environment: home).retry.maxAttempts)
+  }
 
   @Test(
     "a collection the file declares wrongly is refused, naming the file and the key path",
