@@ -101,7 +101,11 @@ enum SyncCommands {
     let end = await withTaskGroup(of: WatchEnd.self) { group in
       group.addTask {
         do {
-          for try await state in session.watch(activity: "sync --watch") {
+          // Another process syncing this folder is waited for, not a reason to end (2426).
+          let states = session.watch(activity: "sync --watch") { holder in
+            output.out(waitingLine(holder, json: json))
+          }
+          for try await state in states {
             output.out(stateLine(state, json: json))
           }
           return .failed("the watch ended")
@@ -129,6 +133,22 @@ enum SyncCommands {
     }
   }
 
+  /// What `sync --watch` prints while it waits for another process's sync lock: a line for a
+  /// person, or one `--json` object (`"status":"waiting"`).
+  static func waitingLine(_ holder: SyncLock.Holder, json: Bool) -> String {
+    let message =
+      "waiting: \(holder.description) is syncing this data folder; this watch starts when it "
+      + "has finished."
+    guard json else { return message + "\n" }
+    var object: [String: JSONValue] = [
+      "status": .string("waiting"), "kind": .string("busy"), "code": .string("sync_in_progress"),
+      "message": .string(message),
+    ]
+    if let pid = holder.pid { object["holder_pid"] = .int(pid) }
+    if let activity = holder.activity { object["holder_activity"] = .string(activity) }
+    return JSONLine.encode(object) + "\n"
+  }
+
   static func stateLine(_ state: SyncState, json: Bool) -> String {
     if json {
       var object: [String: JSONValue] = [
@@ -146,7 +166,9 @@ enum SyncCommands {
     var text =
       "\(online)\(busy): \(state.pendingCount) pending, \(state.rejected.count) refused, "
       + "\(state.conflicted.count) in conflict"
-    if let error = state.lastError { text += " (last error: \(error.userMessage))" }
+    if let error = state.lastError {
+      text += " (last error: \(LogText.escaped(error.userMessage)))"
+    }
     return text + "\n"
   }
 }

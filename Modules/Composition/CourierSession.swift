@@ -167,8 +167,22 @@ public final class CourierSession: Sendable {
   public func login(username: String, password: String) async throws {
     // Never through the auth decorator (there is no session to refresh yet), but retried
     // like any call: a 503 or a reset during a login is as transient as anywhere else.
-    let (_, body) = try await environment.loginClient.send(
-      .post, "/auth/token", json: ["username": username, "password": password])
+    // A server that repeats the request in its refusal never shows the password (2421): taken
+    // out of the reply before its message is read (and cut), and out of the error after.
+    let redaction = SecretRedaction([password])
+    let client = environment.loginClient
+    let body: ResponseBody
+    do {
+      var request = try client.request(.post, "/auth/token")
+      request.headerFields[.contentType] = "application/json; charset=utf-8"
+      body =
+        try await client.exchange(
+          request, body: try APIClient.json(["username": username, "password": password]),
+          redacting: redaction
+        ).body
+    } catch let error as CourierError {
+      throw redaction.error(error)
+    }
     let credentials = try TokenResponse.credentials(from: body.bytes, now: Date())
     do {
       try environment.credentials.save(credentials)
@@ -219,15 +233,29 @@ public final class CourierSession: Sendable {
   /// meanwhile are sent by themselves, this process's and those another process leaves in the
   /// same data folder because this one holds the lock (noticed with inotify on Linux). Yields
   /// the state at once and on each change. Holds the data folder's sync lock while it runs, and
-  /// runs the path monitor (shared with ``paths``).
+  /// runs the path monitor (shared with ``paths``). While another process holds the lock (a
+  /// `courier sync`, a write's replay, another watch), it waits for it, yielding nothing, and
+  /// starts when the lock is free (decision 2426).
   /// - Parameter activity: what this process says it is doing, for another's busy message.
-  /// - Returns: the states; the stream throws ``SyncInProgressError`` at once when another
-  ///   process is syncing, the path monitor's error when it cannot run, or `StoreError` when
-  ///   the local store cannot be opened.
+  /// - Returns: the states; the stream throws the path monitor's error when it cannot run, or
+  ///   `StoreError` when the local store or the lock file cannot be opened.
   public func watch(activity: String = "sync --watch") -> AsyncThrowingStream<SyncState, any Error>
   {
+    watch(activity: activity, whileWaiting: { _ in })
+  }
+
+  /// ``watch(activity:)``, telling `whileWaiting` who holds the data folder's sync lock when
+  /// the watch has to wait for it (and again when the holder changes).
+  /// - Parameters:
+  ///   - activity: what this process says it is doing, for another's busy message.
+  ///   - whileWaiting: told who holds the lock this watch waits for.
+  /// - Returns: the states.
+  package func watch(
+    activity: String, whileWaiting: @escaping @Sendable (SyncLock.Holder) -> Void
+  ) -> AsyncThrowingStream<SyncState, any Error> {
     do {
-      return try store.open(warn: PrivateFiles.warnOnStandardError).watch(activity: activity)
+      return try store.open(warn: PrivateFiles.warnOnStandardError).watch(
+        activity: activity, onHeld: whileWaiting)
     } catch {
       return AsyncThrowingStream { $0.finish(throwing: error) }
     }

@@ -98,8 +98,12 @@ final class OutboxSync: Sendable {
     }
   }
 
-  /// The store's run loop under the sync lock, with the path monitor and the folder watch.
-  func watch(activity: String) -> AsyncThrowingStream<SyncState, any Error> {
+  /// The store's run loop under the sync lock, with the path monitor and the folder watch. A
+  /// watch is long-running: while another process holds the lock it waits for it (telling
+  /// `onHeld` who holds it) rather than ending (decision 2426).
+  func watch(
+    activity: String, onHeld: @escaping @Sendable (SyncLock.Holder) -> Void = { _ in }
+  ) -> AsyncThrowingStream<SyncState, any Error> {
     let (stream, continuation) = AsyncThrowingStream.makeStream(of: SyncState.self)
     let replayer = replayer
     let monitor = monitor
@@ -107,7 +111,7 @@ final class OutboxSync: Sendable {
     let folder = lock?.directory.path
     let task = Task {
       do {
-        try await withSyncLock(activity: activity) {
+        try await withSyncLock(activity: activity, waiting: onHeld) {
           try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await monitor.run() }
             if let folder {
@@ -152,12 +156,26 @@ final class OutboxSync: Sendable {
     }
   }
 
+  /// Runs `body` under the data folder's sync lock.
+  /// - Parameters:
+  ///   - activity: what this process does, for another's busy message.
+  ///   - onHeld: nil to fail at once when another process holds the lock (a one-shot
+  ///     command); else the lock is waited for, and this is told who holds it.
+  ///   - body: the work.
+  /// - Returns: what `body` returns.
+  /// - Throws: `SyncInProgressError` (without `onHeld`), `CancellationError` (cancelled while
+  ///   waiting), `StoreError`, or what `body` throws.
   func withSyncLock<T: Sendable>(
-    activity: String, _ body: () async throws -> T
+    activity: String, waiting onHeld: (@Sendable (SyncLock.Holder) -> Void)? = nil,
+    _ body: () async throws -> T
   ) async throws -> T {
     guard let lock else { return try await body() }
     do {
-      try lock.acquire(activity: activity)
+      if let onHeld {
+        try await lock.acquireWaiting(activity: activity, onHeld: onHeld)
+      } else {
+        try lock.acquire(activity: activity)
+      }
     } catch let busy as SyncInProgressError {
       replayer.reloadState()
       throw busy

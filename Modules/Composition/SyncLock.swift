@@ -70,31 +70,67 @@ public final class SyncLock: Sendable {
   /// - Returns: the lock, or who holds it.
   /// - Throws: `StoreError` naming the file when it cannot be created or opened.
   public static func acquire(in directory: URL, activity: String) throws -> Outcome {
-    try PrivateFiles.prepareDirectory(directory.path, warn: { _ in })
-    let path = directory.appendingPathComponent("sync.lock").path
-    let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-    guard fd >= 0 else {
-      let code = errno
-      throw StoreError(
-        code == EISDIR || code == ENOTDIR ? .cannotCreate : .io,
-        "The sync lock \(path) could not be opened.", path: path,
-        underlying: String(cString: strerror(code)))
+    let file = try File(in: directory)
+    return try file.take(activity: activity)
+  }
+
+  /// The lock file opened, for one take or for many: a process that waits for the lock tries
+  /// again on the same descriptor, so that its tries close nothing and wake no watcher of the
+  /// folder (a close after writing is what `FolderChanges` reports).
+  final class File: Sendable {
+    /// The lock file's path.
+    let path: String
+    /// The descriptor until a take hands it to the lock (then -1).
+    private let descriptor: Mutex<Int32>
+
+    /// Opens (creating) `sync.lock` in the data directory.
+    /// - Parameter directory: the data directory (created, private, when missing).
+    /// - Throws: `StoreError` naming the file when it cannot be created or opened.
+    init(in directory: URL) throws {
+      try PrivateFiles.prepareDirectory(directory.path, warn: { _ in })
+      let path = directory.appendingPathComponent("sync.lock").path
+      let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+      guard fd >= 0 else {
+        let code = errno
+        throw StoreError(
+          code == EISDIR || code == ENOTDIR ? .cannotCreate : .io,
+          "The sync lock \(path) could not be opened.", path: path,
+          underlying: String(cString: strerror(code)))
+      }
+      self.path = path
+      self.descriptor = Mutex(fd)
     }
-    while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-      let code = errno
-      if code == EINTR { continue }
-      let holder = Self.holder(fd)
-      close(fd)
-      if code == EWOULDBLOCK { return .held(by: holder) }
-      throw StoreError(
-        .io, "The sync lock \(path) could not be taken.", path: path,
-        underlying: String(cString: strerror(code)))
+
+    deinit {
+      descriptor.withLock { fd in
+        if fd >= 0 { close(fd) }
+      }
     }
-    let text = Array("\(getpid())\n\(activity)\n".utf8)
-    if ftruncate(fd, 0) == 0 {
-      _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+
+    /// Tries once to take the lock: the lock (which then owns the descriptor), or who holds it
+    /// (the descriptor stays open for the next try).
+    /// - Parameter activity: what this process is about to do, for another's message.
+    /// - Returns: what the try found.
+    /// - Throws: `StoreError` when the lock cannot be taken for another reason than a holder.
+    func take(activity: String) throws -> Outcome {
+      try descriptor.withLock { fd in
+        precondition(fd >= 0, "a lock file is taken once")
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+          let code = errno
+          if code == EINTR { continue }
+          if code == EWOULDBLOCK { return .held(by: SyncLock.holder(fd)) }
+          throw StoreError(
+            .io, "The sync lock \(path) could not be taken.", path: path,
+            underlying: String(cString: strerror(code)))
+        }
+        let text = Array("\(getpid())\n\(activity)\n".utf8)
+        if ftruncate(fd, 0) == 0 {
+          _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        }
+        defer { fd = -1 }
+        return .acquired(SyncLock(path: path, descriptor: fd))
+      }
     }
-    return .acquired(SyncLock(path: path, descriptor: fd))
   }
 
   /// Releases the lock (also done when the value is freed or the process ends).
@@ -108,7 +144,7 @@ public final class SyncLock: Sendable {
     }
   }
 
-  private static func holder(_ fd: Int32) -> Holder {
+  fileprivate static func holder(_ fd: Int32) -> Holder {
     var buffer = [UInt8](repeating: 0, count: 256)
     let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
     guard count > 0 else { return Holder(pid: nil, activity: nil) }

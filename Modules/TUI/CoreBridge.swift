@@ -78,11 +78,19 @@ package final class CoreBridge: TUIActions {
         for await path in self.session.paths.updates() { self.hub.send(.path(path.status)) }
       }
       group.addTask {
-        do {
-          for try await _ in self.session.watch(activity: "courier-tui") {}
-        } catch let busy as SyncInProgressError {
-          // The path and the articles still show; that process sends the writes.
-          self.hub.send(.status("Not sending from here: \(busy.holder.description) is syncing."))
+        // While another process syncs this folder, the path and the articles still show and
+        // that process sends the writes; this watch waits and takes over when it ends (2426).
+        let hub = self.hub
+        let told = Mutex(false)
+        let states = self.session.watch(activity: "courier-tui") { holder in
+          told.withLock { $0 = true }
+          hub.send(.status("Not sending from here while \(holder.description) is syncing."))
+        }
+        var first = true
+        for try await _ in states where first {
+          // The first state: the lock is this process's now, and a waiting notice is over.
+          first = false
+          if told.withLock({ $0 }) { hub.send(.status(nil)) }
         }
       }
       group.addTask {

@@ -3,6 +3,7 @@ import CourierDomain
 import CourierLinux
 import CourierTestKit
 import Foundation
+import Synchronization
 import Testing
 
 /// `CourierSession.collections.articles()` over fakes and a real SQLite store in a temporary data
@@ -135,6 +136,32 @@ struct ArticlesTests {
     let report = try await session.sync()
     #expect(report.sent == 1, "\(report)")
     #expect(fixture.transport.requests.count == 1)
+  }
+
+  @Test("watch() while another process holds the lock waits for it, saying who, then runs")
+  func watchWaitsForTheLock() async throws {
+    let fixture = try Fixture()
+    defer { fixture.remove() }
+    let directory = fixture.session.environment.config.dataDirectory
+    guard case .acquired(let other) = try SyncLock.acquire(in: directory, activity: "a test")
+    else {
+      Issue.record("the lock was not free")
+      return
+    }
+    let told = Mutex<[SyncLock.Holder]>([])
+    let session = fixture.session
+    let watching = Task {
+      let states = session.watch(activity: "sync --watch") { holder in
+        told.withLock { $0.append(holder) }
+      }
+      var iterator = states.makeAsyncIterator()
+      return try await iterator.next()
+    }
+    // Issue 24: the stream used to throw SyncInProgressError here, at once.
+    #expect(await Self.eventually { !told.withLock { $0.isEmpty } })
+    #expect(told.withLock { $0 } == [SyncLock.Holder(pid: getpid(), activity: "a test")])
+    other.release()
+    #expect(try await watching.value != nil, "the watch ended without a state")
   }
 
   @Test("sync() while this session's watch() holds the lock goes ahead, not busy")

@@ -2,6 +2,7 @@ import CourierCLI
 import CourierCLITestSupport
 import CourierTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -278,6 +279,80 @@ struct OutboxCommandsTests {
     #expect(puts.count == 1, "\(puts)")
     watch.terminate()
     #expect(await watch.exited(), "sync --watch ignored SIGTERM")
+  }
+
+  /// What a started process printed so far on a pipe, read as it comes (a condition to wait
+  /// on, not an end to wait for).
+  final class Printed: Sendable {
+    private let text = Mutex("")
+
+    init(_ pipe: Pipe) {
+      pipe.fileHandleForReading.readabilityHandler = { [self] handle in
+        let data = handle.availableData
+        if data.isEmpty {
+          handle.readabilityHandler = nil
+        } else {
+          text.withLock { $0 += String(decoding: data, as: UTF8.self) }
+        }
+      }
+    }
+
+    var lines: [[String: Any]] {
+      text.withLock { $0 }.split(separator: "\n").compactMap {
+        try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+      }
+    }
+  }
+
+  @Test("sync --watch started while a one-shot sync holds the lock waits for it, then watches")
+  func watchWaitsForOneShot() async throws {
+    let backend = try await SharedBackend.fresh()
+    let dir = try await cli.client(backend)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let url = backend.url.absoluteString
+    #expect(
+      await cli.run(CLIFixture.deadURL, ["articles", "add", "--title", "First"], dataDir: dir).code
+        == 0)
+    // The one-shot sync holds the lock for as long as its PUT is held at the server.
+    try await backend.call("POST", "/__hold", json: #"{"after":0,"method":"PUT"}"#)
+    let (oneShot, _, _) = try start(url, ["--json", "sync"], dir: dir)
+    defer { if oneShot.isRunning { kill(oneShot.processIdentifier, SIGKILL) } }
+    try await waitUntil("the one-shot sync's PUT is held at the server") {
+      try await CLIFixture.heldRequests(backend) > 0
+    }
+    #expect(lockSays(dir, pid: oneShot.processIdentifier, "sync"))
+
+    // Issue 24: the watch used to exit 75 here. It says it waits, and waits.
+    let (watch, out, _) = try start(url, ["--json", "sync", "--watch"], dir: dir)
+    defer { if watch.isRunning { kill(watch.processIdentifier, SIGKILL) } }
+    let printed = Printed(out)
+    try await waitUntil("the watch says it waits") {
+      printed.lines.contains { $0["status"] as? String == "waiting" }
+    }
+    let waiting = try #require(printed.lines.first { $0["status"] as? String == "waiting" })
+    #expect(waiting["holder_pid"] as? Int == Int(oneShot.processIdentifier))
+    #expect(waiting["holder_activity"] as? String == "sync")
+    #expect(watch.isRunning, "the watch ended instead of waiting: \(watch.terminationStatus)")
+    #expect(lockSays(dir, pid: oneShot.processIdentifier, "sync"))
+
+    try await backend.call("POST", "/__hold", json: #"{"release":true}"#)
+    #expect(await oneShot.exited(), "the one-shot sync never ended")
+    #expect(oneShot.terminationStatus == 0)
+    // The lock is free: the watch takes it and runs (a state line), then sends what comes.
+    try await waitUntil("the watch holds the lock") {
+      lockSays(dir, pid: watch.processIdentifier, "sync --watch")
+    }
+    try await waitUntil("the watch prints its state") {
+      printed.lines.contains { $0["pending"] != nil }
+    }
+    let add = await cli.run(url, ["--json", "articles", "add", "--title", "Later"], dataDir: dir)
+    #expect(add.code == 0)
+    try await waitUntil("the watch sends the later write") {
+      try await serverTitles(backend) == ["First", "Later"]
+    }
+    watch.terminate()
+    #expect(await watch.exited(), "sync --watch ignored SIGTERM")
+    #expect(watch.terminationStatus == 0)
   }
 
   @Test("sync while sync --watch runs exits 75 saying so; after the watch ends it syncs")
