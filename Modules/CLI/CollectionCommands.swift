@@ -52,7 +52,8 @@ enum CollectionCommands {
     case .network:
       if let error = snapshot.error {
         context.output.err(
-          "courier: could not refresh: \(error.userMessage) The cached list above is kept.\n")
+          "courier: could not refresh: \(LogText.escaped(error.userMessage)) The cached list "
+            + "above is kept.\n")
       } else if snapshot.notModified {
         bytes.append(contentsOf: "Up to date: the server has no change.\n".utf8)
       } else {
@@ -60,7 +61,7 @@ enum CollectionCommands {
       }
     }
     if !snapshot.deletedIDs.isEmpty {
-      let ids = snapshot.deletedIDs.joined(separator: ", ")
+      let ids = LogText.escaped(snapshot.deletedIDs.joined(separator: ", "))
       bytes.append(
         contentsOf: "  (\(snapshot.deletedIDs.count) deletion(s) waiting to be sent: \(ids))\n".utf8
       )
@@ -69,7 +70,7 @@ enum CollectionCommands {
     if !snapshot.unreadable.isEmpty {
       context.output.err(
         "courier: \(snapshot.unreadable.count) stored record(s) \(listing.unreadable): "
-          + snapshot.unreadable.joined(separator: ", ") + "\n")
+          + LogText.escaped(snapshot.unreadable.joined(separator: ", ")) + "\n")
     }
   }
 

@@ -35,8 +35,23 @@ package protocol CommandOutput: Sendable {
 /// `JSONSerialization` wrote; it sorted other keys (a record's fields) case-insensitively and
 /// numerically, and wrote `\b` and `\f` where this writes `\u0008` and `\u000c`.
 enum JSONLine {
+  /// The line. A scalar a terminal acts on that JSON lets pass raw (DEL, a C1 control, U+2028,
+  /// a bidi override: `LogText.needsEscape`) is written as a `\uXXXX` escape: the same JSON
+  /// value, exact for a program, inert on a terminal (issue 24). Such a scalar can only stand
+  /// inside a string: JSON's own syntax is ASCII.
   static func encode(_ object: [String: JSONValue]) -> String {
-    JSONValue.object(object).jsonText
+    let text = JSONValue.object(object).jsonText
+    guard text.unicodeScalars.contains(where: LogText.needsEscape) else { return text }
+    var escaped = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+      guard LogText.needsEscape(scalar) else {
+        escaped.append(scalar)
+        continue
+      }
+      escaped.append(
+        contentsOf: ("\\u" + scalar.value.upperHex(digits: 4).lowercased()).unicodeScalars)
+    }
+    return String(escaped)
   }
 
   /// A reply's body as a member of a line: its JSON when it is JSON (any value at the top, as

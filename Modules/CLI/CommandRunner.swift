@@ -59,8 +59,11 @@ package struct CommandRunner: Sendable {
       }
       if let root = parsed as? CourierCommand {
         if root.global.version { return .finished(version(root.global)) }
-        // `courier` alone: the usage on standard error, as for any usage error.
-        return .finished(report(ValidationError(CourierCommand.noCommand)))
+        // `courier` alone: a usage error (64), with the whole help (the commands to choose
+        // from) on standard error, where a usage error's words go.
+        output.err(
+          "courier: \(CourierCommand.noCommand)\n\n" + CourierCommand.helpMessage() + "\n")
+        return .finished(ExitCode.usage.rawValue)
       }
       if let group = parsed as? any SubcommandGroup {
         if group.global.version { return .finished(version(group.global)) }
@@ -172,7 +175,7 @@ package struct CommandRunner: Sendable {
       output.err("courier: \(error.message)\n")
       return .usage
     } catch {
-      return context.report(CourierError.wrapping(error))
+      return context.report(CourierError.wrapping(error), direct: command.queuesNothing)
     }
   }
 
@@ -225,7 +228,12 @@ package struct CommandContext: Sendable {
 
   /// Prints a failure for a person (standard error) or a script (`--json`, standard output)
   /// and returns its exit code.
-  func report(_ error: CourierError) -> ExitCode {
+  /// - Parameters:
+  ///   - error: the failure.
+  ///   - direct: the request was sent directly, nothing queued (an upload without `--queue`, a
+  ///     `get`, a login): its message promises nothing is kept to send later.
+  /// - Returns: the exit code.
+  func report(_ error: CourierError, direct: Bool = false) -> ExitCode {
     var error = error
     if error.kind == .unauthorized, error.code != "invalid_credentials",
       (try? environment.credentials.load()) == nil
@@ -235,10 +243,14 @@ package struct CommandContext: Sendable {
       error.code = error.code ?? "not_logged_in"
       return reportNotLoggedIn(error)
     }
+    let message = direct ? UserMessages.message(forDirect: error) : error.userMessage
     if global.json {
-      output.out(JSONLine.encode(Self.failureObject(error)) + "\n")
+      var object = Self.failureObject(error)
+      object["message"] = .string(message)
+      output.out(JSONLine.encode(object) + "\n")
     } else {
-      output.err("courier: \(error.userMessage)\n")
+      // A message may name a file or carry a server's words: printed as untrusted text.
+      output.err("courier: \(LogText.escaped(message))\n")
       if global.verbose {
         output.err("courier: details: \(LogText.escaped(error.description))\n")
       }

@@ -27,6 +27,9 @@ extension CourierCommand {
     /// Creates the command's definition (swift-argument-parser's; parse to get values).
     package init() {}
 
+    /// True: a GET is sent now or not at all.
+    package var queuesNothing: Bool { true }
+
     package func run(in context: CommandContext) async throws -> ExitCode {
       try await GetCommand.run(path: path, context: context)
     }

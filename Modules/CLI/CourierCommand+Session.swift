@@ -58,6 +58,9 @@ extension CourierCommand {
       return passwordStdin ? .standardInput : .environment
     }
 
+    /// True: a login is sent now or not at all.
+    package var queuesNothing: Bool { true }
+
     package func run(in context: CommandContext) async throws -> ExitCode {
       try await SessionCommands.login(
         username: username ?? "", password: passwordSource, context: context)

@@ -135,6 +135,9 @@ extension CourierCommand {
       return upload
     }
 
+    /// True without `--queue`: the upload is sent now, and nothing is kept to send later.
+    package var queuesNothing: Bool { !queue }
+
     package func run(in context: CommandContext) async throws -> ExitCode {
       try await UploadCommand.run(try options(), context: context)
     }

@@ -2,7 +2,7 @@ import ArgumentParser
 
 /// `courier`, the root of the command line: swift-argument-parser's command tree. It parses the
 /// global options wherever they stand (`--version` among them) and has no work of its own:
-/// without a command, `CommandRunner` prints the usage on standard error and exits 64.
+/// without a command, `CommandRunner` prints the help on standard error and exits 64.
 package struct CourierCommand: AsyncParsableCommand, Sendable {
   package static let configuration = CommandConfiguration(
     commandName: "courier",
@@ -20,7 +20,8 @@ package struct CourierCommand: AsyncParsableCommand, Sendable {
       69 offline or host unreachable, 70 unexpected failure, 73 the data folder or local store \
       cannot be created, 74 the local store cannot be read or written, 75 transient failure \
       after retries (or another courier is syncing this data folder), 76 bad reply, 77 not \
-      logged in or session expired, 78 bad configuration.
+      logged in or session expired, 78 bad configuration, 130 interrupted (SIGINT), 143 ended \
+      by SIGTERM.
       """,
     subcommands: [
       Login.self, Logout.self, Get.self, Upload.self, Status.self, Watch.self, Articles.self,
@@ -69,6 +70,10 @@ package protocol CourierSubcommand: AsyncParsableCommand, Sendable {
   /// and send many writes at once (decision 1407).
   static var runsOnCallingThread: Bool { get }
 
+  /// Whether the command sends its request directly and queues nothing (`get`, `login`, an
+  /// upload without `--queue`): its failure must not say the change is kept to send later.
+  var queuesNothing: Bool { get }
+
   /// Does the command's work.
   /// - Parameter context: the configuration, session and output.
   /// - Returns: the exit code.
@@ -78,6 +83,9 @@ package protocol CourierSubcommand: AsyncParsableCommand, Sendable {
 extension CourierSubcommand {
   /// True: a short command starts no thread of the pool.
   package static var runsOnCallingThread: Bool { true }
+
+  /// False: a command's writes are queued (or it sends nothing).
+  package var queuesNothing: Bool { false }
 
   /// Run as swift-argument-parser runs a command (`CourierCommand.main()`): with the process's
   /// environment and standard streams, failing with the command's exit code.

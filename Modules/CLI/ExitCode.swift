@@ -1,5 +1,11 @@
 import CourierDomain
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// The exit codes of `courier`, from sysexits(3).
 package enum ExitCode: Int32, Sendable {
   /// Success.
@@ -30,6 +36,18 @@ package enum ExitCode: Int32, Sendable {
   case config = 78
   /// Interrupted by the user (128 + SIGINT).
   case interrupted = 130
+  /// Ended by SIGTERM (128 + 15): what a shell reports for a process the signal killed, and
+  /// what a command that caught it to clean up exits with (decision 2424).
+  case terminated = 143
+
+  /// The code a command ends with after catching a terminating signal and cleaning up: 128 plus
+  /// the signal's number, as a shell reports a process the signal killed (130 for SIGINT, 143
+  /// for SIGTERM).
+  /// - Parameter signal: the signal caught.
+  /// - Returns: the code.
+  package static func afterSignal(_ signal: Int32) -> ExitCode {
+    signal == SIGTERM ? .terminated : .interrupted
+  }
 
   /// The exit code for a failure.
   /// - Parameter error: the failure.

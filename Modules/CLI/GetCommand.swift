@@ -23,11 +23,18 @@ enum GetCommand {
       ]
       context.output.out(JSONLine.encode(object) + "\n")
     } else {
-      var text = String(decoding: body, as: UTF8.self)
-      if !text.hasSuffix("\n") { text += "\n" }
-      context.output.out(text)
+      context.output.out(bodyText(body, for: context.output))
     }
     return .success
+  }
+
+  /// A reply's body as printed without `--json`, ended by a line break: on a terminal as every
+  /// untrusted text is printed (`LogText`, its own line breaks and tabs kept), so a body cannot
+  /// drive the terminal; into a pipe or a file, its text exact (it is data there).
+  static func bodyText(_ body: Data, for output: any CommandOutput) -> String {
+    var text = String(decoding: body, as: UTF8.self)
+    if output.isTerminal { text = LogText.escaped(text, keepingLineBreaks: true) }
+    return text.hasSuffix("\n") ? text : text + "\n"
   }
 }
 

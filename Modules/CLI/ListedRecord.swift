@@ -32,10 +32,12 @@ extension JSONRecord: ListedRecord {
 
 extension SyncItem where Record: ListedRecord {
   /// `  ID  vN  SUMMARY[  [state, not sent yet]]`, appended as bytes: string interpolation cost
-  /// ten times as much, a fifth of listing 10,000 articles (issue 14).
+  /// ten times as much, a fifth of listing 10,000 articles (issue 14). The id and the summary
+  /// are the server's (an article is everyone's): printed as every untrusted text is
+  /// (`LogText`), so a title cannot clear the screen, set the window title or turn itself around.
   func appendLine(to bytes: inout [UInt8]) {
     bytes.append(contentsOf: "  ".utf8)
-    bytes.append(contentsOf: value.id.utf8)
+    bytes.append(contentsOf: LogText.escaped(value.id).utf8)
     if let version = value.version {
       bytes.append(contentsOf: "  v".utf8)
       bytes.append(contentsOf: String(version).utf8)
@@ -43,7 +45,7 @@ extension SyncItem where Record: ListedRecord {
       bytes.append(contentsOf: "  new".utf8)
     }
     bytes.append(contentsOf: "  ".utf8)
-    bytes.append(contentsOf: value.summary.utf8)
+    bytes.append(contentsOf: LogText.escaped(value.summary).utf8)
     if state != .synced {
       bytes.append(contentsOf: "  [".utf8)
       bytes.append(contentsOf: state.rawValue.utf8)

@@ -42,15 +42,17 @@ enum OutboxText {
     let waited = ageText(max(0, now.timeIntervalSince(operation.enqueuedAt)))
     var line =
       "  #\(entry.sequence)  \(stateWord(entry.state))  \(operation.kind.rawValue) "
-      + "\(operation.key)\(base)  (queued \(waited) ago, \(entry.attempts) attempt(s))\n"
+      + "\(LogText.escaped(operation.key.description))\(base)  "
+      + "(queued \(waited) ago, \(entry.attempts) attempt(s))\n"
     if let upload {
       line +=
-        "      upload \(upload.name): \(CompressionDecision.formatBytes(upload.confirmed)) / "
+        "      upload \(LogText.escaped(upload.name)): "
+        + "\(CompressionDecision.formatBytes(upload.confirmed)) / "
         + "\(CompressionDecision.formatBytes(upload.total)) confirmed (\(upload.percent)%)\n"
     }
     switch entry.state {
     case .pending: break
-    case .rejected: line += "      refused: \(refusalText(entry.state))\n"
+    case .rejected: line += "      refused: \(LogText.escaped(refusalText(entry.state)))\n"
     case .conflicted(let server):
       // The collection's own names: `rev` for notes, the first text field for the title.
       let schema = schema ?? .standard
@@ -132,7 +134,8 @@ enum OutboxText {
     }
     if let error = report.stoppedBy {
       context.output.err(
-        "courier: \(stopped): \(error.userMessage) The \(report.pending) waiting write(s) are "
+        "courier: \(stopped): \(LogText.escaped(error.userMessage)) The \(report.pending) "
+          + "waiting write(s) are "
           + "kept and will be sent by the next sync.\n")
     }
   }

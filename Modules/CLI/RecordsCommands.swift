@@ -106,7 +106,7 @@ enum RecordsCommands {
       object["code"] = .string(error.code ?? "invalid_input")
       context.output.out(JSONLine.encode(object) + "\n")
     } else {
-      context.output.err("courier: \(error.userMessage)\n")
+      context.output.err("courier: \(LogText.escaped(error.userMessage))\n")
     }
     return exit
   }
@@ -131,10 +131,13 @@ enum RecordsCommands {
       return
     }
     let version = record.version.map { "v\($0)" } ?? "never sent"
-    var text = "\(collection.name)/\(record.key.id)  \(version)  (\(record.state.rawValue))\n"
+    var text =
+      "\(collection.name)/\(LogText.escaped(record.key.id))  \(version)  "
+      + "(\(record.state.rawValue))\n"
     if case .object(let fields)? = record.payload {
       for name in fields.keys.sorted() {
-        text += "  \(name): \(fields[name].map { $0.jsonText } ?? "null")\n"
+        let value = fields[name].map { $0.jsonText } ?? "null"
+        text += "  \(LogText.escaped(name)): \(LogText.escaped(value))\n"
       }
     } else if record.isDeleted {
       text += "  (deleted here; the deletion is not sent yet)\n"

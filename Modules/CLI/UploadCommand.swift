@@ -22,7 +22,7 @@ import Synchronization
 enum UploadCommand {
   static func run(_ options: UploadOptions, context: CommandContext) async throws -> ExitCode {
     let file = URL(fileURLWithPath: options.file)
-    if let problem = fileProblem(file) { return context.report(problem) }
+    if let problem = fileProblem(file) { return context.report(problem, direct: !options.queue) }
     let client = context.client
     let session = context.session
     let resumable = options.resumable || session.environment.config.resumableUploads
@@ -57,7 +57,12 @@ enum UploadCommand {
           request, onState: { view.show($0) }, onResume: { view.resumed(at: $0, total: $1) })
         : try await session.uploads.send(request) { view.show($0) }
     }
-    let interrupts = SignalWaiter([SIGINT, SIGTERM]) { _ in upload.cancel() }
+    // The first signal caught names the exit code: 130 for SIGINT, 143 for SIGTERM (2424).
+    let caught = Mutex<Int32?>(nil)
+    let interrupts = SignalWaiter([SIGINT, SIGTERM]) { number in
+      caught.withLock { $0 = $0 ?? number }
+      upload.cancel()
+    }
     defer { interrupts.cancel() }
     let outcome = await upload.result
     view.finishProgress()
@@ -66,7 +71,11 @@ enum UploadCommand {
       view.succeeded(result)
       return .success
     case .failure(let error):
-      return context.report(CourierError.wrapping(error))
+      // Sent directly: nothing is kept to send later, and the message must not say so.
+      let failure = CourierError.wrapping(error)
+      let code = context.report(failure, direct: true)
+      guard failure.kind == .cancelled, let signal = caught.withLock({ $0 }) else { return code }
+      return ExitCode.afterSignal(signal)
     }
   }
 
@@ -172,7 +181,7 @@ final class UploadView: Sendable {
           "reason": .string(verdict.reason.rawValue), "message": .string(verdict.message),
         ])
       } else {
-        output.err("courier: \(verdict.message)\n")
+        output.err("courier: \(LogText.escaped(verdict.message))\n")
       }
     case .uploading(let sent, let total):
       progress(sent: sent, total: total)
@@ -194,7 +203,7 @@ final class UploadView: Sendable {
       } else if !context.global.verbose {
         // With --verbose the pipeline's log already prints each decision.
         finishProgress()
-        output.err("courier: \(event.humanDescription)\n")
+        output.err("courier: \(LogText.escaped(event.humanDescription))\n")
       }
     case .succeeded, .failed:
       break
@@ -246,9 +255,7 @@ final class UploadView: Sendable {
         "body": JSONLine.body(result.responseBody.bytes),
       ])
     } else {
-      var text = String(decoding: result.responseBody.bytes, as: UTF8.self)
-      if !text.hasSuffix("\n") { text += "\n" }
-      output.out(text)
+      output.out(GetCommand.bodyText(result.responseBody.bytes, for: output))
     }
   }
 

@@ -26,10 +26,29 @@ struct WriteReport {
   /// The write's entry, when it conflicts with the server's version.
   let conflicted: OutboxEntry?
 
+  /// Whether the server's version replaced this write: the replay met a conflict and took the
+  /// server's record (`serverWins`), and the record it left is synced but not what was written.
+  /// Such a write was not sent, whatever `sent` counts (issue 24).
+  var replacedByServer: Bool {
+    guard report.conflictsTakenFromServer > 0, refused == nil, conflicted == nil,
+      let record, record.state == .synced
+    else { return false }
+    return record.payload != receipt.record?.payload
+  }
+
+  /// What a person is told when the server's version replaced the write.
+  var replacedText: String {
+    let version = record?.version.map { " (v\($0))" } ?? ""
+    return "Not sent: the server had a newer version\(version), and the conflict policy "
+      + "(serverWins) kept it; this change was dropped."
+  }
+
   /// The `--json` line's object.
   var object: [String: JSONValue] {
+    let status =
+      refused != nil || conflicted != nil ? "refused" : replacedByServer ? "dropped" : "ok"
     var object: [String: JSONValue] = [
-      "status": .string(refused != nil || conflicted != nil ? "refused" : "ok"),
+      "status": .string(status),
       "id": .string(receipt.key.id), "pending": .int(pending), "sent": .int(report.sent),
       "queue": .string(Self.queueWord(receipt.enqueue)),
     ]
@@ -45,6 +64,11 @@ struct WriteReport {
     if let heldBy { object["not_sent"] = Self.busyObject(heldBy) }
     if let refused { object["refused"] = OutboxText.entryObject(refused, now: Date()) }
     if let conflicted { object["conflict"] = OutboxText.entryObject(conflicted, now: Date()) }
+    if replacedByServer {
+      object["dropped"] = .object([
+        "reason": .string("server_wins"), "message": .string(replacedText),
+      ])
+    }
     return object
   }
 
@@ -53,15 +77,18 @@ struct WriteReport {
     context.output.out(written)
     if let refused {
       context.output.err(
-        "courier: the server refused it: \(OutboxText.refusalText(refused.state))\n")
+        "courier: the server refused it: "
+          + "\(LogText.escaped(OutboxText.refusalText(refused.state)))\n")
     } else if conflicted != nil {
       context.output.err(
         "courier: it conflicts with a newer version on the server; both are kept "
           + "(see 'courier outbox').\n")
+    } else if replacedByServer {
+      context.output.out(replacedText + "\n")
     } else if let error = report.stoppedBy {
       context.output.out(
-        "Not sent yet (\(error.userMessage)) It is saved in the outbox and will be sent by "
-          + "'courier sync'.\n")
+        "Not sent yet (\(LogText.escaped(error.userMessage))) It is saved in the outbox and will "
+          + "be sent by 'courier sync'.\n")
     } else if let heldBy {
       context.output.out(
         "Not sent by this command: \(heldBy.description) is syncing this data folder. It is "

@@ -75,6 +75,22 @@ public enum UserMessages {
     }
   }
 
+  /// The message for a failed request that was sent directly, with nothing queued (an upload
+  /// without `--queue`, a `get`, a login): the sentence of ``message(for:)`` without its
+  /// promise that the changes are kept and will be sent, which would be untrue (issue 24).
+  /// - Parameter error: the error.
+  /// - Returns: a plain sentence for a person.
+  package static func message(forDirect error: CourierError) -> String {
+    if error.kind == .offline {
+      return "You're offline. Nothing was sent; try again when the network is back."
+    }
+    if error.kind == .notTheServer {
+      return "The network answered, but not your server: a Wi-Fi login page? Nothing was sent "
+        + "and nothing is kept to send later; try again once the network lets you through."
+    }
+    return message(for: error)
+  }
+
   /// A wait for a person: "3 seconds", "2 minutes".
   /// - Parameter wait: the duration.
   /// - Returns: the text.

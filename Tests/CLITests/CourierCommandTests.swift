@@ -209,14 +209,19 @@ struct CourierCommandTests {
     #expect(result.stderr.contains("--help"), "\(arguments): \(result.stderr)")
   }
 
-  @Test("courier with no command prints the usage on standard error and exits 64")
+  @Test("courier with no command prints the help (its commands) on standard error and exits 64")
   func noCommand() throws {
     for line in [[], ["--json"], ["--base-url", "http://h:1"]] {
       let result = try #require(answer(line))
       #expect(result.code == 64, "\(line)")
       #expect(result.stdout.isEmpty)
-      #expect(result.stderr.contains("courier: no command given."))
-      #expect(result.stderr.contains("Usage: courier"))
+      #expect(result.stderr.hasPrefix("courier: no command given.\n"))
+      #expect(result.stderr.contains("USAGE: courier"))
+      // The help, not only the usage: the commands to choose from (issue 24).
+      #expect(result.stderr.contains("SUBCOMMANDS:"), "\(result.stderr)")
+      for command in ["login", "upload", "articles", "sync"] {
+        #expect(result.stderr.contains("  \(command)"), "\(command)")
+      }
     }
   }
 

@@ -192,6 +192,61 @@ struct HostileInputTests {
     #expect(server.requestHeads.allSatisfy { $0.contains("authorization: bearer s3cr3t-token") })
   }
 
+  @Test("a file's name with terminal controls reaches upload's messages only escaped")
+  func fileNameInjection() async throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    // An OSC window title ended by BEL, a CR that overwrites the line, a bidi override.
+    let name = "a\u{1B}]0;owned\u{07}b\rc\u{202E}txt.exe"
+    let file = dir.appendingPathComponent(name)
+    try Data("not an image\n".utf8).write(to: file)
+    let server = try HostileMode.portal511.start()
+    defer { server.stop() }
+    let upload = await InProcessCLI.run(
+      server.url.absoluteString, ["upload", file.path], dataDir: dir,
+      globalFlags: ["--max-attempts", "1"])
+    // Refused before sending: a filename with control characters cannot go in a part's header.
+    #expect(upload.code == 65, "\(upload.output.stderr)")
+    let printed = upload.output.stdout + upload.output.stderr
+    for control in ["\u{1B}", "\u{07}", "\r", "\u{202E}"] {
+      #expect(!printed.contains(control), "\(printed.debugDescription)")
+    }
+    #expect(printed.contains(#"a\e]0;owned\x07b\rc\u{202E}txt.exe"#), "\(printed)")
+    // A file that is not a regular file names it in its refusal the same way.
+    let folder = dir.appendingPathComponent("d\u{1B}[2J")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let refused = await InProcessCLI.run(
+      server.url.absoluteString, ["upload", folder.path], dataDir: dir)
+    #expect(refused.code == 66)
+    #expect(refused.output.stderr.contains(#"d\e[2J"#), "\(refused.output.stderr)")
+    #expect(!refused.output.stderr.contains("\u{1B}"))
+  }
+
+  @Test("a server that repeats the login request never shows the password")
+  func passwordEcho() async throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let server = try LoopbackServer(
+      .echo { request in
+        HostileMode.response(
+          "400 Bad Request", type: "application/json", body: HostileMode.echo(request))
+      })
+    defer { server.stop() }
+    let password = "pa55-w0rd\\/x"
+    for json in [false, true] {
+      let login = await InProcessCLI.run(
+        server.url.absoluteString,
+        (json ? ["--json"] : []) + ["login", "--username", "alice", "--password-stdin"],
+        dataDir: dir, input: password + "\n", globalFlags: ["--max-attempts", "1", "-v"])
+      #expect(login.code == 65, "\(login.output.stderr)")
+      let printed = login.output.stdout + login.output.stderr
+      #expect(!printed.contains("pa55-w0rd"), "\(printed)")
+      #expect(printed.contains(SecretRedaction.mark), "\(printed)")
+    }
+    // It was sent: redaction is about what comes back.
+    #expect(server.acceptedCount == 2)
+  }
+
   @Test("a damaged session token is refused before sending, the same with both transports")
   func damagedSession() async throws {
     let dir = try temporaryDirectory()

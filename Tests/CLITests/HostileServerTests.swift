@@ -1,5 +1,6 @@
 import CourierCLI
 import CourierCLITestSupport
+import CourierDomain
 import CourierTestSupport
 import Foundation
 import Testing
@@ -13,18 +14,57 @@ struct HostileServerTests {
   /// with credentials as a user's would.
   let cli = CLIFixture(
     "courier-hostile", globalFlags: ["--max-attempts", "1", "--timeout", "2"],
-    environment: ["COURIER_TOKEN": "hostile-test-token"])
+    environment: ["COURIER_TOKEN": HostileMode.token])
 
   /// The exit codes each mode may end with (sysexits, README).
   static func expectedExits(_ mode: HostileMode) -> Set<Int32> {
     switch mode {
-    case .portal200, .portal302, .portal511, .proxy403, .jsonNotRecord, .lyingLength: [69]
+    case .portal200, .portal302, .portal511, .proxy403, .jsonNotRecord: [69]
+    // JSON cut short by its Content-Length: a bad reply from something speaking the API (76),
+    // not a login page (issue 24, decision 2423).
+    case .lyingLength: [76]
     case .truncatedBody: [75]
     case .notHTTP, .gzipBomb, .badFieldName, .manyFields: [76]
     // libcurl reports an oversized header section as a receive error (transient).
     case .hugeHeaders: [75, 76]
     case .slowHeaders, .endless429: [75]
     case .endless401: [77]
+    // The server's own refusal, which repeats the request: refused (65), the token never shown.
+    case .tokenEcho: [65]
+    // A list where a record was due: not the server's answer to the write (69).
+    case .terminalInjection: [69]
+    }
+  }
+
+  /// What a terminal could act on: ESC, BEL, CR, the C1 CSI and the bidi override.
+  static let terminalControls: [Unicode.Scalar] = ["\u{1B}", "\u{07}", "\r", "\u{9B}", "\u{202E}"]
+
+  /// Nothing the command printed holds the token or a raw terminal control, and neither does
+  /// any file of the data folder (`courier.sqlite`, its log, the journal), nor `courier
+  /// outbox` as text and as `--json` (issue 24).
+  func expectClean(
+    _ run: CLIRun, dir: URL, _ mode: HostileMode, sourceLocation: SourceLocation = #_sourceLocation
+  ) async {
+    var printed = [run.output.stdout, run.output.stderr]
+    for arguments in [["outbox"], ["outbox", "--json"]] {
+      let outbox = await cli.run(CLIFixture.deadURL, arguments, dataDir: dir)
+      printed += [outbox.output.stdout, outbox.output.stderr]
+    }
+    for text in printed {
+      #expect(
+        !text.contains(HostileMode.token), "\(mode) printed the token: \(text)",
+        sourceLocation: sourceLocation)
+      #expect(
+        !text.unicodeScalars.contains(where: Self.terminalControls.contains),
+        "\(mode) printed a raw terminal control: \(text.debugDescription)",
+        sourceLocation: sourceLocation)
+    }
+    let files = FileManager.default.enumerator(at: dir, includingPropertiesForKeys: nil)
+    while let file = files?.nextObject() as? URL {
+      guard let bytes = try? Data(contentsOf: file) else { continue }
+      #expect(
+        bytes.range(of: Data(HostileMode.token.utf8)) == nil,
+        "\(mode) stored the token in \(file.lastPathComponent)", sourceLocation: sourceLocation)
     }
   }
 
@@ -82,9 +122,19 @@ struct HostileServerTests {
     #expect(server.acceptedCount >= 1, "\(mode): the request never reached the hostile server")
     let report = try #require(sync.lines.first)
     #expect(report["sent"] as? Int == 0)
-    #expect(report["pending"] as? Int == 2)
+    if mode.refusesWrites {
+      // The server's own refusal is recorded against each write, its message without the token.
+      #expect(report["rejected"] as? Int == 2, "\(mode): \(sync.output.stdout)")
+      let text = await cli.run(CLIFixture.deadURL, ["outbox"], dataDir: dir)
+      #expect(text.output.stdout.contains("Bearer \(SecretRedaction.mark)"), "\(text.output)")
+    } else {
+      #expect(report["pending"] as? Int == 2)
+      try await expectKept(dir, mode)
+    }
     expectNoPage(sync, mode)
-    try await expectKept(dir, mode)
+    let human = await cli.run(server.url.absoluteString, ["sync"], dataDir: dir)
+    await expectClean(human, dir: dir, mode)
+    await expectClean(sync, dir: dir, mode)
   }
 
   @Test("upload: never reported as done, never a page on screen", arguments: HostileMode.allCases)
@@ -104,6 +154,8 @@ struct HostileServerTests {
       server.url.absoluteString, ["upload", file.path, "--json"], dataDir: dir)
     #expect(json.code == upload.code)
     #expect(json.lines.last?["status"] as? String == "failed", "\(mode): \(json.output.stdout)")
+    await expectClean(upload, dir: dir, mode)
+    await expectClean(json, dir: dir, mode)
   }
 
   @Test("get: a page is never printed as the server's reply", arguments: HostileMode.allCases)
@@ -115,9 +167,41 @@ struct HostileServerTests {
     let get = await cli.run(server.url.absoluteString, ["get", "/articles"], dataDir: dir)
     // A 2xx `{"ok":true}` or `{}` is a valid JSON reply to a GET: printed, exit 0.
     let expected: Set<Int32> =
-      mode == .jsonNotRecord ? [0] : mode == .lyingLength ? [69] : Self.expectedExits(mode)
+      mode == .jsonNotRecord || mode == .terminalInjection
+      ? [0] : Self.expectedExits(mode)
     #expect(expected.contains(get.code), "\(mode): exit \(get.code) \(get.output.stderr)")
     expectNoPage(get, mode)
+    // Into a pipe the body is data, exact; it holds the controls only as JSON escapes, and
+    // --json writes those a terminal acts on as \u escapes too (the same JSON value).
+    await expectClean(get, dir: dir, mode)
+    let json = await cli.run(
+      server.url.absoluteString, ["get", "/articles", "--json"], dataDir: dir)
+    await expectClean(json, dir: dir, mode)
+  }
+
+  @Test(
+    "articles list: no raw terminal control, no token, whatever the network answers",
+    arguments: HostileMode.allCases)
+  func list(_ mode: HostileMode) async throws {
+    let dir = try await queuedClient()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let server = try mode.start()
+    defer { server.stop() }
+    let list = await cli.run(server.url.absoluteString, ["articles", "list"], dataDir: dir)
+    expectNoPage(list, mode)
+    await expectClean(list, dir: dir, mode)
+    if mode == .terminalInjection {
+      // The hostile article is listed, every control shown as an escape.
+      #expect(list.code == 0, "\(list.output.stderr)")
+      #expect(list.output.stdout.contains(#"  evil\e[2J  v1  \e]0;owned\x07Safe\rForged "#))
+      #expect(list.output.stdout.contains(#"\u{202E}txt.exe\x9B31m"#), "\(list.output.stdout)")
+      // --json stays exact: the title is the server's, JSON-escaped.
+      let json = await cli.run(
+        server.url.absoluteString, ["articles", "list", "--json", "--offline"], dataDir: dir)
+      let articles = try #require(json.lines.first?["articles"] as? [[String: Any]])
+      let titles = articles.compactMap { $0["title"] as? String }
+      #expect(titles.contains("\u{1B}]0;owned\u{07}Safe\rForged \u{202E}txt.exe\u{9B}31m"))
+    }
   }
 
   @Test("after a captive portal, the real server gets every write exactly once")

@@ -36,6 +36,13 @@ public enum HostileMode: String, CaseIterable, Sendable, CustomStringConvertible
   /// A 200 with 65,535 header fields, one more than `HTTPFields` holds (which would stop the
   /// process rather than take another).
   case manyFields
+  /// A 400 whose message repeats the request's head, its `Authorization` field with the
+  /// bearer token among it (issue 24): the token must reach no screen and no file.
+  case tokenEcho
+  /// A 200 list of one article whose id and title carry terminal controls (a screen clear, an
+  /// OSC window title ended by BEL, a CR that overwrites the line, U+202E): they must reach a
+  /// terminal only as visible escapes (issue 24).
+  case terminalInjection
 
   /// The mode's name.
   public var description: String { rawValue }
@@ -44,13 +51,48 @@ public enum HostileMode: String, CaseIterable, Sendable, CustomStringConvertible
     "<!DOCTYPE html><html><head><title>Hotel Wi-Fi</title></head><body>"
     + "<h1>Please log in to the network</h1><form action=\"/login\"></form></body></html>"
 
-  static func response(
+  /// A raw HTTP/1.1 response that closes the connection.
+  /// - Parameters:
+  ///   - status: the status line's code and reason.
+  ///   - type: the `Content-Type`.
+  ///   - body: the body.
+  ///   - extra: more header lines.
+  /// - Returns: the response's text.
+  public static func response(
     _ status: String, type: String, body: String, extra: [String] = []
   ) -> String {
     let head =
       ["HTTP/1.1 \(status)", "Content-Type: \(type)", "Content-Length: \(body.utf8.count)"]
       + extra + ["Connection: close"]
     return head.joined(separator: "\r\n") + "\r\n\r\n" + body
+  }
+
+  /// The token every request of the hostile suites carries (`COURIER_TOKEN`).
+  public static let token = "hostile-test-token-4f1c2a"
+
+  /// The id and title `terminalInjection` lists, as JSON escapes (the body itself is ASCII).
+  static let injectedID = #"evil\u001b[2J"#
+  static let injectedTitle = #"\u001b]0;owned\u0007Safe\rForged \u202Etxt.exe\u009b31m"#
+
+  /// Whether the mode's answer is the server's own refusal of the writes (a 400 with the API's
+  /// error body), recorded against each, rather than a reply that keeps them pending.
+  public var refusesWrites: Bool { self == .tokenEcho }
+
+  /// The API's error body for a 400 that repeats the request it refuses, its lines joined,
+  /// its credentials and its body first (a message is cut at 300 characters).
+  /// - Parameter request: the request as sent.
+  /// - Returns: the JSON body.
+  public static func echo(_ request: String) -> String {
+    let parts = request.components(separatedBy: "\r\n\r\n")
+    let lines = (parts.first ?? "").components(separatedBy: "\r\n")
+    let credentials = lines.filter { $0.lowercased().hasPrefix("authorization:") }
+    let body = parts.dropFirst().joined(separator: "\r\n\r\n")
+    let message =
+      "Bad request. You sent: " + (credentials + [body] + lines).joined(separator: " | ")
+    let object: [String: String] = ["code": "bad_request", "message": message]
+    let data =
+      (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+    return String(decoding: data, as: UTF8.self)
   }
 
   /// How the loopback server answers in this mode.
@@ -110,6 +152,15 @@ public enum HostileMode: String, CaseIterable, Sendable, CustomStringConvertible
         Self.response(
           "200 OK", type: "application/json", body: "{}",
           extra: Array(repeating: "a:", count: 65_535)))
+    case .tokenEcho:
+      return .echo { request in
+        Self.response("400 Bad Request", type: "application/json", body: Self.echo(request))
+      }
+    case .terminalInjection:
+      let article =
+        #"{"id":"\#(Self.injectedID)","title":"\#(Self.injectedTitle)","body":"b","#
+        + #""version":1,"updated_at":"2026-01-01T00:00:00.000Z"}"#
+      return .raw(Self.response("200 OK", type: "application/json", body: "[\(article)]"))
     }
   }
 

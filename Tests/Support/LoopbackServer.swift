@@ -25,6 +25,9 @@ public final class LoopbackServer: Sendable {
     case raw(String)
     /// Answers fixed raw bytes (a compressed body, say).
     case bytes(Data)
+    /// Answers raw HTTP made from the request as sent (its head and what was read of its
+    /// body, as UTF-8): a server that repeats what it was sent.
+    case echo(@Sendable (String) -> String)
   }
 
   /// The port it listens on.
@@ -105,13 +108,16 @@ public final class LoopbackServer: Sendable {
     }
   }
 
-  private func readRequest(_ fd: Int32) {
+  /// Reads one request; returns what was read of it, as UTF-8.
+  @discardableResult
+  private func readRequest(_ fd: Int32) -> String {
     var buffer = [UInt8](repeating: 0, count: 65536)
     var received = [UInt8]()
     var recorded = false
+    var sent: String { String(decoding: received, as: UTF8.self) }
     while true {
       let count = recv(fd, &buffer, buffer.count, 0)
-      if count <= 0 { return }
+      if count <= 0 { return sent }
       received += buffer[0..<count]
       if let text = String(bytes: received, encoding: .utf8), let end = text.range(of: "\r\n\r\n") {
         let head = text[..<end.lowerBound].lowercased()
@@ -126,9 +132,9 @@ public final class LoopbackServer: Sendable {
         {
           let bodySoFar =
             received.count - text.utf8.distance(from: text.startIndex, to: end.upperBound)
-          if bodySoFar >= length { return }
+          if bodySoFar >= length { return sent }
         } else {
-          return
+          return sent
         }
       }
     }
@@ -150,7 +156,7 @@ public final class LoopbackServer: Sendable {
         close(fd)
       }
     }
-    readRequest(fd)
+    let request = readRequest(fd)
     switch behaviour {
     case .reset:
       var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
@@ -172,6 +178,11 @@ public final class LoopbackServer: Sendable {
       _ = recv(fd, &byte, 1, 0)
     case .bytes(let response):
       send(fd, response)
+      shutdown(fd, Int32(SHUT_WR))
+      var byte: UInt8 = 0
+      _ = recv(fd, &byte, 1, 0)
+    case .echo(let answer):
+      send(fd, answer(request))
       shutdown(fd, Int32(SHUT_WR))
       var byte: UInt8 = 0
       _ = recv(fd, &byte, 1, 0)
