@@ -219,25 +219,37 @@ struct OutboxCommandsTests {
     return watch
   }
 
+  /// Queues a write offline, then starts `courier --json sync` with every PUT held at the server
+  /// until released: that sync is mid-send, holding the lock, for as long as a test's checks
+  /// take, however loaded the machine. Returns once its PUT is held.
+  func heldSync(_ backend: ReferenceBackend, dir: URL, writing title: String) async throws
+    -> (Process, Pipe)
+  {
+    let add = await cli.run(
+      CLIFixture.deadURL, ["articles", "add", "--title", title], dataDir: dir)
+    #expect(add.code == 0, "\(add.output.stderr)")
+    try await backend.call("POST", "/__hold", json: #"{"after":0,"method":"PUT"}"#)
+    let (sync, out, _) = try start(backend.url.absoluteString, ["--json", "sync"], dir: dir)
+    do {
+      try await waitUntil("the sync's PUT is held at the server") {
+        try await CLIFixture.heldRequests(backend) > 0
+      }
+    } catch {
+      kill(sync.processIdentifier, SIGKILL)
+      throw error
+    }
+    #expect(lockSays(dir, pid: sync.processIdentifier, "sync"))
+    return (sync, out)
+  }
+
   @Test("a second sync while one runs exits 75 at once naming the first; nothing is sent twice")
   func concurrentSyncs() async throws {
     let backend = try await SharedBackend.fresh()
     let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
     let url = backend.url.absoluteString
-    #expect(
-      await cli.run(CLIFixture.deadURL, ["articles", "add", "--title", "Once"], dataDir: dir).code
-        == 0)
-    // The server holds every PUT until released, so the first sync is mid-send for as long as
-    // the checks below take, however loaded the machine.
-    try await backend.call("POST", "/__hold", json: #"{"after":0,"method":"PUT"}"#)
-    let (first, out, _) = try start(url, ["--json", "sync"], dir: dir)
+    let (first, out) = try await heldSync(backend, dir: dir, writing: "Once")
     defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
-    // The first holds the lock and its PUT is held at the server.
-    try await waitUntil("the first sync's PUT is held at the server") {
-      try await CLIFixture.heldRequests(backend) > 0
-    }
-    #expect(lockSays(dir, pid: first.processIdentifier, "sync"))
 
     let second = await cli.run(url, ["--json", "sync"], dataDir: dir)
     #expect(second.code == 75, "\(second.output.stdout)")
@@ -310,17 +322,8 @@ struct OutboxCommandsTests {
     let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
     let url = backend.url.absoluteString
-    #expect(
-      await cli.run(CLIFixture.deadURL, ["articles", "add", "--title", "First"], dataDir: dir).code
-        == 0)
-    // The one-shot sync holds the lock for as long as its PUT is held at the server.
-    try await backend.call("POST", "/__hold", json: #"{"after":0,"method":"PUT"}"#)
-    let (oneShot, _, _) = try start(url, ["--json", "sync"], dir: dir)
+    let (oneShot, _) = try await heldSync(backend, dir: dir, writing: "First")
     defer { if oneShot.isRunning { kill(oneShot.processIdentifier, SIGKILL) } }
-    try await waitUntil("the one-shot sync's PUT is held at the server") {
-      try await CLIFixture.heldRequests(backend) > 0
-    }
-    #expect(lockSays(dir, pid: oneShot.processIdentifier, "sync"))
 
     // Issue 24: the watch used to exit 75 here. It says it waits, and waits.
     let (watch, out, _) = try start(url, ["--json", "sync", "--watch"], dir: dir)
