@@ -134,14 +134,24 @@ public struct APIClient: Sendable {
   }
 
   /// ``send(_:body:progress:onRetry:)``, with the attempts the call made.
-  /// - Parameter redaction: secrets the request carried (a login's password), taken out of a
-  ///   reply that is not a success before it is read (decision 2421).
+  package func exchange(
+    _ request: HTTPRequest, body: RequestBody? = nil,
+    progress: (@Sendable (TransferProgress) -> Void)? = nil,
+    onRetry: (@Sendable (RetryEvent) -> Void)? = nil, options callerOptions: TransportOptions? = nil
+  ) async throws -> Reply {
+    try await exchange(
+      request, body: body, progress: progress, onRetry: onRetry, options: callerOptions,
+      redacting: nil)
+  }
+
+  /// ``exchange(_:body:progress:onRetry:options:)``, taking `redaction`'s secrets (a login's
+  /// password, which the request carried) out of a reply that is not a success before it is
+  /// read (decision 2421).
   package func exchange(
     _ request: HTTPRequest, body: RequestBody? = nil,
     progress: (@Sendable (TransferProgress) -> Void)? = nil,
     onRetry: (@Sendable (RetryEvent) -> Void)? = nil,
-    options callerOptions: TransportOptions? = nil,
-    redacting redaction: SecretRedaction? = nil
+    options callerOptions: TransportOptions? = nil, redacting redaction: SecretRedaction?
   ) async throws -> Reply {
     var callOptions = callerOptions ?? options
     if let progress { callOptions.progress = progress }
