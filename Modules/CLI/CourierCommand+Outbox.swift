@@ -134,7 +134,8 @@ extension CourierCommand {
         One courier at a time syncs a data folder (a lock, sync.lock, in it): while another \
         one does, `sync` exits 75 at once saying which process (pid) and what it runs, and \
         nothing is sent twice; `articles add/edit/delete` and `outbox retry` save the write \
-        and leave the sending to it.
+        and leave the sending to it. `sync --watch` instead waits for the other one to finish \
+        (saying so: a `waiting` line, or a JSON object with "status":"waiting"), then watches.
         """ + "\n\n" + CourierCommand.globalOptionsHelp)
 
     /// The root command, whose global options this command takes.

@@ -28,8 +28,9 @@ extension CourierCommand {
         --field NAME=VALUE then sets one, read as the collection declares it (a string as is, \
         a number or true/false by its spelling, a list of strings split at commas: tags=a,b, \
         any JSON for a json field). A write is checked against the declaration before it is \
-        saved: a missing required field, a field of the wrong kind or one the collection does \
-        not have is refused (exit 64) and nothing is queued. `edit` keeps the fields it does \
+        saved: a missing required field, a field of the wrong kind, a text outside its \
+        declared lengths or one the collection does not have is refused (exit 64) and nothing \
+        is queued. `edit` keeps the fields it does \
         not name; --remove takes one out.
 
         A collection in the config file (every member but the name is optional; these are the \
@@ -39,7 +40,8 @@ extension CourierCommand {
                       "updated_at": "modified_at", "fields": {"text": "string", "tags": "strings"},
                       "required": ["text"], "version_tag": "r"}
           }
-        Field kinds: string, integer, number, boolean, strings, json. Also "conflict_codes", \
+        Field kinds: string, integer, number, boolean, strings, json. "lengths" bounds a \
+        string field's characters: {"text": [0, 10000]}. Also "conflict_codes", \
         "gone_codes" (the error codes of a stale version and of a record already gone), \
         "write_statuses" and "delete_statuses" (the 2xx that prove a write).
 
