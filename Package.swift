@@ -63,20 +63,26 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
   ],
   targets: [
+    // What Courier writes itself instead of taking it from Foundation or the system, shared by
+    // every module and public in none (decision 2304): JSON bytes, RFC 3339 dates, SHA-256, text
+    // scalar tables and number formatting, file handles, threads, the transports' error tables.
+    .target(name: "CourierSystem", path: "Modules/System", swiftSettings: strict),
     // Pure values and decisions: no I/O, no FoundationNetworking. HTTP messages are
     // swift-http-types' (decision 2201).
     .target(
-      name: "CourierDomain", dependencies: [httpTypes], path: "Modules/Domain",
+      name: "CourierDomain", dependencies: ["CourierSystem", httpTypes], path: "Modules/Domain",
       swiftSettings: strict),
     // Small protocols, speaking the domain's types.
     .target(
-      name: "CourierPorts", dependencies: ["CourierDomain", httpTypes, logging],
+      name: "CourierPorts", dependencies: ["CourierSystem", "CourierDomain", httpTypes, logging],
       path: "Modules/Ports",
       swiftSettings: strict),
     // Use cases composed from ports.
     .target(
       name: "CourierCore",
-      dependencies: ["CourierDomain", "CourierPorts", httpTypes, logging, coreMetrics],
+      dependencies: [
+        "CourierSystem", "CourierDomain", "CourierPorts", httpTypes, logging, coreMetrics,
+      ],
       path: "Modules/Core",
       swiftSettings: strict),
     // The `Courier` product's one module: re-exports domain, ports and core, and HTTPTypes,
@@ -87,7 +93,8 @@ let package = Package(
 
     // Adapters, one per technology.
     .target(
-      name: "CourierURLSession", dependencies: ["CourierDomain", "CourierPorts", httpTypes],
+      name: "CourierURLSession",
+      dependencies: ["CourierSystem", "CourierDomain", "CourierPorts", httpTypes],
       path: "Modules/Adapters/URLSessionTransport", swiftSettings: strict),
     // libcurl's headers from the compiler's own search path, and no pkg-config: its `-L` of
     // the system library folder would come first on the link line and defeat the AS_NEEDED
@@ -100,14 +107,18 @@ let package = Package(
       linkerSettings: [.linkedLibrary("dl")]),
     .target(
       name: "CourierCurl",
-      dependencies: ["CourierDomain", "CourierPorts", "CCurl", "CCurlShim", httpTypes],
+      dependencies: [
+        "CourierSystem", "CourierDomain", "CourierPorts", "CCurl", "CCurlShim", httpTypes,
+      ],
       path: "Modules/Adapters/CurlTransport", swiftSettings: strict),
     .target(name: "CNetlink", path: "Modules/Adapters/CNetlink"),
     .target(
-      name: "CourierNetlink", dependencies: ["CourierDomain", "CourierPorts", "CNetlink"],
+      name: "CourierNetlink",
+      dependencies: ["CourierSystem", "CourierDomain", "CourierPorts", "CNetlink"],
       path: "Modules/Adapters/NetlinkPathMonitor", swiftSettings: strict),
     .target(
-      name: "CourierVips", dependencies: ["CourierDomain", "CourierPorts", "CVipsShim"],
+      name: "CourierVips",
+      dependencies: ["CourierSystem", "CourierDomain", "CourierPorts", "CVipsShim"],
       path: "Modules/Adapters/VipsImageCompressor", swiftSettings: strict),
     // libvips is loaded with dlopen on the first compression (Docs/decisions/0353): no
     // headers, include paths or unsafe link flags, and no libvips at start-up.
@@ -124,7 +135,7 @@ let package = Package(
       linkerSettings: [.linkedLibrary("dl")]),
     .target(
       name: "CourierSQLite",
-      dependencies: ["CourierDomain", "CourierPorts", "CSQLite", "CSQLiteShim"],
+      dependencies: ["CourierSystem", "CourierDomain", "CourierPorts", "CSQLite", "CSQLiteShim"],
       path: "Modules/Adapters/SQLiteStore", swiftSettings: strict),
     .target(
       name: "CourierFileStore", dependencies: ["CourierDomain", "CourierPorts"],
@@ -142,7 +153,8 @@ let package = Package(
     // In-memory adapters production may choose by config (`transport: memory`,
     // `store: memory`, the manual path monitor), with driving and inspection APIs.
     .target(
-      name: "CourierMemory", dependencies: ["CourierDomain", "CourierPorts", httpTypes],
+      name: "CourierMemory",
+      dependencies: ["CourierSystem", "CourierDomain", "CourierPorts", httpTypes],
       path: "Modules/Adapters/Memory", swiftSettings: strict),
     // Fakes for users' tests (clocks, random sources, compressor); re-exports CourierMemory.
     .target(
@@ -153,7 +165,7 @@ let package = Package(
     .target(
       name: "CourierLinux",
       dependencies: [
-        "Courier", "CourierDomain", "CourierPorts", "CourierCore",
+        "Courier", "CourierSystem", "CourierDomain", "CourierPorts", "CourierCore",
         .target(name: "CourierURLSession", condition: .when(traits: ["URLSessionTransport"])),
         "CourierCurl", "CourierNetlink", "CourierVips", "CourierSQLite", "CourierFileStore",
         "CourierMemory", "CourierSHANI", "CDetachedRemoval", httpTypes, logging, coreMetrics,
@@ -161,12 +173,13 @@ let package = Package(
       path: "Modules/Composition", swiftSettings: strict),
     // The apps' one signal helper (a self-pipe and its reader thread); in no product.
     .target(
-      name: "CourierSignals", dependencies: ["CourierPorts"], path: "Modules/Signals",
+      name: "CourierSignals", dependencies: ["CourierSystem"], path: "Modules/Signals",
       swiftSettings: strict),
     .target(
       name: "CourierCLI",
       dependencies: [
-        "CourierDomain", "CourierPorts", "CourierCore", "CourierLinux", "CourierSignals",
+        "CourierSystem", "CourierDomain", "CourierPorts", "CourierCore", "CourierLinux",
+        "CourierSignals",
         // The command line: commands, help, completion scripts, the man page's dump (2202).
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         // `--verbose` is a LogHandler; the command records no metrics (decision 2203).
@@ -176,7 +189,8 @@ let package = Package(
     .target(
       name: "CourierTUI",
       dependencies: [
-        "CourierDomain", "CourierPorts", "CourierCore", "CourierLinux", "CourierSignals",
+        "CourierSystem", "CourierDomain", "CourierPorts", "CourierCore", "CourierLinux",
+        "CourierSignals",
         .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
       ],
       path: "Modules/TUI", swiftSettings: strict),
@@ -195,19 +209,22 @@ let package = Package(
     .target(
       name: "CourierTestSupport",
       dependencies: [
-        "CourierDomain", "CourierPorts", "CourierCore", "CourierTestKit", httpTypes, logging,
-        inMemoryLogging,
+        "CourierSystem", "CourierDomain", "CourierPorts", "CourierCore", "CourierTestKit",
+        httpTypes, logging, inMemoryLogging,
       ],
       path: "Tests/Support", swiftSettings: strict),
     .testTarget(
-      name: "CourierDomainTests", dependencies: ["CourierDomain", httpTypes],
+      name: "CourierSystemTests", dependencies: ["CourierSystem"], path: "Tests/SystemTests",
+      swiftSettings: strict),
+    .testTarget(
+      name: "CourierDomainTests", dependencies: ["CourierSystem", "CourierDomain", httpTypes],
       path: "Tests/DomainTests",
       swiftSettings: strict),
     .testTarget(
       name: "CourierCoreTests",
       dependencies: [
-        "CourierCore", "CourierTestKit", "CourierTestSupport", httpTypes, logging,
-        inMemoryLogging, coreMetrics, metricsTestKit,
+        "CourierSystem", "CourierCore", "CourierTestKit", "CourierTestSupport", httpTypes,
+        logging, inMemoryLogging, coreMetrics, metricsTestKit,
       ],
       path: "Tests/CoreTests", swiftSettings: strict),
     .testTarget(
@@ -219,8 +236,8 @@ let package = Package(
     .testTarget(
       name: "CourierCurlTests",
       dependencies: [
-        "CourierCurl", "CCurl", "CourierCore", "CourierLinux", "CourierTestKit",
-        "CourierTestSupport", httpTypes,
+        "CourierSystem", "CourierCurl", "CCurl", "CourierCore", "CourierLinux",
+        "CourierTestKit", "CourierTestSupport", httpTypes,
       ],
       path: "Tests/CurlTests", swiftSettings: strict),
     .testTarget(
@@ -229,7 +246,7 @@ let package = Package(
       path: "Tests/NetlinkTests", swiftSettings: strict),
     .testTarget(
       name: "CourierSHANITests",
-      dependencies: ["CourierSHANI", "CourierPorts", "CourierDomain"],
+      dependencies: ["CourierSystem", "CourierSHANI", "CourierPorts", "CourierDomain"],
       path: "Tests/SHANITests", swiftSettings: strict),
     .testTarget(
       name: "CourierVipsTests", dependencies: ["CourierVips", "CourierPorts", "CourierDomain"],
@@ -253,14 +270,15 @@ let package = Package(
     .testTarget(
       name: "CourierStoreTests",
       dependencies: [
-        "CourierSQLite", "CourierFileStore", "CourierTestKit", "CourierCore",
+        "CourierSystem", "CourierSQLite", "CourierFileStore", "CourierTestKit", "CourierCore",
         "CourierTestSupport",
       ],
       path: "Tests/StoreTests", swiftSettings: strict),
     .testTarget(
       name: "CourierCLITests",
       dependencies: [
-        "CourierCLI", "CourierCore", "CourierLinux", "CourierTestKit", "CourierTestSupport",
+        "CourierSystem", "CourierCLI", "CourierCore", "CourierLinux", "CourierTestKit",
+        "CourierTestSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"), httpTypes, logging,
         inMemoryLogging, coreMetrics, metricsTestKit,
       ],

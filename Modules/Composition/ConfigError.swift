@@ -1,4 +1,3 @@
-import CourierCore
 import CourierDomain
 
 #if canImport(FoundationEssentials)

@@ -1,5 +1,5 @@
-import CourierCore
 import CourierDomain
+import CourierSystem
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials

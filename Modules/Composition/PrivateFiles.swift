@@ -6,6 +6,7 @@ import CourierMemory
 import CourierNetlink
 import CourierPorts
 import CourierSQLite
+import CourierSystem
 import CourierVips
 import Synchronization
 

@@ -1,6 +1,7 @@
 import CoreMetrics
 import CourierDomain
 import CourierPorts
+import CourierSystem
 import Logging
 import Synchronization
 

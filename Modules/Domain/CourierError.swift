@@ -1,3 +1,5 @@
+import CourierSystem
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -168,5 +170,25 @@ public struct CourierError: Error, Sendable, Equatable, CustomStringConvertible 
     self.init(
       .localStore, code: "store_\(store.code.rawValue)", serverMessage: message,
       underlying: store.underlying, context: context ?? store.path)
+  }
+}
+
+extension CourierError.Kind {
+  /// The kind a transport's error table names (the tables live in the system target, below
+  /// the domain, and name the same kinds).
+  /// - Parameter failure: the table's kind.
+  package init(_ failure: TransportFailure) {
+    switch failure {
+    case .offline: self = .offline
+    case .dns: self = .dns
+    case .cannotReachHost: self = .cannotReachHost
+    case .timedOut: self = .timedOut
+    case .connectionLost: self = .connectionLost
+    case .tls: self = .tls
+    case .invalidResponse: self = .invalidResponse
+    case .cancelled: self = .cancelled
+    case .fileUnavailable: self = .fileUnavailable
+    case .invalidInput: self = .invalidInput
+    }
   }
 }

@@ -1,6 +1,7 @@
 import CourierCLI
 import CourierDomain
 import CourierLinux
+import CourierSystem
 import CourierTestSupport
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import CourierCLI
 import CourierDomain
+import CourierSystem
 import CourierTestSupport
 import Foundation
 import Testing

@@ -1,6 +1,7 @@
 import CNetlink
 import CourierDomain
 import CourierPorts
+import CourierSystem
 import Synchronization
 
 #if canImport(FoundationEssentials)

@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import CourierSystem
 import Foundation
 import HTTPTypes
 import Synchronization
@@ -336,11 +337,12 @@ private final class Exchange: Sendable {
       let nsError = error as NSError
       let outcome = TransportErrorTable.classify(
         urlErrorCode: nsError.domain == NSURLErrorDomain ? nsError.code : -1,
-        message: nsError.localizedDescription, path: pathStatus())
+        message: nsError.localizedDescription,
+        offline: pathStatus() == .unsatisfied)
       finish(
         .failure(
           CourierError(
-            outcome.kind, mayHaveReachedServer: outcome.mayHaveReachedServer,
+            CourierError.Kind(outcome.kind), mayHaveReachedServer: outcome.mayHaveReachedServer,
             underlying: "URLError \(nsError.code): \(nsError.localizedDescription)",
             context: context)))
       return

@@ -1,6 +1,7 @@
 import CVipsShim
 import CourierDomain
 import CourierPorts
+import CourierSystem
 import Dispatch
 import Synchronization
 

@@ -4,52 +4,32 @@
   import Foundation
 #endif
 
-extension JSONValue {
-  /// Why some bytes are not JSON.
-  public struct ParseError: Error, Equatable, CustomStringConvertible {
-    /// The byte offset where reading stopped.
-    public var offset: Int
-    /// What was wrong there.
-    public var reason: String
-    /// A readable account.
-    public var description: String { "not JSON at byte \(offset): \(reason)" }
-  }
+/// JSON text (RFC 8259) read by recursive descent over bytes, straight into a `Value`.
+///
+/// `JSONDecoder` reaches a JSON value by trying each case in turn and throwing a
+/// `DecodingError` for every miss; on the sync replay that was about a tenth of the client's
+/// CPU (Docs/benchmarks/sync.md). This reads each byte once. Any value may stand at the top;
+/// whitespace around it is allowed; a number whose value is whole and fits in 64 bits becomes
+/// an integer, exactly, and any other number a `Double`; of repeated member names the first
+/// wins (as with `JSONDecoder`); strings must be valid UTF-8 without raw control characters;
+/// nesting stops at 512 levels. Inlinable, so that the domain's `JSONValue` gets a parser
+/// specialised for it.
+package struct JSONByteParser<Value: JSONTree> {
+  @usableFromInline let bytes: [UInt8]
+  @usableFromInline var index = 0
+  @usableFromInline var depth = 0
+  @inlinable static var maxDepth: Int { 512 }
 
-  /// Parses JSON text (RFC 8259) straight into a value.
-  ///
-  /// `JSONDecoder` reaches a `JSONValue` by trying each case in turn and throwing a
-  /// `DecodingError` for every miss; on the sync replay that was about a tenth of the client's
-  /// CPU (Docs/benchmarks/sync.md). This reads each byte once. Any value may stand at the top;
-  /// whitespace around it is allowed; a number whose value is whole and fits in 64 bits
-  /// becomes `.integer`, exactly, and any other number a `Double`; of repeated member names the
-  /// first wins (as with `JSONDecoder`); strings must be valid UTF-8 without raw control
-  /// characters; nesting stops at 512 levels.
-  /// - Parameter data: the text.
-  /// - Throws: `ParseError` naming the byte offset.
-  public init(parsing data: Data) throws(ParseError) {
-    var parser = JSONByteParser(Array(data))
-    self = try parser.document()
-  }
+  /// A parser at the start of `bytes`.
+  /// - Parameter bytes: the text.
+  @inlinable
+  package init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-  /// Parses JSON text held in a string.
-  /// - Parameter text: the text.
-  /// - Throws: `ParseError` naming the byte offset.
-  public init(parsing text: String) throws(ParseError) {
-    var parser = JSONByteParser(Array(text.utf8))
-    self = try parser.document()
-  }
-}
-
-/// The parser behind `JSONValue(parsing:)`: recursive descent over bytes.
-struct JSONByteParser {
-  private let bytes: [UInt8]
-  private var index = 0
-  private var depth = 0
-  static let maxDepth = 512
-
-  init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-  mutating func document() throws(JSONValue.ParseError) -> JSONValue {
+  /// The one value the text holds, with nothing but whitespace around it.
+  /// - Returns: the value.
+  /// - Throws: `JSONSyntaxError` naming the byte offset.
+  @inlinable
+  package mutating func document() throws(JSONSyntaxError) -> Value {
     skipWhitespace()
     let value = try value()
     skipWhitespace()
@@ -57,11 +37,13 @@ struct JSONByteParser {
     return value
   }
 
-  private func failure(_ reason: String) -> JSONValue.ParseError {
-    JSONValue.ParseError(offset: index, reason: reason)
+  @inlinable
+  func failure(_ reason: String) -> JSONSyntaxError {
+    JSONSyntaxError(offset: index, reason: reason)
   }
 
-  private mutating func skipWhitespace() {
+  @inlinable
+  mutating func skipWhitespace() {
     while index < bytes.count {
       switch bytes[index] {
       case 0x20, 0x09, 0x0A, 0x0D: index += 1
@@ -70,13 +52,14 @@ struct JSONByteParser {
     }
   }
 
-  private mutating func value() throws(JSONValue.ParseError) -> JSONValue {
+  @inlinable
+  mutating func value() throws(JSONSyntaxError) -> Value {
     guard index < bytes.count else { throw failure("the text ends where a value should start") }
     switch bytes[index] {
     case UInt8(ascii: "{"):
-      return try nested { (parser) throws(JSONValue.ParseError) in try parser.object() }
+      return try nested { (parser) throws(JSONSyntaxError) in try parser.object() }
     case UInt8(ascii: "["):
-      return try nested { (parser) throws(JSONValue.ParseError) in try parser.array() }
+      return try nested { (parser) throws(JSONSyntaxError) in try parser.array() }
     case UInt8(ascii: "\""): return .string(try string())
     case UInt8(ascii: "t"): return try literal("true", .bool(true))
     case UInt8(ascii: "f"): return try literal("false", .bool(false))
@@ -86,17 +69,19 @@ struct JSONByteParser {
     }
   }
 
-  private mutating func nested(
-    _ body: (inout JSONByteParser) throws(JSONValue.ParseError) -> JSONValue
-  ) throws(JSONValue.ParseError) -> JSONValue {
+  @inlinable
+  mutating func nested(
+    _ body: (inout JSONByteParser) throws(JSONSyntaxError) -> Value
+  ) throws(JSONSyntaxError) -> Value {
     depth += 1
     guard depth <= Self.maxDepth else { throw failure("nested deeper than \(Self.maxDepth)") }
     defer { depth -= 1 }
     return try body(&self)
   }
 
-  private mutating func literal(_ word: String, _ value: JSONValue) throws(JSONValue.ParseError)
-    -> JSONValue
+  @inlinable
+  mutating func literal(_ word: String, _ value: Value) throws(JSONSyntaxError)
+    -> Value
   {
     for byte in word.utf8 {
       guard index < bytes.count, bytes[index] == byte else { throw failure("expected \(word)") }
@@ -105,9 +90,10 @@ struct JSONByteParser {
     return value
   }
 
-  private mutating func object() throws(JSONValue.ParseError) -> JSONValue {
+  @inlinable
+  mutating func object() throws(JSONSyntaxError) -> Value {
     index += 1  // {
-    var members: [String: JSONValue] = [:]
+    var members: [String: Value] = [:]
     skipWhitespace()
     if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
       index += 1
@@ -140,9 +126,10 @@ struct JSONByteParser {
     }
   }
 
-  private mutating func array() throws(JSONValue.ParseError) -> JSONValue {
+  @inlinable
+  mutating func array() throws(JSONSyntaxError) -> Value {
     index += 1  // [
-    var elements: [JSONValue] = []
+    var elements: [Value] = []
     skipWhitespace()
     if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
       index += 1
@@ -163,7 +150,8 @@ struct JSONByteParser {
     }
   }
 
-  private mutating func string() throws(JSONValue.ParseError) -> String {
+  @inlinable
+  mutating func string() throws(JSONSyntaxError) -> String {
     index += 1  // opening quote
     let start = index
     // Fast path: no escape before the closing quote.
@@ -205,7 +193,8 @@ struct JSONByteParser {
     throw failure("the text ends inside a string")
   }
 
-  private func utf8(_ start: Int, _ end: Int, ascii: Bool = false) throws(JSONValue.ParseError)
+  @inlinable
+  func utf8(_ start: Int, _ end: Int, ascii: Bool = false) throws(JSONSyntaxError)
     -> String
   {
     let text = bytes.withUnsafeBufferPointer { all -> String? in
@@ -215,12 +204,13 @@ struct JSONByteParser {
       return ascii ? String(decoding: run, as: UTF8.self) : String(validating: run, as: UTF8.self)
     }
     guard let text else {
-      throw JSONValue.ParseError(offset: start, reason: "a string that is not valid UTF-8")
+      throw JSONSyntaxError(offset: start, reason: "a string that is not valid UTF-8")
     }
     return text
   }
 
-  private mutating func escape() throws(JSONValue.ParseError) -> Unicode.Scalar {
+  @inlinable
+  mutating func escape() throws(JSONSyntaxError) -> Unicode.Scalar {
     guard index < bytes.count else { throw failure("the text ends inside an escape") }
     let byte = bytes[index]
     index += 1
@@ -256,7 +246,8 @@ struct JSONByteParser {
     }
   }
 
-  private mutating func hex4() throws(JSONValue.ParseError) -> UInt32 {
+  @inlinable
+  mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
     guard index + 4 <= bytes.count else { throw failure("a \\u escape needs four hex digits") }
     var value: UInt32 = 0
     for _ in 0..<4 {
@@ -274,7 +265,8 @@ struct JSONByteParser {
     return value
   }
 
-  private mutating func number() throws(JSONValue.ParseError) -> JSONValue {
+  @inlinable
+  mutating func number() throws(JSONSyntaxError) -> Value {
     let start = index
     func digits(_ parser: inout JSONByteParser) -> Int {
       let from = parser.index
@@ -311,11 +303,11 @@ struct JSONByteParser {
     // Whole and within 64 bits: exact, so ids above 2^53 keep every digit.
     if digitsOnly, let integer = Int64(text) { return .integer(integer) }
     guard let value = Double(text), value.isFinite else {
-      throw JSONValue.ParseError(offset: start, reason: "a number out of range")
+      throw JSONSyntaxError(offset: start, reason: "a number out of range")
     }
     // Spelled with a fraction or an exponent but whole ("1.5e3"): the integer it says, exactly.
     if value.rounded() == value, abs(value) <= 0x1p63,
-      let integer = JSONValue.exactInteger(spelled: text)
+      let integer = JSONNumber.exactInteger(spelled: text)
     {
       return .integer(integer)
     }
@@ -326,8 +318,8 @@ struct JSONByteParser {
 extension JSONByteParser {
   /// `document()` for an object whose members `names` (as UTF-8) are wanted as strings: the
   /// other members are parsed (and checked) as `document()` parses them, the object itself is
-  /// never built (`JSONStringMembers`). At most 64 names.
-  mutating func stringMembers(_ names: [[UInt8]]) throws(JSONValue.ParseError) -> [String?] {
+  /// never built (`JSONStringMembers`, which skips them as `JSONSkip`). At most 64 names.
+  mutating func stringMembers(_ names: [[UInt8]]) throws(JSONSyntaxError) -> [String?] {
     var found = [String?](repeating: nil, count: names.count)
     var seen: UInt64 = 0
     skipWhitespace()
@@ -382,7 +374,7 @@ extension JSONByteParser {
 
   /// Reads a member name and answers which of `names` it is: compared as bytes when it is
   /// plain ASCII without an escape (no `String` made), else decoded as `string()` does.
-  private mutating func memberName(in names: [[UInt8]]) throws(JSONValue.ParseError) -> Int? {
+  private mutating func memberName(in names: [[UInt8]]) throws(JSONSyntaxError) -> Int? {
     let start = index + 1
     var end = start
     while end < bytes.count {

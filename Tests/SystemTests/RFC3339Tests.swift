@@ -1,4 +1,4 @@
-import CourierDomain
+import CourierSystem
 import Foundation
 import Testing
 

@@ -1,4 +1,4 @@
-import CourierDomain
+import CourierSystem
 import Testing
 
 @Suite("CurlErrorTable")
@@ -8,33 +8,33 @@ struct CurlErrorTableTests {
   struct Row: Sendable, CustomTestStringConvertible {
     let code: Int
     let name: String
-    let path: PathStatus
-    let kind: CourierError.Kind
+    let offline: Bool
+    let kind: TransportFailure
     let reached: Bool
-    var testDescription: String { "\(name) (\(code)), path \(path) → \(kind)" }
+    var testDescription: String { "\(name) (\(code)), offline: \(offline) → \(kind)" }
   }
 
   static func row(
-    _ code: Int, _ name: String, _ kind: CourierError.Kind, reached: Bool = false,
-    path: PathStatus = .satisfied
+    _ code: Int, _ name: String, _ kind: TransportFailure, reached: Bool = false,
+    offline: Bool = false
   ) -> Row {
-    Row(code: code, name: name, path: path, kind: kind, reached: reached)
+    Row(code: code, name: name, offline: offline, kind: kind, reached: reached)
   }
 
   static let rows: [Row] = [
     row(Code.couldntResolveHost, "COULDNT_RESOLVE_HOST", .dns),
-    row(Code.couldntResolveHost, "COULDNT_RESOLVE_HOST", .dns, path: .unknown),
-    row(Code.couldntResolveHost, "COULDNT_RESOLVE_HOST", .offline, path: .unsatisfied),
+    row(Code.couldntResolveHost, "COULDNT_RESOLVE_HOST", .dns, offline: false),
+    row(Code.couldntResolveHost, "COULDNT_RESOLVE_HOST", .offline, offline: true),
     row(Code.couldntResolveProxy, "COULDNT_RESOLVE_PROXY", .dns),
     row(Code.couldntConnect, "COULDNT_CONNECT", .cannotReachHost),
-    row(Code.couldntConnect, "COULDNT_CONNECT", .cannotReachHost, path: .unknown),
-    row(Code.couldntConnect, "COULDNT_CONNECT", .cannotReachHost, path: .requiresConnection),
-    row(Code.couldntConnect, "COULDNT_CONNECT", .offline, path: .unsatisfied),
-    row(Code.interfaceFailed, "INTERFACE_FAILED", .offline, path: .unsatisfied),
+    row(Code.couldntConnect, "COULDNT_CONNECT", .cannotReachHost, offline: false),
+    row(Code.couldntConnect, "COULDNT_CONNECT", .cannotReachHost, offline: false),
+    row(Code.couldntConnect, "COULDNT_CONNECT", .offline, offline: true),
+    row(Code.interfaceFailed, "INTERFACE_FAILED", .offline, offline: true),
     row(Code.proxy, "PROXY", .cannotReachHost),
     row(Code.quicConnectError, "QUIC_CONNECT_ERROR", .cannotReachHost),
     row(Code.operationTimedOut, "OPERATION_TIMEDOUT", .timedOut, reached: true),
-    row(Code.operationTimedOut, "OPERATION_TIMEDOUT", .timedOut, reached: true, path: .unsatisfied),
+    row(Code.operationTimedOut, "OPERATION_TIMEDOUT", .timedOut, reached: true, offline: true),
     row(Code.sslConnectError, "SSL_CONNECT_ERROR", .tls),
     row(Code.peerFailedVerification, "PEER_FAILED_VERIFICATION", .tls),
     row(Code.sslCACertBadFile, "SSL_CACERT_BADFILE", .tls),
@@ -73,13 +73,13 @@ struct CurlErrorTableTests {
     row(Code.outOfMemory, "OUT_OF_MEMORY", .connectionLost),
     row(Code.unrecoverablePoll, "UNRECOVERABLE_POLL", .connectionLost),
     row(81, "AGAIN (unlisted)", .connectionLost, reached: true),
-    row(81, "AGAIN (unlisted)", .offline, path: .unsatisfied),
+    row(81, "AGAIN (unlisted)", .offline, offline: true),
     row(1000, "a code from a newer libcurl", .connectionLost, reached: true),
   ]
 
   @Test(arguments: rows)
   func classify(_ row: Row) {
-    let outcome = CurlErrorTable.classify(curlCode: row.code, path: row.path)
+    let outcome = CurlErrorTable.classify(curlCode: row.code, offline: row.offline)
     #expect(outcome.kind == row.kind)
     #expect(outcome.mayHaveReachedServer == row.reached)
   }
@@ -87,27 +87,32 @@ struct CurlErrorTableTests {
   @Test("nothing written to the connection means the server cannot have processed it")
   func requestNotSent() {
     for code in [Code.operationTimedOut, Code.sendError, Code.recvError, Code.gotNothing] {
-      let outcome = CurlErrorTable.classify(curlCode: code, path: .satisfied, requestSent: false)
+      let outcome = CurlErrorTable.classify(curlCode: code, offline: false, requestSent: false)
       #expect(outcome.mayHaveReachedServer == false, "code \(code)")
       #expect(
-        outcome.kind == CurlErrorTable.classify(curlCode: code, path: .satisfied).kind,
+        outcome.kind == CurlErrorTable.classify(curlCode: code, offline: false).kind,
         "code \(code)")
     }
   }
 
-  @Test("the transient kinds are retried, the others never")
+  /// The failures `CourierError` counts as transient (CourierErrorTests checks the mapping).
+  static let transient: Set<TransportFailure> = [
+    .offline, .dns, .cannotReachHost, .timedOut, .connectionLost,
+  ]
+
+  @Test("the codes that are retried map to transient failures, the others never")
   func transience() {
     let transient: Set<Int> = [
       Code.couldntResolveHost, Code.couldntConnect, Code.operationTimedOut, Code.sendError,
       Code.recvError, Code.gotNothing, Code.partialFile,
     ]
     for code in transient {
-      let kind = CurlErrorTable.classify(curlCode: code, path: .satisfied).kind
-      #expect(CourierError(kind).isTransient, "code \(code)")
+      let kind = CurlErrorTable.classify(curlCode: code, offline: false).kind
+      #expect(Self.transient.contains(kind), "code \(code)")
     }
     for code in [Code.peerFailedVerification, Code.abortedByCallback, Code.weirdServerReply] {
-      let kind = CurlErrorTable.classify(curlCode: code, path: .satisfied).kind
-      #expect(!CourierError(kind).isTransient, "code \(code)")
+      let kind = CurlErrorTable.classify(curlCode: code, offline: false).kind
+      #expect(!Self.transient.contains(kind), "code \(code)")
     }
   }
 }

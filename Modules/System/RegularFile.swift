@@ -1,5 +1,3 @@
-import CourierPorts
-
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -18,12 +16,12 @@ import CourierPorts
 /// Opening a FIFO with no writer blocks until one appears (and ignores SIGINT while it waits
 /// in the kernel); `/dev/zero` and other devices report a size of 0 or never end; a socket
 /// cannot be opened at all. None of them is a file a person means to upload or configure with.
-public enum RegularFile {
+package enum RegularFile {
   /// Why a path can't be read as a regular file, or nil when it can. Symbolic links are
   /// followed: a link to a regular file is fine, a link to `/dev/zero` is not.
   /// - Parameter path: the path.
   /// - Returns: a sentence's end for a person ("is a pipe (FIFO), not a regular file"), or nil.
-  public static func problem(atPath path: String) -> String? {
+  package static func problem(atPath path: String) -> String? {
     var info = stat()
     guard stat(path, &info) == 0 else { return describe(errno: errno) }
     if let kind = unusableKind(mode: info.st_mode) { return kind }
@@ -62,7 +60,7 @@ public enum RegularFile {
   ///   - maxBytes: the largest size accepted.
   /// - Returns: the contents.
   /// - Throws: `RegularFile.Problem`.
-  public static func read(atPath path: String, maxBytes: Int) throws -> Data {
+  package static func read(atPath path: String, maxBytes: Int) throws -> Data {
     let handle = try openForReading(atPath: path)
     do {
       let data = try handle.read(upToCount: maxBytes + 1)
@@ -78,14 +76,14 @@ public enum RegularFile {
   }
 
   /// Why a file can't be used, as the end of a sentence that starts with its name.
-  public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+  package struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
     /// "is a pipe (FIFO), not a regular file", "doesn't exist"...
-    public var why: String
+    package var why: String
     /// Creates a problem.
     /// - Parameter why: the sentence's end.
-    public init(why: String) { self.why = why }
+    package init(why: String) { self.why = why }
     /// The sentence's end.
-    public var description: String { why }
+    package var description: String { why }
   }
 
   static func unusableKind(mode: mode_t) -> String? {

@@ -2,19 +2,19 @@
 /// domain's kinds. Linux never produces −1009: "offline" is inferred from the path state plus
 /// the −1 / −1004 family, and −1 is told apart by libcurl's message. Kept here, as numbers and
 /// text, so the domain never imports FoundationNetworking.
-public enum TransportErrorTable {
+package enum TransportErrorTable {
   /// One row of the table's result.
-  public struct Outcome: Sendable, Equatable {
+  package struct Outcome: Sendable, Equatable {
     /// The error kind the failure maps to.
-    public var kind: CourierError.Kind
+    package var kind: TransportFailure
     /// Whether the request may have reached the server.
-    public var mayHaveReachedServer: Bool
+    package var mayHaveReachedServer: Bool
 
     /// Creates an outcome.
     /// - Parameters:
     ///   - kind: the kind.
     ///   - mayHaveReachedServer: whether the request may have been processed.
-    public init(_ kind: CourierError.Kind, mayHaveReachedServer: Bool = false) {
+    package init(_ kind: TransportFailure, mayHaveReachedServer: Bool = false) {
       self.kind = kind
       self.mayHaveReachedServer = mayHaveReachedServer
     }
@@ -24,12 +24,11 @@ public enum TransportErrorTable {
   /// - Parameters:
   ///   - code: the `URLError.Code` raw value.
   ///   - message: the error's description (libcurl's text on Linux), used for −1.
-  ///   - path: the path monitor's current status, if one runs.
+  ///   - offline: whether the path monitor, if one runs, says the path is down.
   /// - Returns: the kind and whether the request may have been processed.
-  public static func classify(urlErrorCode code: Int, message: String, path: PathStatus)
+  package static func classify(urlErrorCode code: Int, message: String, offline: Bool)
     -> Outcome
   {
-    let offline = path == .unsatisfied
     switch code {
     case -999: return Outcome(.cancelled)
     case -1001: return Outcome(.timedOut, mayHaveReachedServer: true)

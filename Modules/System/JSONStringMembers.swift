@@ -3,14 +3,14 @@
 /// `JSONValue(parsing:)` checks it and the same texts are refused; a member is its string, or nil
 /// when the object lacks it or holds something else there (the first of repeated names wins,
 /// as in `JSONValue(parsing:)`); a text that is valid JSON but not an object has none of them.
-public struct JSONStringMembers: Sendable {
+package struct JSONStringMembers: Sendable {
   /// The members, in the order wanted.
-  public let names: [String]
+  package let names: [String]
   private let encoded: [[UInt8]]
 
   /// A reader of these members.
   /// - Parameter names: the members, in order (at most 64).
-  public init(_ names: [String]) {
+  package init(_ names: [String]) {
     precondition(names.count <= 64, "JSONStringMembers reads at most 64 members")
     self.names = names
     encoded = names.map { Array($0.utf8) }
@@ -19,10 +19,10 @@ public struct JSONStringMembers: Sendable {
   /// The members of one JSON text.
   /// - Parameter bytes: the text.
   /// - Returns: one entry per name.
-  /// - Throws: `JSONValue.ParseError` naming the byte offset, for any text
+  /// - Throws: `JSONSyntaxError` naming the byte offset, for any text
   ///   `JSONValue(parsing:)` refuses.
-  public func read(_ bytes: UnsafeRawBufferPointer) throws(JSONValue.ParseError) -> [String?] {
-    var parser = JSONByteParser(Array(bytes))
+  package func read(_ bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> [String?] {
+    var parser = JSONByteParser<JSONSkip>(Array(bytes))
     return try parser.stringMembers(encoded)
   }
 }

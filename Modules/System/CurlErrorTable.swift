@@ -4,111 +4,111 @@
 ///
 /// Unlike URLSession on Linux, which folds most of these into −1, libcurl says precisely what
 /// failed, so no message text is parsed here.
-public enum CurlErrorTable {
+package enum CurlErrorTable {
   /// `CURLcode` values this table names (libcurl 7.88, curl.h).
-  public enum Code {
+  package enum Code {
     /// CURLE_UNSUPPORTED_PROTOCOL.
-    public static let unsupportedProtocol = 1
+    package static let unsupportedProtocol = 1
     /// CURLE_FAILED_INIT.
-    public static let failedInit = 2
+    package static let failedInit = 2
     /// CURLE_URL_MALFORMAT.
-    public static let urlMalformat = 3
+    package static let urlMalformat = 3
     /// CURLE_COULDNT_RESOLVE_PROXY.
-    public static let couldntResolveProxy = 5
+    package static let couldntResolveProxy = 5
     /// CURLE_COULDNT_RESOLVE_HOST.
-    public static let couldntResolveHost = 6
+    package static let couldntResolveHost = 6
     /// CURLE_COULDNT_CONNECT.
-    public static let couldntConnect = 7
+    package static let couldntConnect = 7
     /// CURLE_WEIRD_SERVER_REPLY.
-    public static let weirdServerReply = 8
+    package static let weirdServerReply = 8
     /// CURLE_HTTP2: a problem in the HTTP/2 framing layer.
-    public static let http2 = 16
+    package static let http2 = 16
     /// CURLE_PARTIAL_FILE: the body ended before its announced length.
-    public static let partialFile = 18
+    package static let partialFile = 18
     /// CURLE_WRITE_ERROR: the transport's own write callback refused the body.
-    public static let writeError = 23
+    package static let writeError = 23
     /// CURLE_UPLOAD_FAILED.
-    public static let uploadFailed = 25
+    package static let uploadFailed = 25
     /// CURLE_READ_ERROR: the body's source could not be read.
-    public static let readError = 26
+    package static let readError = 26
     /// CURLE_OUT_OF_MEMORY.
-    public static let outOfMemory = 27
+    package static let outOfMemory = 27
     /// CURLE_OPERATION_TIMEDOUT.
-    public static let operationTimedOut = 28
+    package static let operationTimedOut = 28
     /// CURLE_SSL_CONNECT_ERROR.
-    public static let sslConnectError = 35
+    package static let sslConnectError = 35
     /// CURLE_ABORTED_BY_CALLBACK.
-    public static let abortedByCallback = 42
+    package static let abortedByCallback = 42
     /// CURLE_BAD_FUNCTION_ARGUMENT.
-    public static let badFunctionArgument = 43
+    package static let badFunctionArgument = 43
     /// CURLE_INTERFACE_FAILED.
-    public static let interfaceFailed = 45
+    package static let interfaceFailed = 45
     /// CURLE_TOO_MANY_REDIRECTS.
-    public static let tooManyRedirects = 47
+    package static let tooManyRedirects = 47
     /// CURLE_GOT_NOTHING: the server closed without a byte of response.
-    public static let gotNothing = 52
+    package static let gotNothing = 52
     /// CURLE_SSL_ENGINE_NOTFOUND.
-    public static let sslEngineNotFound = 53
+    package static let sslEngineNotFound = 53
     /// CURLE_SSL_ENGINE_SETFAILED.
-    public static let sslEngineSetFailed = 54
+    package static let sslEngineSetFailed = 54
     /// CURLE_SEND_ERROR.
-    public static let sendError = 55
+    package static let sendError = 55
     /// CURLE_RECV_ERROR.
-    public static let recvError = 56
+    package static let recvError = 56
     /// CURLE_SSL_CERTPROBLEM.
-    public static let sslCertProblem = 58
+    package static let sslCertProblem = 58
     /// CURLE_SSL_CIPHER.
-    public static let sslCipher = 59
+    package static let sslCipher = 59
     /// CURLE_PEER_FAILED_VERIFICATION.
-    public static let peerFailedVerification = 60
+    package static let peerFailedVerification = 60
     /// CURLE_BAD_CONTENT_ENCODING.
-    public static let badContentEncoding = 61
+    package static let badContentEncoding = 61
     /// CURLE_FILESIZE_EXCEEDED.
-    public static let filesizeExceeded = 63
+    package static let filesizeExceeded = 63
     /// CURLE_USE_SSL_FAILED.
-    public static let useSSLFailed = 64
+    package static let useSSLFailed = 64
     /// CURLE_SEND_FAIL_REWIND: the body had to be sent again and could not be rewound.
-    public static let sendFailRewind = 65
+    package static let sendFailRewind = 65
     /// CURLE_SSL_ENGINE_INITFAILED.
-    public static let sslEngineInitFailed = 66
+    package static let sslEngineInitFailed = 66
     /// CURLE_SSL_CACERT_BADFILE.
-    public static let sslCACertBadFile = 77
+    package static let sslCACertBadFile = 77
     /// CURLE_SSL_SHUTDOWN_FAILED.
-    public static let sslShutdownFailed = 80
+    package static let sslShutdownFailed = 80
     /// CURLE_SSL_CRL_BADFILE.
-    public static let sslCRLBadFile = 82
+    package static let sslCRLBadFile = 82
     /// CURLE_SSL_ISSUER_ERROR.
-    public static let sslIssuerError = 83
+    package static let sslIssuerError = 83
     /// CURLE_SSL_PINNEDPUBKEYNOTMATCH.
-    public static let sslPinnedPubKeyNotMatch = 90
+    package static let sslPinnedPubKeyNotMatch = 90
     /// CURLE_SSL_INVALIDCERTSTATUS.
-    public static let sslInvalidCertStatus = 91
+    package static let sslInvalidCertStatus = 91
     /// CURLE_HTTP2_STREAM.
-    public static let http2Stream = 92
+    package static let http2Stream = 92
     /// CURLE_HTTP3.
-    public static let http3 = 95
+    package static let http3 = 95
     /// CURLE_QUIC_CONNECT_ERROR.
-    public static let quicConnectError = 96
+    package static let quicConnectError = 96
     /// CURLE_PROXY: the proxy handshake failed.
-    public static let proxy = 97
+    package static let proxy = 97
     /// CURLE_SSL_CLIENTCERT.
-    public static let sslClientCert = 98
+    package static let sslClientCert = 98
     /// CURLE_UNRECOVERABLE_POLL.
-    public static let unrecoverablePoll = 99
+    package static let unrecoverablePoll = 99
   }
 
   /// Classifies a `CURLcode`.
   /// - Parameters:
   ///   - code: the `CURLcode` number (not 0, which is success).
-  ///   - path: the path monitor's current status: "could not connect" or "could not resolve"
-  ///     while the path is down means offline.
+  ///   - offline: whether the path monitor says the path is down: "could not connect" or
+  ///     "could not resolve" then means offline.
   ///   - requestSent: whether any byte of the request was written to a connection; when none
   ///     was, the server cannot have processed it whatever the code.
   /// - Returns: the kind and whether the request may have been processed.
-  public static func classify(curlCode code: Int, path: PathStatus, requestSent: Bool = true)
+  package static func classify(curlCode code: Int, offline: Bool, requestSent: Bool = true)
     -> TransportErrorTable.Outcome
   {
-    var outcome = row(code, offline: path == .unsatisfied)
+    var outcome = row(code, offline: offline)
     if !requestSent { outcome.mayHaveReachedServer = false }
     return outcome
   }

@@ -11,11 +11,11 @@
 #endif
 
 /// RFC 3339 timestamps as the backend writes them (`2026-11-30T10:15:00.123Z`).
-public enum RFC3339 {
+package enum RFC3339 {
   /// Parses a timestamp, with or without fractional seconds.
   /// - Parameter text: the timestamp.
   /// - Returns: the date, or nil when it is not RFC 3339.
-  public static func date(from text: String) -> Date? {
+  package static func date(from text: String) -> Date? {
     // The backend's own form, read by bytes: every replayed write's reply carries one, and
     // Foundation's parser was 3 % of a replay's CPU (Docs/benchmarks/sync.md).
     if let date = utcDate(text) { return date }
@@ -73,7 +73,7 @@ public enum RFC3339 {
   /// Formats a date in UTC with milliseconds.
   /// - Parameter date: the date.
   /// - Returns: the timestamp.
-  public static func string(from date: Date) -> String {
+  package static func string(from date: Date) -> String {
     date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
   }
 }

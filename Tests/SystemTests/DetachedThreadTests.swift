@@ -1,4 +1,4 @@
-import CourierPorts
+import CourierSystem
 import Foundation
 import Synchronization
 import Testing

@@ -5,13 +5,13 @@
 #endif
 
 /// Text made safe for a log line or a terminal: one line, no control characters.
-public enum LogText {
+package enum LogText {
   /// Escapes C0 and C1 control characters, DEL, line and paragraph separators and the bidi
   /// controls: CR as `\r`, LF as `\n`, tab as `\t`, ESC as `\e`, the others as `\xHH` or
   /// `\u{HHHH}`. Backslashes are left alone; the result is for people, not for parsing.
   /// - Parameter text: the text.
   /// - Returns: the escaped text.
-  public static func escaped(_ text: String) -> String {
+  package static func escaped(_ text: String) -> String {
     guard text.unicodeScalars.contains(where: needsEscape) else { return text }
     var result = ""
     for scalar in text.unicodeScalars {

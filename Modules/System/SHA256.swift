@@ -7,7 +7,7 @@
 /// SHA-256 (FIPS 180-4) in pure Swift, fed in pieces so a file of any size is hashed with a
 /// small buffer: Linux has no CryptoKit. Used for tus `Upload-Checksum` and for a resumable
 /// upload's file identity.
-public struct SHA256: Sendable {
+package struct SHA256: Sendable {
   private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
     0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab,
     0x5be0_cd19
@@ -29,12 +29,12 @@ public struct SHA256: Sendable {
   ]
 
   /// A hash of nothing yet.
-  public init() {}
+  package init() {}
 
   /// The digest of `data` in one call.
   /// - Parameter data: the bytes.
   /// - Returns: the 32-byte digest.
-  public static func hash(_ data: Data) -> [UInt8] {
+  package static func hash(_ data: Data) -> [UInt8] {
     var hasher = SHA256()
     hasher.update(data)
     return hasher.finalize()
@@ -42,13 +42,13 @@ public struct SHA256: Sendable {
 
   /// Adds bytes to the hash.
   /// - Parameter data: the next bytes.
-  public mutating func update(_ data: Data) {
+  package mutating func update(_ data: Data) {
     data.withUnsafeBytes { update($0) }
   }
 
   /// Adds bytes to the hash, straight from a buffer.
   /// - Parameter bytes: the next bytes.
-  public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+  package mutating func update(_ bytes: UnsafeRawBufferPointer) {
     length &+= UInt64(bytes.count)
     var index = 0
     if !pending.isEmpty {
@@ -70,7 +70,7 @@ public struct SHA256: Sendable {
 
   /// Ends the hash.
   /// - Returns: the 32-byte digest.
-  public mutating func finalize() -> [UInt8] {
+  package mutating func finalize() -> [UInt8] {
     let bitLength = length &* 8
     var tail: [UInt8] = [0x80]
     let used = (pending.count + 1) % 64
@@ -93,7 +93,7 @@ public struct SHA256: Sendable {
   /// Lower-case hexadecimal digits of a digest.
   /// - Parameter digest: the digest.
   /// - Returns: two digits per byte.
-  public static func hex(_ digest: [UInt8]) -> String {
+  package static func hex(_ digest: [UInt8]) -> String {
     let digits = Array("0123456789abcdef".utf8)
     var out = [UInt8]()
     out.reserveCapacity(digest.count * 2)
