@@ -6,25 +6,11 @@ import CourierDomain
   import Foundation
 #endif
 
-/// What an adapter provides to get every `LocalStore` operation: reads and all-or-nothing
-/// commits of `StoreMutation`s. The operations themselves are written once, below, from the
-/// pure rules of `LocalStorePlan`, so every adapter behaves the same.
-public protocol LocalStoreBackend: LocalStore {
-  /// Runs a read against a consistent view of the store.
-  /// - Parameter body: the read.
-  /// - Returns: what `body` returns.
-  /// - Throws: what `body` throws, or `StoreError` when the store cannot be read.
-  func read<T: Sendable>(_ body: (any LocalStoreReader) throws -> T) throws -> T
-
-  /// Runs a write transaction: `body` reads and returns a plan; the plan's mutations are
-  /// committed durably, all or nothing, before this returns. No other write interleaves.
-  /// - Parameter body: reads and plans.
-  /// - Returns: the plan's result.
-  /// - Throws: what `body` throws, or `StoreError` when the commit fails; nothing changed then.
-  func write<T: Sendable>(_ body: (any LocalStoreReader) throws -> StorePlan<T>) throws -> T
-}
-
-extension LocalStoreBackend {
+// Every operation on a local store, written once over its two primitives from the domain's
+// pure plans (`LocalStorePlan`), so that every adapter behaves the same (the contract suite
+// passes for the SQLite, file and in-memory stores). Package: the façades and the replayer
+// call them; a user hands a store to them and calls none.
+extension LocalStore {
   private static func existing(_ reader: any LocalStoreReader, _ id: UUID) throws -> OutboxEntry {
     guard let entry = try reader.entry(id) else {
       throw StoreError(.notFound, "No outbox entry has operation id \(id).")
@@ -36,32 +22,34 @@ extension LocalStoreBackend {
   /// - Parameter key: which.
   /// - Returns: it, or nil.
   /// - Throws: `StoreError` when the store cannot be read.
-  public func record(_ key: RecordKey) throws -> LocalRecord? { try read { try $0.record(key) } }
+  package func record(_ key: RecordKey) throws -> LocalRecord? { try read { try $0.record(key) } }
 
-  /// A collection's records, sorted by id.
+  /// A collection's records, local tombstones included, sorted by id.
   /// - Parameter collection: the collection.
   /// - Returns: the records.
   /// - Throws: `StoreError` when the store cannot be read.
-  public func records(in collection: String) throws -> [LocalRecord] {
+  package func records(in collection: String) throws -> [LocalRecord] {
     try read { try $0.records(in: collection) }
   }
 
-  /// A collection's state.
+  /// A collection's `ETag` and last refresh time.
   /// - Parameter collection: the collection.
-  /// - Returns: its state.
+  /// - Returns: its state, empty when never refreshed.
   /// - Throws: `StoreError` when the store cannot be read.
-  public func collectionState(_ collection: String) throws -> CollectionState {
+  package func collectionState(_ collection: String) throws -> CollectionState {
     try read { try $0.collectionState(collection) }
   }
 
-  /// Applies a full list from the server.
+  /// Applies a full list from the server (a 200 to `GET /<collection>`), with its `ETag`:
+  /// records without local changes follow the server, records with local changes keep them
+  /// and update the server's copy kept alongside. One transaction.
   /// - Parameters:
   ///   - records: the server's records.
   ///   - collection: the collection.
   ///   - etag: the list's `ETag`.
   ///   - refreshedAt: when it was received.
-  /// - Throws: `StoreError` when it cannot be written.
-  public func applyServerList(
+  /// - Throws: `StoreError` when it cannot be written; nothing changed then.
+  package func applyServerList(
     _ records: [ServerRecord], collection: String, etag: String?, refreshedAt: Date
   ) throws {
     try write { reader in
@@ -71,12 +59,12 @@ extension LocalStoreBackend {
     }
   }
 
-  /// Records a 304.
+  /// Records that the list did not change (a 304): the refresh time moves, the `ETag` stays.
   /// - Parameters:
   ///   - collection: the collection.
-  ///   - refreshedAt: when it was received.
+  ///   - refreshedAt: when the 304 was received.
   /// - Throws: `StoreError` when it cannot be written.
-  public func markNotModified(collection: String, refreshedAt: Date) throws {
+  package func markNotModified(collection: String, refreshedAt: Date) throws {
     try write { reader in
       var state = try reader.collectionState(collection)
       state.lastRefresh = refreshedAt
@@ -84,14 +72,14 @@ extension LocalStoreBackend {
     }
   }
 
-  /// Applies news about one record.
+  /// Applies news about one record: its current copy, or nil when the server answered 404.
   /// - Parameters:
   ///   - record: the server's record, or nil.
   ///   - key: which record.
   /// - Returns: the record after.
   /// - Throws: `StoreError` when it cannot be written.
   @discardableResult
-  public func applyServerRecord(_ record: ServerRecord?, key: RecordKey) throws -> LocalRecord? {
+  package func applyServerRecord(_ record: ServerRecord?, key: RecordKey) throws -> LocalRecord? {
     if let record, record.id != key.id {
       throw StoreError(.invalidInput, "The server's record \(record.id) is not \(key).")
     }
@@ -100,12 +88,14 @@ extension LocalStoreBackend {
     }
   }
 
-  /// Enqueues an operation.
+  /// Adds an operation at the end of the queue, or folds it into the record's last unsent
+  /// entry (see `OutboxCoalescing`). Durable when it returns.
   /// - Parameter operation: the operation.
   /// - Returns: what happened to the queue.
-  /// - Throws: `StoreError` when it cannot be written.
+  /// - Throws: `StoreError.duplicate` when the operation id is already queued; `StoreError`
+  ///   when it cannot be written. Nothing changed then.
   @discardableResult
-  public func enqueue(_ operation: OutboxOperation) throws -> EnqueueResult {
+  package func enqueue(_ operation: OutboxOperation) throws -> EnqueueResult {
     try write { reader in
       try LocalStorePlan.applyAndEnqueue(
         change: nil, operation: operation, record: try reader.record(operation.key),
@@ -113,14 +103,16 @@ extension LocalStoreBackend {
     }
   }
 
-  /// Applies a local write and enqueues its operation, atomically.
+  /// Applies an optimistic local write and enqueues its operation, atomically (the enqueue
+  /// may coalesce, see `enqueue`).
   /// - Parameters:
-  ///   - change: the write.
-  ///   - operation: the operation.
+  ///   - change: the local write.
+  ///   - operation: the operation that sends it; on the same record.
   /// - Returns: what happened to the queue.
-  /// - Throws: `StoreError`; nothing changed then.
+  /// - Throws: `StoreError` (`invalidInput` when the two name different records, `duplicate`
+  ///   when the operation id is already queued, or an I/O failure); nothing changed then.
   @discardableResult
-  public func applyAndEnqueue(_ change: RecordChange, _ operation: OutboxOperation) throws
+  package func applyAndEnqueue(_ change: RecordChange, _ operation: OutboxOperation) throws
     -> EnqueueResult
   {
     try write { reader in
@@ -133,48 +125,54 @@ extension LocalStoreBackend {
   /// The pending entries, in queue order.
   /// - Returns: the entries.
   /// - Throws: `StoreError` when the store cannot be read.
-  public func pending() throws -> [OutboxEntry] { try read { try $0.entries(pendingOnly: true) } }
+  package func pending() throws -> [OutboxEntry] { try read { try $0.entries(pendingOnly: true) } }
 
-  /// Every entry, in queue order.
+  /// Every entry (pending, rejected, conflicted), in queue order.
   /// - Returns: the entries.
   /// - Throws: `StoreError` when the store cannot be read.
-  public func entries() throws -> [OutboxEntry] { try read { try $0.entries(pendingOnly: false) } }
+  package func entries() throws -> [OutboxEntry] { try read { try $0.entries(pendingOnly: false) } }
 
-  /// One collection's entries, in queue order, read by the adapter's own query.
+  /// One collection's entries (pending, rejected, conflicted), in queue order: what a view of
+  /// one kind of write (the queued uploads) reads without decoding every other entry.
   /// - Parameter collection: the collection.
   /// - Returns: the entries.
   /// - Throws: `StoreError` when the store cannot be read.
-  public func entries(in collection: String) throws -> [OutboxEntry] {
+  package func entries(in collection: String) throws -> [OutboxEntry] {
     try read { try $0.entries(in: collection) }
   }
 
   /// Looks an outbox entry up by its operation id.
   /// - Parameter id: its operation id.
-  /// - Returns: it, or nil.
+  /// - Returns: the entry, or nil.
   /// - Throws: `StoreError` when the store cannot be read.
-  public func entry(_ id: UUID) throws -> OutboxEntry? { try read { try $0.entry(id) } }
+  package func entry(_ id: UUID) throws -> OutboxEntry? { try read { try $0.entry(id) } }
 
-  /// Counts entries by state.
+  /// How many entries there are, by state.
   /// - Returns: the counts.
   /// - Throws: `StoreError` when the store cannot be read.
-  public func counts() throws -> OutboxCounts { try read { try $0.counts() } }
+  package func counts() throws -> OutboxCounts { try read { try $0.counts() } }
 
-  /// Counts a send attempt.
+  /// Counts a send attempt. Call it before the request leaves: from then on the entry is
+  /// never coalesced.
   /// - Parameter id: the operation id.
   /// - Returns: the updated entry.
-  /// - Throws: `StoreError.notFound` when absent.
+  /// - Throws: `StoreError.notFound` when no entry has this id (it was coalesced away).
   @discardableResult
-  public func recordAttempt(_ id: UUID) throws -> OutboxEntry {
+  package func recordAttempt(_ id: UUID) throws -> OutboxEntry {
     try write { LocalStorePlan.recordAttempt(try Self.existing($0, id)) }
   }
 
-  /// Counts a send attempt of several entries the caller read, in one transaction: their stamps
-  /// are read (not the rows), and only the count is written.
+  /// Counts a send attempt of several entries the caller read, in one durable transaction (one
+  /// commit for a window of sends instead of one each, decision 1204), without decoding them
+  /// again. As `recordAttempt`, call it before any of them leaves; an entry counted but then not
+  /// sent (the window stopped early) is only never coalesced again.
   /// - Parameter entries: the entries, as read.
-  /// - Returns: the entries counted, in the order given; those no longer there are left out.
+  /// - Returns: the entries counted, in the order given, with their new count; one no longer in
+  ///   the outbox at its place, or no longer pending (coalesced away, discarded meanwhile), is
+  ///   left out.
   /// - Throws: `StoreError` when it cannot be written; nothing is counted then.
   @discardableResult
-  public func recordAttempts(_ entries: [OutboxEntry]) throws -> [OutboxEntry] {
+  package func recordAttempts(_ entries: [OutboxEntry]) throws -> [OutboxEntry] {
     try write { reader in
       let stamps = try reader.stamps(of: entries.map(\.id))
       var mutations: [StoreMutation] = []
@@ -192,16 +190,17 @@ extension LocalStoreBackend {
     }
   }
 
-  /// Completes several entries the caller read, each of another record, in one transaction:
-  /// each entry is checked by its stamp and its record is read; the record's other entries are
-  /// not read, only whether one remains, and those the completion moves are moved in place
-  /// (`StoreMutation.rebaseEntries`).
+  /// Completes several entries the server applied, each of another record, in one durable
+  /// transaction (as `complete` each: the entry removed, the server's record adopted, the
+  /// record's later pending entries rebased). Safe to batch: an entry whose completion a crash
+  /// loses is sent again under the same `Idempotency-Key`, and the server replays its answer.
   /// - Parameter completions: the entries and the server's records.
-  /// - Returns: the rebases made, one per completion that moves its record's other entries.
-  /// - Throws: `StoreError.notFound` when an entry is gone, `invalidInput` for two completions
-  ///   of one record or a server record of another; nothing changed then.
+  /// - Returns: the rebases the completions made (`OutboxRebase`), for a caller holding the
+  ///   records' later entries to apply them (`ReplaySchedule.apply`) instead of reading them.
+  /// - Throws: `StoreError.notFound` when an entry is gone, `invalidInput` when two completions
+  ///   name one record or a server record is another record; nothing changed then.
   @discardableResult
-  public func completeAll(_ completions: [OutboxCompletion]) throws -> [OutboxRebase] {
+  package func completeAll(_ completions: [OutboxCompletion]) throws -> [OutboxRebase] {
     try write { reader in
       let stamps = try reader.stamps(of: completions.map(\.id))
       var mutations: [StoreMutation] = []
@@ -230,50 +229,51 @@ extension LocalStoreBackend {
     }
   }
 
-  /// Removes an entry.
+  /// Removes an entry (sent, or given up).
   /// - Parameter id: the operation id.
-  /// - Throws: `StoreError.notFound` when absent.
-  public func remove(_ id: UUID) throws {
+  /// - Throws: `StoreError.notFound` when no entry has this id.
+  package func remove(_ id: UUID) throws {
     try write { reader in
       StorePlan([.deleteEntry(sequence: try Self.existing(reader, id).sequence)], result: ())
     }
   }
 
-  /// Marks an entry rejected.
+  /// Marks an entry refused by the server for a business reason.
   /// - Parameters:
   ///   - id: the operation id.
-  ///   - message: the server's message.
+  ///   - message: the server's message for a person.
   ///   - code: the server's code.
   /// - Returns: the updated entry.
-  /// - Throws: `StoreError.notFound` when absent.
+  /// - Throws: `StoreError.notFound` when no entry has this id.
   @discardableResult
-  public func markRejected(_ id: UUID, message: String, code: String?) throws -> OutboxEntry {
+  package func markRejected(_ id: UUID, message: String, code: String?) throws -> OutboxEntry {
     try write {
       LocalStorePlan.setState(try Self.existing($0, id), .rejected(message: message, code: code))
     }
   }
 
-  /// Marks an entry conflicted.
+  /// Marks an entry in conflict with the server's record.
   /// - Parameters:
   ///   - id: the operation id.
-  ///   - serverRecord: the server's record.
+  ///   - serverRecord: the server's current record, as it sent it.
   /// - Returns: the updated entry.
-  /// - Throws: `StoreError.notFound` when absent.
+  /// - Throws: `StoreError.notFound` when no entry has this id.
   @discardableResult
-  public func markConflicted(_ id: UUID, serverRecord: JSONValue) throws -> OutboxEntry {
+  package func markConflicted(_ id: UUID, serverRecord: JSONValue) throws -> OutboxEntry {
     try write {
       LocalStorePlan.setState(try Self.existing($0, id), .conflicted(serverRecord: serverRecord))
     }
   }
 
-  /// Puts an entry back in the queue.
+  /// Puts a rejected or conflicted entry back in the queue, at its place, optionally with a
+  /// new base version (after the user resolved a conflict).
   /// - Parameters:
   ///   - id: the operation id.
-  ///   - baseVersion: a new base version, or nil to keep it.
+  ///   - baseVersion: the new base version, or nil to keep it.
   /// - Returns: the updated entry.
-  /// - Throws: `StoreError.notFound` when absent.
+  /// - Throws: `StoreError.notFound` when no entry has this id.
   @discardableResult
-  public func markPending(_ id: UUID, baseVersion: Int?) throws -> OutboxEntry {
+  package func markPending(_ id: UUID, baseVersion: Int?) throws -> OutboxEntry {
     try write { reader in
       let entry = try Self.existing(reader, id)
       return LocalStorePlan.requeue(
@@ -281,14 +281,16 @@ extension LocalStoreBackend {
     }
   }
 
-  /// Completes an entry.
+  /// Removes an entry the server applied and adopts the server's record, atomically: the
+  /// record becomes synced when nothing else waits for it, and later pending entries of the
+  /// record are rebased on the new version.
   /// - Parameters:
   ///   - id: the operation id.
-  ///   - serverRecord: the server's record after it.
-  /// - Returns: the record after.
-  /// - Throws: `StoreError.notFound` when absent.
+  ///   - serverRecord: the server's record after it (nil for a delete).
+  /// - Returns: the local record after.
+  /// - Throws: `StoreError.notFound` when no entry has this id.
   @discardableResult
-  public func complete(_ id: UUID, serverRecord: ServerRecord?) throws -> LocalRecord? {
+  package func complete(_ id: UUID, serverRecord: ServerRecord?) throws -> LocalRecord? {
     try write { reader in
       let entry = try Self.existing(reader, id)
       if let serverRecord, serverRecord.id != entry.key.id {
@@ -301,15 +303,17 @@ extension LocalStoreBackend {
     }
   }
 
-  /// Puts an entry back in the queue under a new operation id.
+  /// Puts a refused or conflicted entry back in the queue under a new operation id (a new
+  /// `Idempotency-Key`: the server keeps its answer under the old one), optionally on a new
+  /// base version, atomically. Its place in the queue and its attempt count are kept.
   /// - Parameters:
   ///   - id: the entry's operation id.
-  ///   - newID: the new operation id.
+  ///   - newID: the operation id it is sent under from now on.
   ///   - baseVersion: a new base version, or nil to keep it.
   /// - Returns: the entry after.
-  /// - Throws: `StoreError.notFound` when absent, `duplicate` when `newID` is taken.
+  /// - Throws: `StoreError.notFound` when no entry has `id`, `duplicate` when `newID` is taken.
   @discardableResult
-  public func requeue(_ id: UUID, as newID: UUID, baseVersion: Int?) throws -> OutboxEntry {
+  package func requeue(_ id: UUID, as newID: UUID, baseVersion: Int?) throws -> OutboxEntry {
     try write { reader in
       let entry = try Self.existing(reader, id)
       return LocalStorePlan.requeue(
@@ -318,15 +322,17 @@ extension LocalStoreBackend {
   }
 
   /// Puts a conflicted write back in the queue with merged fields on top of the server's
-  /// record (`LocalStorePlan.rebase`).
+  /// record, atomically (`LocalStorePlan.rebase`: the entry, later entries of the record, the
+  /// record and its server copy). Its place in the queue and its attempt count are kept.
   /// - Parameters:
-  ///   - id: the operation id.
+  ///   - id: the entry's operation id.
   ///   - payload: the merged fields.
-  ///   - server: the server's current record.
+  ///   - server: the server's current record, the write's new base.
   /// - Returns: the entry after.
-  /// - Throws: `StoreError.notFound` when absent, `invalidInput` when `server` is another record.
+  /// - Throws: `StoreError.notFound` when no entry has `id`, `invalidInput` when `server` is
+  ///   another record.
   @discardableResult
-  public func rebase(_ id: UUID, payload: JSONValue, onto server: ServerRecord) throws
+  package func rebase(_ id: UUID, payload: JSONValue, onto server: ServerRecord) throws
     -> OutboxEntry
   {
     try write { reader in
@@ -340,12 +346,13 @@ extension LocalStoreBackend {
     }
   }
 
-  /// Rolls back a record's local changes.
+  /// Rolls back every local change to a record: removes its entries, whatever their state,
+  /// and restores the server's copy (or removes the record if the server never had it).
   /// - Parameter key: the record.
   /// - Returns: the record after.
   /// - Throws: `StoreError` when it cannot be written.
   @discardableResult
-  public func revert(_ key: RecordKey) throws -> LocalRecord? {
+  package func revert(_ key: RecordKey) throws -> LocalRecord? {
     try write { reader in
       LocalStorePlan.revert(
         key, record: try reader.record(key), entries: try reader.entries(for: key))
