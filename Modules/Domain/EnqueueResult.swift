@@ -15,7 +15,7 @@ public enum EnqueueResult: Sendable, Equatable {
   case cancelled(removed: OutboxEntry)
 
   /// The entry that will be sent, or nil when nothing will.
-  public var entry: OutboxEntry? {
+  package var entry: OutboxEntry? {
     switch self {
     case .appended(let entry), .coalesced(let entry): return entry
     case .cancelled: return nil

@@ -47,7 +47,7 @@ extension JSONValue {
   /// Parses JSON text held in a string, as the `Data` parser reads its UTF-8 bytes.
   /// - Parameter text: the text.
   /// - Throws: `ParseError` naming the byte offset.
-  public init(parsing text: String) throws(ParseError) {
+  package init(parsing text: String) throws(ParseError) {
     var parser = JSONByteParser<JSONValue>(Array(text.utf8))
     do throws(JSONSyntaxError) {
       self = try parser.document()

@@ -130,13 +130,13 @@ public enum JSONValue: Sendable, Hashable, Codable {
   }
 
   /// The string, when this is one.
-  public var stringValue: String? {
+  package var stringValue: String? {
     if case .string(let value) = self { return value }
     return nil
   }
 
   /// The number as an integer, when this is a whole number that fits in `Int`.
-  public var intValue: Int? {
+  package var intValue: Int? {
     switch self {
     case .integer(let value): Int(exactly: value)
     case .number(let value) where value.rounded() == value && abs(value) < 1e15: Int(value)
@@ -145,7 +145,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
   }
 
   /// The number as a `Double` (an integer beyond 2^53 rounds), when this is a number.
-  public var doubleValue: Double? {
+  package var doubleValue: Double? {
     switch self {
     case .integer(let value): Double(value)
     case .number(let value): value
@@ -159,7 +159,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
   /// number that is not finite (which JSON cannot hold) is written `null`. Not the bytes of a
   /// request body: those stay `JSONEncoder`'s (`ReplayRequest.body()`), so a replay after an
   /// upgrade sends what the server stored under its `Idempotency-Key`.
-  public var jsonText: String {
+  package var jsonText: String {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(64)
     write(into: &bytes)

@@ -8,13 +8,13 @@
 /// replays over minutes, so a fleet that saw an outage drains after it without a storm.
 public struct ReplayBackoff: Sendable, Equatable {
   /// The backoff ceiling after the first failed replay.
-  public var baseDelay: Duration
+  package var baseDelay: Duration
   /// The factor the ceiling grows by after each further failed replay.
-  public var multiplier: Double
+  package var multiplier: Double
   /// The largest backoff ceiling.
-  public var maxDelay: Duration
+  package var maxDelay: Duration
   /// The longest `Retry-After` honoured as a floor; a longer one is cut to this.
-  public var maxRetryAfter: Duration
+  package var maxRetryAfter: Duration
 
   /// Creates a backoff. Defaults: 1 s base, ×2, 5 min cap, `Retry-After` honoured up to 1 h.
   /// - Parameters:
@@ -22,7 +22,7 @@ public struct ReplayBackoff: Sendable, Equatable {
   ///   - multiplier: the growth factor (at least 1).
   ///   - maxDelay: the largest ceiling.
   ///   - maxRetryAfter: the longest `Retry-After` honoured.
-  public init(
+  @usableFromInline package init(
     baseDelay: Duration = .seconds(1), multiplier: Double = 2, maxDelay: Duration = .seconds(300),
     maxRetryAfter: Duration = .seconds(3600)
   ) {
@@ -35,7 +35,7 @@ public struct ReplayBackoff: Sendable, Equatable {
   /// The backoff ceiling after `failures` consecutive failed replays.
   /// - Parameter failures: consecutive failed replays (1 after the first).
   /// - Returns: `min(maxDelay, baseDelay × multiplier^(failures−1))`.
-  public func ceiling(afterFailures failures: Int) -> Duration {
+  package func ceiling(afterFailures failures: Int) -> Duration {
     var ceiling = baseDelay.seconds
     var remaining = max(0, failures - 1)
     while remaining > 0 && ceiling < maxDelay.seconds {
@@ -51,7 +51,7 @@ public struct ReplayBackoff: Sendable, Equatable {
   ///   - retryAfter: the `Retry-After` of the failure that stopped the replay, if any.
   ///   - jitter: a uniform draw in `0..<1` (clamped to `0...1`).
   /// - Returns: `ceiling × jitter`, at least `min(retryAfter, maxRetryAfter)`.
-  public func delay(afterFailures failures: Int, retryAfter: Duration?, jitter: Double) -> Duration
+  package func delay(afterFailures failures: Int, retryAfter: Duration?, jitter: Double) -> Duration
   {
     let draw = jitter.isFinite ? min(max(jitter, 0), 1) : 0
     let wait = ceiling(afterFailures: failures) * draw

@@ -2,17 +2,17 @@
 /// the elapsed time and the budget are inputs.
 public struct RetryPolicy: Sendable, Equatable {
   /// Attempts in all, the first one included.
-  public var maxAttempts: Int
+  package var maxAttempts: Int
   /// The backoff ceiling before the first retry.
-  public var baseDelay: Duration
+  package var baseDelay: Duration
   /// The factor the ceiling grows by after each attempt.
-  public var multiplier: Double
+  package var multiplier: Double
   /// The largest backoff ceiling.
-  public var maxDelay: Duration
+  package var maxDelay: Duration
   /// The overall time the operation may take, waits included; nil for none.
-  public var deadline: Duration?
+  package var deadline: Duration?
   /// The longest `Retry-After` honoured; a longer one ends the retries.
-  public var maxRetryAfter: Duration
+  package var maxRetryAfter: Duration
 
   /// Creates a policy. Defaults: 4 attempts, 0.5 s base, ×2, 20 s cap, 60 s deadline.
   /// - Parameters:
@@ -36,12 +36,12 @@ public struct RetryPolicy: Sendable, Equatable {
   }
 
   /// No retries at all.
-  public static let none = RetryPolicy(maxAttempts: 1)
+  package static let none = RetryPolicy(maxAttempts: 1)
 
   /// The backoff ceiling before retry number `attempt` (1 for the first retry).
   /// - Parameter attempt: the number of attempts already made.
   /// - Returns: `min(maxDelay, baseDelay × multiplier^(attempt−1))`.
-  public func ceiling(afterAttempt attempt: Int) -> Duration {
+  package func ceiling(afterAttempt attempt: Int) -> Duration {
     let factor = pow(multiplier, Double(max(0, attempt - 1)))
     let base = baseDelay.seconds * factor
     return min(maxDelay, .seconds(base.isFinite ? base : maxDelay.seconds))
@@ -56,7 +56,7 @@ public struct RetryPolicy: Sendable, Equatable {
   ///   - jitter: a uniform draw in `0..<1`.
   ///   - budgetAllows: whether the client's shared retry budget has a token.
   /// - Returns: the decision.
-  public func decide(
+  package func decide(
     after error: CourierError, attempt: Int, elapsed: Duration, safeToRepeat: Bool,
     jitter: Double, budgetAllows: Bool = true
   ) -> RetryDecision {
@@ -77,7 +77,7 @@ public struct RetryPolicy: Sendable, Equatable {
 
 extension Duration {
   /// The duration in seconds, as a floating-point number.
-  public var seconds: Double {
+  package var seconds: Double {
     Double(components.seconds) + Double(components.attoseconds) / 1e18
   }
 }
