@@ -36,7 +36,6 @@ let package = Package(
     .library(name: "CourierVips", targets: ["CourierVips"]),
     .library(name: "CourierSQLite", targets: ["CourierSQLite"]),
     .library(name: "CourierFileStore", targets: ["CourierFileStore"]),
-    .library(name: "CourierSHANI", targets: ["CourierSHANI"]),
     // Fakes for tests (re-exports `CourierMemory`).
     .library(name: "CourierTestKit", targets: ["CourierTestKit"]),
     .executable(name: "courier", targets: ["courier"]),
@@ -142,7 +141,8 @@ let package = Package(
       path: "Modules/Adapters/FileStore", swiftSettings: strict),
     // SHA-256 block compression with the x86 SHA extensions: one function with its own
     // `target("sha,sse4.1")` attribute, called only after a CPUID check (decision 1303), so
-    // no compiler flag is needed; elsewhere it reports itself unavailable.
+    // no compiler flag is needed; elsewhere it reports itself unavailable. In no product: the
+    // composition root picks it (decision 2304).
     .target(name: "CSHANI", path: "Modules/Adapters/CSHANI"),
     // The opt-in detached remover of delivered queued uploads (decision 1303 §3): in C, so
     // that between fork and _exit only async-signal-safe calls run.

@@ -333,7 +333,8 @@ final class CurlEasy {
     }
     return .failure(
       CourierError(
-        CourierError.Kind(outcome.kind), mayHaveReachedServer: outcome.mayHaveReachedServer,
+        CourierError.Kind(transportFailure: outcome.kind),
+        mayHaveReachedServer: outcome.mayHaveReachedServer,
         underlying: "CURLcode \(code): \(detail)", context: transfer.context))
   }
 

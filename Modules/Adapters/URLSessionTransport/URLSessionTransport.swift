@@ -201,7 +201,7 @@ enum SegmentSpooler {
     do {
       defer { try? output.close() }
       for segment in segments {
-        switch segment {
+        switch segment.contents {
         case .bytes(let data):
           try output.write(contentsOf: data)
         case .file(let file, let offset, let length):
@@ -342,7 +342,8 @@ private final class Exchange: Sendable {
       finish(
         .failure(
           CourierError(
-            CourierError.Kind(outcome.kind), mayHaveReachedServer: outcome.mayHaveReachedServer,
+            CourierError.Kind(transportFailure: outcome.kind),
+            mayHaveReachedServer: outcome.mayHaveReachedServer,
             underlying: "URLError \(nsError.code): \(nsError.localizedDescription)",
             context: context)))
       return
