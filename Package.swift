@@ -267,6 +267,22 @@ let package = Package(
         "CourierCurl", "CourierURLSession", "CourierDomain", "CourierPorts", httpTypes,
       ],
       path: "Tests/TransportProbe", swiftSettings: strict),
+    // Measurement tools the benchmarks run (Benchmarks/netlink, fleet, sync, upload-bench.sh):
+    // here rather than in Benchmarks/Package.swift because each drives something Courier
+    // keeps package-level (decision 2304), as the probes above do.
+    .executableTarget(
+      name: "courier-netlink-probe", dependencies: ["CourierNetlink", "CourierDomain"],
+      path: "Tests/NetlinkProbe", swiftSettings: strict),
+    .executableTarget(
+      name: "fleet-sim", dependencies: ["CourierDomain"], path: "Tests/FleetSimulation",
+      swiftSettings: strict),
+    .executableTarget(
+      name: "multipart-bench", dependencies: ["CourierCore", "CourierDomain"],
+      path: "Tests/MultipartProbe", swiftSettings: strict),
+    .executableTarget(
+      name: "sync-bench-enqueue",
+      dependencies: ["CourierLinux", "CourierSQLite", "CourierCore", "CourierDomain"],
+      path: "Tests/SyncEnqueueProbe", swiftSettings: strict),
     .testTarget(
       name: "CourierStoreTests",
       dependencies: [

@@ -23,13 +23,13 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 SCRATCH=.build
 [ "$CONFIG" = release ] && SCRATCH=.build-release
-swift build --scratch-path "$SCRATCH" -c "$CONFIG" --product courier >/dev/null
-for product in sync-bench-enqueue fleet-sim; do
-  swift build --package-path Benchmarks --scratch-path "Benchmarks/$SCRATCH" -c "$CONFIG" \
-    --product "$product" >/dev/null
+# courier, and the two probes of the Courier package (Tests/SyncEnqueueProbe,
+# Tests/FleetSimulation: they drive package-level pieces, decision 2304).
+for product in courier sync-bench-enqueue fleet-sim; do
+  swift build --scratch-path "$SCRATCH" -c "$CONFIG" --product "$product" >/dev/null
 done
 BIN="$ROOT/$SCRATCH/$CONFIG"
-BENCH_BIN="$ROOT/Benchmarks/$SCRATCH/$CONFIG"
+BENCH_BIN="$BIN"
 CHECK=(python3 "$ROOT/Benchmarks/fleet/check.py")
 WORK=$(mktemp -d /tmp/courier-fleet-bench.XXXXXX)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')

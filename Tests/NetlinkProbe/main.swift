@@ -6,7 +6,7 @@
 //                                 monitor publishing, and to `ip monitor` printing, per toggle
 //   resync REPEATS                time full snapshots (dumps + rule) in the current namespace
 import CourierDomain
-@_spi(Benchmarks) import CourierNetlink
+import CourierNetlink
 import Foundation
 import Synchronization
 
