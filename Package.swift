@@ -38,6 +38,9 @@ let package = Package(
     .library(name: "CourierFileStore", targets: ["CourierFileStore"]),
     // Fakes for tests (re-exports `CourierMemory`).
     .library(name: "CourierTestKit", targets: ["CourierTestKit"]),
+    // A swift-openapi-runtime `ClientTransport` through Courier's pipeline, and a bridge that
+    // runs a runtime `ClientMiddleware` as a step of it (decision 2204).
+    .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
     .executable(name: "courier", targets: ["courier"]),
     .executable(name: "courier-tui", targets: ["courier-tui"]),
   ],
@@ -58,7 +61,12 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-http-types.git", from: "1.6.0"),
     .package(url: "https://github.com/apple/swift-log.git", from: "1.14.0"),
     .package(url: "https://github.com/apple/swift-metrics.git", from: "2.10.1"),
-    .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.11.0"),
+    // Without its FullFoundation trait (as swift-openapi-generator itself declares it): the
+    // runtime then imports FoundationEssentials only and parses dates with its format style
+    // rather than corelibs' ISO8601DateFormatter (ICU), a quarter of a generated call's CPU
+    // (decision 2204). A dependent that enables the trait gets it.
+    .package(
+      url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.11.0", traits: []),
     .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
   ],
   targets: [
@@ -161,6 +169,17 @@ let package = Package(
       name: "CourierTestKit", dependencies: ["CourierDomain", "CourierPorts", "CourierMemory"],
       path: "Modules/Adapters/TestKit", swiftSettings: strict),
 
+    // Generated OpenAPI clients over Courier's pipeline (decision 2204). The only target that
+    // depends on OpenAPIRuntime, which imports Foundation proper: nothing else in Courier, and
+    // neither app, may link it (decision 1414).
+    .target(
+      name: "CourierOpenAPI",
+      dependencies: [
+        "CourierSystem", "CourierDomain", "CourierPorts", "CourierCore", httpTypes,
+        .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+      ],
+      path: "Modules/OpenAPI", swiftSettings: strict),
+
     // The only place that knows every adapter.
     .target(
       name: "CourierLinux",
@@ -202,8 +221,8 @@ let package = Package(
       dependencies: ["CourierTUI", "CourierLinux", "CourierSignals", logging, coreMetrics],
       path: "Apps/courier-tui", swiftSettings: strict),
 
-    // Benchmarks and their probes are a package of their own (Benchmarks/Package.swift), so a
-    // dependent never builds or sees them.
+    // Benchmarks are a package of their own (Benchmarks/Package.swift), so a dependent never
+    // builds or sees them; the probes that drive package-level pieces are below, under Tests/.
 
     // Test helpers shared by test targets: the reference backend launcher, misbehaving servers.
     .target(
@@ -212,7 +231,13 @@ let package = Package(
         "CourierSystem", "CourierDomain", "CourierPorts", "CourierCore", "CourierTestKit",
         httpTypes, logging, inMemoryLogging,
       ],
-      path: "Tests/Support", swiftSettings: strict),
+      path: "Tests/Support", exclude: ["CLI"], swiftSettings: strict),
+    // The CLI's integration suites' one set-up: the in-process runner, its captured output and
+    // `CLIFixture` (a logged-in data folder, the built binary's environment, the server reads).
+    .target(
+      name: "CourierCLITestSupport",
+      dependencies: ["CourierSystem", "CourierCLI", "CourierDomain", "CourierTestSupport"],
+      path: "Tests/Support/CLI", swiftSettings: strict),
     .testTarget(
       name: "CourierSystemTests", dependencies: ["CourierSystem"], path: "Tests/SystemTests",
       swiftSettings: strict),
@@ -227,6 +252,13 @@ let package = Package(
         logging, inMemoryLogging, coreMetrics, metricsTestKit,
       ],
       path: "Tests/CoreTests", swiftSettings: strict),
+    // The in-memory adapters users script their tests with.
+    .testTarget(
+      name: "CourierMemoryTests",
+      dependencies: [
+        "CourierTestKit", "CourierTestSupport", "CourierDomain", "CourierPorts", httpTypes,
+      ],
+      path: "Tests/MemoryTests", swiftSettings: strict),
     .testTarget(
       name: "CourierURLSessionTests",
       dependencies: [
@@ -293,12 +325,19 @@ let package = Package(
     .testTarget(
       name: "CourierCLITests",
       dependencies: [
-        "CourierSystem", "CourierCLI", "CourierCore", "CourierLinux", "CourierTestKit",
-        "CourierTestSupport",
+        "CourierSystem", "CourierCLI", "CourierCLITestSupport", "CourierCore", "CourierLinux",
+        "CourierTestKit", "CourierTestSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"), httpTypes, logging,
         inMemoryLogging, coreMetrics, metricsTestKit,
       ],
       path: "Tests/CLITests", swiftSettings: strict),
+    .testTarget(
+      name: "CourierOpenAPITests",
+      dependencies: [
+        "CourierOpenAPI", "CourierCore", "CourierLinux", "CourierTestKit", "CourierTestSupport",
+        .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"), httpTypes,
+      ],
+      path: "Tests/OpenAPITests", swiftSettings: strict),
     .testTarget(
       name: "CourierTUITests",
       dependencies: [

@@ -41,7 +41,7 @@ extension CourierCommand {
     package init() {}
 
     package func run(in context: CommandContext) async throws -> ExitCode {
-      try await ArticleCommands.outbox(context: context)
+      try await OutboxCommands.list(context: context)
     }
   }
 }
@@ -77,7 +77,7 @@ extension CourierCommand.Outbox {
     }
 
     package func run(in context: CommandContext) async throws -> ExitCode {
-      try await ArticleCommands.retry(id: all ? nil : id, context: context)
+      try await OutboxCommands.retry(id: all ? nil : id, context: context)
     }
   }
 
@@ -103,7 +103,7 @@ extension CourierCommand.Outbox {
     package init() {}
 
     package func run(in context: CommandContext) async throws -> ExitCode {
-      try await ArticleCommands.discard(id: id, context: context)
+      try await OutboxCommands.discard(id: id, context: context)
     }
   }
 }
@@ -154,7 +154,7 @@ extension CourierCommand {
     package static var runsOnCallingThread: Bool { false }
 
     package func run(in context: CommandContext) async throws -> ExitCode {
-      try await ArticleCommands.sync(watch: watch, context: context)
+      try await SyncCommands.sync(watch: watch, context: context)
     }
   }
 }

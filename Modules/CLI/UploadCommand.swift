@@ -54,9 +54,9 @@ enum UploadCommand {
     // waits for it to finish unwinding: its temporary files are gone when the process exits.
     let upload = Task {
       resumable
-        ? try await session.uploadResumable(
+        ? try await session.uploads.sendResumable(
           request, onState: { view.show($0) }, onResume: { view.resumed(at: $0, total: $1) })
-        : try await session.upload(request) { view.show($0) }
+        : try await session.uploads.send(request) { view.show($0) }
     }
     let interrupts = SignalWaiter([SIGINT, SIGTERM]) { _ in upload.cancel() }
     defer { interrupts.cancel() }
@@ -88,7 +88,7 @@ enum UploadCommand {
     }
     let entry: OutboxEntry
     do {
-      entry = try await context.session.queueUpload(
+      entry = try await context.session.queuedUploads.add(
         form, transfer: resumable ? .tus : .auto, tusEndpoint: tusEndpoint,
         tusConfirmation: tusConfirmation, onState: { view.show($0) })
     } catch {
@@ -319,7 +319,7 @@ final class UploadView: Sendable {
 /// `courier sync`'s view of the queued uploads it sends (issue 13): the progress bar and the
 /// `--json` events of `courier upload` (`resumed` with `resumed_at`, then `progress`), each
 /// event naming the upload's `id`, the bar of a resumed upload starting at the offset the
-/// server held. It follows `CourierSession.queuedUploadUpdates()` from ``start(_:)`` until
+/// server held. It follows `QueuedUploads.updates()` from ``start(_:)`` until
 /// ``stop()``, which returns once nothing more will be printed.
 final class QueuedUploadFollower: Sendable {
   private struct Shown {
@@ -334,7 +334,7 @@ final class QueuedUploadFollower: Sendable {
   /// Starts following the session's queued uploads.
   static func start(_ context: CommandContext) -> QueuedUploadFollower {
     let follower = QueuedUploadFollower(context: context)
-    let updates = context.session.queuedUploadUpdates()
+    let updates = context.session.queuedUploads.updates()
     follower.task.withLock {
       $0 = Task {
         for await list in updates { follower.show(list) }

@@ -9,55 +9,50 @@ import Synchronization
   import Foundation
 #endif
 
-/// The sending side of one local store, shared by every collection façade of a session
-/// (`Articles`, `Records`): the store's one `OutboxReplayer`, the data folder's sync lock (one
-/// process replays a folder at a time) and the path monitor's shared run.
+/// The sending side of one local store, shared by every collection of a session (`Records`),
+/// its queued uploads and its `sync()`: the store's one `OutboxReplayer`, the data folder's
+/// sync lock (one process replays a folder at a time) and the path monitor's shared run.
 ///
 /// The replayer is made on first use: making it reads the whole outbox (its first state), which
 /// a write that nothing will send in this process (an offline `courier articles add`) does not
-/// need. Such a write goes to the store through ``beforeReplayer(_:)`` (issue 14).
+/// need. Such a write goes to the store through ``beforeReplayer(_:)`` (issue 14). Routes are
+/// registered once, with the replayer or when added (``register(_:)``), so nothing needs to be
+/// made before a replay for its route to be there.
 final class OutboxSync: Sendable {
   let store: any LocalStore
   /// The store's replayer, made (with its routes) at the first use.
   var replayer: OutboxReplayer {
     made.withLock { made in
-      if let made { return made }
+      if let replayer = made.replayer { return replayer }
       let replayer = makeReplayer()
-      made = replayer
+      for route in made.routes { replayer.register(route) }
+      made = (replayer, [])
       return replayer
     }
   }
-  private let made: Mutex<OutboxReplayer?>
+  /// The replayer once made; before, the routes added for it.
+  private let made: Mutex<(replayer: OutboxReplayer?, routes: [ReplayRoute])>
   private let makeReplayer: @Sendable () -> OutboxReplayer
   /// The data folder's `SyncLock`, taken once for every replay of this process; nil when the
   /// store is not shared.
   let lock: SharedSyncLock?
-  /// Runs the path monitor while `watch()` needs it; nil when the caller runs it.
-  let monitor: SharedRun?
+  /// Runs the path monitor while `watch()` needs it (the session's one run of it).
+  let monitor: SharedRun
   /// Run after a pass and after a discard: the session removes the files of queued uploads
   /// that left the outbox (decision 1302).
   let tidy: @Sendable () -> Void
   /// Logs and measures the passes it runs and the outbox (decision 2203).
   let observation: ReplayObservation
 
-  convenience init(
-    store: any LocalStore, replayer: OutboxReplayer, lock: SharedSyncLock?, monitor: SharedRun?,
-    tidy: @escaping @Sendable () -> Void = {}
-  ) {
-    self.init(
-      store: store, made: replayer, makeReplayer: { replayer }, lock: lock, monitor: monitor,
-      tidy: tidy)
-  }
-
   /// The sending side of a store whose replayer `makeReplayer` makes at the first use.
   init(
-    store: any LocalStore, observation: ReplayObservation? = nil, made: OutboxReplayer? = nil,
+    store: any LocalStore, observation: ReplayObservation,
     makeReplayer: @escaping @Sendable () -> OutboxReplayer, lock: SharedSyncLock?,
-    monitor: SharedRun?, tidy: @escaping @Sendable () -> Void = {}
+    monitor: SharedRun, tidy: @escaping @Sendable () -> Void
   ) {
     self.store = store
-    self.observation = observation ?? .disabled(store)
-    self.made = Mutex(made)
+    self.observation = observation
+    self.made = Mutex((nil, []))
     self.makeReplayer = makeReplayer
     self.lock = lock
     self.monitor = monitor
@@ -73,8 +68,22 @@ final class OutboxSync: Sendable {
   /// - Throws: what `write` throws.
   func beforeReplayer<T: Sendable>(_ write: () throws -> T) throws -> T? {
     try made.withLock { made throws -> T? in
-      guard made == nil else { return nil }
+      guard made.replayer == nil else { return nil }
       return try write()
+    }
+  }
+
+  /// Registers a route on the replayer, or keeps it for the replayer's making: a collection
+  /// declared in code is sent by the next replay without making the replayer now.
+  /// - Parameter route: the route (it replaces one of the same collection).
+  func register(_ route: ReplayRoute) {
+    made.withLock { made in
+      if let replayer = made.replayer {
+        replayer.register(route)
+      } else {
+        made.routes.removeAll { $0.collection == route.collection }
+        made.routes.append(route)
+      }
     }
   }
 
@@ -82,9 +91,9 @@ final class OutboxSync: Sendable {
   func sync(activity: String) async throws -> ReplayReport {
     try await withSyncLock(activity: activity) {
       defer { tidy() }
-      let start = ContinuousClock.now
+      // The replayer logs and times the pass itself (decision 2301).
       let report = await replayer.replay()
-      observation.ended(report, after: start.duration(to: .now))
+      observation.recordOutbox()
       return report
     }
   }
@@ -100,7 +109,7 @@ final class OutboxSync: Sendable {
       do {
         try await withSyncLock(activity: activity) {
           try await withThrowingTaskGroup(of: Void.self) { group in
-            if let monitor { group.addTask { try await monitor.run() } }
+            group.addTask { try await monitor.run() }
             if let folder {
               // Another process's writes to this folder's outbox: it found the lock held, and
               // the writes are this watch's to send.

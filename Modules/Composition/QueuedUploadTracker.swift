@@ -10,7 +10,7 @@ import Synchronization
 #endif
 
 /// The live progress of the queued uploads this process sends, by upload id, and who wants to
-/// hear of each change (the session's `queuedUploadUpdates()`).
+/// hear of each change (`QueuedUploads.updates()`).
 final class QueuedUploadTracker: Sendable {
   private struct State {
     var sending: [String: Int64] = [:]

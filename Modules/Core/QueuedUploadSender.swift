@@ -30,8 +30,7 @@ import HTTPTypes
 /// entry is quarantined instead of stopping the outbox (`QueuedUpload.replayError`).
 ///
 /// Its requests log to `options.logger` with the entry's `courier.operation.id` and
-/// `courier.collection`; a proven delivery's lag (commit to proof) is recorded in the
-/// executor's metrics (`courier_replay_lag_seconds`, decision 2203).
+/// `courier.collection` (decision 2203); the replayer records a proven delivery's lag.
 package struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Duration {
   /// The composed pipeline, with its retry step: multipart uploads.
   package let transport: any Transport
@@ -140,7 +139,6 @@ package struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Du
       // Best effort: should the proof not be written, a replay sends again under the same
       // key, and the server answers with what it stored.
       try? store.markDelivered(id)
-      executor.metrics.delivered(committedAt: entry.operation.enqueuedAt, now: Date())
       return .delivered(nil)
     } catch {
       var failure = CourierError.wrapping(error, context: "queued upload \(id)")

@@ -13,8 +13,7 @@ import CourierPorts
 /// reply to be the collection's record with the id written and a newer version (decision 0414).
 ///
 /// Its requests log to the client's logger with the entry's `courier.operation.id` and
-/// `courier.collection`; a proven delivery's lag (commit to proof) is recorded in the client's
-/// metrics (`courier_replay_lag_seconds`, decision 2203).
+/// `courier.collection` (decision 2203); the replayer records a proven delivery's lag.
 package struct RecordSender: ReplaySender {
   /// The request pipeline (retries, auth, logging, the transport).
   package let client: APIClient
@@ -53,11 +52,10 @@ package struct RecordSender: ReplaySender {
         request, body: body, progress: progress, options: client.options.forEntry(entry))
       // A login page or any other 2xx that is not the record throws `notTheServer`: the entry
       // stays pending (decision 0414).
-      let proven = try DeliveryProof.write(
-        operation, response: reply.response, body: reply.body.bytes, attempts: reply.attempts,
-        collection: collection)
-      client.metrics.delivered(committedAt: operation.enqueuedAt, now: Date())
-      return .delivered(proven)
+      return .delivered(
+        try DeliveryProof.write(
+          operation, response: reply.response, body: reply.body.bytes, attempts: reply.attempts,
+          collection: collection))
     } catch let error as CourierError {
       return .failed(error)
     } catch {

@@ -1,34 +1,29 @@
 import CourierDomain
 import CourierPorts
-import Logging
 
-/// The logs and metrics of replay passes, taken around the replayer rather than inside it
-/// (decision 2203): the pass a façade asks for (`SyncEngine.replay()`, a session's `sync()`)
-/// is timed and logged, and the outbox gauges follow the store after it and the states a run
-/// loop publishes. The replayer's own passes inside `run()` are not timed from here.
+/// The outbox gauges, taken around the replayer (decision 2203): after a pass a façade asks for
+/// (`SyncEngine.replay()`, a session's `sync()`), after writes, discards and requeues, and as the
+/// states a run loop publishes change. The passes themselves, a run loop's included, are logged
+/// and timed by the replayer (decision 2301).
 package struct ReplayObservation: Sendable {
-  /// Where the pass and the outbox are recorded.
+  /// Where the outbox is recorded.
   package let metrics: CourierMetrics
-  /// Where each pass is logged, at `debug`.
-  package let logger: Logger
   /// The store whose outbox is measured.
   package let store: any LocalStore
   /// The ids of the queued uploads being sent now, for `courier_queued_uploads{state}`; nil
   /// where queued uploads are not followed (a sync engine of its own).
   package let sendingUploads: (@Sendable () -> Set<String>)?
 
-  /// Observes passes over `store`.
+  /// Observes the outbox of `store`.
   /// - Parameters:
-  ///   - metrics: where the pass and the outbox are recorded.
-  ///   - logger: where each pass is logged.
+  ///   - metrics: where the outbox is recorded.
   ///   - store: the store whose outbox is measured.
   ///   - sendingUploads: the queued uploads being sent now; nil not to record queued uploads.
   package init(
-    metrics: CourierMetrics, logger: Logger, store: any LocalStore,
+    metrics: CourierMetrics, store: any LocalStore,
     sendingUploads: (@Sendable () -> Set<String>)? = nil
   ) {
     self.metrics = metrics
-    self.logger = logger
     self.store = store
     self.sendingUploads = sendingUploads
   }
@@ -37,7 +32,7 @@ package struct ReplayObservation: Sendable {
   /// - Parameter store: the store.
   /// - Returns: the observation.
   package static func disabled(_ store: any LocalStore) -> ReplayObservation {
-    ReplayObservation(metrics: .disabled, logger: .courierDiscarding, store: store)
+    ReplayObservation(metrics: .disabled, store: store)
   }
 
   /// Whether following a run loop's states records anything.
@@ -51,26 +46,6 @@ package struct ReplayObservation: Sendable {
     if let sendingUploads, let uploads = try? store.entries(in: QueuedUpload.collection) {
       metrics.queuedUploads(uploads, sending: sendingUploads())
     }
-  }
-
-  /// Records a pass that took `duration` (`courier_replay_duration_seconds`), the outbox after
-  /// it, and logs what it did.
-  /// - Parameters:
-  ///   - report: what it did.
-  ///   - duration: how long it took.
-  package func ended(_ report: ReplayReport, after duration: Duration) {
-    metrics.replayEnded(after: duration)
-    recordOutbox()
-    guard logger.logs(.debug) else { return }
-    var metadata: Logger.Metadata = [
-      CourierLogKey.replaySent: "\(report.sent)",
-      CourierLogKey.replayRejected: "\(report.rejected)",
-      CourierLogKey.replayPending: "\(report.pending)",
-    ]
-    if let stop = report.stoppedBy { metadata[CourierLogKey.errorKind] = "\(stop.kind.rawValue)" }
-    logger.debug(
-      report.stoppedBy == nil ? "Replay pass ended" : "Replay pass stopped by a transient failure",
-      metadata: metadata)
   }
 
   /// Records the outbox each time a state says its count of waiting entries changed, until the

@@ -28,10 +28,11 @@ import Logging
 ///   failure ends. Nothing replays outside it or `replay()`.
 /// - `states()` publishes connectivity, activity, the outbox and the last error.
 ///
-/// It logs to its client's logger (`APIClient.options.logger`: each pass a `replay()` makes and
-/// each refresh at `debug`, with `courier.collection`) and records in its client's metrics
-/// (`courier_replay_duration_seconds` of its passes, `courier_outbox_depth` and
-/// `courier_outbox_oldest_pending_timestamp_seconds` after writes and passes; decision 2203).
+/// It logs to its client's logger (`APIClient.options.logger`: each refresh at `debug`, with
+/// `courier.collection`) and records in its client's metrics (`courier_outbox_depth` and
+/// `courier_outbox_oldest_pending_timestamp_seconds` after writes and passes; decision 2203);
+/// the replayer it makes logs and times each pass, its run loop's too, and records each
+/// delivery's lag there as well (decision 2301).
 public actor SyncEngine<Record: CollectionRecord> {
   /// The engine's settings.
   public struct Configuration: Sendable {
@@ -99,7 +100,8 @@ public actor SyncEngine<Record: CollectionRecord> {
     let replayer = OutboxReplayer(
       store: store, pathMonitor: pathMonitor,
       configuration: OutboxReplayer.Configuration(replayBackoff: configuration.replayBackoff),
-      now: now, clock: clock, random: random)
+      now: now, clock: clock, random: random, logger: client.options.logger,
+      metrics: client.metrics)
     self.init(
       replayer: replayer, client: client, collection: collection, configuration: configuration,
       now: now)
@@ -119,6 +121,18 @@ public actor SyncEngine<Record: CollectionRecord> {
     configuration: Configuration = Configuration(),
     now: @escaping @Sendable () -> Date = { Date() }
   ) {
+    self.init(
+      replayer: replayer, client: client, collection: collection, configuration: configuration,
+      now: now, registersRoute: true)
+  }
+
+  /// Creates an engine over a shared replayer; `registersRoute` false leaves the replayer's
+  /// routes alone, for a composition root that registers every collection's once.
+  package init(
+    replayer: OutboxReplayer, client: APIClient, collection: CollectionDescription,
+    configuration: Configuration = Configuration(),
+    now: @escaping @Sendable () -> Date = { Date() }, registersRoute: Bool
+  ) {
     var collection = collection
     var configuration = configuration
     if configuration.path.isEmpty {
@@ -134,6 +148,7 @@ public actor SyncEngine<Record: CollectionRecord> {
     self.now = now
     reader = CollectionReader(
       client: client, store: replayer.store, collection: collection, now: now)
+    guard registersRoute else { return }
     replayer.register(
       .records(
         collection, client: client,
@@ -228,11 +243,8 @@ public actor SyncEngine<Record: CollectionRecord> {
   ///   declaration; `StoreError` when the store cannot write it (nothing changed then).
   @discardableResult
   public func create(_ record: Record) throws -> WriteReceipt {
-    try collection.validate(record.payload)
-    let key = RecordKey(collection: collection.name, id: record.id)
-    let operation = OutboxOperation(
-      key: key, kind: .create, payload: record.payload, baseVersion: nil, enqueuedAt: now())
-    return try write(.put(key, payload: record.payload), operation)
+    let (change, operation) = try Self.creation(of: record, in: collection, at: now())
+    return try write(change, operation)
   }
 
   /// Replaces a record's fields locally and queues the update, based on the server version
@@ -295,16 +307,14 @@ public actor SyncEngine<Record: CollectionRecord> {
   }
 
   private func write(_ change: RecordChange, _ operation: OutboxOperation) throws -> WriteReceipt {
-    let result = try store.applyAndEnqueue(change, operation)
-    let record = try store.record(change.key)
-    replayer.noteWrite(result)
+    let receipt = try Self.commit(change, operation, to: store)
+    replayer.noteWrite(receipt.enqueue)
     let pending = replayer.state.pendingCount
     // A write adds the newest entry: it is the oldest waiting only when it waits alone.
     client.metrics.outbox(
       pending: pending, oldestCommittedAt: pending == 1 ? operation.enqueuedAt : nil)
     replayer.requestReplay()
-    return WriteReceipt(
-      key: change.key, operationID: result.entry?.id, enqueue: result, record: record)
+    return receipt
   }
 
   // MARK: - Replay
@@ -319,10 +329,9 @@ public actor SyncEngine<Record: CollectionRecord> {
   /// interleave.
   /// - Returns: what this replay did.
   public func replay() async -> ReplayReport {
-    let start = ContinuousClock.now
+    // The replayer logs and times the pass itself (decision 2301).
     let report = await replayer.replay()
-    ReplayObservation(metrics: client.metrics, logger: client.options.logger, store: store)
-      .ended(report, after: start.duration(to: .now))
+    client.metrics.outbox(of: store)
     return report
   }
 
@@ -360,15 +369,14 @@ public actor SyncEngine<Record: CollectionRecord> {
   /// resets it, and no retry waits while the path is known to be down (its return replays at
   /// once). Cancelling it ends it, its retries and the replay it runs at once. Does not run the
   /// monitor itself (the caller runs `pathMonitor.run()` beside it).
-  public func watch() async { await replayer.run(replayingFirst: false) }
+  public func watch() async { await watch(replayingFirst: false) }
 
   /// ``watch()``, sending the outbox once as it starts.
   /// - Parameter replayingFirst: whether to send the outbox once as it starts (unless the path
   ///   is known to be down), after it counts as watching: a write made at any moment is then
   ///   either in that replay or schedules its own, with no window between the two.
   package func watch(replayingFirst: Bool) async {
-    let observation = ReplayObservation(
-      metrics: client.metrics, logger: client.options.logger, store: store)
+    let observation = ReplayObservation(metrics: client.metrics, store: store)
     guard observation.isEnabled else { return await replayer.run(replayingFirst: replayingFirst) }
     // The outbox gauges follow the states the run loop publishes (its passes are its own).
     await withTaskGroup(of: Void.self) { group in

@@ -41,10 +41,7 @@ public struct Article: Sendable, Equatable, Codable {
   /// - Parameter record: a record of the `articles` collection, not deleted.
   /// - Throws: `CourierError` of kind `decoding` naming the missing member.
   public init(record: LocalRecord) throws {
-    guard let payload = record.payload else {
-      throw CourierError(.decoding, code: "record_deleted", field: nil, context: "\(record.key)")
-    }
-    try self.init(id: record.key.id, payload: payload, version: record.version)
+    try self.init(id: record.key.id, payload: record.livePayload(), version: record.version)
     updatedAt = record.updatedAt
   }
 

@@ -37,10 +37,7 @@ public struct JSONRecord: CollectionRecord, Equatable {
   /// - Throws: `CourierError` of kind `decoding` when it is deleted or its payload is not a
   ///   JSON object.
   public init(record: LocalRecord) throws {
-    guard let payload = record.payload else {
-      throw CourierError(.decoding, code: "record_deleted", field: nil, context: "\(record.key)")
-    }
-    guard case .object(let fields) = payload else {
+    guard case .object(let fields) = try record.livePayload() else {
       throw CourierError(.decoding, code: "record_not_object", context: "\(record.key)")
     }
     self.init(

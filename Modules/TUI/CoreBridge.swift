@@ -29,6 +29,7 @@ package final class CoreBridge: TUIActions {
   private let session: CourierSession
   private let hub: UpdateHub
   private let articles: Articles
+  private let outbox: SessionOutbox
   /// Where the articles on screen came from last: a refresh's answer, or the cache.
   private let source = Mutex<ArticlesSource>(.none)
 
@@ -45,18 +46,20 @@ package final class CoreBridge: TUIActions {
   ) throws {
     self.hub = hub
     session = CourierSession(environment: environment, pathSmoothing: pathDelays, clock: clock)
-    articles = try session.articles()
+    articles = try session.collections.articles()
+    outbox = try session.outbox()
   }
 
   /// The state for the first frame: the cached articles, so they show before any network.
   /// - Returns: the state.
   package func initialState() async -> TUIState {
     var state = TUIState()
-    let sync = articles.state
+    let sync = outbox.state
     state.pendingCount = sync.pendingCount
     state.isSyncing = sync.isSyncing
     (state.rejected, state.conflicts) = Self.issues(sync)
-    state.queuedUploads = ((try? session.queuedUploads()) ?? []).map(QueuedUploadItem.init)
+    state.queuedUploads = ((try? session.queuedUploads.current()) ?? []).map(
+      QueuedUploadItem.init)
     if let snapshot = try? await articles.cached() {
       let source = Self.source(of: snapshot)
       self.source.withLock { $0 = source }
@@ -72,11 +75,11 @@ package final class CoreBridge: TUIActions {
   package func run() async throws {
     try await withThrowingTaskGroup(of: Void.self) { group in
       group.addTask {
-        for await path in self.session.paths() { self.hub.send(.path(path.status)) }
+        for await path in self.session.paths.updates() { self.hub.send(.path(path.status)) }
       }
       group.addTask {
         do {
-          for try await _ in self.articles.watch(activity: "courier-tui") {}
+          for try await _ in self.session.watch(activity: "courier-tui") {}
         } catch let busy as SyncInProgressError {
           // The path and the articles still show; that process sends the writes.
           self.hub.send(.status("Not sending from here: \(busy.holder.description) is syncing."))
@@ -84,7 +87,7 @@ package final class CoreBridge: TUIActions {
       }
       group.addTask {
         var last: SyncState?
-        for await state in self.articles.states() {
+        for await state in self.outbox.states() {
           defer { last = state }
           self.hub.send(.outbox(pending: state.pendingCount, isSyncing: state.isSyncing))
           let blocked = state.lastError.map { UserMessages.message(for: $0) }
@@ -103,7 +106,7 @@ package final class CoreBridge: TUIActions {
       }
       group.addTask {
         // The queued uploads: one line each, with the bytes confirmed or being sent.
-        for await uploads in self.session.queuedUploadUpdates() {
+        for await uploads in self.session.queuedUploads.updates() {
           self.hub.send(.queuedUploads(uploads.map(QueuedUploadItem.init)))
         }
       }
@@ -111,8 +114,8 @@ package final class CoreBridge: TUIActions {
         // A first refresh, then one each time the path comes back, so a list shown from the
         // saved copy while offline becomes the server's again without a key.
         try? await self.refresh()
-        var previous = self.session.currentPath.status
-        for await path in self.session.paths() {
+        var previous = self.session.paths.current.status
+        for await path in self.session.paths.updates() {
           defer { previous = path.status }
           guard path.status == .satisfied, previous != .satisfied, previous != .unknown else {
             continue
@@ -138,19 +141,19 @@ package final class CoreBridge: TUIActions {
     self.source.withLock { $0 = source }
     hub.send(
       .articles(
-        Self.items(snapshot, conflicted: Self.conflictedIDs(articles.state)), source: source))
+        Self.items(snapshot, conflicted: Self.conflictedIDs(outbox.state)), source: source))
   }
 
   /// Sends the outbox now.
   /// - Throws: `TUIActionError` when offline or when a transient failure stopped it.
   package func syncNow() async throws {
-    guard articles.state.isOnline else {
+    guard outbox.state.isOnline else {
       throw TUIActionError(
         message: "You're offline. Your changes are kept and will be sent later.")
     }
     let report: ReplayReport
     do {
-      report = try await articles.sync(activity: "courier-tui")
+      report = try await session.sync(activity: "courier-tui")
     } catch let busy as SyncInProgressError {
       throw TUIActionError(message: "\(busy.holder.description) is syncing; it sends them.")
     }
@@ -221,7 +224,7 @@ package final class CoreBridge: TUIActions {
       if throttle.admit(sent: next.sent, total: next.total) { hub.send(.upload(next)) }
     }
     do {
-      for try await state in session.upload(file) { show(state) }
+      for try await state in session.uploads.send(file) { show(state) }
     } catch {
       show(.failed(CourierError.wrapping(error)))  // the stream throws the failure
     }
@@ -269,7 +272,7 @@ package final class CoreBridge: TUIActions {
     }
     hub.send(
       .articles(
-        Self.items(snapshot, conflicted: Self.conflictedIDs(articles.state)), source: source))
+        Self.items(snapshot, conflicted: Self.conflictedIDs(outbox.state)), source: source))
   }
 
   static func source(of snapshot: SyncSnapshot<Article>) -> ArticlesSource {

@@ -5,8 +5,9 @@ import CourierTestKit
 import Foundation
 import Testing
 
-/// `CourierSession.articles()` over fakes and a real SQLite store in a temporary data folder:
-/// the cross-process sync lock, and the path monitor shared by `paths()` and `watch()`.
+/// `CourierSession.collections.articles()` over fakes and a real SQLite store in a temporary data
+/// folder: the write made before the replayer exists, the session's `sync()` and `watch()` under
+/// the cross-process sync lock, and the path monitor shared by `paths` and `watch()`.
 @Suite("Articles")
 struct ArticlesTests {
   struct Fixture {
@@ -57,20 +58,21 @@ struct ArticlesTests {
       engine.remove()
     }
     let article = Article(id: "a", title: "first", body: "text")
-    let leanArticles = try lean.session.articles()
-    let engineArticles = try engine.session.articles()
-    #expect(engineArticles.state.pendingCount == 0)
+    let leanArticles = try lean.session.collections.articles()
+    let engineArticles = try engine.session.collections.articles()
+    let (leanOutbox, engineOutbox) = (try lean.session.outbox(), try engine.session.outbox())
+    #expect(engineOutbox.state.pendingCount == 0)
     let leanReceipt = try await leanArticles.add(article)
     let engineReceipt = try await engineArticles.add(article)
-    #expect(try leanArticles.pendingCount() == 1)
+    #expect(try leanOutbox.pendingCount() == 1)
     // The replayer made after the write reads it with the rest of the outbox.
-    #expect(leanArticles.state.pendingCount == 1)
-    #expect(engineArticles.state.pendingCount == 1)
+    #expect(leanOutbox.state.pendingCount == 1)
+    #expect(engineOutbox.state.pendingCount == 1)
     #expect(leanReceipt.key == engineReceipt.key)
     #expect(leanReceipt.record == engineReceipt.record)
     #expect(leanReceipt.record?.state == .created)
-    let leanEntries = try leanArticles.outbox()
-    let engineEntries = try engineArticles.outbox()
+    let leanEntries = try leanOutbox.entries()
+    let engineEntries = try engineOutbox.entries()
     try #require(leanEntries.count == 1 && engineEntries.count == 1)
     let (made, expected) = (leanEntries[0], engineEntries[0])
     #expect(made.id == leanReceipt.operationID)
@@ -81,17 +83,17 @@ struct ArticlesTests {
     #expect(made.operation.kind == expected.operation.kind)
     #expect(made.operation.payload == expected.operation.payload)
     #expect(made.operation.baseVersion == expected.operation.baseVersion)
-    #expect(try leanArticles.record(id: "a") == engineArticles.record(id: "a"))
+    #expect(try leanArticles.stored(id: "a") == engineArticles.stored(id: "a"))
     // A later write goes through the engine, now made, and is counted as before.
     try await leanArticles.add(Article(id: "b", title: "second", body: ""))
-    #expect(leanArticles.state.pendingCount == 2)
-    #expect(try leanArticles.pendingCount() == 2)
+    #expect(leanOutbox.state.pendingCount == 2)
+    #expect(try leanOutbox.pendingCount() == 2)
     // And the first add is sent as any write is.
     lean.transport.enqueue(status: 201, json: Self.reply("a", "first"))
     lean.transport.enqueue(status: 201, json: Self.reply("b", "second"))
-    let report = try await leanArticles.sync()
+    let report = try await lean.session.sync()
     #expect(report.sent == 2, "\(report)")
-    #expect(try leanArticles.pendingCount() == 0)
+    #expect(try leanOutbox.pendingCount() == 0)
   }
 
   @Test("a data folder named with a space, a percent sign and accents holds the store there")
@@ -105,7 +107,7 @@ struct ArticlesTests {
     let session = try CourierSession(
       config: config,
       overrides: AdapterOverrides(transport: InMemoryTransport(), pathMonitor: ManualPathMonitor()))
-    try await session.articles().add(Article(id: "a", title: "kept", body: ""))
+    try await session.collections.articles().add(Article(id: "a", title: "kept", body: ""))
     #expect(FileManager.default.fileExists(atPath: base.path + "/a b%20é/courier.sqlite"))
     #expect(!FileManager.default.fileExists(atPath: base.path + "/a b%2520é"))
     #expect(!FileManager.default.fileExists(atPath: base.path + "/a%20b%20é"))
@@ -115,8 +117,8 @@ struct ArticlesTests {
   func busyElsewhere() async throws {
     let fixture = try Fixture()
     defer { fixture.remove() }
-    let articles = try fixture.session.articles()
-    try await articles.add(Article(id: "a", title: "kept", body: ""))
+    let session = fixture.session
+    try await session.collections.articles().add(Article(id: "a", title: "kept", body: ""))
     // A lock taken on another descriptor conflicts as another process's would.
     guard
       case .acquired(let other) = try SyncLock.acquire(
@@ -125,12 +127,12 @@ struct ArticlesTests {
       Issue.record("the lock was not free")
       return
     }
-    await #expect(throws: SyncInProgressError.self) { try await articles.sync() }
-    #expect(articles.state.pendingCount == 1)
+    await #expect(throws: SyncInProgressError.self) { try await session.sync() }
+    #expect(try session.outbox().state.pendingCount == 1)
     #expect(fixture.transport.requests.isEmpty)
     other.release()
     fixture.transport.enqueue(status: 201, json: Self.reply("a", "kept"))
-    let report = try await articles.sync()
+    let report = try await session.sync()
     #expect(report.sent == 1, "\(report)")
     #expect(fixture.transport.requests.count == 1)
   }
@@ -139,10 +141,9 @@ struct ArticlesTests {
   func syncDuringWatch() async throws {
     let fixture = try Fixture()
     defer { fixture.remove() }
-    let articles = try fixture.session.articles()
-    var states = articles.watch().makeAsyncIterator()
+    var states = fixture.session.watch().makeAsyncIterator()
     _ = try await states.next()  // the watch holds the lock from here
-    let report = try await articles.sync()
+    let report = try await fixture.session.sync()
     #expect(report.stoppedBy == nil)
     // Another process would be told who holds it.
     if case .held(let holder) = try SyncLock.acquire(
@@ -155,16 +156,16 @@ struct ArticlesTests {
     }
   }
 
-  @Test("paths() and watch() run the one path monitor once, until the last one stops")
+  @Test("paths and watch() run the one path monitor once, until the last one stops")
   func sharedMonitor() async throws {
     let fixture = try Fixture()
     defer { fixture.remove() }
-    let articles = try fixture.session.articles()
+    let session = fixture.session
     let watching = Task {
-      for try await _ in articles.watch() {}
+      for try await _ in session.watch() {}
     }
     #expect(await Self.eventually { fixture.monitor.runCount.active == 1 })
-    var paths = fixture.session.paths().makeAsyncIterator()
+    var paths = fixture.session.paths.updates().makeAsyncIterator()
     _ = await paths.next()
     #expect(fixture.monitor.send(.satisfied))
     #expect(await paths.next()?.status == .satisfied)
@@ -180,17 +181,18 @@ struct ArticlesTests {
   func writesSentWhileWatching() async throws {
     let fixture = try Fixture()
     defer { fixture.remove() }
-    let articles = try fixture.session.articles()
+    let session = fixture.session
+    let (articles, outbox) = (try session.collections.articles(), try session.outbox())
     let watching = Task {
-      for try await _ in articles.watch() {}
+      for try await _ in session.watch() {}
     }
     defer { watching.cancel() }
     #expect(await Self.eventually { fixture.monitor.runCount.active == 1 })
     #expect(fixture.monitor.send(.satisfied))
-    #expect(await Self.eventually { articles.state.isOnline })
+    #expect(await Self.eventually { outbox.state.isOnline })
     fixture.transport.enqueue(status: 201, json: Self.reply("b", "sent by itself"))
     try await articles.add(Article(id: "b", title: "sent by itself", body: ""))
-    #expect(await Self.eventually { articles.state.pendingCount == 0 })
+    #expect(await Self.eventually { outbox.state.pendingCount == 0 })
     #expect(fixture.transport.requests.map(\.path) == ["/articles/b"])
   }
 }

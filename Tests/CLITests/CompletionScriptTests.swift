@@ -1,4 +1,5 @@
 import CourierCLI
+import CourierCLITestSupport
 import CourierTestSupport
 import Foundation
 import Testing

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CourierCLI
+import CourierCLITestSupport
 import CourierDomain
 import CourierLinux
 import Testing

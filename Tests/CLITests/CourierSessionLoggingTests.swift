@@ -71,7 +71,7 @@ struct CourierSessionLoggingTests {
     let metrics = TestMetrics()
     let (logger, log) = Logger.recording(level: .debug)
     let courier = try session(dir, transport: transport, logger: logger, metrics: metrics)
-    let articles = try courier.articles()
+    let articles = try courier.collections.articles()
     let receipt = try await articles.add(title: "Hello")
     let depth = try metrics.expectGauge("courier_outbox_depth")
     #expect(depth.lastValue == 1)
@@ -82,7 +82,7 @@ struct CourierSessionLoggingTests {
       status: 201,
       json: #"{"id":"\#(receipt.key.id)","title":"Hello","body":"","version":1,"#
         + #""updated_at":"2024-01-01T00:00:00Z"}"#)
-    let report = try await articles.sync()
+    let report = try await courier.sync()
     #expect(report.sent == 1)
     #expect(depth.lastValue == 0)
     #expect(

@@ -9,7 +9,7 @@ import Testing
 @testable import CourierLinux
 
 /// The façade a library user starts from, against the reference backend: login, an upload
-/// with progress, the articles offline first, and the path stream.
+/// with progress, the collections offline first, the session-wide sync, and the path stream.
 @Suite("CourierSession against the reference backend", .sharedBackend, .serialized)
 struct CourierSessionTests {
   func session(_ backend: ReferenceBackend, _ dir: URL, monitor: ManualPathMonitor? = nil) throws
@@ -20,6 +20,13 @@ struct CourierSessionTests {
     config.dataDirectory = dir.appendingPathComponent("data")
     return try CourierSession(config: config, overrides: AdapterOverrides(pathMonitor: monitor))
   }
+
+  /// The reference backend's notes, as a library declares them.
+  static let notes = CollectionDescription(
+    name: "notes", path: "/notes",
+    schema: RecordSchema(idKey: "note_id", versionKey: "rev", updatedAtKey: "modified_at"),
+    fields: [RecordField("text", .string, required: true), RecordField("tags", .strings)],
+    answers: ServerAnswers(versionTagPrefix: "r"))
 
   func temporaryDirectory() throws -> URL {
     let dir = FileManager.default.temporaryDirectory
@@ -92,7 +99,7 @@ struct CourierSessionTests {
     try await Tool.run(
       "/usr/bin/convert", ["-size", "800x600", "plasma:fractal", "-quality", "95", file.path])
     var states: [UploadState] = []
-    for try await state in courier.upload(file, title: "Gradient") { states.append(state) }
+    for try await state in courier.uploads.send(file, title: "Gradient") { states.append(state) }
     guard case .succeeded(let result) = states.last?.phase else {
       Issue.record("the stream did not end with success: \(states)")
       return
@@ -105,13 +112,13 @@ struct CourierSessionTests {
     #expect(progress.last == result.bodyLength)
     #expect(progress == progress.sorted())
 
-    let articles = try courier.articles()
+    let articles = try courier.collections.articles()
     let added = try await articles.add(title: "From the façade", body: "offline first")
     var snapshots: [SyncSnapshot<Article>] = []
     for try await snapshot in articles.list() { snapshots.append(snapshot) }
     #expect(snapshots.map(\.source) == [.cache, .network])
     #expect(snapshots.first?.items.map(\.value.id) == [added.key.id])
-    let report = try await articles.sync()
+    let report = try await courier.sync()
     #expect(report.sent == 1 && report.pending == 0, "\(report)")
     let puts = try await backend.log().filter {
       ($0["method"] as? String) == "PUT" && ($0["path"] as? String) == "/articles/\(added.key.id)"
@@ -126,17 +133,12 @@ struct CourierSessionTests {
     defer { try? FileManager.default.removeItem(at: dir) }
     let courier = try session(backend, dir)
     try await courier.login(username: "alice", password: "secret")
-    let declaration = CollectionDescription(
-      name: "notes", path: "/notes",
-      schema: RecordSchema(idKey: "note_id", versionKey: "rev", updatedAtKey: "modified_at"),
-      fields: [RecordField("text", .string, required: true), RecordField("tags", .strings)],
-      answers: ServerAnswers(versionTagPrefix: "r"))
-    let notes = try courier.records(declaration)
+    let notes = try courier.collections.records(Self.notes)
     await #expect(throws: CourierError.self) { try await notes.add(["tags": .array([])]) }
     let receipt = try await notes.add(["text": .string("hello"), "tags": .array([.string("a")])])
-    _ = try await courier.articles().add(title: "beside")
-    #expect(try notes.outbox().map(\.key.collection) == ["notes", "articles"])
-    let report = try await notes.sync()
+    _ = try await courier.collections.articles().add(title: "beside")
+    #expect(try courier.outbox().entries().map(\.key.collection) == ["notes", "articles"])
+    let report = try await courier.sync()
     #expect(report.sent == 2 && report.pending == 0, "\(report)")
     let fresh = await notes.refresh()
     #expect(fresh.error == nil)
@@ -145,12 +147,46 @@ struct CourierSessionTests {
     #expect(fresh.items.first?.value.version == 1)
     let changed = try await notes.change(id: receipt.key.id, set: ["text": .string("bye")])
     #expect(changed.enqueue.entry?.operation.baseVersion == 1)
-    #expect(try await notes.sync().sent == 1)
+    #expect(try await courier.sync().sent == 1)
     #expect(try notes.record(id: receipt.key.id)?.value.version == 2)
     // A name the configuration does not declare is refused, naming those it does.
-    let unknown = #expect(throws: CourierError.self) { try courier.records("pages") }
+    let unknown = #expect(throws: CourierError.self) { try courier.collections.records("pages") }
     #expect(unknown?.userMessage.contains("articles") == true)
-    #expect(courier.collections.map(\.name) == ["articles"])
+    #expect(courier.collections.declared.map(\.name) == ["articles"])
+  }
+
+  @Test("sync() sends every collection's records and the queued uploads, in outbox order")
+  func sessionWideSync() async throws {
+    let backend = try await SharedBackend.fresh()
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    var config = CourierConfig(environment: ["HOME": dir.path])
+    config.baseURL = backend.url
+    config.dataDirectory = dir.appendingPathComponent("data")
+    config.collections = [Self.notes]
+    let courier = try CourierSession(config: config)
+    try await courier.login(username: "alice", password: "secret")
+    let note = try await courier.collections.records("notes").add(["text": .string("first")])
+    let article = try await courier.collections.articles().add(title: "second")
+    let file = dir.appendingPathComponent("third.jpg")
+    try await Tool.run("/usr/bin/convert", ["-size", "64x48", "plasma:fractal", file.path])
+    let upload = try await courier.queuedUploads.add(
+      file, title: "third", resumable: false, compress: false)
+    #expect(
+      try courier.outbox().entries().map(\.key.collection) == ["notes", "articles", "uploads"])
+    #expect(try courier.queuedUploads.current().map(\.id) == [upload.key.id])
+    let report = try await courier.sync()
+    #expect(report.sent == 3 && report.pending == 0, "\(report)")
+    #expect(try courier.outbox().entries().isEmpty)
+    #expect(try courier.queuedUploads.current().isEmpty)
+    let writes = try await backend.log().compactMap { entry -> String? in
+      guard let method = entry["method"] as? String, let path = entry["path"] as? String,
+        method != "GET", !path.hasPrefix("/auth")
+      else { return nil }
+      return "\(method) \(path)"
+    }
+    #expect(
+      writes == ["PUT /notes/\(note.key.id)", "PUT /articles/\(article.key.id)", "POST /photos"])
   }
 
   @Test("an upload of a missing file ends the stream with fileUnavailable")
@@ -160,35 +196,24 @@ struct CourierSessionTests {
     defer { try? FileManager.default.removeItem(at: dir) }
     let courier = try session(backend, dir)
     do {
-      for try await _ in courier.upload(dir.appendingPathComponent("nope.jpg")) {}
+      for try await _ in courier.uploads.send(dir.appendingPathComponent("nope.jpg")) {}
       Issue.record("no error")
     } catch let error as CourierError {
       #expect(error.kind == .fileUnavailable)
     }
   }
 
-  @Test("paths() yields the current path, then each change, while it is iterated")
+  @Test("paths.updates() yields the current path, then each change, while it is iterated")
   func paths() async throws {
     let backend = try await SharedBackend.fresh()
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     let monitor = ManualPathMonitor()
     let courier = try session(backend, dir, monitor: monitor)
-    var iterator = courier.paths().makeAsyncIterator()
+    var iterator = courier.paths.updates().makeAsyncIterator()
     // The first path comes from the stream's subscription: from then on a change reaches it.
     #expect(await iterator.next()?.status == .unknown)
     #expect(monitor.send(.satisfied))
     #expect(await iterator.next()?.status == .satisfied)
   }
-
-  #if os(Linux)
-    @Test("the loopback's state from lo's flags is the one every interface tells")
-    func loopbackFromItsFlags() throws {
-      let flags = try #require(CourierSession.linuxInterfaceFlags("lo"), "no flags for lo")
-      #expect(flags & Int32(IFF_LOOPBACK) != 0)
-      #expect(CourierSession.loopbackIsUp() == CourierSession.anyLoopbackIsUp())
-      #expect(CourierSession.linuxInterfaceFlags("courier-none0") == nil)
-      #expect(CourierSession.linuxInterfaceFlags(String(repeating: "l", count: 16)) == nil)
-    }
-  #endif
 }

@@ -1,3 +1,4 @@
+import CourierCLITestSupport
 import CourierCore
 import CourierDomain
 import CourierLinux

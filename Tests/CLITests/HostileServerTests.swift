@@ -1,4 +1,5 @@
 import CourierCLI
+import CourierCLITestSupport
 import CourierTestSupport
 import Foundation
 import Testing
@@ -8,10 +9,11 @@ import Testing
 /// no page reaches the screen, and the exit code says what happened (issue 10, decision 0414).
 @Suite("Hostile servers through sync, upload and get", .serialized)
 struct HostileServerTests {
-  /// A base URL nothing listens on (connection refused at once): "offline".
-  static let deadURL = "http://127.0.0.1:9"
-  /// A session token, so requests reach the hostile server with credentials as a user's would.
-  static let environment = ["COURIER_TOKEN": "hostile-test-token"]
+  /// One attempt, a 2 s timeout, and a session token, so requests reach the hostile server
+  /// with credentials as a user's would.
+  let cli = CLIFixture(
+    "courier-hostile", globalFlags: ["--max-attempts", "1", "--timeout", "2"],
+    environment: ["COURIER_TOKEN": "hostile-test-token"])
 
   /// The exit codes each mode may end with (sysexits, README).
   static func expectedExits(_ mode: HostileMode) -> Set<Int32> {
@@ -24,12 +26,6 @@ struct HostileServerTests {
     case .slowHeaders, .endless429: [75]
     case .endless401: [77]
     }
-  }
-
-  func run(_ baseURL: String, _ arguments: [String], dataDir: URL) async -> CLIRun {
-    await InProcessCLI.run(
-      baseURL, arguments, dataDir: dataDir, environment: Self.environment,
-      globalFlags: ["--max-attempts", "1", "--timeout", "2"])
   }
 
   func expectNoPage(
@@ -45,9 +41,10 @@ struct HostileServerTests {
 
   /// Queues two writes with no network, then returns the data folder.
   func queuedClient() async throws -> URL {
-    let dir = try InProcessCLI.temporaryDirectory("courier-hostile")
+    let dir = try cli.temporaryDirectory()
     for title in ["First", "Second"] {
-      let add = await run(Self.deadURL, ["articles", "add", "--title", title], dataDir: dir)
+      let add = await cli.run(
+        CLIFixture.deadURL, ["articles", "add", "--title", title], dataDir: dir)
       #expect(add.code == 0, "\(add.output.stderr)")
     }
     return dir
@@ -56,14 +53,14 @@ struct HostileServerTests {
   func expectKept(
     _ dir: URL, _ mode: HostileMode, sourceLocation: SourceLocation = #_sourceLocation
   ) async throws {
-    let outbox = await run(Self.deadURL, ["outbox", "--json"], dataDir: dir)
+    let outbox = await cli.run(CLIFixture.deadURL, ["outbox", "--json"], dataDir: dir)
     let object = try #require(outbox.lines.first, sourceLocation: sourceLocation)
     #expect(
       object["pending"] as? Int == 2, "\(mode): \(outbox.output.stdout)",
       sourceLocation: sourceLocation)
     #expect(object["rejected"] as? Int == 0, "\(mode)", sourceLocation: sourceLocation)
-    let list = await run(
-      Self.deadURL, ["articles", "list", "--offline", "--json"], dataDir: dir)
+    let list = await cli.run(
+      CLIFixture.deadURL, ["articles", "list", "--offline", "--json"], dataDir: dir)
     let articles = try #require(
       list.lines.first?["articles"] as? [[String: Any]], sourceLocation: sourceLocation)
     #expect(
@@ -78,7 +75,7 @@ struct HostileServerTests {
     defer { try? FileManager.default.removeItem(at: dir) }
     let server = try mode.start()
     defer { server.stop() }
-    let sync = await run(server.url.absoluteString, ["sync", "--json"], dataDir: dir)
+    let sync = await cli.run(server.url.absoluteString, ["sync", "--json"], dataDir: dir)
     #expect(
       Self.expectedExits(mode).contains(sync.code),
       "\(mode): exit \(sync.code) \(sync.output.stdout) \(sync.output.stderr)")
@@ -98,12 +95,13 @@ struct HostileServerTests {
     try Data("not an image, sent as is\n".utf8).write(to: file)
     let server = try mode.start()
     defer { server.stop() }
-    let upload = await run(server.url.absoluteString, ["upload", file.path], dataDir: dir)
+    let upload = await cli.run(server.url.absoluteString, ["upload", file.path], dataDir: dir)
     #expect(
       Self.expectedExits(mode).contains(upload.code),
       "\(mode): exit \(upload.code) \(upload.output.stderr)")
     expectNoPage(upload, mode)
-    let json = await run(server.url.absoluteString, ["upload", file.path, "--json"], dataDir: dir)
+    let json = await cli.run(
+      server.url.absoluteString, ["upload", file.path, "--json"], dataDir: dir)
     #expect(json.code == upload.code)
     #expect(json.lines.last?["status"] as? String == "failed", "\(mode): \(json.output.stdout)")
   }
@@ -114,7 +112,7 @@ struct HostileServerTests {
     defer { try? FileManager.default.removeItem(at: dir) }
     let server = try mode.start()
     defer { server.stop() }
-    let get = await run(server.url.absoluteString, ["get", "/articles"], dataDir: dir)
+    let get = await cli.run(server.url.absoluteString, ["get", "/articles"], dataDir: dir)
     // A 2xx `{"ok":true}` or `{}` is a valid JSON reply to a GET: printed, exit 0.
     let expected: Set<Int32> =
       mode == .jsonNotRecord ? [0] : mode == .lyingLength ? [69] : Self.expectedExits(mode)
@@ -135,7 +133,7 @@ struct HostileServerTests {
     let plain: [String] = ["--max-attempts", "1"]
     for title in ["One", "Two", "Three"] {
       let add = await InProcessCLI.run(
-        Self.deadURL, ["articles", "add", "--title", title], dataDir: dir, globalFlags: plain)
+        CLIFixture.deadURL, ["articles", "add", "--title", title], dataDir: dir, globalFlags: plain)
       #expect(add.code == 0)
     }
     for mode in [HostileMode.portal200, .portal302] {

@@ -1,4 +1,5 @@
 import CourierCLI
+import CourierCLITestSupport
 import CourierLinux
 import CourierTestSupport
 import Foundation
@@ -8,25 +9,7 @@ import Testing
 /// edit different fields of one article offline and both edits reach the server.
 @Suite("Merge policy against the reference backend", .serialized, .sharedBackend)
 struct MergeIntegrationTests {
-  /// A base URL nothing listens on (connection refused at once): "offline".
-  static let deadURL = "http://127.0.0.1:9"
-
-  func run(
-    _ baseURL: String, _ arguments: [String], dataDir: URL, input: String? = nil,
-    environment: [String: String] = [:]
-  ) async -> CLIRun {
-    await InProcessCLI.run(
-      baseURL, arguments, dataDir: dataDir, input: input, environment: environment,
-      globalFlags: ["--max-attempts", "1"])
-  }
-
-  func client(_ url: String, user: String) async throws -> URL {
-    let dir = try InProcessCLI.temporaryDirectory("courier-merge")
-    let login = await run(
-      url, ["login", "--username", user, "--password-stdin"], dataDir: dir, input: "secret\n")
-    try #require(login.code == 0, "\(login.output.stderr)")
-    return dir
-  }
+  let cli = CLIFixture("courier-merge", globalFlags: ["--max-attempts", "1"])
 
   func article(_ run: CLIRun) -> [String: Any]? {
     (run.lines.last?["articles"] as? [[String: Any]])?.first
@@ -36,55 +19,42 @@ struct MergeIntegrationTests {
   func differentFields() async throws {
     let backend = try await SharedBackend.fresh()
     let url = backend.url.absoluteString
-    let a = try await client(url, user: "alice")
-    let b = try await client(url, user: "bob")
-    defer {
-      try? FileManager.default.removeItem(at: a)
-      try? FileManager.default.removeItem(at: b)
-    }
+    let a = try await cli.client(url, user: "alice")
+    let b = try await cli.client(url, user: "bob")
+    defer { CLIFixture.remove(a, b) }
     let merge = ["COURIER_CONFLICT_POLICY": "merge"]
-    let added = await run(
+    let added = await cli.run(
       url, ["articles", "add", "--title", "base", "--body", "text"], dataDir: a)
     try #require(added.code == 0, "\(added.output.stderr)")
-    let listed = await run(url, ["articles", "list", "--json"], dataDir: b)
+    let listed = await cli.run(url, ["articles", "list", "--json"], dataDir: b)
     let id = try #require(article(listed)?["id"] as? String)
-    _ = await run(url, ["articles", "list"], dataDir: a)
+    _ = await cli.run(url, ["articles", "list"], dataDir: a)
 
     // Both edit offline, each a different field of the same version.
-    let editA = await run(
-      Self.deadURL, ["articles", "edit", id, "--title", "A's title"], dataDir: a)
+    let editA = await cli.run(
+      CLIFixture.deadURL, ["articles", "edit", id, "--title", "A's title"], dataDir: a)
     #expect(editA.code == 0, "\(editA.output.stderr)")
-    let editB = await run(Self.deadURL, ["articles", "edit", id, "--body", "B's body"], dataDir: b)
+    let editB = await cli.run(
+      CLIFixture.deadURL, ["articles", "edit", id, "--body", "B's body"], dataDir: b)
     #expect(editB.code == 0, "\(editB.output.stderr)")
 
-    let syncA = await run(url, ["sync", "--json"], dataDir: a, environment: merge)
+    let syncA = await cli.run(url, ["sync", "--json"], dataDir: a, environment: merge)
     #expect(syncA.code == 0, "\(syncA.output.stdout)\(syncA.output.stderr)")
     #expect(syncA.lines.first?["conflicts"] as? Int == 0)
-    let syncB = await run(url, ["sync", "--json"], dataDir: b, environment: merge)
+    let syncB = await cli.run(url, ["sync", "--json"], dataDir: b, environment: merge)
     #expect(syncB.code == 0, "\(syncB.output.stdout)\(syncB.output.stderr)")
     #expect(syncB.lines.first?["conflicts"] as? Int == 1)
     #expect(syncB.lines.first?["pending"] as? Int == 0)
 
-    let server = try #require(try await serverArticle(backend, id: id))
+    let server = try #require(
+      try await CLIFixture.articles(backend).first { $0["id"] as? String == id })
     #expect(server["title"] as? String == "A's title")
     #expect(server["body"] as? String == "B's body")
     // Both data directories see both edits.
     for dir in [a, b] {
-      let shown = article(await run(url, ["articles", "list", "--json"], dataDir: dir))
+      let shown = article(await cli.run(url, ["articles", "list", "--json"], dataDir: dir))
       #expect(shown?["title"] as? String == "A's title")
       #expect(shown?["body"] as? String == "B's body")
     }
-  }
-
-  func serverArticle(_ backend: ReferenceBackend, id: String) async throws -> [String: Any]? {
-    let (_, body) = try await backend.call(
-      "POST", "/auth/token", json: #"{"username":"bob","password":"secret"}"#)
-    let token =
-      (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["access_token"] as? String
-      ?? ""
-    let (_, list) = try await backend.call(
-      "GET", "/articles", headers: ["Authorization": "Bearer \(token)"])
-    let articles = (try JSONSerialization.jsonObject(with: list) as? [[String: Any]]) ?? []
-    return articles.first { $0["id"] as? String == id }
   }
 }

@@ -1,4 +1,5 @@
 import CourierCLI
+import CourierCLITestSupport
 import CourierLinux
 import CourierTestSupport
 import Foundation
@@ -10,47 +11,18 @@ import Testing
 @Suite(
   "Records of a declared collection against the reference backend", .serialized, .sharedBackend)
 struct NotesIntegrationTests {
-  /// A base URL nothing listens on (connection refused at once): "offline".
-  static let deadURL = "http://127.0.0.1:9"
-
-  /// The declaration, as a user writes it in the config file.
+  /// The declaration, as a user writes it in the config file (each client's
+  /// `$XDG_CONFIG_HOME/courier/config.json`).
   static let config = """
     {"collections": {"notes": {"id": "note_id", "version": "rev", "updated_at": "modified_at",
      "fields": {"text": "string", "tags": "strings"}, "required": ["text"],
      "version_tag": "r"}}}
     """
 
-  func run(
-    _ baseURL: String, _ arguments: [String], dataDir: URL, input: String? = nil,
-    environment: [String: String] = [:]
-  ) async -> CLIRun {
-    await InProcessCLI.run(
-      baseURL, arguments, dataDir: dataDir, input: input, environment: environment,
-      globalFlags: ["--max-attempts", "1"])
-  }
-
-  /// A logged-in client whose config file (`$XDG_CONFIG_HOME/courier/config.json`) declares
-  /// notes.
-  func client(_ url: String, user: String = "alice") async throws -> URL {
-    let dir = try InProcessCLI.temporaryDirectory("courier-notes")
-    let folder = dir.appendingPathComponent("cfg/courier")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    try Data(Self.config.utf8).write(to: folder.appendingPathComponent("config.json"))
-    let login = await run(
-      url, ["login", "--username", user, "--password-stdin"], dataDir: dir, input: "secret\n")
-    try #require(login.code == 0, "\(login.output.stderr)")
-    return dir
-  }
+  let cli = CLIFixture("courier-notes", globalFlags: ["--max-attempts", "1"], config: Self.config)
 
   func serverNotes(_ backend: ReferenceBackend) async throws -> [[String: Any]] {
-    let (_, body) = try await backend.call(
-      "POST", "/auth/token", json: #"{"username":"bob","password":"secret"}"#)
-    let token =
-      (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["access_token"] as? String
-      ?? ""
-    let (_, list) = try await backend.call(
-      "GET", "/notes", headers: ["Authorization": "Bearer \(token)"])
-    return (try JSONSerialization.jsonObject(with: list) as? [[String: Any]]) ?? []
+    try await CLIFixture.serverList("/notes", on: backend)
   }
 
   func records(_ run: CLIRun) -> [[String: Any]] {
@@ -62,29 +34,31 @@ struct NotesIntegrationTests {
   func lifecycle() async throws {
     let backend = try await SharedBackend.fresh()
     let url = backend.url.absoluteString
-    let dir = try await client(url)
+    let dir = try await cli.client(url)
     defer { try? FileManager.default.removeItem(at: dir) }
 
     // Offline: a note, an article, another note, in that order.
-    let first = await run(
-      Self.deadURL,
+    let first = await cli.run(
+      CLIFixture.deadURL,
       ["records", "notes", "add", "--field", "text=first", "--field", "tags=a, b", "--json"],
       dataDir: dir)
     #expect(first.code == 0, "\(first.output.stderr)")
     let firstID = try #require(first.lines.first?["id"] as? String)
     #expect(first.lines.first?["collection"] as? String == "notes")
-    let article = await run(Self.deadURL, ["articles", "add", "--title", "between"], dataDir: dir)
+    let article = await cli.run(
+      CLIFixture.deadURL, ["articles", "add", "--title", "between"], dataDir: dir)
     #expect(article.code == 0, "\(article.output.stderr)")
-    let second = await run(
-      Self.deadURL, ["records", "add", "notes", "--data", #"{"text":"second","tags":["c"]}"#],
+    let second = await cli.run(
+      CLIFixture.deadURL,
+      ["records", "add", "notes", "--data", #"{"text":"second","tags":["c"]}"#],
       dataDir: dir)
     #expect(second.code == 0, "\(second.output.stderr)")
     #expect(second.output.stdout.contains("saved in the outbox"))
-    let outbox = await run(Self.deadURL, ["outbox", "--json"], dataDir: dir)
+    let outbox = await cli.run(CLIFixture.deadURL, ["outbox", "--json"], dataDir: dir)
     let queued = (outbox.lines.first?["entries"] as? [[String: Any]]) ?? []
     #expect(queued.compactMap { $0["collection"] as? String } == ["notes", "articles", "notes"])
 
-    let sync = await run(url, ["sync", "--json"], dataDir: dir)
+    let sync = await cli.run(url, ["sync", "--json"], dataDir: dir)
     #expect(sync.code == 0, "\(sync.output.stdout)")
     #expect(sync.lines.first?["sent"] as? Int == 3 && sync.lines.first?["pending"] as? Int == 0)
     let puts = try await backend.log().filter { ($0["method"] as? String) == "PUT" }
@@ -97,7 +71,7 @@ struct NotesIntegrationTests {
     #expect(stored["text"] as? String == "first" && stored["tags"] as? [String] == ["a", "b"])
     #expect(stored["rev"] as? Int == 1)
 
-    let listed = await run(url, ["records", "notes", "list", "--json"], dataDir: dir)
+    let listed = await cli.run(url, ["records", "notes", "list", "--json"], dataDir: dir)
     #expect(listed.code == 0, "\(listed.output.stderr)")
     #expect(listed.lines.count == 2)
     #expect(listed.lines.first?["source"] as? String == "cache")
@@ -105,14 +79,14 @@ struct NotesIntegrationTests {
     let fresh = records(listed).first { $0["id"] as? String == firstID }
     #expect(fresh?["version"] as? Int == 1 && fresh?["state"] as? String == "synced")
     #expect((fresh?["fields"] as? [String: Any])?["tags"] as? [String] == ["a", "b"])
-    let again = await run(url, ["records", "list", "notes", "--json"], dataDir: dir)
+    let again = await cli.run(url, ["records", "list", "notes", "--json"], dataDir: dir)
     #expect(again.lines.last?["not_modified"] as? Bool == true, "the list's ETag is sent")
 
-    let edited = await run(
+    let edited = await cli.run(
       url, ["records", "notes", "edit", firstID, "--field", "text=first, edited"], dataDir: dir)
     #expect(edited.code == 0, "\(edited.output.stderr)")
     #expect(edited.output.stdout.contains("Sent: the server has it."))
-    let show = await run(url, ["records", "notes", "show", firstID, "--json"], dataDir: dir)
+    let show = await cli.run(url, ["records", "notes", "show", firstID, "--json"], dataDir: dir)
     let shown = try #require(show.lines.first)
     #expect(shown["version"] as? Int == 2 && shown["state"] as? String == "synced")
     #expect((shown["fields"] as? [String: Any])?["text"] as? String == "first, edited")
@@ -120,10 +94,10 @@ struct NotesIntegrationTests {
     let ifMatch = try await backend.log().last { ($0["method"] as? String) == "PUT" }
     #expect((ifMatch?["path"] as? String) == "/notes/\(firstID)")
 
-    let deleted = await run(url, ["records", "notes", "delete", firstID], dataDir: dir)
+    let deleted = await cli.run(url, ["records", "notes", "delete", firstID], dataDir: dir)
     #expect(deleted.code == 0, "\(deleted.output.stderr)")
     #expect(try await serverNotes(backend).count == 1)
-    let gone = await run(url, ["records", "notes", "show", firstID], dataDir: dir)
+    let gone = await cli.run(url, ["records", "notes", "show", firstID], dataDir: dir)
     #expect(gone.code == 66, "\(gone.output.stderr)")
   }
 
@@ -131,7 +105,7 @@ struct NotesIntegrationTests {
   func badInput() async throws {
     let backend = try await SharedBackend.fresh()
     let url = backend.url.absoluteString
-    let dir = try await client(url)
+    let dir = try await cli.client(url)
     defer { try? FileManager.default.removeItem(at: dir) }
     let cases: [([String], String)] = [
       (["records", "notes", "add", "--field", "tags=a"], "text"),
@@ -141,13 +115,13 @@ struct NotesIntegrationTests {
       (["records", "notes", "add", "--data", #"{"text":"x","rev":3}"#], "rev"),
     ]
     for (arguments, mentioned) in cases {
-      let refused = await run(url, arguments, dataDir: dir)
+      let refused = await cli.run(url, arguments, dataDir: dir)
       #expect(refused.code == 64, "\(arguments): \(refused.output.stderr)")
       #expect(refused.output.stderr.contains(mentioned), "\(arguments): \(refused.output.stderr)")
     }
-    let unknown = await run(url, ["records", "pages", "list"], dataDir: dir)
+    let unknown = await cli.run(url, ["records", "pages", "list"], dataDir: dir)
     #expect(unknown.code == 64 && unknown.output.stderr.contains("notes"))
-    let outbox = await run(url, ["outbox", "--json"], dataDir: dir)
+    let outbox = await cli.run(url, ["outbox", "--json"], dataDir: dir)
     #expect((outbox.lines.first?["entries"] as? [Any])?.isEmpty == true, "nothing was queued")
     #expect(try await backend.log().filter { ($0["method"] as? String) == "PUT" }.isEmpty)
   }
@@ -157,26 +131,27 @@ struct NotesIntegrationTests {
   func mergeDifferentFields() async throws {
     let backend = try await SharedBackend.fresh()
     let url = backend.url.absoluteString
-    let a = try await client(url, user: "alice")
-    let b = try await client(url, user: "bob")
-    defer {
-      try? FileManager.default.removeItem(at: a)
-      try? FileManager.default.removeItem(at: b)
-    }
-    let added = await run(
+    let a = try await cli.client(url, user: "alice")
+    let b = try await cli.client(url, user: "bob")
+    defer { CLIFixture.remove(a, b) }
+    let added = await cli.run(
       url, ["records", "notes", "add", "--field", "text=base", "--field", "tags=x", "--json"],
       dataDir: a)
     let id = try #require(added.lines.first?["id"] as? String)
-    _ = await run(url, ["records", "notes", "list"], dataDir: b)
+    _ = await cli.run(url, ["records", "notes", "list"], dataDir: b)
     #expect(
-      await run(Self.deadURL, ["records", "notes", "edit", id, "--field", "text=A"], dataDir: a)
-        .code == 0)
+      await cli.run(
+        CLIFixture.deadURL, ["records", "notes", "edit", id, "--field", "text=A"], dataDir: a
+      )
+      .code == 0)
     #expect(
-      await run(Self.deadURL, ["records", "notes", "edit", id, "--field", "tags=x,y"], dataDir: b)
-        .code == 0)
-    let syncA = await run(url, ["sync", "--json", "--conflict-policy", "merge"], dataDir: a)
+      await cli.run(
+        CLIFixture.deadURL, ["records", "notes", "edit", id, "--field", "tags=x,y"], dataDir: b
+      )
+      .code == 0)
+    let syncA = await cli.run(url, ["sync", "--json", "--conflict-policy", "merge"], dataDir: a)
     #expect(syncA.code == 0, "\(syncA.output.stdout)")
-    let syncB = await run(url, ["sync", "--json", "--conflict-policy", "merge"], dataDir: b)
+    let syncB = await cli.run(url, ["sync", "--json", "--conflict-policy", "merge"], dataDir: b)
     #expect(syncB.code == 0, "\(syncB.output.stdout)")
     #expect(syncB.lines.first?["conflicts"] as? Int == 1)
     let note = try #require(try await serverNotes(backend).first)
@@ -185,7 +160,7 @@ struct NotesIntegrationTests {
     // The stale edit was sent with the notes' own tag, and the merge on the new one.
     let matches = try await backend.log().filter { ($0["method"] as? String) == "PUT" }
     #expect(matches.count == 4, "create, A's edit, B's stale edit, B's merge")
-    let listedB = await run(url, ["records", "notes", "list", "--json"], dataDir: b)
+    let listedB = await cli.run(url, ["records", "notes", "list", "--json"], dataDir: b)
     let seen = records(listedB).first
     #expect((seen?["fields"] as? [String: Any])?["text"] as? String == "A")
   }

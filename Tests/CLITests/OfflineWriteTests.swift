@@ -1,6 +1,6 @@
+import CourierCLITestSupport
 import CourierTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// `courier articles add` in a network namespace with no usable path (loopback only): the
@@ -10,51 +10,24 @@ import Testing
 struct OfflineWriteTests {
   static var root: Bool { getuid() == 0 }
 
-  /// Runs a command to the end off the concurrency pool (a blocked pool thread would starve
-  /// the other suites running beside this one): its status, output and error.
+  /// Runs a command to the end off the concurrency pool (`ChildProcess`: a blocked pool
+  /// thread would starve the other suites running beside this one): its status, output and
+  /// error.
   static func run(_ arguments: [String], environment: [String: String]) async throws -> (
     Int32, String, String
   ) {
-    try await offPool { try runBlocking(arguments, environment: environment) }
-  }
-
-  /// Runs a command to the end in the calling thread.
-  static func runBlocking(_ arguments: [String], environment: [String: String]) throws -> (
-    Int32, String, String
-  ) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    process.environment = environment
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-    try process.run()
-    // Both pipes are drained before waiting, so a full pipe cannot stall the child.
-    let errData = Mutex<Data>(Data())
-    let reader = Thread { errData.withLock { $0 = err.fileHandleForReading.readDataToEndOfFile() } }
-    reader.start()
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    while reader.isExecuting || !reader.isFinished { usleep(1000) }
-    return (
-      process.terminationStatus, String(decoding: outData, as: UTF8.self),
-      String(decoding: errData.withLock { $0 }, as: UTF8.self)
-    )
+    let result = try await ChildProcess.run(arguments, environment: environment)
+    return (result.status, result.stdout, result.stderr)
   }
 
   @Test(
     "no route: saved at once, no request; with a route: the request is tried", .enabled(if: root))
   func offlineWrite() async throws {
-    let binary = ReferenceBackend.repositoryRoot.appendingPathComponent(".build/debug/courier")
-    try #require(FileManager.default.isExecutableFile(atPath: binary.path))
+    let binary = try InProcessCLI.builtCourier()
     let namespace = "coffline-\(getpid())"
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("courier-off-\(UUID())")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let dir = try InProcessCLI.temporaryDirectory("courier-off")
     defer {
-      _ = try? Self.runBlocking(["ip", "netns", "del", namespace], environment: [:])
+      ChildProcess.runBlocking(["ip", "netns", "del", namespace])
       try? FileManager.default.removeItem(at: dir)
     }
     let (added, _, addError) = try await Self.run(

@@ -1,4 +1,5 @@
 import CourierCLI
+import CourierCLITestSupport
 import CourierTestSupport
 import Foundation
 import Testing
@@ -11,25 +12,7 @@ import Testing
 /// against the reference backend.
 @Suite("Outbox retry, discard and concurrent syncs", .serialized, .sharedBackend)
 struct OutboxCommandsTests {
-  static let deadURL = "http://127.0.0.1:9"
-
-  func run(
-    _ baseURL: String, _ arguments: [String], dataDir: URL, input: String? = nil,
-    environment: [String: String] = [:]
-  ) async -> CLIRun {
-    await InProcessCLI.run(
-      baseURL, arguments, dataDir: dataDir, input: input, environment: environment,
-      globalFlags: ["--max-attempts", "1"])
-  }
-
-  func client(_ backend: ReferenceBackend, user: String = "alice") async throws -> URL {
-    let dir = try InProcessCLI.temporaryDirectory("courier-outbox")
-    let login = await run(
-      backend.url.absoluteString, ["login", "--username", user, "--password-stdin"],
-      dataDir: dir, input: "secret\n")
-    #expect(login.code == 0, "\(login.output.stderr)")
-    return dir
-  }
+  let cli = CLIFixture("courier-outbox", globalFlags: ["--max-attempts", "1"])
 
   /// Arms one 422 with a JSON error code for the next request under /articles.
   func refuseNext(_ backend: ReferenceBackend, count: Int = 1) async throws {
@@ -37,45 +20,33 @@ struct OutboxCommandsTests {
       "POST", "/__chaos", json: #"{"fail_next":\#(count),"status":422,"path":"/articles"}"#)
   }
 
-  func outbox(_ url: String, _ dir: URL) async -> [String: Any] {
-    await run(url, ["--json", "outbox"], dataDir: dir).lines.first ?? [:]
-  }
-
   func serverTitles(_ backend: ReferenceBackend) async throws -> [String] {
-    let (_, body) = try await backend.call(
-      "POST", "/auth/token", json: #"{"username":"bob","password":"secret"}"#)
-    let token =
-      (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["access_token"] as? String
-      ?? ""
-    let (_, list) = try await backend.call(
-      "GET", "/articles", headers: ["Authorization": "Bearer \(token)"])
-    let articles = (try JSONSerialization.jsonObject(with: list) as? [[String: Any]]) ?? []
-    return articles.compactMap { $0["title"] as? String }.sorted()
+    try await CLIFixture.articles(backend).compactMap { $0["title"] as? String }.sorted()
   }
 
   @Test("a refused entry (422) is retried under a new key once the server accepts it")
   func retryOne() async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try await client(backend)
+    let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
     let url = backend.url.absoluteString
     try await refuseNext(backend)
-    let add = await run(
+    let add = await cli.run(
       url, ["--json", "articles", "add", "--title", "Refused once"], dataDir: dir)
     #expect(add.code == 65, "\(add.output.stdout)")
-    let box = await outbox(url, dir)
+    let box = try await cli.outbox(url, dataDir: dir)
     #expect(box["rejected"] as? Int == 1)
     let entry = try #require((box["entries"] as? [[String: Any]])?.first)
     let oldID = try #require(entry["operation_id"] as? String)
 
-    let retry = await run(url, ["--json", "outbox", "retry", oldID], dataDir: dir)
+    let retry = await cli.run(url, ["--json", "outbox", "retry", oldID], dataDir: dir)
     #expect(retry.code == 0, "\(retry.output.stdout) \(retry.output.stderr)")
     let line = try #require(retry.lines.first)
     #expect(line["sent"] as? Int == 1)
     let newID = (line["retried"] as? [[String: Any]])?.first?["operation_id"] as? String
     #expect(newID != nil && newID != oldID)
     #expect(try await serverTitles(backend) == ["Refused once"])
-    let after = await outbox(url, dir)
+    let after = try await cli.outbox(url, dataDir: dir)
     #expect(after["pending"] as? Int == 0 && after["rejected"] as? Int == 0)
     // The new key reached the server; the old one only carried the refusal.
     let keys = try await backend.log().compactMap { $0["idempotency_key"] as? String }
@@ -86,82 +57,83 @@ struct OutboxCommandsTests {
   @Test("retry --all requeues every refused entry; unknown ids and bad usage are clear")
   func retryAll() async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try await client(backend)
+    let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
     let url = backend.url.absoluteString
     try await refuseNext(backend, count: 2)
-    #expect(await run(url, ["articles", "add", "--title", "A"], dataDir: dir).code == 65)
-    #expect(await run(url, ["articles", "add", "--title", "B"], dataDir: dir).code == 65)
-    #expect(await outbox(url, dir)["rejected"] as? Int == 2)
+    #expect(await cli.run(url, ["articles", "add", "--title", "A"], dataDir: dir).code == 65)
+    #expect(await cli.run(url, ["articles", "add", "--title", "B"], dataDir: dir).code == 65)
+    #expect(try await cli.outbox(url, dataDir: dir)["rejected"] as? Int == 2)
 
-    let unknown = await run(url, ["outbox", "retry", "#99"], dataDir: dir)
+    let unknown = await cli.run(url, ["outbox", "retry", "#99"], dataDir: dir)
     #expect(unknown.code == 65)
     #expect(unknown.output.stderr.contains("No outbox entry is “#99”"))
-    #expect(await run(url, ["outbox", "retry"], dataDir: dir).code == 64)
-    #expect(await run(url, ["outbox", "discard", "--all"], dataDir: dir).code == 64)
-    #expect(await run(url, ["outbox", "retry", "1", "--all"], dataDir: dir).code == 64)
+    #expect(await cli.run(url, ["outbox", "retry"], dataDir: dir).code == 64)
+    #expect(await cli.run(url, ["outbox", "discard", "--all"], dataDir: dir).code == 64)
+    #expect(await cli.run(url, ["outbox", "retry", "1", "--all"], dataDir: dir).code == 64)
 
-    let retry = await run(url, ["outbox", "retry", "--all"], dataDir: dir)
+    let retry = await cli.run(url, ["outbox", "retry", "--all"], dataDir: dir)
     #expect(retry.code == 0, "\(retry.output.stdout) \(retry.output.stderr)")
     #expect(retry.output.stdout.contains("2 entries"))
     #expect(try await serverTitles(backend) == ["A", "B"])
-    #expect(await outbox(url, dir)["rejected"] as? Int == 0)
+    #expect(try await cli.outbox(url, dataDir: dir)["rejected"] as? Int == 0)
   }
 
   @Test("a conflict kept for the user (manual policy) is retried on the server's version")
   func retryConflict() async throws {
     let backend = try await SharedBackend.fresh()
-    let alice = try await client(backend)
-    let bob = try await client(backend, user: "bob")
-    defer {
-      try? FileManager.default.removeItem(at: alice)
-      try? FileManager.default.removeItem(at: bob)
-    }
+    let alice = try await cli.client(backend)
+    let bob = try await cli.client(backend, user: "bob")
+    defer { CLIFixture.remove(alice, bob) }
     let url = backend.url.absoluteString
     let manual = ["COURIER_CONFLICT_POLICY": "manual"]
-    let add = await run(url, ["--json", "articles", "add", "--title", "Base"], dataDir: alice)
+    let add = await cli.run(url, ["--json", "articles", "add", "--title", "Base"], dataDir: alice)
     let id = try #require(add.lines.first?["id"] as? String)
-    #expect(await run(url, ["articles", "list"], dataDir: bob).code == 0)
-    #expect(await run(url, ["articles", "edit", id, "--title", "Bob's"], dataDir: bob).code == 0)
-    let edit = await run(
+    #expect(await cli.run(url, ["articles", "list"], dataDir: bob).code == 0)
+    #expect(
+      await cli.run(url, ["articles", "edit", id, "--title", "Bob's"], dataDir: bob).code == 0)
+    let edit = await cli.run(
       url, ["articles", "edit", id, "--title", "Alice's"], dataDir: alice, environment: manual)
     #expect(edit.code == 65, "\(edit.output.stderr)")
-    #expect(await outbox(url, alice)["conflicted"] as? Int == 1)
+    #expect(try await cli.outbox(url, dataDir: alice)["conflicted"] as? Int == 1)
 
-    let retry = await run(
+    let retry = await cli.run(
       url, ["--json", "outbox", "retry", "--all"], dataDir: alice, environment: manual)
     #expect(retry.code == 0, "\(retry.output.stdout) \(retry.output.stderr)")
     let retried = (retry.lines.first?["retried"] as? [[String: Any]])?.first
     #expect(retried?["base_version"] as? Int == 2)
     #expect(try await serverTitles(backend) == ["Alice's"])
-    #expect(await outbox(url, alice)["conflicted"] as? Int == 0)
+    #expect(try await cli.outbox(url, dataDir: alice)["conflicted"] as? Int == 0)
   }
 
   @Test("discard drops a refused edit and shows the server's copy again")
   func discard() async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try await client(backend)
+    let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
     let url = backend.url.absoluteString
-    let add = await run(url, ["--json", "articles", "add", "--title", "Original"], dataDir: dir)
+    let add = await cli.run(
+      url, ["--json", "articles", "add", "--title", "Original"], dataDir: dir)
     #expect(add.code == 0)
     let id = try #require(add.lines.first?["id"] as? String)
     try await refuseNext(backend)
-    let edit = await run(url, ["articles", "edit", id, "--title", "Refused edit"], dataDir: dir)
+    let edit = await cli.run(
+      url, ["articles", "edit", id, "--title", "Refused edit"], dataDir: dir)
     #expect(edit.code == 65)
-    let refused = try #require((await outbox(url, dir)["entries"] as? [[String: Any]])?.first)
+    let refused = try #require(
+      (try await cli.outbox(url, dataDir: dir)["entries"] as? [[String: Any]])?.first)
     let sequence = try #require(refused["sequence"] as? Int)
-    let discard = await run(url, ["--json", "outbox", "discard", "#\(sequence)"], dataDir: dir)
+    let discard = await cli.run(url, ["--json", "outbox", "discard", "#\(sequence)"], dataDir: dir)
     #expect(discard.code == 0, "\(discard.output.stdout) \(discard.output.stderr)")
     #expect(discard.lines.first?["restored"] as? Bool == true)
-    let list = await run(url, ["--json", "articles", "list", "--offline"], dataDir: dir)
+    let list = await cli.run(url, ["--json", "articles", "list", "--offline"], dataDir: dir)
     let articles = list.lines.first?["articles"] as? [[String: Any]]
     #expect(articles?.count == 1)
     #expect(articles?.first?["title"] as? String == "Original")
     #expect(articles?.first?["state"] as? String == "synced")
-    let box = await outbox(url, dir)
+    let box = try await cli.outbox(url, dataDir: dir)
     #expect((box["entries"] as? [Any])?.isEmpty == true)
-    #expect(await run(url, ["outbox", "discard", "\(sequence)"], dataDir: dir).code == 65)
+    #expect(await cli.run(url, ["outbox", "discard", "\(sequence)"], dataDir: dir).code == 65)
   }
 
   @Test(
@@ -169,7 +141,7 @@ struct OutboxCommandsTests {
     arguments: ["garbage", "empty", "wrong types"])
   func unreadableSession(kind: String) async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try await client(backend)
+    let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
     let url = backend.url.absoluteString
     let content =
@@ -179,27 +151,27 @@ struct OutboxCommandsTests {
       default: #"{"accessToken": ["x"], "refreshToken": 7}"#
       }
     try Data(content.utf8).write(to: dir.appendingPathComponent("session.json"))
-    let add = await run(url, ["--json", "articles", "add", "--title", "Kept"], dataDir: dir)
+    let add = await cli.run(url, ["--json", "articles", "add", "--title", "Kept"], dataDir: dir)
     #expect(add.code == 0, "\(add.output.stdout) \(add.output.stderr)")
     #expect(add.lines.first?["status"] as? String == "ok")
     let notSent = add.lines.first?["not_sent"] as? [String: Any]
     #expect(notSent?["kind"] as? String == "unauthorized")
-    let box = await outbox(url, dir)
+    let box = try await cli.outbox(url, dataDir: dir)
     #expect(box["pending"] as? Int == 1 && box["rejected"] as? Int == 0)
 
-    let sync = await run(url, ["sync"], dataDir: dir)
+    let sync = await cli.run(url, ["sync"], dataDir: dir)
     #expect(sync.code == 77, "\(sync.output.stderr)")
-    let get = await run(url, ["--json", "get", "/articles"], dataDir: dir)
+    let get = await cli.run(url, ["--json", "get", "/articles"], dataDir: dir)
     #expect(get.code == 77)
     #expect(get.lines.first?["code"] as? String == "session_unreadable")
     let said = get.lines.first?["message"] as? String ?? ""
     #expect(said.contains("session.json") && said.contains("log in again"), "\(said)")
-    #expect(await outbox(url, dir)["pending"] as? Int == 1)
+    #expect(try await cli.outbox(url, dataDir: dir)["pending"] as? Int == 1)
 
-    let login = await run(
+    let login = await cli.run(
       url, ["login", "--username", "alice", "--password-stdin"], dataDir: dir, input: "secret\n")
     #expect(login.code == 0)
-    let again = await run(url, ["sync"], dataDir: dir)
+    let again = await cli.run(url, ["sync"], dataDir: dir)
     #expect(again.code == 0, "\(again.output.stderr)")
     #expect(try await serverTitles(backend) == ["Kept"])
   }
@@ -208,19 +180,11 @@ struct OutboxCommandsTests {
 
   /// Starts the built `courier` with this client's home and data folder.
   func start(_ url: String, _ arguments: [String], dir: URL) throws -> (Process, Pipe, Pipe) {
-    let process = Process()
-    process.executableURL = try InProcessCLI.builtCourier()
-    process.arguments =
-      ["--base-url", url, "--data-dir", dir.path, "--max-attempts", "1"] + arguments
-    process.environment = [
-      "HOME": dir.path, "XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path,
-      "PATH": "/usr/bin:/bin",
-    ]
+    let process = try cli.process(url, arguments, dataDir: dir)
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out
     process.standardError = err
-    process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
     try process.run()
     return (process, out, err)
   }
@@ -240,40 +204,57 @@ struct OutboxCommandsTests {
     return text == "\(pid)\n\(activity)\n"
   }
 
+  /// Starts `courier sync --watch` for this client and waits until it holds the lock.
+  func startWatch(_ url: String, dir: URL) async throws -> Process {
+    let (watch, _, _) = try start(url, ["sync", "--watch"], dir: dir)
+    do {
+      try await waitUntil("the watch holds the lock") {
+        lockSays(dir, pid: watch.processIdentifier, "sync --watch")
+      }
+    } catch {
+      kill(watch.processIdentifier, SIGKILL)
+      throw error
+    }
+    return watch
+  }
+
   @Test("a second sync while one runs exits 75 at once naming the first; nothing is sent twice")
   func concurrentSyncs() async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try await client(backend)
+    let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
     let url = backend.url.absoluteString
     #expect(
-      await run(Self.deadURL, ["articles", "add", "--title", "Once"], dataDir: dir).code == 0)
-    try await backend.call("POST", "/__chaos", json: #"{"delay_ms": 3000}"#)
+      await cli.run(CLIFixture.deadURL, ["articles", "add", "--title", "Once"], dataDir: dir).code
+        == 0)
+    // The server holds every PUT until released, so the first sync is mid-send for as long as
+    // the checks below take, however loaded the machine.
+    try await backend.call("POST", "/__hold", json: #"{"after":0,"method":"PUT"}"#)
     let (first, out, _) = try start(url, ["--json", "sync"], dir: dir)
-    // The first holds the lock and its PUT is at the server (held there by the delay).
-    try await waitUntil("the first sync's PUT reaches the server") {
-      try await backend.log().contains {
-        $0["method"] as? String == "PUT" && ($0["path"] as? String)?.hasPrefix("/articles/") == true
-      }
+    defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
+    // The first holds the lock and its PUT is held at the server.
+    try await waitUntil("the first sync's PUT is held at the server") {
+      try await CLIFixture.heldRequests(backend) > 0
     }
     #expect(lockSays(dir, pid: first.processIdentifier, "sync"))
 
-    let second = await run(url, ["--json", "sync"], dataDir: dir)
+    let second = await cli.run(url, ["--json", "sync"], dataDir: dir)
     #expect(second.code == 75, "\(second.output.stdout)")
     let line = try #require(second.lines.first)
     #expect(line["kind"] as? String == "busy")
     #expect(line["holder_pid"] as? Int == Int(first.processIdentifier))
     #expect((line["message"] as? String)?.contains("pid \(first.processIdentifier)") == true)
     // A write meanwhile is saved and left to the running sync's next pass or the next sync.
-    let add = await run(url, ["--json", "articles", "add", "--title", "Meanwhile"], dataDir: dir)
+    let add = await cli.run(
+      url, ["--json", "articles", "add", "--title", "Meanwhile"], dataDir: dir)
     #expect(add.code == 0)
     #expect((add.lines.first?["not_sent"] as? [String: Any])?["kind"] as? String == "busy")
 
+    try await backend.call("POST", "/__hold", json: #"{"release":true}"#)
     #expect(await first.exited(), "the first sync never ended")
     let output = out.fileHandleForReading.readDataToEndOfFile()
     #expect(first.terminationStatus == 0, "\(String(decoding: output, as: UTF8.self))")
-    try await backend.call("POST", "/__chaos", json: #"{"delay_ms": 0}"#)
-    let last = await run(url, ["sync"], dataDir: dir)
+    let last = await cli.run(url, ["sync"], dataDir: dir)
     #expect(last.code == 0, "\(last.output.stderr)")
     #expect(try await serverTitles(backend) == ["Meanwhile", "Once"])
     let puts = try await backend.log().filter { $0["method"] as? String == "PUT" }
@@ -283,16 +264,13 @@ struct OutboxCommandsTests {
   @Test("a write made beside a running sync --watch is sent by that watch, with no path change")
   func watchSendsOthersWrites() async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try await client(backend)
+    let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
     let url = backend.url.absoluteString
-    let (watch, _, _) = try start(url, ["sync", "--watch"], dir: dir)
+    let watch = try await startWatch(url, dir: dir)
     defer { if watch.isRunning { kill(watch.processIdentifier, SIGKILL) } }
-    try await waitUntil("the watch holds the lock") {
-      lockSays(dir, pid: watch.processIdentifier, "sync --watch")
-    }
     // This process finds the lock held and leaves the write to the watch.
-    let add = await run(url, ["--json", "articles", "add", "--title", "Beside"], dataDir: dir)
+    let add = await cli.run(url, ["--json", "articles", "add", "--title", "Beside"], dataDir: dir)
     #expect(add.code == 0)
     #expect((add.lines.first?["not_sent"] as? [String: Any])?["kind"] as? String == "busy")
     try await waitUntil("the watch sends it") { try await serverTitles(backend) == ["Beside"] }
@@ -305,20 +283,17 @@ struct OutboxCommandsTests {
   @Test("sync while sync --watch runs exits 75 saying so; after the watch ends it syncs")
   func syncBesideWatch() async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try await client(backend)
+    let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
     let url = backend.url.absoluteString
-    let (watch, _, _) = try start(url, ["sync", "--watch"], dir: dir)
+    let watch = try await startWatch(url, dir: dir)
     defer { if watch.isRunning { kill(watch.processIdentifier, SIGKILL) } }
-    try await waitUntil("the watch holds the lock") {
-      lockSays(dir, pid: watch.processIdentifier, "sync --watch")
-    }
-    let second = await run(url, ["sync"], dataDir: dir)
+    let second = await cli.run(url, ["sync"], dataDir: dir)
     #expect(second.code == 75)
     #expect(second.output.stderr.contains("pid \(watch.processIdentifier), running sync --watch"))
     watch.terminate()
     #expect(await watch.exited(), "sync --watch ignored SIGTERM")
-    let after = await run(url, ["sync"], dataDir: dir)
+    let after = await cli.run(url, ["sync"], dataDir: dir)
     #expect(after.code == 0, "\(after.output.stderr)")
   }
 }

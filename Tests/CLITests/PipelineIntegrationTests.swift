@@ -1,4 +1,5 @@
 import CourierCLI
+import CourierCLITestSupport
 import CourierLinux
 import CourierTestSupport
 import Foundation
@@ -8,29 +9,20 @@ import Testing
 /// backend: one backend for the suite, reset before each test so state never leaks.
 @Suite("Pipeline against the reference backend", .serialized, .sharedBackend)
 struct PipelineIntegrationTests {
-  func run(
-    _ backend: ReferenceBackend, _ arguments: [String], dataDir: URL, input: String? = nil,
-    environment: [String: String] = [:]
-  ) async -> CLIRun {
-    await InProcessCLI.run(
-      backend.url.absoluteString, arguments, dataDir: dataDir, input: input,
-      environment: environment)
-  }
-
-  func temporaryDirectory() throws -> URL { try InProcessCLI.temporaryDirectory("courier-cli") }
+  let cli = CLIFixture("courier-cli")
 
   @Test("login stores a 0600 session; get succeeds; logout forgets it")
   func loginGetLogout() async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try temporaryDirectory()
+    let dir = try cli.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
 
-    let denied = await run(backend, ["get", "/articles", "--json"], dataDir: dir)
+    let denied = await cli.run(backend, ["get", "/articles", "--json"], dataDir: dir)
     #expect(denied.code == 77)
     #expect(denied.output.stdout.contains(#""kind":"unauthorized""#))
     #expect(denied.output.stdout.contains("not logged in"))
 
-    let login = await run(
+    let login = await cli.run(
       backend, ["login", "--username", "alice", "--password-stdin"], dataDir: dir, input: "secret\n"
     )
     #expect(login.code == 0, "\(login.output.stderr)")
@@ -39,11 +31,11 @@ struct PipelineIntegrationTests {
       try FileManager.default.attributesOfItem(atPath: session)[.posixPermissions] as? NSNumber
     #expect(mode?.intValue == 0o600)
 
-    let get = await run(backend, ["get", "/articles"], dataDir: dir)
+    let get = await cli.run(backend, ["get", "/articles"], dataDir: dir)
     #expect(get.code == 0, "\(get.output.stderr)")
     #expect(get.output.stdout.hasPrefix("["))
 
-    let logout = await run(backend, ["logout"], dataDir: dir)
+    let logout = await cli.run(backend, ["logout"], dataDir: dir)
     #expect(logout.code == 0)
     #expect(!FileManager.default.fileExists(atPath: session))
   }
@@ -51,9 +43,9 @@ struct PipelineIntegrationTests {
   @Test("wrong password → 77 with a person's message, no raw code")
   func wrongPassword() async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try temporaryDirectory()
+    let dir = try cli.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
-    let result = await run(
+    let result = await cli.run(
       backend, ["login", "--username", "alice", "--password", "nope"], dataDir: dir)
     #expect(result.code == 77)
     #expect(result.output.stderr.hasPrefix("courier: warning: --password on the command line"))
@@ -65,12 +57,12 @@ struct PipelineIntegrationTests {
     arguments: ["curl", "urlsession"])
   func chaosRetry(transport: String) async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try temporaryDirectory()
+    let dir = try cli.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     try await backend.call(
       "POST", "/__chaos", json: #"{"fail_next":2,"status":503,"retry_after":1}"#)
     let start = ContinuousClock.now
-    let result = await run(
+    let result = await cli.run(
       backend, ["get", "/health", "--json", "--verbose", "--transport", transport], dataDir: dir)
     #expect(result.code == 0, "\(result.output.stderr)")
     #expect(result.output.stdout.contains(#""attempts":3"#))
@@ -86,11 +78,11 @@ struct PipelineIntegrationTests {
   @Test("transient failure outlasting the retries → 75 and the JSON failure object")
   func exhausted() async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try temporaryDirectory()
+    let dir = try cli.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     try await backend.call(
       "POST", "/__chaos", json: #"{"fail_next":5,"status":502,"format":"html"}"#)
-    let result = await run(
+    let result = await cli.run(
       backend, ["get", "/health", "--json", "--max-attempts", "2"], dataDir: dir,
       environment: ["COURIER_RETRY_BASE_DELAY_MS": "10"])
     #expect(result.code == 75)
@@ -106,16 +98,19 @@ struct PipelineIntegrationTests {
     "a slow server meets the caller's deadline → 75 timed out", arguments: ["curl", "urlsession"])
   func deadline(transport: String) async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try temporaryDirectory()
+    let dir = try cli.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
-    try await backend.call("POST", "/__chaos", json: #"{"fail_next":0,"delay_ms":3000}"#)
-    let result = await run(
+    // The server holds the request until released: it never answers within the deadline,
+    // however slow the machine (a 3 s delay against a 1 s deadline only made that likely).
+    try await backend.call("POST", "/__hold", json: #"{"after":0,"method":"GET"}"#)
+    let result = await cli.run(
       backend,
       [
         "get", "/health", "--json", "--timeout", "1", "--max-attempts", "1", "--transport",
         transport,
       ],
       dataDir: dir)
+    try await backend.call("POST", "/__hold", json: #"{"release":true}"#)
     #expect(result.code == 75)
     #expect(result.output.stdout.contains(#""kind":"timedOut""#))
   }
@@ -127,14 +122,15 @@ struct PipelineIntegrationTests {
     // and long enough that the refreshed token (20 s too) is still good when the request that
     // follows reaches the server on a loaded machine (1 s was not: a 401, then a second refresh).
     try await backend.call("POST", "/__config", json: #"{"token_ttl":20}"#)
-    let dir = try temporaryDirectory()
+    let dir = try cli.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     #expect(
-      await run(backend, ["login", "--username", "bob", "--password", "secret"], dataDir: dir).code
+      await cli.run(backend, ["login", "--username", "bob", "--password", "secret"], dataDir: dir)
+        .code
         == 0)
     let before = try Data(contentsOf: dir.appendingPathComponent("session.json"))
     // The 20 s token is within the 30 s leeway of its stored expiry: no 401 is needed.
-    let result = await run(backend, ["get", "/articles"], dataDir: dir)
+    let result = await cli.run(backend, ["get", "/articles"], dataDir: dir)
     #expect(result.code == 0, "\(result.output.stderr)")
     let after = try Data(contentsOf: dir.appendingPathComponent("session.json"))
     #expect(before != after)
@@ -150,7 +146,7 @@ struct PipelineIntegrationTests {
 
   @Test("connection refused → 69 and the offline/unreachable message")
   func refused() async throws {
-    let dir = try temporaryDirectory()
+    let dir = try cli.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     let output = CapturedOutput()
     let runner = CommandRunner(environment: ["HOME": dir.path], output: output)
@@ -164,7 +160,7 @@ struct PipelineIntegrationTests {
 
   @Test("usage errors exit 64; bad config exits 78 naming the file and key")
   func usageAndConfig() async throws {
-    let dir = try temporaryDirectory()
+    let dir = try cli.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     let output = CapturedOutput()
     let runner = CommandRunner(environment: ["HOME": dir.path], output: output)

@@ -1,4 +1,5 @@
 import CourierCLI
+import CourierCLITestSupport
 import CourierDomain
 import CourierTestSupport
 import Foundation
@@ -10,9 +11,7 @@ import Testing
 /// SIGKILL once /proc says it is stopped: the data folder holds both or neither.
 @Suite("courier upload --queue killed between bytes and entry", .serialized, .sharedBackend)
 struct QueuedUploadCrashTests {
-  func run(_ backend: ReferenceBackend, _ arguments: [String], dataDir: URL) async -> CLIRun {
-    await InProcessCLI.run(backend.url.absoluteString, arguments, dataDir: dataDir)
-  }
+  let cli = CLIFixture("courier-queue-crash")
 
   /// The state letter of a process in /proc (`T` when stopped), nil once it is gone.
   static func state(of pid: Int32) -> Character? {
@@ -27,21 +26,12 @@ struct QueuedUploadCrashTests {
   func queueAndKill(at point: String, file: URL, dataDir: URL, backend: ReferenceBackend)
     async throws -> String
   {
-    let process = Process()
-    process.executableURL = try InProcessCLI.builtCourier()
-    process.arguments = [
-      "--base-url", backend.url.absoluteString, "--data-dir", dataDir.path, "upload", "--queue",
-      file.path,
-    ]
-    process.environment = [
-      "HOME": dataDir.path, "XDG_CONFIG_HOME": dataDir.appendingPathComponent("cfg").path,
-      "PATH": "/usr/bin:/bin", "COURIER_TEST_STOP_AT": point,
-    ]
+    let process = try cli.process(
+      backend.url.absoluteString, ["upload", "--queue", file.path], dataDir: dataDir,
+      environment: ["COURIER_TEST_STOP_AT": point])
     let errors = dataDir.appendingPathComponent("stderr-\(point).txt")
     _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-    process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
     process.standardError = try FileHandle(forWritingTo: errors)
-    process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
     try process.run()
     defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
     let pid = process.processIdentifier
@@ -58,33 +48,13 @@ struct QueuedUploadCrashTests {
     return (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
   }
 
-  func folder(_ dir: URL) -> [String] {
-    let path = dir.appendingPathComponent("queued-uploads").path
-    return ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
-      .filter { !$0.hasPrefix(".") }
-  }
-
-  /// `folder(dir)` once no delivered bytes are still being removed (`<id>.sent`, freed by a
-  /// detached process, decision 1303), waited for with a generous bound.
-  func settled(_ dir: URL) async -> [String] {
-    let deadline = ContinuousClock.now + .seconds(120)
-    while folder(dir).contains(where: { $0.hasSuffix(".sent") }) && ContinuousClock.now < deadline {
-      try? await Task.sleep(for: .milliseconds(20))
-    }
-    return folder(dir)
-  }
-
   func entries(_ backend: ReferenceBackend, _ dir: URL) async throws -> [[String: Any]] {
-    let listing = await run(backend, ["outbox", "--json"], dataDir: dir)
-    try #require(listing.code == 0, "\(listing.output.stderr)")
-    return try #require(listing.lines.last?["entries"] as? [[String: Any]])
+    let listing = try await cli.outbox(backend.url.absoluteString, dataDir: dir)
+    return try #require(listing["entries"] as? [[String: Any]])
   }
 
   func dataFolder(_ backend: ReferenceBackend) async throws -> (URL, URL) {
-    let dir = try InProcessCLI.temporaryDirectory("courier-queue-crash")
-    let login = await run(
-      backend, ["login", "--username", "alice", "--password", "secret"], dataDir: dir)
-    try #require(login.code == 0, "\(login.output.stderr)")
+    let dir = try await cli.client(backend)
     let file = dir.appendingPathComponent("clip.bin")
     try Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: file)
     return (dir, file)
@@ -98,10 +68,13 @@ struct QueuedUploadCrashTests {
     let stderr = try await queueAndKill(
       at: "queued-upload-written", file: file, dataDir: dir, backend: backend)
     // The kill came between the two: the bytes are there, no entry points to them.
-    #expect(folder(dir).count == 1, "\(folder(dir)) \(stderr)")
-    #expect(folder(dir).first?.hasSuffix(".body") == true)
+    #expect(
+      CLIFixture.queuedUploads(in: dir).count == 1, "\(CLIFixture.queuedUploads(in: dir)) \(stderr)"
+    )
+    #expect(CLIFixture.queuedUploads(in: dir).first?.hasSuffix(".body") == true)
     #expect(try await entries(backend, dir).isEmpty)
-    #expect(folder(dir).isEmpty, "the sweep removed the bytes no entry points to")
+    #expect(
+      CLIFixture.queuedUploads(in: dir).isEmpty, "the sweep removed the bytes no entry points to")
   }
 
   @Test("killed just after the entry is committed: both, and sync sends it")
@@ -116,15 +89,14 @@ struct QueuedUploadCrashTests {
     let entry = try #require(listed.first)
     #expect(entry["collection"] as? String == "uploads")
     let id = try #require(entry["id"] as? String)
-    #expect(folder(dir) == ["\(id).body"])
+    #expect(CLIFixture.queuedUploads(in: dir) == ["\(id).body"])
     let body = dir.appendingPathComponent("queued-uploads/\(id).body")
     #expect(try Data(contentsOf: body) == (try Data(contentsOf: file)))
-    let sync = await run(backend, ["sync"], dataDir: dir)
+    let sync = await cli.run(backend, ["sync"], dataDir: dir)
     #expect(sync.code == 0, "\(sync.output.stderr)")
-    let (_, body2) = try await backend.call("GET", "/__uploads")
-    let uploads = try #require(try JSONSerialization.jsonObject(with: body2) as? [[String: Any]])
+    let uploads = try await CLIFixture.uploads(backend)
     #expect(uploads.count == 1)
     #expect(uploads.first?["state"] as? String == "completed")
-    #expect(await settled(dir).isEmpty)
+    #expect(await CLIFixture.settledQueuedUploads(in: dir).isEmpty)
   }
 }

@@ -1,14 +1,11 @@
 import CourierCLI
+import CourierCLITestSupport
 import CourierDomain
 import CourierLinux
 import CourierSystem
 import CourierTestSupport
 import Foundation
 import Testing
-
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
 
 /// `courier upload --queue` then `courier sync` against the reference backend (decision 1302):
 /// the entry and its bytes, one Idempotency-Key for the upload's life, the bytes removed only
@@ -19,85 +16,19 @@ import Testing
 struct QueuedUploadIntegrationTests {
   static let chunk = 4 * 1024 * 1024
 
-  func run(_ backend: ReferenceBackend, _ arguments: [String], dataDir: URL) async -> CLIRun {
-    await InProcessCLI.run(
-      backend.url.absoluteString, arguments, dataDir: dataDir,
-      environment: ["COURIER_RETRY_BASE_DELAY_MS": "10"])
-  }
+  let cli = CLIFixture("courier-queue-it", environment: ["COURIER_RETRY_BASE_DELAY_MS": "10"])
 
-  func client(_ backend: ReferenceBackend) async throws -> URL {
-    let dir = try InProcessCLI.temporaryDirectory("courier-queue-it")
-    let login = await run(
-      backend, ["login", "--username", "alice", "--password", "secret"], dataDir: dir)
-    try #require(login.code == 0, "\(login.output.stderr)")
-    return dir
-  }
-
-  func randomFile(in dir: URL, bytes: Int, name: String = "clip.bin") throws -> URL {
-    var generator = SystemRandomNumberGenerator()
-    var data = Data(count: bytes)
-    data.withUnsafeMutableBytes { buffer in
-      for index in stride(from: 0, to: buffer.count, by: 8) {
-        var word = generator.next()
-        withUnsafeBytes(of: &word) { wordBytes in
-          for offset in 0..<min(8, buffer.count - index) {
-            buffer[index + offset] = wordBytes[offset]
-          }
-        }
-      }
-    }
-    let url = dir.appendingPathComponent(name)
-    try data.write(to: url)
-    return url
-  }
-
-  func sha256(_ url: URL) throws -> String { SHA256.hex(SHA256.hash(try Data(contentsOf: url))) }
-
-  func photos(_ backend: ReferenceBackend) async throws -> [[String: Any]] {
-    let (_, tokenBody) = try await backend.call(
-      "POST", "/auth/token", json: #"{"username":"alice","password":"secret"}"#)
-    let token = try #require(
-      (try JSONSerialization.jsonObject(with: tokenBody) as? [String: Any])?["access_token"]
-        as? String)
-    let (status, body) = try await backend.call(
-      "GET", "/photos", headers: ["Authorization": "Bearer \(token)"])
-    try #require(status == 200)
-    return try #require(try JSONSerialization.jsonObject(with: body) as? [[String: Any]])
-  }
-
-  func uploads(_ backend: ReferenceBackend) async throws -> [[String: Any]] {
-    let (_, body) = try await backend.call("GET", "/__uploads")
-    return (try JSONSerialization.jsonObject(with: body) as? [[String: Any]]) ?? []
-  }
-
-  /// The files in the data folder's `queued-uploads/` (the lock file aside).
-  func kept(_ dir: URL) -> [String] {
-    let folder = dir.appendingPathComponent("queued-uploads")
-    return ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
-      .filter { !$0.hasPrefix(".") }.sorted()
-  }
-
-  /// `kept(dir)` once no delivered bytes are still being removed (`<id>.sent`: a detached
-  /// process frees their blocks, decision 1303), waited for with a generous bound.
-  func settled(_ dir: URL) async -> [String] {
-    let deadline = ContinuousClock.now + .seconds(120)
-    while kept(dir).contains(where: { $0.hasSuffix(".sent") }) && ContinuousClock.now < deadline {
-      try? await Task.sleep(for: .milliseconds(20))
-    }
-    return kept(dir)
-  }
-
-  func outbox(_ backend: ReferenceBackend, _ dir: URL) async throws -> [[String: Any]] {
-    let listing = await run(backend, ["outbox", "--json"], dataDir: dir)
-    try #require(listing.code == 0, "\(listing.output.stderr)")
-    return try #require(listing.lines.last?["entries"] as? [[String: Any]])
+  /// The outbox's entries; a listing that fails fails the test.
+  func outboxEntries(_ backend: ReferenceBackend, _ dir: URL) async throws -> [[String: Any]] {
+    let listing = try await cli.outbox(backend.url.absoluteString, dataDir: dir)
+    return try #require(listing["entries"] as? [[String: Any]])
   }
 
   /// Queues `file` and returns the queued line.
   func queue(_ backend: ReferenceBackend, _ file: URL, _ dir: URL, _ extra: [String] = [])
     async throws -> [String: Any]
   {
-    let queued = await run(
+    let queued = await cli.run(
       backend, ["upload", "--queue", file.path, "--json"] + extra, dataDir: dir)
     try #require(queued.code == 0, "\(queued.output.stderr)")
     let line = try #require(queued.lines.last)
@@ -105,24 +36,14 @@ struct QueuedUploadIntegrationTests {
     return line
   }
 
-  func expectOnePhoto(_ backend: ReferenceBackend, of file: URL, title: String? = nil)
-    async throws
-  {
-    let stored = try await photos(backend)
-    #expect(stored.count == 1)
-    let photo = try #require(stored.first)
-    #expect(photo["sha256"] as? String == (try sha256(file)))
-    if let title { #expect(photo["title"] as? String == title) }
-  }
-
   @Test(
     "queued, listed with its bytes, then sent by sync with tus: one upload, its key, no bytes left")
   func queueThenSync() async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try await client(backend)
+    let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
     let size = 9 * 1024 * 1024 + 17
-    let file = try randomFile(in: dir, bytes: size)
+    let file = try CLIFixture.randomFile(in: dir, bytes: size)
     let line = try await queue(backend, file, dir, ["--title", "Train", "--field", "album=2026"])
     #expect(line["bytes"] as? Int == size)
     #expect(line["transfer"] as? String == "auto")
@@ -130,32 +51,34 @@ struct QueuedUploadIntegrationTests {
     let operation = try #require(line["operation_id"] as? String)
     // Nothing was sent by the queue itself.
     #expect(try await backend.log().filter { ($0["path"] as? String) != "/auth/token" }.isEmpty)
-    #expect(kept(dir) == ["\(id).body"])
-    let entries = try await outbox(backend, dir)
+    #expect(CLIFixture.queuedUploads(in: dir) == ["\(id).body"])
+    let entries = try await outboxEntries(backend, dir)
     #expect(entries.count == 1)
     let upload = try #require(entries.first?["upload"] as? [String: Any])
     #expect(upload["bytes_confirmed"] as? Int == 0)
     #expect(upload["bytes_total"] as? Int == size)
     #expect(entries.first?["collection"] as? String == "uploads")
-    let text = await run(backend, ["outbox"], dataDir: dir)
+    let text = await cli.run(backend, ["outbox"], dataDir: dir)
     #expect(text.output.stdout.contains("0 bytes / 9.4 MB confirmed"), "\(text.output.stdout)")
 
-    let sync = await run(backend, ["sync", "--json"], dataDir: dir)
+    let sync = await cli.run(backend, ["sync", "--json"], dataDir: dir)
     #expect(sync.code == 0, "\(sync.output.stderr)")
     #expect(sync.lines.last?["sent"] as? Int == 1)
-    try await expectOnePhoto(backend, of: file, title: "Train")
-    let all = try await uploads(backend)
+    try await CLIFixture.expectOnePhoto(backend, of: file, title: "Train")
+    let all = try await CLIFixture.uploads(backend)
     #expect(all.count == 1)
     #expect(all.first?["idempotency_key"] as? String == operation)
     #expect(all.first?["bytes_received"] as? Int == size)
-    #expect(try await outbox(backend, dir).isEmpty)
-    #expect(await settled(dir).isEmpty, "the bytes go once the server confirmed them")
+    #expect(try await outboxEntries(backend, dir).isEmpty)
+    #expect(
+      await CLIFixture.settledQueuedUploads(in: dir).isEmpty,
+      "the bytes go once the server confirmed them")
   }
 
   @Test("a multipart target: one POST of the kept, compressed image, the stored photo proves it")
   func multipartImage() async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try await client(backend)
+    let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
     let photo = dir.appendingPathComponent("beach.png")
     let convert = Process()
@@ -170,9 +93,9 @@ struct QueuedUploadIntegrationTests {
     #expect((line["compression"] as? [String: Any])?["send"] as? String == "compressed")
     let id = try #require(line["id"] as? String)
     let keptBytes = try Data(contentsOf: dir.appendingPathComponent("queued-uploads/\(id).body"))
-    let sync = await run(backend, ["sync"], dataDir: dir)
+    let sync = await cli.run(backend, ["sync"], dataDir: dir)
     #expect(sync.code == 0, "\(sync.output.stderr)")
-    let stored = try await photos(backend)
+    let stored = try await CLIFixture.photos(backend)
     #expect(stored.count == 1)
     #expect(stored.first?["sha256"] as? String == SHA256.hex(SHA256.hash(keptBytes)))
     #expect(stored.first?["content_type"] as? String == "image/jpeg")
@@ -181,35 +104,35 @@ struct QueuedUploadIntegrationTests {
       return entry["method"] as? String
     }
     #expect(methods.filter { $0 == "POST" }.count == 1)
-    #expect(await settled(dir).isEmpty)
+    #expect(await CLIFixture.settledQueuedUploads(in: dir).isEmpty)
   }
 
   @Test("a refused upload (4xx) is quarantined with its bytes; discard removes both")
   func refusedIsQuarantined() async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try await client(backend)
+    let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
-    let file = try randomFile(in: dir, bytes: 4096)
+    let file = try CLIFixture.randomFile(in: dir, bytes: 4096)
     // The photos endpoint takes images only: the server refuses this one for good.
     let line = try await queue(backend, file, dir, ["--to", "/photos"])
     let id = try #require(line["id"] as? String)
-    let sync = await run(backend, ["sync", "--json"], dataDir: dir)
+    let sync = await cli.run(backend, ["sync", "--json"], dataDir: dir)
     #expect(sync.code == 65, "\(sync.output.stderr)")
     let refused = try #require((sync.lines.last?["rejected_entries"] as? [[String: Any]])?.first)
     #expect(refused["code"] as? String == "unsupported_format")
-    #expect(kept(dir) == ["\(id).body"], "kept until the user discards it")
+    #expect(CLIFixture.queuedUploads(in: dir) == ["\(id).body"], "kept until the user discards it")
     // Another sync does not send it again.
-    let again = await run(backend, ["sync", "--json"], dataDir: dir)
+    let again = await cli.run(backend, ["sync", "--json"], dataDir: dir)
     #expect(again.lines.last?["sent"] as? Int == 0)
     let posts = try await backend.log().filter {
       ($0["path"] as? String) == "/photos" && ($0["method"] as? String) == "POST"
     }
     #expect(posts.count == 1)
-    let discard = await run(backend, ["outbox", "discard", "1"], dataDir: dir)
+    let discard = await cli.run(backend, ["outbox", "discard", "1"], dataDir: dir)
     #expect(discard.code == 0, "\(discard.output.stderr)")
     #expect(discard.output.stdout.contains("queued upload"), "\(discard.output.stdout)")
-    #expect(await settled(dir).isEmpty)
-    #expect(try await outbox(backend, dir).isEmpty)
+    #expect(await CLIFixture.settledQueuedUploads(in: dir).isEmpty)
+    #expect(try await outboxEntries(backend, dir).isEmpty)
   }
 
   @Test(
@@ -217,49 +140,49 @@ struct QueuedUploadIntegrationTests {
     arguments: [("beyond", 1), ("behind", 5 * 1024 * 1024), ("missing", 1)])
   func hostileOffsets(_ mode: String, _ delta: Int) async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try await client(backend)
+    let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
-    let file = try randomFile(in: dir, bytes: 10 * 1024 * 1024)
+    let file = try CLIFixture.randomFile(in: dir, bytes: 10 * 1024 * 1024)
     let line = try await queue(backend, file, dir)
     let id = try #require(line["id"] as? String)
     try await backend.call(
       "POST", "/__chaos",
       json:
         #"{"tus_offset_mode":"\#(mode)","tus_offset_method":"PATCH","tus_offset_delta":\#(delta)}"#)
-    let first = await run(backend, ["sync"], dataDir: dir)
+    let first = await cli.run(backend, ["sync"], dataDir: dir)
     #expect(first.code == 76, "\(first.output.stdout)\(first.output.stderr)")
     #expect(first.output.stderr.contains("no damaged file is stored"), "\(first.output.stderr)")
-    #expect(try await photos(backend).isEmpty)
-    let entries = try await outbox(backend, dir)
+    #expect(try await CLIFixture.photos(backend).isEmpty)
+    let entries = try await outboxEntries(backend, dir)
     #expect(entries.count == 1)
     #expect(entries.first?["state"] as? String == "pending")
-    #expect(kept(dir).contains("\(id).body"))
-    let second = await run(backend, ["sync", "--json"], dataDir: dir)
+    #expect(CLIFixture.queuedUploads(in: dir).contains("\(id).body"))
+    let second = await cli.run(backend, ["sync", "--json"], dataDir: dir)
     #expect(second.code == 0, "\(second.output.stderr)")
-    try await expectOnePhoto(backend, of: file)
-    #expect(try await uploads(backend).count == 1)
-    #expect(await settled(dir).isEmpty)
+    try await CLIFixture.expectOnePhoto(backend, of: file)
+    #expect(try await CLIFixture.uploads(backend).count == 1)
+    #expect(await CLIFixture.settledQueuedUploads(in: dir).isEmpty)
   }
 
   @Test("sync shows a resumed upload's progress from the server's offset, as courier upload does")
   func syncShowsProgress() async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try await client(backend)
+    let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
     let size = 9 * 1024 * 1024
-    let file = try randomFile(in: dir, bytes: size)
+    let file = try CLIFixture.randomFile(in: dir, bytes: size)
     let line = try await queue(backend, file, dir)
     let id = try #require(line["id"] as? String)
     // The first PATCH (4 MiB) is stored, its answer lies: the sync stops, the bytes stay.
     try await backend.call(
       "POST", "/__chaos", json: #"{"tus_offset_mode":"missing","tus_offset_method":"PATCH"}"#)
-    let first = await run(backend, ["sync"], dataDir: dir)
+    let first = await cli.run(backend, ["sync"], dataDir: dir)
     #expect(first.code == 76, "\(first.output.stderr)")
-    let stored = try #require(try await uploads(backend).first?["offset"] as? Int)
+    let stored = try #require(try await CLIFixture.uploads(backend).first?["offset"] as? Int)
     #expect(stored > 0)
     // Each request waits on the server, so the follower sees the transfer while it runs.
     try await backend.call("POST", "/__chaos", json: #"{"delay_ms":1500}"#)
-    let second = await run(backend, ["sync", "--json"], dataDir: dir)
+    let second = await cli.run(backend, ["sync", "--json"], dataDir: dir)
     try await backend.call("POST", "/__chaos", json: #"{"delay_ms":0}"#)
     #expect(second.code == 0, "\(second.output.stderr)")
     let events = second.lines.filter { $0["id"] as? String == id && $0["event"] != nil }
@@ -275,70 +198,69 @@ struct QueuedUploadIntegrationTests {
     #expect(sent.last == size, "ends full once delivered: \(sent)")
     // The report is still the last line.
     #expect(second.lines.last?["sent"] as? Int == 1, "\(second.output.stdout)")
-    try await expectOnePhoto(backend, of: file)
+    try await CLIFixture.expectOnePhoto(backend, of: file)
   }
 
   @Test("412: refused and kept with its bytes; retried under a new key once the server speaks it")
   func versionRefused() async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try await client(backend)
+    let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
-    let file = try randomFile(in: dir, bytes: 300_000)
+    let file = try CLIFixture.randomFile(in: dir, bytes: 300_000)
     let line = try await queue(backend, file, dir, ["--resumable"])
     let id = try #require(line["id"] as? String)
     try await backend.call(
       "POST", "/__chaos",
       json: #"{"fail_next":1,"status":412,"path":"/uploads","method":"POST"}"#)
-    let first = await run(backend, ["sync", "--json"], dataDir: dir)
+    let first = await cli.run(backend, ["sync", "--json"], dataDir: dir)
     #expect(first.code == 65, "\(first.output.stderr)")
     let refused = try #require((first.lines.last?["rejected_entries"] as? [[String: Any]])?.first)
     #expect(refused["code"] as? String == "tus_version_unsupported")
-    #expect(kept(dir).contains("\(id).body"))
-    let retry = await run(backend, ["outbox", "retry", "--all", "--json"], dataDir: dir)
+    #expect(CLIFixture.queuedUploads(in: dir).contains("\(id).body"))
+    let retry = await cli.run(backend, ["outbox", "retry", "--all", "--json"], dataDir: dir)
     #expect(retry.code == 0, "\(retry.output.stderr)")
-    try await expectOnePhoto(backend, of: file)
-    #expect(await settled(dir).isEmpty)
+    try await CLIFixture.expectOnePhoto(backend, of: file)
+    #expect(await CLIFixture.settledQueuedUploads(in: dir).isEmpty)
   }
 
   @Test("460 (the chunk arrived damaged): sent again; the stored file is the original")
   func checksumMismatch() async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try await client(backend)
+    let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
     let size = 9 * 1024 * 1024
-    let file = try randomFile(in: dir, bytes: size)
+    let file = try CLIFixture.randomFile(in: dir, bytes: size)
     _ = try await queue(backend, file, dir)
     try await backend.call(
       "POST", "/__chaos",
       json: #"{"fail_next":1,"status":460,"path":"/uploads/","method":"PATCH"}"#)
-    let sync = await run(backend, ["sync"], dataDir: dir)
+    let sync = await cli.run(backend, ["sync"], dataDir: dir)
     #expect(sync.code == 0, "\(sync.output.stderr)")
-    try await expectOnePhoto(backend, of: file)
-    let received = try await uploads(backend).first?["bytes_received"] as? Int ?? 0
+    try await CLIFixture.expectOnePhoto(backend, of: file)
+    let received = try await CLIFixture.uploads(backend).first?["bytes_received"] as? Int ?? 0
     #expect(received > size && received <= size + Self.chunk)
   }
 
   @Test("queued while a sync --watch runs in the same process: the watch sends it by itself")
   func watchSendsQueued() async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try await client(backend)
+    let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
-    let file = try randomFile(in: dir, bytes: 200_000)
+    let file = try CLIFixture.randomFile(in: dir, bytes: 200_000)
     let session = try CourierSession.connecting(to: backend.url) { config in
       config.dataDirectory = dir
     }
-    let articles = try session.articles()
     let watch = Task {
-      for try await _ in articles.watch() {}
+      for try await _ in session.watch() {}
     }
     defer { watch.cancel() }
-    let entry = try await session.queueUpload(file, title: "While watching")
+    let entry = try await session.queuedUploads.add(file, title: "While watching")
     #expect(entry.key.collection == "uploads")
     let deadline = ContinuousClock.now + .seconds(120)
-    while try await photos(backend).isEmpty {
+    while try await CLIFixture.photos(backend).isEmpty {
       try #require(ContinuousClock.now < deadline, "the watch never sent the queued upload")
       try await Task.sleep(for: .milliseconds(50))
     }
-    try await expectOnePhoto(backend, of: file, title: "While watching")
+    try await CLIFixture.expectOnePhoto(backend, of: file, title: "While watching")
   }
 }

@@ -1,3 +1,4 @@
+import CourierCLITestSupport
 import CourierDomain
 import CourierSystem
 import CourierTestSupport
@@ -144,17 +145,9 @@ struct QueuedUploadNetworkTests {
     }
   }
 
-  /// Random bytes, so nothing on the way can make them smaller.
+  /// Seeded random bytes, so nothing on the way can make them smaller.
   static func randomFile(in dir: URL, bytes: Int) throws -> URL {
-    var generator = SystemRandomNumberGenerator()
-    var data = Data(count: bytes)
-    data.withUnsafeMutableBytes { buffer in
-      let words = buffer.bindMemory(to: UInt64.self)
-      for index in words.indices { words[index] = generator.next() }
-    }
-    let url = dir.appendingPathComponent("video-\(bytes).bin")
-    try data.write(to: url)
-    return url
+    try CLIFixture.randomFile(in: dir, bytes: bytes, name: "video-\(bytes).bin")
   }
 
   /// Waits (bounded) for a condition checked every 50 ms.

@@ -1,3 +1,4 @@
+import CourierCLITestSupport
 import CourierTestSupport
 import Foundation
 import Testing
@@ -10,14 +11,9 @@ import Testing
 /// `scripts/release-build` checks).
 @Suite("libsqlite3 loaded on first use")
 struct SQLiteLoadingTests {
-  struct Run {
-    let code: Int32
-    let stdout: String
-    let stderr: String
-  }
-
-  /// Runs `courier` with a fresh home and data folder and libsqlite3 out of reach.
-  static func courier(_ arguments: [String], in folder: URL) async throws -> Run {
+  /// Runs `courier` with a fresh home and data folder and libsqlite3 out of reach, off the
+  /// concurrency pool (`ChildProcess`).
+  static func courier(_ arguments: [String], in folder: URL) async throws -> ChildProcess.Result {
     let binary = try InProcessCLI.builtCourier()
     let environment = [
       "HOME": folder.path, "XDG_CONFIG_HOME": folder.appendingPathComponent("cfg").path,
@@ -26,24 +22,7 @@ struct SQLiteLoadingTests {
       "COURIER_BASE_URL": "http://127.0.0.1:9",
       "COURIER_LIBSQLITE3": folder.appendingPathComponent("no-such/libsqlite3.so.0").path,
     ]
-    return try await offPool {
-      let process = Process()
-      process.executableURL = binary
-      process.arguments = arguments
-      process.environment = environment
-      let out = Pipe()
-      let err = Pipe()
-      process.standardOutput = out
-      process.standardError = err
-      process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-      try process.run()
-      let stdout = out.fileHandleForReading.readDataToEndOfFile()
-      let stderr = err.fileHandleForReading.readDataToEndOfFile()
-      process.waitUntilExit()
-      return Run(
-        code: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-        stderr: String(decoding: stderr, as: UTF8.self))
-    }
+    return try await ChildProcess.run([binary.path] + arguments, environment: environment)
   }
 
   @Test("--version, --help and status need no libsqlite3")
@@ -52,7 +31,7 @@ struct SQLiteLoadingTests {
     defer { try? FileManager.default.removeItem(at: folder) }
     for arguments in [["--version"], ["--help"], ["status"]] {
       let run = try await Self.courier(arguments, in: folder)
-      #expect(run.code == 0, "\(arguments): \(run.stderr)")
+      #expect(run.succeeded, "\(arguments): \(run)")
       #expect(!run.stdout.isEmpty, "\(arguments)")
     }
   }
@@ -62,7 +41,7 @@ struct SQLiteLoadingTests {
     let folder = try InProcessCLI.temporaryDirectory("courier-nosqlite")
     defer { try? FileManager.default.removeItem(at: folder) }
     let run = try await Self.courier(["articles", "add", "--title", "t"], in: folder)
-    #expect(run.code == 74, "\(run.stdout) \(run.stderr)")
+    #expect(run.status == 74 && !run.signaled, "\(run)")
     #expect(run.stderr.contains("libsqlite3"), "\(run.stderr)")
     #expect(run.stderr.contains("apt-get install libsqlite3-0"), "\(run.stderr)")
     let store = folder.appendingPathComponent("data/courier.sqlite").path

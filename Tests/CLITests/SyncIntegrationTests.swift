@@ -1,4 +1,5 @@
 import CourierCLI
+import CourierCLITestSupport
 import CourierLinux
 import CourierTestSupport
 import Foundation
@@ -8,38 +9,7 @@ import Testing
 /// store reopened by every command (each command is a fresh start of the store).
 @Suite("Sync against the reference backend", .serialized)
 struct SyncIntegrationTests {
-
-  /// A base URL nothing listens on (connection refused at once): "offline".
-  static let deadURL = "http://127.0.0.1:9"
-
-  func run(
-    _ baseURL: String, _ arguments: [String], dataDir: URL, input: String? = nil,
-    environment: [String: String] = [:]
-  ) async -> CLIRun {
-    await InProcessCLI.run(
-      baseURL, arguments, dataDir: dataDir, input: input, environment: environment,
-      globalFlags: ["--max-attempts", "1"])
-  }
-
-  func client(_ backend: ReferenceBackend, user: String = "alice") async throws -> URL {
-    let dir = try InProcessCLI.temporaryDirectory("courier-sync")
-    let login = await run(
-      backend.url.absoluteString, ["login", "--username", user, "--password-stdin"], dataDir: dir,
-      input: "secret\n")
-    #expect(login.code == 0, "\(login.output.stderr)")
-    return dir
-  }
-
-  func serverArticles(_ backend: ReferenceBackend) async throws -> [[String: Any]] {
-    let (_, body) = try await backend.call(
-      "POST", "/auth/token", json: #"{"username":"bob","password":"secret"}"#)
-    let token =
-      (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["access_token"] as? String
-      ?? ""
-    let (_, list) = try await backend.call(
-      "GET", "/articles", headers: ["Authorization": "Bearer \(token)"])
-    return (try JSONSerialization.jsonObject(with: list) as? [[String: Any]]) ?? []
-  }
+  let cli = CLIFixture("courier-sync", globalFlags: ["--max-attempts", "1"])
 
   // MARK: Stale-while-revalidate
 
@@ -47,14 +17,14 @@ struct SyncIntegrationTests {
   func staleWhileRevalidate() async throws {
     let backend = try await ReferenceBackend()
     defer { backend.stop() }
-    let dir = try await client(backend)
+    let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
     let url = backend.url.absoluteString
-    let add = await run(
+    let add = await cli.run(
       url, ["articles", "add", "--title", "Bonjour", "--body", "b"], dataDir: dir)
     #expect(add.code == 0, "\(add.output.stderr)")
 
-    let first = await run(url, ["articles", "list", "--json"], dataDir: dir)
+    let first = await cli.run(url, ["articles", "list", "--json"], dataDir: dir)
     #expect(first.code == 0, "\(first.output.stderr)")
     #expect(first.lines.count == 2)
     #expect(first.lines.first?["source"] as? String == "cache")
@@ -63,12 +33,12 @@ struct SyncIntegrationTests {
     #expect(first.lines.last?["not_modified"] as? Bool == false)
     #expect((first.lines.last?["articles"] as? [Any])?.count == 1)
 
-    let second = await run(url, ["articles", "list", "--json"], dataDir: dir)
+    let second = await cli.run(url, ["articles", "list", "--json"], dataDir: dir)
     #expect(second.lines.last?["not_modified"] as? Bool == true)
     #expect((second.lines.first?["age_seconds"] as? Double).map { $0 >= 0 } == true)
 
     try await backend.call("POST", "/__chaos", json: #"{"fail_next":1,"status":500}"#)
-    let failing = await run(url, ["articles", "list", "--json"], dataDir: dir)
+    let failing = await cli.run(url, ["articles", "list", "--json"], dataDir: dir)
     #expect(failing.code != 0)
     let failed = try #require(failing.lines.last)
     #expect(failed["source"] as? String == "network")
@@ -80,11 +50,11 @@ struct SyncIntegrationTests {
     while ContinuousClock.now < down, (try? await backend.call("GET", "/health")) != nil {
       try await Task.sleep(for: .milliseconds(50))
     }
-    let gone = await run(url, ["articles", "list"], dataDir: dir)
+    let gone = await cli.run(url, ["articles", "list"], dataDir: dir)
     #expect(gone.code == 69)
     #expect(gone.output.stdout.contains("Bonjour"))
     #expect(gone.output.stderr.contains("The cached list above is kept."))
-    let offline = await run(url, ["articles", "list", "--offline", "--json"], dataDir: dir)
+    let offline = await cli.run(url, ["articles", "list", "--offline", "--json"], dataDir: dir)
     #expect(offline.code == 0)
     #expect(offline.lines.count == 1)
     #expect((offline.lines.first?["articles"] as? [Any])?.count == 1)
@@ -96,22 +66,23 @@ struct SyncIntegrationTests {
   func outboxSurvivesRestart() async throws {
     let backend = try await ReferenceBackend()
     defer { backend.stop() }
-    let dir = try await client(backend)
+    let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
     for title in ["un", "deux", "trois"] {
-      let add = await run(Self.deadURL, ["articles", "add", "--title", title], dataDir: dir)
+      let add = await cli.run(
+        CLIFixture.deadURL, ["articles", "add", "--title", title], dataDir: dir)
       #expect(add.code == 0, "queued offline is a success: \(add.output.stderr)")
       #expect(add.output.stdout.contains("saved in the outbox"))
     }
-    let outbox = await run(Self.deadURL, ["outbox", "--json"], dataDir: dir)
+    let outbox = await cli.run(CLIFixture.deadURL, ["outbox", "--json"], dataDir: dir)
     #expect(outbox.lines.first?["pending"] as? Int == 3)
 
-    let sync = await run(backend.url.absoluteString, ["sync", "--json"], dataDir: dir)
+    let sync = await cli.run(backend.url.absoluteString, ["sync", "--json"], dataDir: dir)
     #expect(sync.code == 0, "\(sync.output.stdout)")
     #expect(sync.lines.first?["sent"] as? Int == 3)
     #expect(sync.lines.first?["pending"] as? Int == 0)
     let puts = try await backend.log().filter { ($0["method"] as? String) == "PUT" }
-    let titles = try await serverArticles(backend).map { $0["title"] as? String ?? "" }
+    let titles = try await CLIFixture.articles(backend).map { $0["title"] as? String ?? "" }
     #expect(Set(titles) == ["un", "deux", "trois"])
     #expect(puts.count == 3)
     // In queue order: the ids the outbox listed, in its order.
@@ -150,44 +121,43 @@ struct SyncIntegrationTests {
     let backend = try await ReferenceBackend()
     defer { backend.stop() }
     let url = backend.url.absoluteString
-    let a = try await client(backend)
-    let b = try await client(backend, user: "bob")
-    defer {
-      try? FileManager.default.removeItem(at: a)
-      try? FileManager.default.removeItem(at: b)
-    }
+    let a = try await cli.client(backend)
+    let b = try await cli.client(backend, user: "bob")
+    defer { CLIFixture.remove(a, b) }
     let env = ["COURIER_CONFLICT_POLICY": row.policy]
-    #expect(await run(url, ["articles", "add", "--title", "base"], dataDir: a).code == 0)
-    let listed = await run(url, ["articles", "list", "--json"], dataDir: b)
+    #expect(await cli.run(url, ["articles", "add", "--title", "base"], dataDir: a).code == 0)
+    let listed = await cli.run(url, ["articles", "list", "--json"], dataDir: b)
     let id = try #require(
       (listed.lines.last?["articles"] as? [[String: Any]])?.first?["id"] as? String)
-    _ = await run(url, ["articles", "list"], dataDir: a)
+    _ = await cli.run(url, ["articles", "list"], dataDir: a)
 
     if row.bIsNewer {
       // A's change reaches the server first; B edits (offline) afterwards.
-      #expect(await run(url, ["articles", "edit", id, "--title", "A"], dataDir: a).code == 0)
+      #expect(await cli.run(url, ["articles", "edit", id, "--title", "A"], dataDir: a).code == 0)
       #expect(
-        await run(Self.deadURL, ["articles", "edit", id, "--title", "B"], dataDir: b).code == 0)
+        await cli.run(CLIFixture.deadURL, ["articles", "edit", id, "--title", "B"], dataDir: b).code
+          == 0)
     } else {
       // B edits offline first; A's change reaches the server afterwards.
       #expect(
-        await run(Self.deadURL, ["articles", "edit", id, "--title", "B"], dataDir: b).code == 0)
+        await cli.run(CLIFixture.deadURL, ["articles", "edit", id, "--title", "B"], dataDir: b).code
+          == 0)
       try await Task.sleep(for: .milliseconds(20))  // distinct timestamps, not synchronisation
-      #expect(await run(url, ["articles", "edit", id, "--title", "A"], dataDir: a).code == 0)
+      #expect(await cli.run(url, ["articles", "edit", id, "--title", "A"], dataDir: a).code == 0)
     }
     // Through the flag, it beats an environment that says otherwise.
     let sync =
       row.viaFlag
-      ? await run(
+      ? await cli.run(
         url, ["sync", "--json", "--conflict-policy", row.policy], dataDir: b,
         environment: ["COURIER_CONFLICT_POLICY": "lastWriteWins"])
-      : await run(url, ["sync", "--json"], dataDir: b, environment: env)
+      : await cli.run(url, ["sync", "--json"], dataDir: b, environment: env)
     #expect(sync.code == row.expectedCode, "\(sync.output.stdout)")
     #expect(sync.lines.first?["conflicts"] as? Int == 1)
-    let server = try await serverArticles(backend)
+    let server = try await CLIFixture.articles(backend)
     #expect(server.first?["title"] as? String == row.expectedTitle)
-    let outbox = await run(url, ["outbox", "--json"], dataDir: b)
-    let local = await run(url, ["articles", "list", "--offline", "--json"], dataDir: b)
+    let outbox = await cli.run(url, ["outbox", "--json"], dataDir: b)
+    let local = await cli.run(url, ["articles", "list", "--offline", "--json"], dataDir: b)
     let localTitle = (local.lines.first?["articles"] as? [[String: Any]])?.first?["title"]
     if row.policy == "manual" {
       #expect(outbox.lines.first?["conflicted"] as? Int == 1)
@@ -205,10 +175,10 @@ struct SyncIntegrationTests {
     "kill -9 during replays, many times: every operation applied exactly once, in order",
     arguments: [1, 4])
   func crashConsistency(concurrency: Int) async throws {
-    let binary = try InProcessCLI.builtCourier()
+    _ = try InProcessCLI.builtCourier()  // before a minute of set-up, not after
     let backend = try await ReferenceBackend()
     defer { backend.stop() }
-    let dir = try await client(backend)
+    let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
     let url = backend.url.absoluteString
     // 48 creates, then an edit of every 4th (queued after all creates, not coalesced since
@@ -216,16 +186,16 @@ struct SyncIntegrationTests {
     let count = 48
     var ids: [String] = []
     for index in 0..<count {
-      let add = await run(
-        Self.deadURL, ["articles", "add", "--title", "t\(index)", "--json"], dataDir: dir)
+      let add = await cli.run(
+        CLIFixture.deadURL, ["articles", "add", "--title", "t\(index)", "--json"], dataDir: dir)
       ids.append(try #require(add.lines.first?["id"] as? String))
     }
     for index in stride(from: 0, to: count, by: 4) {
-      let edit = await run(
-        Self.deadURL, ["articles", "edit", ids[index], "--title", "e\(index)"], dataDir: dir)
+      let edit = await cli.run(
+        CLIFixture.deadURL, ["articles", "edit", ids[index], "--title", "e\(index)"], dataDir: dir)
       #expect(edit.code == 0)
     }
-    let before = await run(Self.deadURL, ["outbox", "--json"], dataDir: dir)
+    let before = await cli.run(CLIFixture.deadURL, ["outbox", "--json"], dataDir: dir)
     let queuedOps = (before.lines.first?["entries"] as? [[String: Any]]) ?? []
     #expect(queuedOps.count == count + count / 4)
 
@@ -246,14 +216,10 @@ struct SyncIntegrationTests {
         "POST", "/__hold", json: #"{"after":\#(pass),"when":"\#(when)","method":"PUT"}"#)
       let errors = dir.appendingPathComponent("round-\(round).stderr")
       _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-      let process = Process()
-      process.executableURL = binary
-      process.arguments = ["--base-url", url, "--data-dir", dir.path, "sync"]
-      process.environment = [
-        "HOME": dir.path, "XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path,
-        "COURIER_REPLAY_CONCURRENCY": String(concurrency),
-      ]
-      process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+      // A user's sync, with its retries (not the suite's one attempt).
+      let process = try cli.process(
+        url, ["sync"], dataDir: dir,
+        environment: ["COURIER_REPLAY_CONCURRENCY": String(concurrency)], globalFlags: [])
       process.standardError = try FileHandle(forWritingTo: errors)
       try process.run()
       // Until the server holds one of its writes, or it ends (a generous deadline: only a hang
@@ -261,9 +227,7 @@ struct SyncIntegrationTests {
       let deadline = ContinuousClock.now + .seconds(300)
       var held = false
       while process.isRunning, ContinuousClock.now < deadline {
-        let (_, body) = try await backend.call("GET", "/__hold")
-        let state = try JSONSerialization.jsonObject(with: body) as? [String: Any]
-        if (state?["held"] as? Int ?? 0) > 0 {
+        if try await CLIFixture.heldRequests(backend) > 0 {
           held = true
           break
         }
@@ -283,7 +247,7 @@ struct SyncIntegrationTests {
     // The last killed run's request may still be in the server's hands: the same key then gets
     // 409 idempotency_in_flight, a transient refusal that the default retry policy waits out
     // (this suite's runs otherwise make one attempt).
-    let final = await run(
+    let final = await cli.run(
       url, ["--max-attempts", "4", "sync", "--json"], dataDir: dir,
       environment: [
         "COURIER_RETRY_BASE_DELAY_MS": "100", "COURIER_REPLAY_CONCURRENCY": String(concurrency),
@@ -293,7 +257,7 @@ struct SyncIntegrationTests {
     #expect(kills >= wanted, "every round killed its client mid-replay (\(kills)); \(ended ?? "")")
 
     // Server state: every article once, edited ones at version 2 with the edit's title.
-    let server = try await serverArticles(backend)
+    let server = try await CLIFixture.articles(backend)
     #expect(server.count == count)
     for (index, id) in ids.enumerated() {
       let article = server.first { $0["id"] as? String == id }

@@ -1,4 +1,5 @@
 import CourierCLI
+import CourierCLITestSupport
 import CourierDomain
 import CourierSystem
 import CourierTestSupport

@@ -1,4 +1,5 @@
 import CourierCLI
+import CourierCLITestSupport
 import CourierCore
 import CourierTestSupport
 import Foundation
@@ -10,41 +11,7 @@ import Testing
 struct UploadIntegrationTests {
   static let transports = ["curl", "urlsession"]
 
-  func run(
-    _ backend: ReferenceBackend, _ arguments: [String], dataDir: URL,
-    environment: [String: String] = [:]
-  ) async -> CLIRun {
-    var env = ["COURIER_RETRY_BASE_DELAY_MS": "10"]
-    for (key, value) in environment { env[key] = value }
-    return await InProcessCLI.run(
-      backend.url.absoluteString, arguments, dataDir: dataDir, environment: env)
-  }
-
-  func temporaryDirectory() throws -> URL {
-    try InProcessCLI.temporaryDirectory("courier-upload-it")
-  }
-
-  func login(_ backend: ReferenceBackend, dataDir: URL) async throws {
-    let result = await run(
-      backend, ["login", "--username", "alice", "--password", "secret"], dataDir: dataDir)
-    try #require(result.code == 0, "\(result.output.stderr)")
-  }
-
-  /// A bearer token of the backend's own, for checking what it stored.
-  func token(_ backend: ReferenceBackend) async throws -> String {
-    let (_, body) = try await backend.call(
-      "POST", "/auth/token", json: #"{"username":"alice","password":"secret"}"#)
-    let object = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
-    return try #require(object["access_token"] as? String)
-  }
-
-  func photos(_ backend: ReferenceBackend) async throws -> [[String: Any]] {
-    let bearer = try await token(backend)
-    let (status, body) = try await backend.call(
-      "GET", "/photos", headers: ["Authorization": "Bearer \(bearer)"])
-    try #require(status == 200)
-    return try #require(try JSONSerialization.jsonObject(with: body) as? [[String: Any]])
-  }
+  let cli = CLIFixture("courier-upload-it", environment: ["COURIER_RETRY_BASE_DELAY_MS": "10"])
 
   func posts(_ backend: ReferenceBackend, _ path: String = "/photos") async throws -> [[String:
     Any]]
@@ -68,13 +35,12 @@ struct UploadIntegrationTests {
     "503 twice then success: 3 POSTs with one key, exactly one photo stored", arguments: transports)
   func retriesStoreOnePhoto(_ transport: String) async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try temporaryDirectory()
+    let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
-    try await login(backend, dataDir: dir)
     let photo = try await makeJPEG(in: dir, width: 640, height: 480, gps: false)
     try await backend.call(
       "POST", "/__chaos", json: #"{"fail_next":2,"status":503,"path":"/photos"}"#)
-    let result = await run(
+    let result = await cli.run(
       backend, ["upload", photo.path, "--title", "Beach", "--transport", transport], dataDir: dir)
     #expect(result.code == 0, "\(result.output.stderr)")
     #expect(result.output.stderr.contains("server busy (503), retrying in"))
@@ -82,7 +48,7 @@ struct UploadIntegrationTests {
     let response = try #require(
       try JSONSerialization.jsonObject(with: Data(result.output.stdout.utf8)) as? [String: Any])
     #expect(response["title"] as? String == "Beach")
-    let stored = try await photos(backend)
+    let stored = try await CLIFixture.photos(backend)
     #expect(stored.count == 1)
     #expect(stored.first?["id"] as? String == response["id"] as? String)
     let attempts = try await posts(backend)
@@ -94,9 +60,8 @@ struct UploadIntegrationTests {
   @Test("on a terminal: a progress bar redrawn with \\r on standard error, and a retry line")
   func terminalProgress() async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try temporaryDirectory()
+    let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
-    try await login(backend, dataDir: dir)
     let photo = try await makeJPEG(in: dir, width: 800, height: 600, gps: false)
     try await backend.call(
       "POST", "/__chaos", json: #"{"fail_next":1,"status":503,"path":"/photos"}"#)
@@ -117,13 +82,12 @@ struct UploadIntegrationTests {
   @Test("--json: one object per event, then the result", arguments: transports)
   func jsonEvents(_ transport: String) async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try temporaryDirectory()
+    let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
-    try await login(backend, dataDir: dir)
     let photo = try await makeJPEG(in: dir, width: 300, height: 200, gps: false)
     try await backend.call(
       "POST", "/__chaos", json: #"{"fail_next":1,"status":503,"path":"/photos"}"#)
-    let result = await run(
+    let result = await cli.run(
       backend, ["upload", photo.path, "--json", "--transport", transport], dataDir: dir)
     #expect(result.code == 0, "\(result.output.stderr)")
     let lines = result.output.stdout.split(separator: "\n").map(String.init)
@@ -146,26 +110,24 @@ struct UploadIntegrationTests {
   func tooLarge() async throws {
     let backend = try await SharedBackend.fresh()
     try await backend.call("POST", "/__config", json: #"{"max_upload":2000}"#)
-    let dir = try temporaryDirectory()
+    let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
-    try await login(backend, dataDir: dir)
     let photo = try await makeJPEG(in: dir, width: 400, height: 300, gps: false)
-    let result = await run(backend, ["upload", photo.path, "--no-compress"], dataDir: dir)
+    let result = await cli.run(backend, ["upload", photo.path, "--no-compress"], dataDir: dir)
     #expect(result.code == 65)
     let message = result.output.stderr.split(separator: "\n").last.map(String.init) ?? ""
     #expect(message.hasPrefix("courier: "))
     #expect(!message.contains("422"))
     #expect(message.count > "courier: ".count + 10)
     #expect(try await posts(backend).compactMap { $0["status"] as? Int } == [422])
-    #expect(try await photos(backend).isEmpty)
+    #expect(try await CLIFixture.photos(backend).isEmpty)
   }
 
   @Test("an expired access token is refreshed once and the upload replayed with the same key")
   func refreshesToken() async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try temporaryDirectory()
+    let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
-    try await login(backend, dataDir: dir)
     // An access token the server no longer knows, with the real refresh token: a 401 follows.
     let session = dir.appendingPathComponent("session.json")
     var stored = try #require(
@@ -174,7 +136,7 @@ struct UploadIntegrationTests {
     stored[accessKey] = "expired-token"
     try JSONSerialization.data(withJSONObject: stored).write(to: session)
     let photo = try await makeJPEG(in: dir, width: 320, height: 240, gps: false)
-    let result = await run(backend, ["upload", photo.path], dataDir: dir)
+    let result = await cli.run(backend, ["upload", photo.path], dataDir: dir)
     #expect(result.code == 0, "\(result.output.stderr)")
     let log = try await backend.log().compactMap { entry -> String? in
       guard let path = entry["path"] as? String, let status = entry["status"] as? Int,
@@ -185,12 +147,12 @@ struct UploadIntegrationTests {
     #expect(Array(log.suffix(3)) == ["/photos 401", "/auth/refresh 200", "/photos 201"])
     let keys = Set(try await posts(backend).compactMap { $0["idempotency_key"] as? String })
     #expect(keys.count == 1)
-    #expect(try await photos(backend).count == 1)
+    #expect(try await CLIFixture.photos(backend).count == 1)
   }
 
   @Test("connection refused: the unreachable message and exit 69", arguments: transports)
   func refused(_ transport: String) async throws {
-    let dir = try temporaryDirectory()
+    let dir = try cli.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     let photo = try await makeJPEG(in: dir, width: 64, height: 64, gps: false)
     let output = CapturedOutput()
@@ -207,11 +169,11 @@ struct UploadIntegrationTests {
   @Test("a missing file: exit 66 naming it, and no request at all")
   func missingFile() async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try temporaryDirectory()
+    let dir = try cli.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     let before = try await backend.log().count
     let missing = dir.appendingPathComponent("nowhere.jpg").path
-    let result = await run(backend, ["upload", missing], dataDir: dir)
+    let result = await cli.run(backend, ["upload", missing], dataDir: dir)
     #expect(result.code == 66)
     #expect(result.output.stderr == "courier: The file nowhere.jpg doesn't exist.\n")
     #expect(try await backend.log().count == before)
@@ -220,24 +182,23 @@ struct UploadIntegrationTests {
   @Test("a 3000×2000 JPEG with GPS arrives as a JPEG ≤ 2048 px without GPS", arguments: transports)
   func compressesAndStripsLocation(_ transport: String) async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try temporaryDirectory()
+    let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
-    try await login(backend, dataDir: dir)
     let photo = try await makeJPEG(in: dir, width: 3000, height: 2000, gps: true)
     let original = try Data(contentsOf: photo)
     #expect(original.range(of: Data("Exif\0\0".utf8)) != nil)
-    let result = await run(
+    let result = await cli.run(
       backend, ["upload", photo.path, "--json", "--transport", transport], dataDir: dir)
     #expect(result.code == 0, "\(result.output.stderr)")
     #expect(result.output.stdout.contains(#""event":"prepared""#))
     #expect(result.output.stdout.contains(#""reason":"compressed""#))
-    let stored = try #require(try await photos(backend).first)
+    let stored = try #require(try await CLIFixture.photos(backend).first)
     #expect(stored["content_type"] as? String == "image/jpeg")
     #expect(stored["sha256"] as? String != TestDigest.sha256Hex(original))
     #expect((stored["size"] as? Int).map { $0 != original.count } == true)
     // Read it back and look at it with ImageMagick.
     let id = try #require(stored["id"] as? String)
-    let bearer = try await token(backend)
+    let bearer = try await CLIFixture.token(backend)
     let (status, body) = try await backend.call(
       "GET", "/photos/\(id)", headers: ["Authorization": "Bearer \(bearer)"])
     #expect(status == 200)
@@ -257,13 +218,13 @@ struct UploadIntegrationTests {
   @Test("a tiny PNG that compression would grow is sent as it is, never the bigger JPEG")
   func tinyPNGAsIs() async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try temporaryDirectory()
+    let dir = try cli.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     let file = dir.appendingPathComponent("icon.png")
     try await Tool.run("/usr/bin/convert", ["-size", "64x64", "pattern:checkerboard", file.path])
     let original = try Data(contentsOf: file)
     let target = backend.url.absoluteString + "/upload"
-    let result = await run(backend, ["upload", file.path, "--to", target], dataDir: dir)
+    let result = await cli.run(backend, ["upload", file.path, "--to", target], dataDir: dir)
     #expect(result.code == 0, "\(result.output.stderr)")
     #expect(result.output.stderr.contains("the original is sent"), "\(result.output.stderr)")
     let echo = try #require(
@@ -276,13 +237,13 @@ struct UploadIntegrationTests {
   @Test("a non-image file is sent as is, with its own media type", arguments: transports)
   func nonImageAsIs(_ transport: String) async throws {
     let backend = try await SharedBackend.fresh()
-    let dir = try temporaryDirectory()
+    let dir = try cli.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     let text = Data("plain notes, not a photo\n".utf8)
     let file = dir.appendingPathComponent("notes.txt")
     try text.write(to: file)
     let target = backend.url.absoluteString + "/upload"
-    let result = await run(
+    let result = await cli.run(
       backend,
       ["upload", file.path, "--to", target, "--field", "album=misc", "--transport", transport],
       dataDir: dir)
@@ -300,11 +261,9 @@ struct UploadIntegrationTests {
 
   @Test("the temporary files of an upload killed with -9 are removed by the next upload")
   func killedUploadLeftovers() async throws {
-    let binary = try InProcessCLI.builtCourier()
     let backend = try await SharedBackend.fresh()
-    let dir = try temporaryDirectory()
+    let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
-    try await login(backend, dataDir: dir)
     let scratch = dir.appendingPathComponent("tmp")
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     let photo = try await makeJPEG(in: dir, width: 3000, height: 2000, gps: false)
@@ -313,25 +272,15 @@ struct UploadIntegrationTests {
         $0.hasPrefix("courier-")
       }
     }
-    func courier(_ arguments: [String]) -> Process {
-      let process = Process()
-      process.executableURL = binary
-      process.arguments =
-        [
-          "--base-url", backend.url.absoluteString, "--data-dir", dir.path, "upload", photo.path,
-          "--transport", "urlsession",
-        ] + arguments
-      process.environment = [
-        "HOME": dir.path, "XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path,
-        "TMPDIR": scratch.path,
-      ]
-      process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-      process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-      return process
+    func courier() throws -> Process {
+      try cli.process(
+        backend.url.absoluteString, ["upload", photo.path, "--transport", "urlsession"],
+        dataDir: dir, environment: ["TMPDIR": scratch.path])
     }
-    // The server holds the upload long enough for it to be killed while its files exist.
-    try await backend.call("POST", "/__chaos", json: #"{"delay_ms":20000,"path":"/photos"}"#)
-    let doomed = courier([])
+    // The server holds the upload's POST until released: it is killed while its files exist,
+    // however long the compression takes (a 20 s delay only made that likely).
+    try await backend.call("POST", "/__hold", json: #"{"after":0,"method":"POST"}"#)
+    let doomed = try courier()
     try doomed.run()
     let deadline = ContinuousClock.now + .seconds(30)
     while try leftovers().isEmpty, doomed.isRunning, ContinuousClock.now < deadline {
@@ -346,8 +295,8 @@ struct UploadIntegrationTests {
         CourierTemporaryFile.owner(ofFileNamed: $0) == doomed.processIdentifier
       }, "\(left)")
 
-    try await backend.call("POST", "/__chaos", json: #"{"delay_ms":0}"#)
-    let next = courier([])
+    try await backend.call("POST", "/__hold", json: #"{"release":true}"#)
+    let next = try courier()
     try next.run()
     while next.isRunning { try await Task.sleep(for: .milliseconds(20)) }
     #expect(next.terminationStatus == 0)

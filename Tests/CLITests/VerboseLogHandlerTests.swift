@@ -1,4 +1,5 @@
 import CourierCLI
+import CourierCLITestSupport
 import CourierPorts
 import CourierTestSupport
 import Foundation

@@ -1,3 +1,4 @@
+import CourierCLITestSupport
 import CourierTestSupport
 import Foundation
 import Testing

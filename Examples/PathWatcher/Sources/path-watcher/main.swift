@@ -23,7 +23,7 @@ if once {
   // The path is a hint: wait up to 3 s for a known one, then take what there is.
   let first = await withTaskGroup(of: NetworkPath?.self) { group in
     group.addTask {
-      for await path in courier.paths() where path.status != .unknown { return path }
+      for await path in courier.paths.updates() where path.status != .unknown { return path }
       return nil
     }
     group.addTask {
@@ -34,10 +34,10 @@ if once {
     group.cancelAll()
     return first
   }
-  print(describe(first ?? courier.currentPath))
+  print(describe(first ?? courier.paths.current))
 } else {
   // The monitor runs while the stream is iterated.
-  for await path in courier.paths() where path.status != .unknown {
+  for await path in courier.paths.updates() where path.status != .unknown {
     print(describe(path))
   }
 }

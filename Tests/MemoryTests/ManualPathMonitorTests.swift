@@ -1,4 +1,3 @@
-import CourierCore
 import CourierDomain
 import CourierTestKit
 import Testing

@@ -4,14 +4,20 @@ import Foundation
 import Testing
 
 /// One `courier` command run in-process, as a person would type it.
-struct CLIRun {
+package struct CLIRun {
   /// The exit status.
-  let code: Int32
+  package let code: Int32
   /// What it printed.
-  let output: CapturedOutput
+  package let output: CapturedOutput
+
+  /// A run that ended with `code` having printed `output`.
+  package init(code: Int32, output: CapturedOutput) {
+    self.code = code
+    self.output = output
+  }
 
   /// Standard output's lines that are JSON objects (the `--json` forms).
-  var lines: [[String: Any]] {
+  package var lines: [[String: Any]] {
     output.stdout.split(separator: "\n").compactMap {
       (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
     }
@@ -19,7 +25,7 @@ struct CLIRun {
 }
 
 /// Runs the CLI in-process against a base URL, with its own home, config and data folder.
-enum InProcessCLI {
+package enum InProcessCLI {
   /// Runs one command.
   /// - Parameters:
   ///   - baseURL: the server.
@@ -29,7 +35,7 @@ enum InProcessCLI {
   ///   - environment: variables added to (or replacing) the defaults.
   ///   - globalFlags: flags put before `arguments`.
   /// - Returns: the exit status and the output.
-  static func run(
+  package static func run(
     _ baseURL: String, _ arguments: [String], dataDir: URL, input: String? = nil,
     environment: [String: String] = [:], globalFlags: [String] = []
   ) async -> CLIRun {
@@ -45,7 +51,7 @@ enum InProcessCLI {
   /// The debug `courier` executable, for tests that must run (and kill) a real process.
   /// - Returns: its URL.
   /// - Throws: when it has not been built.
-  static func builtCourier() throws -> URL {
+  package static func builtCourier() throws -> URL {
     let binary = ReferenceBackend.repositoryRoot.appendingPathComponent(".build/debug/courier")
     try #require(
       FileManager.default.isExecutableFile(atPath: binary.path),
@@ -56,7 +62,7 @@ enum InProcessCLI {
   /// A new empty folder under the temporary directory; the caller removes it.
   /// - Parameter prefix: the folder name's start.
   /// - Returns: its URL.
-  static func temporaryDirectory(_ prefix: String) throws -> URL {
+  package static func temporaryDirectory(_ prefix: String) throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID())")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url

@@ -1,0 +1,147 @@
+import CourierCore
+import CourierDomain
+import CourierLinux
+import CourierPorts
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+/// `courier outbox`, `outbox retry` and `outbox discard`: every collection's waiting, refused and
+/// conflicted writes and the queued uploads, in the order they are sent.
+enum OutboxCommands {
+  static func list(context: CommandContext) async throws -> ExitCode {
+    let entries = try context.openOutbox().entries()
+    let counts = OutboxCounts(entries)
+    let now = Date()
+    // Queued uploads: the bytes the server confirmed, of the total.
+    var uploads: [UUID: QueuedUploadProgress] = [:]
+    for upload in (try? context.session.queuedUploads.current()) ?? [] {
+      uploads[upload.entry.id] = upload
+    }
+    if context.global.json {
+      context.output.out(
+        JSONLine.encode([
+          "pending": .int(counts.pending), "rejected": .int(counts.rejected),
+          "conflicted": .int(counts.conflicted),
+          "entries": .array(
+            entries.map { OutboxText.entryObject($0, now: now, upload: uploads[$0.id]) }),
+        ]) + "\n")
+      return .success
+    }
+    if entries.isEmpty {
+      context.output.out("The outbox is empty: every write was sent.\n")
+      return .success
+    }
+    context.output.out(
+      "\(counts.pending) pending, \(counts.rejected) refused, \(counts.conflicted) in conflict:\n")
+    for entry in entries {
+      context.output.out(
+        OutboxText.entryLine(
+          entry, now: now, schema: OutboxText.schema(entry, context: context),
+          upload: uploads[entry.id]))
+    }
+    return .success
+  }
+
+  /// `courier outbox retry ID|--all`: refused or conflicted entries back in the queue under a
+  /// new key, then a replay (unless another courier is syncing: it will send them).
+  static func retry(id: String?, context: CommandContext) async throws -> ExitCode {
+    let outbox = try context.openOutbox()
+    var retried: [OutboxEntry]
+    if let id {
+      guard let entry = try findEntry(id, in: outbox) else {
+        return unknownEntry(id, context: context)
+      }
+      retried = entry.state.isPending ? [] : [try outbox.retry(operationID: entry.id)]
+    } else {
+      retried = try outbox.retryAll()
+    }
+    let (report, heldBy) = try await SyncCommands.replayIfFree(context, activity: "outbox retry")
+    let state = outbox.state
+    let keys = Set(retried.map(\.key))
+    let refusedAgain = (state.rejected + state.conflicted).filter { keys.contains($0.key) }
+    if context.global.json {
+      var object = OutboxText.reportObject(report)
+      object["retried"] = .array(retried.map { OutboxText.entryObject($0, now: Date()) })
+      object["refused_again"] = .array(
+        refusedAgain.map { OutboxText.entryObject($0, now: Date()) })
+      if let error = report.stoppedBy {
+        object["not_sent"] = .object(CommandContext.failureObject(error))
+      }
+      if let heldBy {
+        object["not_sent"] = .object([
+          "kind": .string("busy"), "message": .string(heldBy.description),
+        ])
+      }
+      context.output.out(JSONLine.encode(object) + "\n")
+    } else {
+      context.output.out(
+        retried.isEmpty
+          ? "Nothing to retry: no refused or conflicted entry.\n"
+          : "Queued again under a new key: \(retried.count) entr\(retried.count == 1 ? "y" : "ies").\n"
+      )
+      if let heldBy {
+        context.output.out(
+          "Not sent by this command: \(heldBy.description) is syncing this data folder.\n")
+      } else {
+        context.output.out(OutboxText.reportLine(report))
+      }
+      OutboxText.show(refusedAgain, after: report, stopped: "not sent yet", context: context)
+    }
+    if let error = report.stoppedBy, error.kind != .offline, error.kind != .cannotReachHost {
+      return ExitCode.forError(error)
+    }
+    return refusedAgain.isEmpty ? .success : .businessRefusal
+  }
+
+  /// `courier outbox discard ID`: drops the entry (and the record's other local changes) and
+  /// shows the server's copy again.
+  static func discard(id: String, context: CommandContext) async throws -> ExitCode {
+    let outbox = try context.openOutbox()
+    guard let entry = try findEntry(id, in: outbox) else {
+      return unknownEntry(id, context: context)
+    }
+    let dropped = try outbox.entries().filter { $0.key == entry.key }
+    let after = try outbox.discard(operationID: entry.id).record
+    if context.global.json {
+      var object: [String: JSONValue] = [
+        "status": .string("ok"), "id": .string(entry.key.id),
+        "discarded": .array(dropped.map { OutboxText.entryObject($0, now: Date()) }),
+        "restored": .bool(after != nil),
+      ]
+      if let version = after?.version { object["version"] = .int(version) }
+      context.output.out(JSONLine.encode(object) + "\n")
+    } else {
+      if entry.key.collection == QueuedUpload.collection {
+        context.output.out("Discarded the queued upload \(entry.key.id) and its kept bytes.\n")
+        return .success
+      }
+      context.output.out(
+        "Discarded \(dropped.count) local change(s) to \(OutboxText.noun(entry.key)) "
+          + "\(entry.key.id); "
+          + (after != nil
+            ? "the server's copy (v\(after?.version ?? 0)) is shown again.\n"
+            : "the server never had it, so it is gone.\n"))
+    }
+    return .success
+  }
+
+  /// An outbox entry by its number (`3`, `#3`) or its operation id.
+  static func findEntry(_ id: String, in outbox: SessionOutbox) throws -> OutboxEntry? {
+    let trimmed = id.hasPrefix("#") ? String(id.dropFirst()) : id
+    if let sequence = Int64(trimmed) {
+      return try outbox.entries().first { $0.sequence == sequence }
+    }
+    guard let uuid = UUID(uuidString: trimmed) else { return nil }
+    return try outbox.entries().first { $0.id == uuid }
+  }
+
+  static func unknownEntry(_ id: String, context: CommandContext) -> ExitCode {
+    context.refuse(
+      "No outbox entry is “\(id)”. Run 'courier outbox' to see the entries (their number, or "
+        + "their operation_id with --json).", code: "no_such_entry", exit: .businessRefusal)
+  }
+}

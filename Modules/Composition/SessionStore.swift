@@ -1,0 +1,124 @@
+import CourierCore
+import CourierDomain
+import CourierPorts
+import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A session's local store, opened once at the first use and shared by its collections, its
+/// queued uploads, its outbox and its `sync()`: the store's sending side (`OutboxSync`), whose
+/// replayer gets one route for each declared collection and one for queued uploads when it is
+/// made, and nowhere else (decision 2303).
+final class SessionStore: Sendable {
+  let environment: CourierEnvironment
+  /// The collections the session syncs: articles, then those the configuration declares.
+  let declared: [CollectionDescription]
+  /// Who removes a delivered queued upload's kept bytes.
+  let removal: DeliveredBodyRemoval
+  /// The live progress of the queued uploads this process sends.
+  let uploadTracker = QueuedUploadTracker()
+  private let pathMonitor: any PathMonitor
+  private let monitorRun: SharedRun
+  private let opened = Mutex<OutboxSync?>(nil)
+
+  init(
+    environment: CourierEnvironment, pathMonitor: any PathMonitor, monitorRun: SharedRun,
+    removal: DeliveredBodyRemoval
+  ) {
+    self.environment = environment
+    declared = [.articles] + environment.config.collections
+    self.removal = removal
+    self.pathMonitor = pathMonitor
+    self.monitorRun = monitorRun
+  }
+
+  /// The store's sending side, opening the store the first time.
+  /// - Parameter warn: told when the data folder's permissions were tightened as it opened.
+  /// - Returns: the sending side.
+  /// - Throws: `StoreError` naming the file when the local store cannot be opened.
+  func open(warn: @escaping @Sendable (String) -> Void) throws -> OutboxSync {
+    try opened.withLock { opened in
+      if let opened { return opened }
+      let shared = makeOutboxSync(store: try environment.openLocalStore(warn: warn))
+      opened = shared
+      return shared
+    }
+  }
+
+  /// The queued uploads' files in the data folder (decision 1302). Made when used, not with
+  /// the session: the path's `URL` appending and Foundation's copy of the environment were a
+  /// seventh of `courier status`, which never queues an upload (callgrind, issue 14).
+  var queuedUploadStore: FileQueuedUploadStore {
+    Self.queuedUploadStore(environment: environment, removal: removal)
+  }
+
+  private static func queuedUploadStore(
+    environment: CourierEnvironment, removal: DeliveredBodyRemoval
+  ) -> FileQueuedUploadStore {
+    FileQueuedUploadStore(
+      directory: environment.config.dataDirectory.appendingPathComponent("queued-uploads"),
+      stopAt: getenv("COURIER_TEST_STOP_AT").map { String(cString: $0) },
+      removal: removal)
+  }
+
+  private func makeOutboxSync(store: any LocalStore) -> OutboxSync {
+    let environment = environment
+    let config = environment.config
+    let removal = removal
+    let folder = FileURLPath.of("queued-uploads", in: config.dataDirectory)
+    // Bytes no entry points to (delivered, discarded, or kept by a process killed before its
+    // entry was committed) go when the store opens, after each pass and discard, and before
+    // each queued upload is sent. No folder, nothing to sweep: the upload store (and its URLs,
+    // a conformance scan on their first use: FileURLPath) is not even made.
+    let sweep: @Sendable () -> Void = {
+      var info = stat()
+      guard stat(folder, &info) == 0 else { return }
+      Self.queuedUploadStore(environment: environment, removal: removal).sweep {
+        Set(try store.entries(in: QueuedUpload.collection).map(\.key.id))
+      }
+    }
+    sweep()
+    // The outbox and the queued uploads, observed around the replayer (which logs and times
+    // its passes itself).
+    let observation = ReplayObservation(
+      metrics: environment.metrics, store: store,
+      sendingUploads: { [uploadTracker] in Set(uploadTracker.sending.keys) })
+    // The replayer is made when something needs it (OutboxSync): an offline add does not.
+    return OutboxSync(
+      store: store, observation: observation,
+      makeReplayer: { [pathMonitor, declared, uploadTracker] in
+        let replayer = OutboxReplayer(
+          store: store, pathMonitor: pathMonitor,
+          configuration: OutboxReplayer.Configuration(
+            maxConcurrentSends: config.replayConcurrency),
+          now: { Date() }, clock: ContinuousClock(), random: SystemRandomSource(),
+          logger: environment.logger, metrics: environment.metrics)
+        for collection in declared {
+          replayer.register(
+            .records(
+              collection, client: environment.client,
+              decision: ReplayDecision(policy: config.conflictPolicy, collection: collection)))
+        }
+        // Queued uploads replay in outbox order with every collection's writes (decision 1302).
+        replayer.register(
+          QueuedUploads.route(
+            environment: environment, tracker: uploadTracker,
+            store: Self.queuedUploadStore(environment: environment, removal: removal),
+            tidy: sweep, changed: { observation.recordOutbox() }))
+        return replayer
+      },
+      lock: environment.localStoreIsShared
+        ? SharedSyncLock(directory: config.dataDirectory) : nil,
+      monitor: monitorRun, tidy: sweep)
+  }
+}
