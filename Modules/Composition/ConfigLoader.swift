@@ -17,9 +17,7 @@ import CourierSystem
 /// `$XDG_CONFIG_HOME/courier/config.json` when it exists), then the environment
 /// (`COURIER_*`), then command-line flags. Pure apart from the injected file reader.
 /// `CourierSession.fromEnvironment` reads the configuration with it, as `courier` does.
-///
-/// Public as a name only, which the documentation of `CourierSession` names; nothing of it is.
-public enum ConfigLoader {
+package enum ConfigLoader {
   /// The keys a config file, the environment and flags may set, with their environment names.
   package static let keys: [(key: String, environment: String)] = [
     ("base_url", "COURIER_BASE_URL"), ("token", "COURIER_TOKEN"),

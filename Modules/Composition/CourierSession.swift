@@ -37,7 +37,7 @@ public final class CourierSession: Sendable {
   /// The composition root this session uses: configuration, pipeline and adapters.
   public let environment: CourierEnvironment
   /// Who removes a delivered queued upload's kept bytes (decision 1303 §3).
-  public let deliveredBodyRemoval: DeliveredBodyRemoval
+  package let deliveredBodyRemoval: DeliveredBodyRemoval
   /// Photo uploads now, with progress.
   public let uploads: Uploads
   /// Uploads kept in the outbox and sent by ``sync(activity:)`` with every other write.
@@ -67,18 +67,29 @@ public final class CourierSession: Sendable {
   }
 
   /// A session over an environment built already (the apps build theirs from their flags).
+  /// A delivered queued upload's kept bytes are removed in this process: no process is ever
+  /// made behind the app's back.
   /// - Parameters:
   ///   - environment: the composition root.
   ///   - pathSmoothing: how long a new path must hold before ``paths`` and the replays see it
   ///     (an interface skipping blips); nil to follow the monitor as it is.
   ///   - clock: the clock those delays are measured on.
-  ///   - deliveredBodyRemoval: who removes a delivered queued upload's kept bytes:
-  ///     `.inProcess` (the default: no process is ever made behind the app's back) or
-  ///     `.detachedProcess`, for a command that owns its process (`courier` chooses it).
-  public init(
+  public convenience init(
+    environment: CourierEnvironment, pathSmoothing: PathDebounceDelays? = nil,
+    clock: any Clock<Duration> = ContinuousClock()
+  ) {
+    self.init(
+      environment: environment, pathSmoothing: pathSmoothing, clock: clock,
+      deliveredBodyRemoval: .inProcess)
+  }
+
+  /// A session over an environment built already, with who removes a delivered queued
+  /// upload's kept bytes: `.inProcess`, or `.detachedProcess` for a command that owns its
+  /// process (`courier` chooses it).
+  package init(
     environment: CourierEnvironment, pathSmoothing: PathDebounceDelays? = nil,
     clock: any Clock<Duration> = ContinuousClock(),
-    deliveredBodyRemoval: DeliveredBodyRemoval = .inProcess
+    deliveredBodyRemoval: DeliveredBodyRemoval
   ) {
     self.environment = environment
     self.deliveredBodyRemoval = deliveredBodyRemoval

@@ -1,9 +1,8 @@
 /// How `FileQueuedUploadStore.markDelivered(_:)` removes a delivered queued upload's kept
 /// bytes once the server's proof is written (decision 1303 §3). The proof always comes first;
-/// this only says who frees the bytes' blocks. Public only as a name (`CourierSession` names
-/// it): a library's session removes them in its own process, and the `courier` command chooses
-/// a detached remover.
-public struct DeliveredBodyRemoval: Sendable, Hashable {
+/// this only says who frees the bytes' blocks: a library's session removes them in its own
+/// process, and the `courier` command chooses a detached remover.
+package struct DeliveredBodyRemoval: Sendable, Hashable {
   private enum Code: Sendable, Hashable {
     case inProcess
     case detachedProcess
@@ -16,7 +15,7 @@ public struct DeliveredBodyRemoval: Sendable, Hashable {
   /// Unlinked in this process, before `markDelivered` returns: no child process, no thread.
   /// The default of the library: an app embedding Courier never sees a process it did not
   /// start. Freeing a gigabyte's blocks costs the caller about a quarter of a second.
-  @usableFromInline package static let inProcess = DeliveredBodyRemoval(.inProcess)
+  package static let inProcess = DeliveredBodyRemoval(.inProcess)
 
   /// Renamed `<id>.sent` at once, then unlinked by a short-lived grandchild process (forked
   /// twice, adopted and reaped by init) so that the file system frees the blocks beside the

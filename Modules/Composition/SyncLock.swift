@@ -17,9 +17,7 @@ import Synchronization
 /// replays a data directory's outbox, so two `courier sync` never send the same entries at
 /// once. The file says who holds it (pid and what it does), for the other's message. The lock
 /// is released by `release()`, or by the kernel when the process dies.
-///
-/// Public as a name only, which the documentation of `Articles` names; nothing of it is.
-public final class SyncLock: Sendable {
+package final class SyncLock: Sendable {
   /// Who holds a lock, as its file says.
   package struct Holder: Sendable, Equatable {
     /// The holder's process id, when the file says.

@@ -13,7 +13,7 @@ extension OutboxReplayer {
   /// - Parameter replayingFirst: whether to send the outbox once as it starts (unless the path
   ///   is known to be down), after it counts as watching: a write made at any moment is then
   ///   either in that pass or asks for its own, with no window between the two.
-  public func run(replayingFirst: Bool = false) async {
+  package func run(replayingFirst: Bool = false) async {
     event { $0.watchStarted(jitter: { random.next() }) }
     defer { event { $0.watchEnded() } }
     let status = pathMonitor?.currentPath.status ?? .unknown

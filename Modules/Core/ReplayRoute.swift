@@ -5,7 +5,7 @@ import CourierPorts
 /// collection's `ReplaySender` and its `ReplayDecision` (conflict policy, record schema, merge
 /// resolver, re-send bound). Registered on the store's `OutboxReplayer`, one per collection; an
 /// entry of a collection without a route waits, with the later entries of its record.
-public struct ReplayRoute: Sendable {
+package struct ReplayRoute: Sendable {
   /// The collection's name in the local store (`RecordKey.collection`).
   package var collection: String
   /// Sends one attempt of an entry.

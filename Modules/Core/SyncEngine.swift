@@ -56,10 +56,20 @@ public actor SyncEngine<Record: CollectionRecord> {
     ///   - conflictPolicy: the conflict policy.
     ///   - path: the collection's path; the declared one (`/<collection>`) by default.
     ///   - maxResendsPerReplay: the re-send bound.
-    ///   - replayBackoff: the wait between replays after transient failures, while watching.
     public init(
       conflictPolicy: ConflictPolicy = .lastWriteWins, path: String? = nil,
-      maxResendsPerReplay: Int = 3, replayBackoff: ReplayBackoff = ReplayBackoff()
+      maxResendsPerReplay: Int = 3
+    ) {
+      self.init(
+        conflictPolicy: conflictPolicy, path: path, maxResendsPerReplay: maxResendsPerReplay,
+        replayBackoff: ReplayBackoff())
+    }
+
+    /// Creates settings with the wait between replays after transient failures, while
+    /// watching (Courier's own tuning and tests).
+    package init(
+      conflictPolicy: ConflictPolicy = .lastWriteWins, path: String? = nil,
+      maxResendsPerReplay: Int = 3, replayBackoff: ReplayBackoff
     ) {
       self.conflictPolicy = conflictPolicy
       self.path = path ?? ""

@@ -16,7 +16,7 @@ import HTTPTypes
 /// its Idempotency-Key, and a person is told that the network answered, not their server.
 ///
 /// Pure: every rule is a table test (`DeliveryProofTests`).
-public enum DeliveryProof {
+package enum DeliveryProof {
   /// Why a reply did not prove delivery; the `code` of the `notTheServer` error.
   package enum Shortfall: String, Sendable, CaseIterable {
     /// The status is not one the contract gives for this operation (a 200 for a delete with a
@@ -40,9 +40,8 @@ public enum DeliveryProof {
   }
 
   /// What an upload's reply must show for the upload to count as done: the stored record,
-  /// any JSON body, or any 2xx. Public only as a name (`CourierSession` names it); its values
-  /// are Courier's.
-  public struct UploadConfirmation: Sendable, Hashable {
+  /// any JSON body, or any 2xx.
+  package struct UploadConfirmation: Sendable, Hashable {
     /// The rules, for Courier's own switches.
     package enum Code: Sendable, Hashable {
       /// The stored record: a JSON object with a non-empty `id`, and when it says `size`, the
@@ -65,8 +64,8 @@ public enum DeliveryProof {
     package static let record = UploadConfirmation(.record)
     /// Any JSON body.
     package static let json = UploadConfirmation(.json)
-    /// Any 2xx: the default of `CourierSession.queueUpload(_:transfer:…)`.
-    @usableFromInline package static let status = UploadConfirmation(.status)
+    /// Any 2xx: the default of `QueuedUploads.add(_:transfer:…)`.
+    package static let status = UploadConfirmation(.status)
   }
 
   /// Checks the 2xx reply to a replayed write (`PUT` for a create or an update, `DELETE`).

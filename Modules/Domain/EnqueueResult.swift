@@ -5,7 +5,7 @@
 #endif
 
 /// What enqueueing did to the outbox.
-public enum EnqueueResult: Sendable, Equatable {
+package enum EnqueueResult: Sendable, Equatable {
   /// A new entry at the end of the queue.
   case appended(OutboxEntry)
   /// Merged into the record's last unsent entry, which keeps its place in the queue.

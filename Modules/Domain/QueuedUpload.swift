@@ -12,13 +12,13 @@
 ///
 /// Pure: the payload's shape, the choice of protocol and which failures quarantine the entry
 /// are table tests (`QueuedUploadTests`).
-public struct QueuedUpload: Sendable, Equatable {
+package struct QueuedUpload: Sendable, Equatable {
   /// The outbox collection of queued uploads.
   package static let collection = "uploads"
 
   /// Which protocol carries the bytes: tus, one multipart POST, or tus when the endpoint
-  /// speaks it. Public only as a name (`CourierSession` names it); its values are Courier's.
-  public struct Transfer: Sendable, Hashable {
+  /// speaks it.
+  package struct Transfer: Sendable, Hashable {
     /// The protocols, for Courier's own switches.
     package enum Code: String, Sendable, CaseIterable {
       /// tus 1.0.0 to ``QueuedUpload/tusEndpoint``: an interrupted transfer resumes.

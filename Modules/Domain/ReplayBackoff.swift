@@ -6,7 +6,7 @@
 /// This is the engine's second layer: each request is already retried a few times by the
 /// client's `RetryPolicy` (seconds, under a shared budget). `ReplayBackoff` spaces out whole
 /// replays over minutes, so a fleet that saw an outage drains after it without a storm.
-public struct ReplayBackoff: Sendable, Equatable {
+package struct ReplayBackoff: Sendable, Equatable {
   /// The backoff ceiling after the first failed replay.
   package var baseDelay: Duration
   /// The factor the ceiling grows by after each further failed replay.
@@ -22,7 +22,7 @@ public struct ReplayBackoff: Sendable, Equatable {
   ///   - multiplier: the growth factor (at least 1).
   ///   - maxDelay: the largest ceiling.
   ///   - maxRetryAfter: the longest `Retry-After` honoured.
-  @usableFromInline package init(
+  package init(
     baseDelay: Duration = .seconds(1), multiplier: Double = 2, maxDelay: Duration = .seconds(300),
     maxRetryAfter: Duration = .seconds(3600)
   ) {
