@@ -334,7 +334,8 @@ let package = Package(
     .testTarget(
       name: "CourierOpenAPITests",
       dependencies: [
-        "CourierOpenAPI", "CourierCore", "CourierLinux", "CourierTestKit", "CourierTestSupport",
+        "CourierSystem", "CourierOpenAPI", "CourierCore", "CourierLinux", "CourierTestKit",
+        "CourierTestSupport",
         .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"), httpTypes,
       ],
       path: "Tests/OpenAPITests", swiftSettings: strict),
