@@ -42,7 +42,7 @@ public struct CourierConfig: Sendable, Equatable {
   /// keeps each record's order only, over as many keep-alive connections (decision 1204).
   package var replayConcurrency = 1
   /// The record collections the config file declares (`collections`), besides the built-in
-  /// articles: each gets the same reads, outbox and conflicts (`CourierSession.records(_:)`,
+  /// articles: each gets the same reads, outbox and conflicts (`Collections.records(_:warn:)`,
   /// `courier records NAME …`).
   package var collections: [CollectionDescription] = []
 

@@ -27,8 +27,8 @@ import Logging
 ///
 /// Every adapter is chosen by the configuration (defaults, then the config file, then
 /// environment variables, then what you set) and any one can be replaced with
-/// ``AdapterOverrides`` in tests. The underlying pieces stay public: ``environment`` has the
-/// request pipeline, the path monitor and the compressor.
+/// ``AdapterOverrides`` in tests. ``environment`` holds the configuration and the request
+/// pipeline (`environment.client`) for calls of your own.
 ///
 /// Give it a `Logger` and a `MetricsFactory` of the application's (`logger:` and `metrics:`)
 /// to see its requests, retries, replays and path changes; by default it logs nowhere and
@@ -51,7 +51,8 @@ public final class CourierSession: Sendable {
 
   /// A session with the adapters named in `config`, or the ones in `overrides`.
   /// - Parameters:
-  ///   - config: the configuration (see ``ConfigLoader``).
+  ///   - config: the configuration (``CourierConfig/init(environment:)`` for the defaults and
+  ///     the environment; ``fromEnvironment(_:logger:metrics:)`` reads the config file too).
   ///   - overrides: adapters to use instead of the configured ones (fakes in tests).
   ///   - logger: where requests, retry decisions, replays and path changes are logged; by
   ///     default nowhere.
