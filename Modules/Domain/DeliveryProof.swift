@@ -41,31 +41,14 @@ package enum DeliveryProof {
 
   /// What an upload's reply must show for the upload to count as done: the stored record,
   /// any JSON body, or any 2xx.
-  package struct UploadConfirmation: Sendable, Hashable {
-    /// The rules, for Courier's own switches.
-    package enum Code: Sendable, Hashable {
-      /// The stored record: a JSON object with a non-empty `id`, and when it says `size`, the
-      /// size of the file part that was sent (the reference backend's `/photos`).
-      case record
-      /// Any JSON body (a custom target that echoes what it parsed, like `/upload`).
-      case json
-      /// Any 2xx, with or without a body (a target known to answer `204`).
-      case status
-    }
-
-    /// Which rule.
-    package let code: Code
-
-    /// A rule.
-    /// - Parameter code: which.
-    package init(_ code: Code) { self.code = code }
-
-    /// The stored record.
-    package static let record = UploadConfirmation(.record)
-    /// Any JSON body.
-    package static let json = UploadConfirmation(.json)
-    /// Any 2xx: the default of `QueuedUploads.add(_:transfer:…)`.
-    package static let status = UploadConfirmation(.status)
+  package enum UploadConfirmation: Sendable, Equatable {
+    /// The stored record: a JSON object with a non-empty `id`, and when it says `size`, the
+    /// size of the file part that was sent (the reference backend's `/photos`).
+    case record
+    /// Any JSON body (a custom target that echoes what it parsed, like `/upload`).
+    case json
+    /// Any 2xx, with or without a body (a target known to answer `204`).
+    case status
   }
 
   /// Checks the 2xx reply to a replayed write (`PUT` for a create or an update, `DELETE`).

@@ -18,41 +18,14 @@ package struct QueuedUpload: Sendable, Equatable {
 
   /// Which protocol carries the bytes: tus, one multipart POST, or tus when the endpoint
   /// speaks it.
-  package struct Transfer: Sendable, Hashable {
-    /// The protocols, for Courier's own switches.
-    package enum Code: String, Sendable, CaseIterable {
-      /// tus 1.0.0 to ``QueuedUpload/tusEndpoint``: an interrupted transfer resumes.
-      case tus
-      /// One `multipart/form-data` POST to ``QueuedUpload/formTarget``, from byte 0 each time.
-      case multipart
-      /// tus when ``QueuedUpload/tusEndpoint`` answers `OPTIONS` as a tus server, multipart to
-      /// ``QueuedUpload/formTarget`` otherwise.
-      case auto
-    }
-
-    /// Which protocol.
-    package let code: Code
-
-    /// A transfer.
-    /// - Parameter code: which.
-    package init(_ code: Code) { self.code = code }
-
-    /// The transfer a name spells, or nil.
-    /// - Parameter rawValue: `tus`, `multipart` or `auto`.
-    package init?(rawValue: String) {
-      guard let code = Code(rawValue: rawValue) else { return nil }
-      self.code = code
-    }
-
-    /// tus 1.0.0: an interrupted transfer resumes.
-    package static let tus = Transfer(.tus)
-    /// One multipart POST.
-    package static let multipart = Transfer(.multipart)
-    /// tus when the endpoint speaks it, multipart otherwise.
-    package static let auto = Transfer(.auto)
-
-    /// The transfer's name in the outbox entry's payload.
-    package var rawValue: String { code.rawValue }
+  package enum Transfer: String, Sendable, Equatable, CaseIterable {
+    /// tus 1.0.0 to ``QueuedUpload/tusEndpoint``: an interrupted transfer resumes.
+    case tus
+    /// One `multipart/form-data` POST to ``QueuedUpload/formTarget``, from byte 0 each time.
+    case multipart
+    /// tus when ``QueuedUpload/tusEndpoint`` answers `OPTIONS` as a tus server, multipart to
+    /// ``QueuedUpload/formTarget`` otherwise.
+    case auto
   }
 
   /// How one send goes, given what is known (``route(started:tusOffered:)``).
@@ -247,7 +220,7 @@ package struct QueuedUpload: Sendable, Equatable {
   ///     (`Tus.speaks`); nil when not asked yet.
   /// - Returns: the route.
   package func route(started: Bool, tusOffered: Bool?) -> Route {
-    switch transfer.code {
+    switch transfer {
     case .tus:
       return .tus(tusEndpoint ?? "")
     case .multipart:
@@ -295,7 +268,7 @@ package struct QueuedUpload: Sendable, Equatable {
   }
 
   private static func word(_ confirmation: DeliveryProof.UploadConfirmation) -> String {
-    switch confirmation.code {
+    switch confirmation {
     case .record: return "record"
     case .json: return "json"
     case .status: return "status"
