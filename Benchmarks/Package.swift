@@ -48,6 +48,7 @@ let package = Package(
       name: "courier-openapi-bench",
       dependencies: [
         .product(name: "CourierLinux", package: "Courier"),
+        .product(name: "CourierMemory", package: "Courier"),
         .product(name: "CourierOpenAPI", package: "Courier"),
         .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
       ],
