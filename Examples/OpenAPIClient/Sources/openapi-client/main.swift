@@ -88,7 +88,8 @@ do {
   ).created.body.json
   print("created: \(second.title) (version \(second.version))")
 
-  let log = try JSONDecoder().decode([LogEntry].self, from: pipeline.send(.get, "/__log").1.bytes)
+  let (_, logBody) = try await pipeline.send(.get, "/__log")
+  let log = try JSONDecoder().decode([LogEntry].self, from: logBody.bytes)
   let posts = log.filter { $0.method == "POST" && $0.path == "/articles" }.suffix(2)
   let statuses = posts.map { $0.status.map(String.init) ?? "-" }
   let keys = Set(posts.compactMap(\.idempotencyKey))
