@@ -55,7 +55,7 @@ for i in $(seq "$CLIENTS"); do
   dir="$WORK/c$i"
   echo secret | "$BIN/courier" --base-url "$BASE" --data-dir "$dir" \
     login --username alice --password-stdin >/dev/null
-  "$BENCH_BIN/sync-bench-enqueue" "$dir" "$K" >/dev/null
+  "$BENCH_BIN/sync-bench-enqueue" creates "$dir" "$K" >/dev/null
   "$BIN/courier" --base-url "$BASE" --data-dir "$dir" articles list --offline --json |
     python3 -c 'import json,sys; [print(a["id"]) for a in json.load(sys.stdin)["articles"]]' >>"$WORK/ids"
 done
@@ -110,8 +110,11 @@ printf 'exactly once: %s\n' "$verify"
 printf 'SIGTERM: %d of %d watchers exited 0 in %.2f s; writes still pending in their last state: %s\n' \
   "$exited" "$CLIENTS" "$(echo "$t1 - $t0" | bc -l)" "$pending_left"
 echo
-# 5. The simulation: the same outage, then none (the AWS blog's plain contention).
-for outage in "${SIM_OUTAGE:-$OUTAGE}" 0; do
-  "$BENCH_BIN/fleet-sim" "${SIM_CLIENTS:-10000}" "${SIM_CAPACITY:-250}" "$outage" "${SIM_SEED:-1}"
+# 5. The simulation: the same outage, then none (the AWS blog's plain contention), then a
+# one-hour outage (calls per client), then the same outage with `Retry-After: 5` on every 503.
+for run in "${SIM_OUTAGE:-$OUTAGE} 0" "0 0" "3600 0" "${SIM_OUTAGE:-$OUTAGE} 5"; do
+  read -r outage retry_after <<<"$run"
+  "$BENCH_BIN/fleet-sim" "${SIM_CLIENTS:-10000}" "${SIM_CAPACITY:-250}" "$outage" "${SIM_SEED:-1}" \
+    "$retry_after"
   echo
 done

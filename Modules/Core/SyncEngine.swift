@@ -374,7 +374,7 @@ public actor SyncEngine<Record: CollectionRecord> {
   /// The store's run loop until cancelled (`OutboxReplayer.run`): publishes online and
   /// offline and replays whenever the path becomes usable after another status or a write asks;
   /// a replay stopped by a transient failure (whoever started it) is followed by another after a
-  /// `ReplayBackoff` wait on the replayer's clock: full jitter, growing with each consecutive
+  /// `ReplayBackoff` wait on the replayer's clock: equal jitter, growing with each consecutive
   /// failed replay, `Retry-After` as a floor; a replay that ends otherwise, or a path change,
   /// resets it, and no retry waits while the path is known to be down (its return replays at
   /// once). Cancelling it ends it, its retries and the replay it runs at once. Does not run the

@@ -96,9 +96,9 @@ struct UploaderTests {
       ) { log.append($0) }
     }
     await clock.waitForSleepers(1)
-    clock.advance(by: .seconds(1))
+    clock.advance(by: .seconds(2))
     await clock.waitForSleepers(1)
-    clock.advance(by: .seconds(1))
+    clock.advance(by: .seconds(3))
     let result = try await task.value
 
     #expect(result.response.status == 201)
@@ -142,7 +142,7 @@ struct UploaderTests {
     }
     await clock.waitForSleepers(1)
     let during = dirs.leftovers
-    clock.advance(by: .seconds(1))
+    clock.advance(by: .seconds(2))
     let result = try await task.value
     #expect(result.response.status == 201)
     #expect(during.count == 1)

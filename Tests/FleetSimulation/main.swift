@@ -8,14 +8,17 @@
 //   window  at most CAPACITY per fixed one-second window, however they arrive (bursts are free);
 //   bucket  a token bucket filled at CAPACITY per second holding at most CAPACITY/10 (a burst
 //           beyond 100 ms of capacity is shed, as a server with a short queue does).
-// Responses are instantaneous. Strategies:
-//   courier      the real decisions: `RetryPolicy.decide` per request (full jitter) with one
-//                `RetryBudget` per client, then, when the request gives up, `ReplayBackoff` before
-//                the next replay (what `SyncEngine.watch()` does), full jitter again;
-//   exponential  the same two layers without jitter (every draw 1) and without a budget;
-//   courier-cap60  Courier's with the replay backoff capped at 60 s instead of 5 min;
+// Responses are instantaneous. With RETRY_AFTER > 0 every 503 carries `Retry-After: RETRY_AFTER`.
+// Strategies:
+//   courier      the real decisions: `RetryPolicy.decide` per request with one `RetryBudget` per
+//                client, then, when the request gives up, `ReplayBackoff` before the next replay
+//                (what `SyncEngine.watch()` does), with the defaults of decision 2410 (equal
+//                jitter; 2 s ×2 for requests, 2 s ×2 up to 25 s for replays);
+//   courier-0413 the same two layers as they were before decision 2410, written out here:
+//                full jitter, 0.5 s ×2 for requests, 1 s ×2 up to 5 min for replays;
+//   exponential  Courier's two layers without jitter (every draw 1) and without a budget;
 //   fixed        no backoff, no jitter: the next try a fixed 1 s after every failure.
-// Usage: fleet-sim [CLIENTS=10000] [CAPACITY=250] [OUTAGE=60] [SEED=1]
+// Usage: fleet-sim [CLIENTS=10000] [CAPACITY=250] [OUTAGE=60] [SEED=1] [RETRY_AFTER=0]
 import CourierDomain
 
 /// SplitMix64: a small deterministic generator, so every run with a seed is the same.
@@ -79,7 +82,7 @@ struct EventQueue {
 }
 
 enum Strategy: String, CaseIterable {
-  case courier, courierCap60 = "courier-cap60", exponential, fixed
+  case courier, courier0413 = "courier-0413", exponential, fixed
 }
 
 enum ServerModel: String, CaseIterable {
@@ -103,18 +106,31 @@ struct Result {
   var peakPerSecond = 0
 }
 
+/// Courier's two layers before decision 2410: full jitter (a wait anywhere below the ceiling),
+/// requests 4 attempts at 0.5 s ×2 up to 20 s within 60 s, replays 1 s ×2 up to 5 min.
+func courier0413(
+  attempt: Int, elapsed: Double, failedReplays: Int, retryAfter: Double?, draw: Double,
+  budgetAllows: Bool
+) -> (wait: Double, gaveUp: Bool) {
+  var wait = min(20, 0.5 * Double(1 << min(attempt - 1, 30))) * draw
+  if let retryAfter { wait = max(wait, retryAfter) }
+  if attempt < 4 && elapsed + wait < 60 && budgetAllows { return (wait, false) }
+  let ceiling = min(300, Double(1 << min(failedReplays, 30)))
+  return (max(ceiling * draw, retryAfter ?? 0), true)
+}
+
 func simulate(
   _ strategy: Strategy, server: ServerModel, clients count: Int, capacity: Int, outage: Double,
-  seed: UInt64
+  seed: UInt64, retryAfter: Int
 ) -> Result {
   let policy = RetryPolicy()
-  let backoff =
-    strategy == .courierCap60 ? ReplayBackoff(maxDelay: .seconds(60)) : ReplayBackoff()
-  let jittered = strategy == .courier || strategy == .courierCap60
+  let backoff = ReplayBackoff()
+  let jittered = strategy == .courier || strategy == .courier0413
   let burst = max(1, Double(capacity) / 10)
   var tokens = burst
   var refilledAt = outage
-  let busy = CourierError(.overloaded, status: 503)
+  let busy = CourierError(
+    .overloaded, status: 503, retryAfter: retryAfter > 0 ? .seconds(retryAfter) : nil)
   var random = SplitMix64(state: seed)
   var clients = [Client](repeating: Client(), count: count)
   var queue = EventQueue()
@@ -159,7 +175,18 @@ func simulate(
     switch strategy {
     case .fixed:
       next = 1
-    case .courier, .courierCap60, .exponential:
+    case .courier0413:
+      client.budget.recordFailure()
+      let (wait, gaveUp) = courier0413(
+        attempt: client.attempt, elapsed: now - client.requestStart,
+        failedReplays: client.failedReplays + 1, retryAfter: busy.retryAfter?.seconds,
+        draw: draw(), budgetAllows: client.budget.allowsRetry)
+      if gaveUp {
+        client.failedReplays += 1
+        client.attempt = 0
+      }
+      next = wait
+    case .courier, .exponential:
       client.budget.recordFailure()
       let decision = policy.decide(
         after: busy, attempt: client.attempt, elapsed: .seconds(now - client.requestStart),
@@ -173,7 +200,9 @@ func simulate(
         client.failedReplays += 1
         client.attempt = 0
         next =
-          backoff.delay(afterFailures: client.failedReplays, retryAfter: nil, jitter: draw())
+          backoff.delay(
+            afterFailures: client.failedReplays, retryAfter: busy.retryAfter, jitter: draw()
+          )
           .seconds
       }
     }
@@ -195,6 +224,7 @@ let clients = argument(0, 10_000)
 let capacity = argument(1, 250)
 let outage = Double(argument(2, 60))
 let seed = UInt64(argument(3, 1))
+let retryAfter = argument(4, 0)
 
 func format(_ value: Double) -> String {
   let tenths = Int((value * 10).rounded())
@@ -203,19 +233,23 @@ func format(_ value: Double) -> String {
 
 print(
   "fleet-sim: \(clients) clients, one write each; capacity \(capacity) requests per virtual "
-    + "second; outage \(Int(outage)) s; seed \(seed)")
+    + "second; outage \(Int(outage)) s; seed \(seed)"
+    + (retryAfter > 0 ? "; every 503 with Retry-After: \(retryAfter)" : ""))
 print(
-  "| server | strategy | total calls | calls per write | calls during outage | peak calls in 1 s "
-    + "| median write done (s) | completion (s) | drain after recovery (s) |")
-print("|---|---|---|---|---|---|---|---|---|")
+  "| server | strategy | total calls | calls per write | calls during outage | per client "
+    + "| peak calls in 1 s | peak ÷ clients | median write done (s) | completion (s) "
+    + "| drain after recovery (s) |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
 for server in ServerModel.allCases {
   for strategy in Strategy.allCases {
     let result = simulate(
-      strategy, server: server, clients: clients, capacity: capacity, outage: outage, seed: seed)
+      strategy, server: server, clients: clients, capacity: capacity, outage: outage, seed: seed,
+      retryAfter: retryAfter)
     let perWrite = Double(result.calls) / Double(max(1, clients))
     print(
       "| \(server.rawValue) | \(strategy.rawValue) | \(result.calls) | \(format(perWrite)) | "
-        + "\(result.callsDuringOutage) | \(result.peakPerSecond) "
+        + "\(result.callsDuringOutage) | \(format(Double(result.callsDuringOutage) / Double(max(1, clients)))) "
+        + "| \(result.peakPerSecond) | \(format(Double(result.peakPerSecond) / Double(max(1, clients))))× "
         + "| \(format(result.medianFinish)) | \(format(result.completion)) "
         + "| \(format(result.completion - outage)) |")
   }
