@@ -3,6 +3,7 @@ import CourierDomain
 import CourierLinux
 import CourierPorts
 import CourierSignals
+import CourierSystem
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials

@@ -7,18 +7,18 @@
 /// How many entries the outbox holds, by state.
 public struct OutboxCounts: Sendable, Equatable {
   /// Entries waiting to be sent.
-  public var pending: Int
+  package var pending: Int
   /// Entries the server refused.
-  public var rejected: Int
+  package var rejected: Int
   /// Entries in conflict with the server's record.
-  public var conflicted: Int
+  package var conflicted: Int
 
   /// Creates counts.
   /// - Parameters:
   ///   - pending: pending entries.
   ///   - rejected: rejected entries.
   ///   - conflicted: conflicted entries.
-  public init(pending: Int = 0, rejected: Int = 0, conflicted: Int = 0) {
+  package init(pending: Int = 0, rejected: Int = 0, conflicted: Int = 0) {
     self.pending = pending
     self.rejected = rejected
     self.conflicted = conflicted
@@ -26,7 +26,7 @@ public struct OutboxCounts: Sendable, Equatable {
 
   /// The counts of `entries`.
   /// - Parameter entries: outbox entries.
-  public init(_ entries: some Sequence<OutboxEntry>) {
+  package init(_ entries: some Sequence<OutboxEntry>) {
     self.init()
     for entry in entries {
       switch entry.state {
@@ -38,5 +38,5 @@ public struct OutboxCounts: Sendable, Equatable {
   }
 
   /// Every entry.
-  public var total: Int { pending + rejected + conflicted }
+  package var total: Int { pending + rejected + conflicted }
 }

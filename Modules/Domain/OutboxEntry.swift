@@ -7,14 +7,14 @@
 /// An operation in the outbox, with its place in the queue and its progress.
 public struct OutboxEntry: Sendable, Equatable, Codable {
   /// The place in the queue: entries are sent in increasing order (FIFO).
-  public var sequence: Int64
+  package var sequence: Int64
   /// The change waiting to be sent: what to do to which record.
-  public var operation: OutboxOperation
+  package var operation: OutboxOperation
   /// Pending, rejected or conflicted.
-  public var state: OutboxEntryState
+  package var state: OutboxEntryState
   /// How many times sending was started. Counted before each send, so an entry with zero
   /// attempts has certainly never reached the server and may still be coalesced.
-  public var attempts: Int
+  package var attempts: Int
 
   /// Creates an entry.
   /// - Parameters:
@@ -22,7 +22,7 @@ public struct OutboxEntry: Sendable, Equatable, Codable {
   ///   - operation: the operation.
   ///   - state: where it stands.
   ///   - attempts: sends started so far.
-  public init(
+  package init(
     sequence: Int64, operation: OutboxOperation, state: OutboxEntryState = .pending,
     attempts: Int = 0
   ) {
@@ -37,5 +37,5 @@ public struct OutboxEntry: Sendable, Equatable, Codable {
   /// The record written.
   public var key: RecordKey { operation.key }
   /// Whether the entry is pending and was never handed to the network.
-  public var isUnsent: Bool { state.isPending && attempts == 0 }
+  package var isUnsent: Bool { state.isPending && attempts == 0 }
 }

@@ -5,7 +5,7 @@
 #endif
 
 /// Where an outbox entry stands.
-public enum OutboxEntryState: Sendable, Equatable, Codable {
+package enum OutboxEntryState: Sendable, Equatable, Codable {
   /// Waiting to be sent (or re-sent after a transient failure).
   case pending
   /// The server refused it for a business reason; kept so the user sees why.
@@ -14,5 +14,5 @@ public enum OutboxEntryState: Sendable, Equatable, Codable {
   case conflicted(serverRecord: JSONValue)
 
   /// Whether the entry waits to be sent.
-  public var isPending: Bool { self == .pending }
+  package var isPending: Bool { self == .pending }
 }

@@ -1,4 +1,4 @@
-import CourierDomain
+import CourierSystem
 
 /// How many terminal columns text takes, and how to cut and pad it by columns rather than by
 /// bytes or characters.

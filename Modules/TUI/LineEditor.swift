@@ -1,4 +1,4 @@
-import CourierDomain
+import CourierSystem
 
 /// A one-line text editor as a value: the text and a cursor counted in grapheme clusters, so
 /// that an accented letter, a CJK character or an emoji moves and deletes as one.

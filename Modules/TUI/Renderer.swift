@@ -1,4 +1,5 @@
 import CourierDomain
+import CourierSystem
 
 /// A text attribute. Mapped to SGR sequences only when colour is on.
 enum Style: Sendable {
@@ -62,7 +63,7 @@ package enum Renderer {
   /// - Parameter state: the state.
   /// - Returns: the badge text, or nil for none.
   package static func badge(for state: TUIState) -> String? {
-    switch state.path {
+    switch state.path.code {
     case .unsatisfied, .requiresConnection:
       return state.pendingCount > 0 ? "Offline · \(state.pendingCount) pending" : "Offline"
     case .satisfied, .unknown:
