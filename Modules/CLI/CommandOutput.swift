@@ -30,8 +30,8 @@ package protocol CommandOutput: Sendable {
 }
 
 /// JSON text for one object, keys sorted by their UTF-8 bytes, slashes not escaped, on one line:
-/// `JSONValue.jsonText`, not `JSONSerialization`, which links corelibs Foundation into the binary
-/// (issue 14). For the CLI's own keys (lower-case letters and `_`) the bytes are the ones
+/// `JSONValue.jsonText`, not `JSONSerialization`, which links corelibs Foundation into the
+/// binary. For the CLI's own keys (lower-case letters and `_`) the bytes are the ones
 /// `JSONSerialization` wrote; it sorted other keys (a record's fields) case-insensitively and
 /// numerically, and wrote `\b` and `\f` where this writes `\u0008` and `\u000c`.
 enum JSONLine {

@@ -33,7 +33,7 @@ extension JSONRecord: ListedRecord {
 
 extension SyncItem where Record: ListedRecord {
   /// `  ID  vN  SUMMARY[  [state, not sent yet]]`, appended as bytes: string interpolation cost
-  /// ten times as much, a fifth of listing 10,000 articles (issue 14).
+  /// ten times as much, a fifth of listing 10,000 articles.
   func appendLine(to bytes: inout [UInt8]) {
     bytes.append(contentsOf: "  ".utf8)
     bytes.append(contentsOf: value.id.utf8)
