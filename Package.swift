@@ -331,6 +331,15 @@ let package = Package(
         inMemoryLogging, coreMetrics, metricsTestKit,
       ],
       path: "Tests/CLITests", swiftSettings: strict),
+    // The composition root (the CourierLinux product): config layers, the session and its
+    // doors, private files, the queued-upload store.
+    .testTarget(
+      name: "CourierLinuxTests",
+      dependencies: [
+        "CourierSystem", "CourierLinux", "CourierCore", "CourierDomain", "CourierTestKit",
+        "CourierTestSupport", httpTypes, logging, inMemoryLogging, coreMetrics, metricsTestKit,
+      ],
+      path: "Tests/CompositionTests", swiftSettings: strict),
     .testTarget(
       name: "CourierOpenAPITests",
       dependencies: [

@@ -45,7 +45,7 @@ package enum BuildInfo {
   package static var line: String {
     let parts = adapters.map { adapters in
       // By hand: Foundation's replacingOccurrences bridges through NSString, a third of what
-      // `--version` cost (callgrind).
+      // `--version` cost.
       let kind = String(adapters.kind.map { $0 == "_" ? " " : $0 })
       return
         "\(kind): \(adapters.available.joined(separator: ", ")); default \(adapters.defaultName)"

@@ -8,7 +8,7 @@ import Synchronization
 /// A task that prefers it (`Task(executorPreference:)`, `Task.immediateDetached(...)`) runs its
 /// nonisolated code here, and so do the default actors it calls, which would otherwise each hop
 /// to a pool thread; starting that pool (a worker, its manager, a timer) was a fifth of an offline
-/// `courier articles add` (issue 14). Everything is then serial, as on a one-core machine, where
+/// `courier articles add`. Everything is then serial, as on a one-core machine, where
 /// the pool has a single thread too: code that blocks a thread waiting for another job would hang
 /// there as well.
 package final class CallingThreadExecutor: TaskExecutor {

@@ -31,14 +31,14 @@ package protocol CommandOutput: Sendable {
 }
 
 /// JSON text for one object, keys sorted by their UTF-8 bytes, slashes not escaped, on one line:
-/// `JSONValue.jsonText`, not `JSONSerialization`, which links corelibs Foundation into the binary
-/// (issue 14). For the CLI's own keys (lower-case letters and `_`) the bytes are the ones
+/// `JSONValue.jsonText`, not `JSONSerialization`, which links corelibs Foundation into the
+/// binary. For the CLI's own keys (lower-case letters and `_`) the bytes are the ones
 /// `JSONSerialization` wrote; it sorted other keys (a record's fields) case-insensitively and
 /// numerically, and wrote `\b` and `\f` where this writes `\u0008` and `\u000c`.
 enum JSONLine {
   /// The line. A scalar a terminal acts on that JSON lets pass raw (DEL, a C1 control, U+2028,
   /// a bidi override: `LogText.needsEscape`) is written as a `\uXXXX` escape: the same JSON
-  /// value, exact for a program, inert on a terminal (issue 24). Such a scalar can only stand
+  /// value, exact for a program, inert on a terminal (decision 2420). Such a scalar can only stand
   /// inside a string: JSON's own syntax is ASCII.
   static func encode(_ object: [String: JSONValue]) -> String {
     let text = JSONValue.object(object).jsonText

@@ -142,7 +142,7 @@ package struct CommandRunner: Sendable {
   /// is still open: closing the store and freeing the engine and the pipeline are left to the
   /// end of the process, which needs none of it (each commit is durable when it returns, as
   /// after a `kill -9`; output went out with `write(2)`). An offline `articles add` spent a
-  /// twentieth of itself there (issue 14).
+  /// twentieth of itself there.
   /// - Parameters:
   ///   - invocation: the invocation.
   ///   - exit: ends the process with the code (`_exit`).

@@ -33,9 +33,9 @@ extension JSONRecord: ListedRecord {
 
 extension SyncItem where Record: ListedRecord {
   /// `  ID  vN  SUMMARY[  [state, not sent yet]]`, appended as bytes: string interpolation cost
-  /// ten times as much, a fifth of listing 10,000 articles (issue 14). The id and the summary
-  /// are the server's (an article is everyone's): printed as every untrusted text is
-  /// (`LogText`), so a title cannot clear the screen, set the window title or turn itself around.
+  /// ten times as much, a fifth of listing 10,000 articles. The id and the summary are the
+  /// server's (an article is everyone's): printed as every untrusted text is (`LogText`), so a
+  /// title cannot clear the screen, set the window title or turn itself around.
   func appendLine(to bytes: inout [UInt8]) {
     bytes.append(contentsOf: "  ".utf8)
     bytes.append(contentsOf: LogText.escaped(value.id).utf8)

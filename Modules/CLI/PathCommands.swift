@@ -61,7 +61,7 @@ enum PathCommands {
 
   /// Why a monitor failed, as the error says it: a `CourierError`'s message for a person, or
   /// the error's own description (the netlink monitor's is a sentence with the errno's text).
-  /// Not `localizedDescription`: that is corelibs Foundation (issue 14), and for an error that
+  /// Not `localizedDescription`: that is corelibs Foundation, and for an error that
   /// is not an `NSError` it said only "The operation could not be completed" and a type name.
   static func reason(_ error: any Error) -> String {
     if let error = error as? CourierError { return error.userMessage }

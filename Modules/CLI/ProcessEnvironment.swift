@@ -7,7 +7,7 @@
 /// The process environment as a dictionary, read straight from `environ`.
 ///
 /// `ProcessInfo.processInfo.environment` builds the same dictionary through Foundation's
-/// slow string decoding: a seventh of what `courier --version` cost (callgrind, issue 14).
+/// slow string decoding: a seventh of what `courier --version` cost.
 package enum ProcessEnvironment {
   /// Every `NAME=value` entry of `environ`; an entry without `=` is skipped, and of two
   /// entries with the same name the first wins, as `getenv` reads them.
@@ -27,7 +27,7 @@ package enum ProcessEnvironment {
   /// Sized once from the count, then filled from the last entry to the first with one
   /// hash per entry, so that the first of two same-named entries is the one that stays: a
   /// lookup before each insertion and the table's growth were half of what reading the
-  /// environment cost (callgrind, issue 14).
+  /// environment cost.
   static func dictionary(_ entries: UnsafePointer<UnsafeMutablePointer<CChar>?>) -> [String: String]
   {
     var count = 0

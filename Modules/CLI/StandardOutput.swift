@@ -50,7 +50,7 @@ package struct StandardOutput: CommandOutput {
   }
 
   /// The bytes of a descriptor up to its end with `read(2)`, again after EINTR (no
-  /// `FileHandle`: it is corelibs Foundation, issue 14). Another error (a closed or unreadable
+  /// `FileHandle`: it is corelibs Foundation). Another error (a closed or unreadable
   /// standard input) ends the reading with what was read.
   static func readToEnd(_ descriptor: Int32) -> [UInt8] {
     var bytes: [UInt8] = []

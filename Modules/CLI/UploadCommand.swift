@@ -297,7 +297,7 @@ final class UploadView: Sendable {
     let fraction = total > 0 ? min(1, Double(sent) / Double(total)) : 1
     let filled = Int(fraction * Double(width))
     let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-    // `%3d%%` by hand (String(format:) is corelibs Foundation, issue 14).
+    // `%3d%%` by hand (String(format:) is corelibs Foundation).
     let digits = String(Int(fraction * 100))
     let percent = String(repeating: " ", count: max(0, 3 - digits.count)) + digits + "%"
     let seconds = max(elapsed.seconds, 0.001)
@@ -323,7 +323,7 @@ final class UploadView: Sendable {
   }
 }
 
-/// `courier sync`'s view of the queued uploads it sends (issue 13): the progress bar and the
+/// `courier sync`'s view of the queued uploads it sends: the progress bar and the
 /// `--json` events of `courier upload` (`resumed` with `resumed_at`, then `progress`), each
 /// event naming the upload's `id`, the bar of a resumed upload starting at the offset the
 /// server held. It follows `QueuedUploads.updates()` from ``start(_:)`` until

@@ -29,7 +29,7 @@ struct WriteReport {
 
   /// Whether the server's version replaced this write: the replay met a conflict and took the
   /// server's record (`serverWins`), and the record it left is synced but not what was written.
-  /// Such a write was not sent, whatever `sent` counts (issue 24).
+  /// Such a write was not sent, whatever `sent` counts (decision 2422).
   var replacedByServer: Bool {
     guard report.conflictsTakenFromServer > 0, refused == nil, conflicted == nil,
       let record, record.state == .synced

@@ -51,7 +51,7 @@ package enum ConfigLoader {
 
   /// The value without the blanks around it: what `trimmingCharacters(in: .whitespaces)`
   /// removes (tab and Unicode's space separators), by hand, as Foundation's goes through
-  /// `NSString` and cost a 1 MiB upload with `--timeout` a million instructions (issue 14).
+  /// `NSString` and cost a 1 MiB upload with `--timeout` a million instructions.
   static func trimmingBlanks(_ value: String) -> Substring {
     func blank(_ scalar: Unicode.Scalar) -> Bool {
       scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator

@@ -41,7 +41,7 @@ import Synchronization
 ///
 /// The pipeline and the credential store are built on first use, not by `init`: a command
 /// that never sends a request (`courier status`, an offline `articles list`) does not pay for
-/// them (issue 14). Copies of an environment share the one pipeline.
+/// them. Copies of an environment share the one pipeline.
 public struct CourierEnvironment: Sendable {
   /// The configuration it was built from.
   public let config: CourierConfig

@@ -8,8 +8,8 @@
 ///
 /// The first `URL.path` of a process builds a `Set<UInt8>` inside Foundation, whose generic
 /// metadata has the runtime look `UInt8: Hashable` up by scanning every conformance record of
-/// the binary: 0.35 M instructions, a twelfth of an offline `courier articles add` (callgrind,
-/// issue 14). The percent-encoded path is read as it is stored, and decoded here.
+/// the binary: 0.35 M instructions, a twelfth of an offline `courier articles add`. The
+/// percent-encoded path is read as it is stored, and decoded here.
 enum FileURLPath {
   /// The path of a file URL: percent escapes decoded, the trailing `/` of a folder dropped
   /// (but for `/` itself), as `URL.path` has it.

@@ -69,7 +69,7 @@ public struct NetworkPaths: Sendable {
   /// Whether a host names this machine (`localhost`, `127.x.y.z`, `::1`).
   static func isLoopback(_ host: String) -> Bool {
     // The brackets of an IPv6 literal trimmed by hand: Foundation's `trimmingCharacters(in:)`
-    // with a `CharacterSet` was a tenth of what an offline `articles add` cost (issue 14).
+    // with a `CharacterSet` was a tenth of what an offline `articles add` cost.
     var host = Substring(host.lowercased())
     while let first = host.first, first == "[" || first == "]" { host.removeFirst() }
     while let last = host.last, last == "[" || last == "]" { host.removeLast() }

@@ -15,7 +15,7 @@ import Synchronization
 ///
 /// The replayer is made on first use: making it reads the whole outbox (its first state), which
 /// a write that nothing will send in this process (an offline `courier articles add`) does not
-/// need. Such a write goes to the store through ``beforeReplayer(_:)`` (issue 14). Routes are
+/// need. Such a write goes to the store through ``beforeReplayer(_:)``. Routes are
 /// registered once, with the replayer or when added (``register(_:)``), so nothing needs to be
 /// made before a replay for its route to be there.
 final class OutboxSync: Sendable {

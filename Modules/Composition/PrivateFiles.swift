@@ -42,7 +42,7 @@ import Synchronization
   ///   cannot be created.
   package static func prepareDirectory(_ path: String, warn: (String) -> Void) throws {
     // The folder as it usually is, there already: one `stat`, not one for each part of the
-    // path (issue 14). Otherwise each part is looked at, and the missing ones made.
+    // path. Otherwise each part is looked at, and the missing ones made.
     var existing = stat()
     if stat(path, &existing) == 0, (existing.st_mode & S_IFMT) == S_IFDIR {
       if (existing.st_mode & 0o077) != 0 { makePrivate(path, mode: existing.st_mode, warn: warn) }
@@ -53,7 +53,7 @@ import Synchronization
     for (index, part) in parts.enumerated() {
       // Appended as two Strings: `"/" + part` is the generic append of a Substring, whose
       // witness lookup scanned every conformance record of the binary (a twentieth of an
-      // offline `courier articles add`, issue 14).
+      // offline `courier articles add`).
       prefix += "/"
       prefix += String(part)
       let isLast = index == parts.count - 1

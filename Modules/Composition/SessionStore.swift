@@ -57,7 +57,7 @@ final class SessionStore: Sendable {
 
   /// The queued uploads' files in the data folder (decision 1302). Made when used, not with
   /// the session: the path's `URL` appending and Foundation's copy of the environment were a
-  /// seventh of `courier status`, which never queues an upload (callgrind, issue 14).
+  /// seventh of `courier status`, which never queues an upload.
   var queuedUploadStore: FileQueuedUploadStore {
     Self.queuedUploadStore(environment: environment, removal: removal)
   }

@@ -18,7 +18,7 @@ final class SharedRun: Sendable {
     var task: Task<Void, Never>?
     var generation: UInt64 = 0
     // An array, not a dictionary keyed by waiter: a handful of callers at most, and a
-    // `[UInt64: …]` made every session's start-up pay a conformance scan (issue 14).
+    // `[UInt64: …]` made every session's start-up pay a conformance scan.
     var waiters: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
     var nextWaiter: UInt64 = 0
   }

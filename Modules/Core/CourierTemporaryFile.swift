@@ -67,7 +67,7 @@ package enum CourierTemporaryFile {
   /// The names in a folder that start with `courier-`, read with `readdir`: the folder is
   /// usually the system's temporary folder, shared with every other program, and
   /// `FileManager.contentsOfDirectory` made a `String` of each of its names (4,300 here, 8 M
-  /// instructions of a 1 MiB upload, issue 14) where one comparison of bytes rules most out.
+  /// instructions of a 1 MiB upload) where one comparison of bytes rules most out.
   static func courierNames(in path: String) -> [String] {
     guard let folder = opendir(path) else { return [] }
     defer { closedir(folder) }

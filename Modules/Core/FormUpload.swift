@@ -117,7 +117,7 @@ struct FormUpload: Sendable {
       case .file(let url, let offset, let length, let fileSize):
         // stat(2), which follows a symbolic link as the layout's size (read through an open
         // file) did; FileManager's attributes describe the link itself, and asked the user
-        // and group databases for the owner's names on the way (issue 14).
+        // and group databases for the owner's names on the way.
         var info = stat()
         let size = stat(url.path, &info) == 0 ? Int64(info.st_size) : nil
         guard size == fileSize else {

@@ -89,7 +89,7 @@ struct UploadPreparation: Sendable {
     var info: ImageInfo?
     var isImage = sniffedImage
     // Only a compression reads the image: without one, nothing loads the image library to
-    // find the original's location for the message (issue 14: 40 ms and ~130 libraries).
+    // find the original's location for the message (40 ms and ~130 libraries).
     if sniffedImage && request.compress {
       do {
         info = try await compressor.inspect(request.file)

@@ -32,7 +32,7 @@ package enum CompressionDecision {
     /// Whether the user asked not to compress (`--no-compress`).
     package var noCompress: Bool
     /// Whether `originalHasLocation` comes from reading the original's metadata. Without
-    /// compression the image library is not loaded to find out (issue 14), and the original's
+    /// compression the image library is not loaded to find out, and the original's
     /// location, if any, goes along.
     package var originalLocationChecked: Bool
     /// The options compression used: with `stripMetadata` the original's location must not

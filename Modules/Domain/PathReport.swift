@@ -74,7 +74,7 @@ package enum PathReport {
 
   /// The parts with the separator between them: `joined(separator:)` by hand, as the
   /// standard library's is called unspecialised and its first use per collection type costs a
-  /// scan of every protocol conformance in the binary (callgrind of `courier status`, issue 14).
+  /// scan of every protocol conformance in the binary.
   static func join(_ parts: [String], _ separator: String) -> String {
     var text = ""
     for (index, part) in parts.enumerated() {

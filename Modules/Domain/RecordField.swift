@@ -36,7 +36,7 @@ package struct RecordField: Sendable, Equatable, Codable {
   /// For a string field, how many characters its text may hold (Unicode scalars, as JSON
   /// Schema's `minLength` and `maxLength` and the reference backend count them); a text of
   /// white space alone counts as empty. Nil: any length. Checked before a write is saved, so
-  /// a title the server would refuse is refused here, not queued (issue 24).
+  /// a title the server would refuse is refused here, not queued (decision 2427).
   package var length: ClosedRange<Int>?
 
   /// Declares a field.

@@ -5,7 +5,7 @@
 #endif
 
 /// Chosen members of a stored record's local payload, read without decoding the rest of it:
-/// what a listing prints (a projection read, issue 14). A member is its string value, or nil
+/// what a listing prints (a projection read). A member is its string value, or nil
 /// when the payload lacks it or holds something else there.
 package struct RecordFields: Sendable, Equatable {
   /// The record's id.

@@ -77,7 +77,7 @@ package enum UserMessages {
 
   /// The message for a failed request that was sent directly, with nothing queued (an upload
   /// without `--queue`, a `get`, a login): the sentence of ``message(for:)`` without its
-  /// promise that the changes are kept and will be sent, which would be untrue (issue 24).
+  /// promise that the changes are kept and will be sent, which would be untrue (decision 2422).
   /// - Parameter error: the error.
   /// - Returns: a plain sentence for a person.
   package static func message(forDirect error: CourierError) -> String {

@@ -2,7 +2,7 @@ import CourierDomain
 
 /// A local store that can read chosen payload members of a collection's records without
 /// decoding every payload whole (a projection read): `articles list --offline` prints 10,000
-/// titles without parsing 20,000 JSON documents in Swift (issue 14). Optional: a store that
+/// titles without parsing 20,000 JSON documents in Swift. Optional: a store that
 /// lacks it is read whole.
 package protocol RecordFieldsReading: Sendable {
   /// A collection's records, sorted by id, with the members `names` of each local payload.

@@ -200,7 +200,7 @@ package struct JSONByteParser<Value: JSONTree> {
     let text = bytes.withUnsafeBufferPointer { all -> String? in
       let run = UnsafeBufferPointer(rebasing: all[start..<end])
       // ASCII is valid UTF-8 as it is: decoded without the generic validation of
-      // String(validating:), a fifth of a projection read's time (issue 14).
+      // String(validating:), a fifth of a projection read's time.
       return ascii ? String(decoding: run, as: UTF8.self) : String(validating: run, as: UTF8.self)
     }
     guard let text else {

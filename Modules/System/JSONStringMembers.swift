@@ -1,5 +1,5 @@
 /// Reads chosen string members of JSON objects without building the objects: for listings that
-/// print a few members of many records (a projection read, issue 14). Each text is checked as
+/// print a few members of many records (a projection read). Each text is checked as
 /// `JSONValue(parsing:)` checks it and the same texts are refused; a member is its string, or nil
 /// when the object lacks it or holds something else there (the first of repeated names wins,
 /// as in `JSONValue(parsing:)`); a text that is valid JSON but not an object has none of them.

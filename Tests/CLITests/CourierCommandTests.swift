@@ -3,6 +3,7 @@ import CourierCLI
 import CourierCLITestSupport
 import CourierDomain
 import CourierLinux
+import Foundation
 import Testing
 
 /// Parses a line as `courier` does and returns the command it names, as `T`.
@@ -217,7 +218,7 @@ struct CourierCommandTests {
       #expect(result.stdout.isEmpty)
       #expect(result.stderr.hasPrefix("courier: no command given.\n"))
       #expect(result.stderr.contains("USAGE: courier"))
-      // The help, not only the usage: the commands to choose from (issue 24).
+      // The help, not only the usage: the commands to choose from (decision 2422).
       #expect(result.stderr.contains("SUBCOMMANDS:"), "\(result.stderr)")
       for command in ["login", "upload", "articles", "sync"] {
         #expect(result.stderr.contains("  \(command)"), "\(command)")
@@ -302,5 +303,21 @@ struct CourierCommandTests {
     {
       #expect(script.contains(name), "\(name)")
     }
+  }
+}
+
+@Suite("courier's session")
+struct CourierCommandSessionTests {
+  @Test("the courier command frees delivered bytes in a child process (a library session does not)")
+  func deliveredBodyRemoval() throws {
+    let dir = FileManager.default.temporaryDirectory
+      .appendingPathComponent("courier-command-session-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let global = try GlobalOptions.parse([
+      "--base-url", "http://127.0.0.1:9", "--data-dir", dir.appendingPathComponent("data").path,
+    ])
+    let runner = CommandRunner(environment: ["HOME": dir.path], output: CapturedOutput())
+    #expect(try runner.makeContext(global).session.deliveredBodyRemoval == .detachedProcess)
   }
 }

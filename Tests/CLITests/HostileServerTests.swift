@@ -21,7 +21,7 @@ struct HostileServerTests {
     switch mode {
     case .portal200, .portal302, .portal511, .proxy403, .jsonNotRecord: [69]
     // JSON cut short by its Content-Length: a bad reply from something speaking the API (76),
-    // not a login page (issue 24, decision 2423).
+    // not a login page (decision 2423).
     case .lyingLength: [76]
     case .truncatedBody: [75]
     case .notHTTP, .gzipBomb, .badFieldName, .manyFields: [76]
@@ -41,7 +41,7 @@ struct HostileServerTests {
 
   /// Nothing the command printed holds the token or a raw terminal control, and neither does
   /// any file of the data folder (`courier.sqlite`, its log, the journal), nor `courier
-  /// outbox` as text and as `--json` (issue 24).
+  /// outbox` as text and as `--json` (decisions 2420, 2421).
   func expectClean(
     _ run: CLIRun, dir: URL, _ mode: HostileMode, sourceLocation: SourceLocation = #_sourceLocation
   ) async {

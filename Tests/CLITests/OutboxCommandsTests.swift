@@ -325,7 +325,7 @@ struct OutboxCommandsTests {
     let (oneShot, _) = try await heldSync(backend, dir: dir, writing: "First")
     defer { if oneShot.isRunning { kill(oneShot.processIdentifier, SIGKILL) } }
 
-    // Issue 24: the watch used to exit 75 here. It says it waits, and waits.
+    // The watch does not exit 75 here: it says it waits, and waits (decision 2426).
     let (watch, out, _) = try start(url, ["--json", "sync", "--watch"], dir: dir)
     defer { if watch.isRunning { kill(watch.processIdentifier, SIGKILL) } }
     let printed = Printed(out)

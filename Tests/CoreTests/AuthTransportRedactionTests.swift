@@ -7,7 +7,7 @@ import HTTPTypes
 import Testing
 
 /// The auth step takes the session's tokens out of every reply that is not a success before it
-/// goes further up (issue 24, decision 2421): a server repeating the request's headers in its
+/// goes further up (decision 2421): a server repeating the request's headers in its
 /// refusal must not put the token on a screen or in the outbox.
 @Suite("AuthTransport redaction")
 struct AuthTransportRedactionTests {

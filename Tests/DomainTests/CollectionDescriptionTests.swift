@@ -50,7 +50,7 @@ struct CollectionDescriptionTests {
     Row(
       name: "articles: no title", collection: .articles, payload: .object(["body": .string("b")]),
       refused: "title"),
-    // The contract's title: 1 to 200 characters (issue 24: these were queued, then refused).
+    // The contract's title: 1 to 200 characters, checked before queueing (decision 2427).
     Row(
       name: "articles: an empty title", collection: .articles,
       payload: .object(["title": .string(""), "body": .string("b")]), refused: "title"),

@@ -52,7 +52,7 @@ struct DeliveryProofTests {
     let response: Reply
     /// nil when the reply proves delivery; the shortfall otherwise.
     let shortfall: DeliveryProof.Shortfall?
-    /// A body that says it is JSON and does not parse: a bad reply, not a login page (issue 24).
+    /// A body that says it is JSON and does not parse: a bad reply, not a login page (2423).
     var badReply = false
     var testDescription: String { name }
   }

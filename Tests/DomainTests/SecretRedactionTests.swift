@@ -2,7 +2,7 @@ import CourierDomain
 import Foundation
 import Testing
 
-/// `SecretRedaction` (issue 24, decision 2421): a secret a server repeats is taken out of what
+/// `SecretRedaction` (decision 2421): a secret a server repeats is taken out of what
 /// Courier shows or stores, however the server wrote it.
 @Suite("SecretRedaction")
 struct SecretRedactionTests {

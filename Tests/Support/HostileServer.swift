@@ -37,11 +37,11 @@ public enum HostileMode: String, CaseIterable, Sendable, CustomStringConvertible
   /// process rather than take another).
   case manyFields
   /// A 400 whose message repeats the request's head, its `Authorization` field with the
-  /// bearer token among it (issue 24): the token must reach no screen and no file.
+  /// bearer token among it (decision 2421): the token must reach no screen and no file.
   case tokenEcho
   /// A 200 list of one article whose id and title carry terminal controls (a screen clear, an
   /// OSC window title ended by BEL, a CR that overwrites the line, U+202E): they must reach a
-  /// terminal only as visible escapes (issue 24).
+  /// terminal only as visible escapes (decision 2420).
   case terminalInjection
 
   /// The mode's name.

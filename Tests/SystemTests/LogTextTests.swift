@@ -1,7 +1,7 @@
 import CourierSystem
 import Testing
 
-/// `LogText.escaped`, the one function Courier prints untrusted text with (issue 24): nothing a
+/// `LogText.escaped`, the one function Courier prints untrusted text with (decision 2420): nothing a
 /// terminal acts on survives it, anything else passes unchanged, and escaping again changes
 /// nothing.
 @Suite("LogText")

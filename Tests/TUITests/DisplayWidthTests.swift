@@ -52,8 +52,8 @@ struct DisplayWidthTests {
 
   @Test("control characters and bidi overrides reach the terminal only as visible escapes")
   func escapedOnScreen() {
-    // Every segment of a line goes through the one function the CLI prints with (LogText): the
-    // TUI used to blank controls but let U+202E through.
+    // Every segment of a line goes through the one function the CLI prints with (LogText),
+    // the bidi override included.
     let line = StyledLine("a\u{1B}[2Jb\nc\td\u{7F}e\u{202E}f", .plain)
     #expect(line.render(width: 40, colour: false).hasPrefix(#"a\e[2Jb\nc\td\x7Fe\u{202E}f "#))
     #expect(StyledLine("plain", .plain).render(width: 5, colour: false) == "plain")

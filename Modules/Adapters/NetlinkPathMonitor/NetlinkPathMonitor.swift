@@ -135,7 +135,7 @@ public final class NetlinkPathMonitor: PathMonitor {
     guard namespace != nil else {
       // In the process's own namespace the dump is done where the caller runs: the kernel
       // answers it at once (bounded by the session's timeout), and a thread of its own cost
-      // `courier status` more than the dump (issue 14).
+      // `courier status` more than the dump.
       return Self.dumpOnce(namespace: nil, generation: generation) ?? fallback
     }
     return await withCheckedContinuation { (done: CheckedContinuation<NetworkPath, Never>) in

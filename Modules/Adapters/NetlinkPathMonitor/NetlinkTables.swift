@@ -196,7 +196,7 @@ package struct NetlinkTables: Sendable, Hashable {
   /// - Returns: the text; hex bytes for anything else.
   static func format(_ bytes: [UInt8], family: UInt8) -> String {
     // Joined by hand: `joined(separator:)` is called unspecialised here, and its generic
-    // witness lookups were a tenth of what `courier status` cost (callgrind, issue 14).
+    // witness lookups were a tenth of what `courier status` cost.
     func joined(_ parts: [String], _ range: Range<Int>, _ separator: String) -> String {
       var text = ""
       for index in range {

@@ -39,7 +39,7 @@ extension SQLiteLocalStore: RecordFieldsReading {
             path: path)
         }
         // The state compared as bytes: a String per row only to look it up cost as much as
-        // the id's (issue 14).
+        // the id's.
         let state = row.withBytes(1) { bytes in
           bytes.flatMap { bytes in states.first { $0.bytes.elementsEqual(bytes) }?.state }
         }

@@ -139,7 +139,7 @@ public final class SQLiteLocalStore: LocalStore {
       }
     }
     // A file already in WAL mode (persistent, in its header) needs no `PRAGMA journal_mode`:
-    // one statement fewer to compile at every open (issue 14).
+    // one statement fewer to compile at every open.
     if !Self.headerSaysWAL(connection.path) {
       let mode = try walMode(connection, waiting: options.busyTimeout)
       if mode?.lowercased() != "wal" {

@@ -215,7 +215,7 @@ struct SQLiteReader: LocalStoreReader {
   func entries(for key: RecordKey) throws -> [OutboxEntry] {
     // Most writes are of a record with nothing waiting (a new article; an edit of a synced
     // one): a look at the index answers them, where compiling the fourteen-column read costs
-    // four times as much, once per process (callgrind, issue 14).
+    // four times as much, once per process.
     let values: [SQLiteValue] = [.text(key.collection), .text(key.id)]
     let waiting = try connection.query(Self.anyEntryForRecord, values) { _ in true }
     guard !waiting.isEmpty else { return [] }
@@ -252,7 +252,7 @@ struct SQLiteReader: LocalStoreReader {
 
   func counts() throws -> OutboxCounts {
     // One pass with three filtered counts: `GROUP BY state` sorted the whole outbox first
-    // (a sorter per call: twice the instructions for 90 entries, issue 14).
+    // (a sorter per call: twice the instructions for 90 entries).
     let rows = try connection.query(
       "SELECT count(*) FILTER (WHERE state = 'pending'), "
         + "count(*) FILTER (WHERE state = 'rejected'), "
@@ -303,7 +303,7 @@ enum SQLiteWriter {
     // No counter written: a waiting entry's number is covered by `max(sequence) + 1`
     // already (`nextSequence`), so the counter need only remember the numbers of entries
     // gone, and `deleteEntry` writes it. An add writes no counters page: one statement and
-    // one page of the log fewer (issue 14).
+    // one page of the log fewer.
     case .replaceEntry(let entry):
       let row = values(entry)
       // Most replacements keep the entry's id and record (a rebase, a state): set only the

@@ -33,7 +33,7 @@ public struct VipsImageCompressor: ImageCompressor {
   ///
   /// From `sysconf`, not `ProcessInfo.activeProcessorCount`, which reads the cgroup's CPU quota
   /// through Foundation's file and URL machinery: a seventh of what `courier status` cost, in
-  /// every command that builds the composition root (issue 14).
+  /// every command that builds the composition root.
   @usableFromInline package static let defaultConcurrency = min(
     4, max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
 
@@ -194,7 +194,7 @@ public struct VipsImageCompressor: ImageCompressor {
 
   static func fileSize(_ url: URL) throws -> Int64 {
     // stat(2), not FileManager's attributes, which also look up the owner's user and group
-    // names (issue 14).
+    // names.
     var info = stat()
     guard stat(url.path, &info) == 0 else {
       throw CourierError(

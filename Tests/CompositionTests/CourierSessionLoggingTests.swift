@@ -14,6 +14,13 @@ import Testing
 /// logs and records end to end, with the fakes, and never a secret.
 @Suite("CourierSession: logging and metrics")
 struct CourierSessionLoggingTests {
+  func temporaryDirectory(_ prefix: String) throws -> URL {
+    let dir = FileManager.default.temporaryDirectory
+      .appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    return dir
+  }
+
   func session(
     _ dir: URL, transport: InMemoryTransport, logger: Logger, metrics: TestMetrics,
     token: String? = nil
@@ -33,7 +40,7 @@ struct CourierSessionLoggingTests {
 
   @Test("the token, in Authorization and in a query, and the password never reach a log entry")
   func noSecrets() async throws {
-    let dir = try InProcessCLI.temporaryDirectory("courier-session-log")
+    let dir = try temporaryDirectory("courier-session-log")
     defer { try? FileManager.default.removeItem(at: dir) }
     let transport = InMemoryTransport()
     transport.enqueue(status: 503, json: "{}")
@@ -65,7 +72,7 @@ struct CourierSessionLoggingTests {
 
   @Test("an article added and synced: the call, the replay, the lag and the outbox recorded")
   func articleMetrics() async throws {
-    let dir = try InProcessCLI.temporaryDirectory("courier-session-log")
+    let dir = try temporaryDirectory("courier-session-log")
     defer { try? FileManager.default.removeItem(at: dir) }
     let transport = InMemoryTransport()
     let metrics = TestMetrics()

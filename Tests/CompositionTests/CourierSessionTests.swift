@@ -5,7 +5,6 @@ import CourierTestSupport
 import Foundation
 import Testing
 
-@testable import CourierCLI
 @testable import CourierLinux
 
 /// The façade a library user starts from, against the reference backend: login, an upload
@@ -36,7 +35,7 @@ struct CourierSessionTests {
   }
 
   @Test(
-    "a library session frees delivered bytes in process; the courier command opts in to a child")
+    "a library session frees delivered bytes in process (the courier command opts in to a child)")
   func deliveredBodyRemoval() throws {
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
@@ -44,11 +43,6 @@ struct CourierSessionTests {
     config.baseURL = try #require(URL(string: "http://127.0.0.1:9"))
     config.dataDirectory = dir.appendingPathComponent("data")
     #expect(try CourierSession(config: config).deliveredBodyRemoval == .inProcess)
-    let global = try GlobalOptions.parse([
-      "--base-url", "http://127.0.0.1:9", "--data-dir", dir.appendingPathComponent("data").path,
-    ])
-    let runner = CommandRunner(environment: ["HOME": dir.path], output: CapturedOutput())
-    #expect(try runner.makeContext(global).session.deliveredBodyRemoval == .detachedProcess)
   }
 
   @Test("a wrong password is refused in words and saves nothing")

@@ -1,4 +1,3 @@
-import CourierCLI
 import CourierLinux
 import CourierSystem
 import Foundation

@@ -157,7 +157,7 @@ struct ArticlesTests {
       var iterator = states.makeAsyncIterator()
       return try await iterator.next()
     }
-    // Issue 24: the stream used to throw SyncInProgressError here, at once.
+    // The stream waits (decision 2426): it neither throws SyncInProgressError nor ends.
     #expect(await Self.eventually { !told.withLock { $0.isEmpty } })
     #expect(told.withLock { $0 } == [SyncLock.Holder(pid: getpid(), activity: "a test")])
     other.release()
