@@ -1,10 +1,11 @@
 import ArgumentParser
-import CourierCLI
 import CourierCLITestSupport
 import CourierDomain
 import CourierLinux
 import Foundation
 import Testing
+
+@testable import CourierCLI
 
 /// Parses a line as `courier` does and returns the command it names, as `T`.
 private func parse<T>(_ arguments: [String], as type: T.Type = T.self) throws -> T {

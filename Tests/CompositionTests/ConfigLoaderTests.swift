@@ -60,19 +60,6 @@ struct ConfigLoaderTests {
     #expect(throws: ConfigError.self) {
       try load(environment: ["COURIER_CONFLICT_POLICY": "merge-ish"])
     }
-    // --conflict-policy: the flag beats the environment, which beats the file.
-    let flagged = try GlobalOptions.parse(["--conflict-policy", "serverWins"])
-    #expect(
-      try load(
-        flags: flagged.configFlags, environment: ["COURIER_CONFLICT_POLICY": "manual"],
-        files: file
-      ).conflictPolicy == .serverWins)
-    let wrong = try GlobalOptions.parse(["--conflict-policy", "newest"])
-    let error = try #require(throws: ConfigError.self) {
-      try load(flags: wrong.configFlags)
-    }
-    #expect(error.source == "command line" && error.key == "conflict_policy")
-    #expect(error.message.contains("merge"))
   }
 
   @Test("a whole number too large for Int is an error, not a trap (found by scripts/fuzz)")
