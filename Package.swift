@@ -252,6 +252,10 @@ let package = Package(
         logging, inMemoryLogging, coreMetrics, metricsTestKit,
       ],
       path: "Tests/CoreTests", swiftSettings: strict),
+    // The ports' own values (a request body's segments read back).
+    .testTarget(
+      name: "CourierPortsTests", dependencies: ["CourierPorts", "CourierDomain"],
+      path: "Tests/PortsTests", swiftSettings: strict),
     // The in-memory adapters users script their tests with.
     .testTarget(
       name: "CourierMemoryTests",
