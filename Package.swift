@@ -239,10 +239,12 @@ let package = Package(
       dependencies: ["CourierSystem", "CourierCLI", "CourierDomain", "CourierTestSupport"],
       path: "Tests/Support/CLI", swiftSettings: strict),
     .testTarget(
-      name: "CourierSystemTests", dependencies: ["CourierSystem"], path: "Tests/SystemTests",
+      name: "CourierSystemTests", dependencies: ["CourierSystem", "CourierTestSupport"],
+      path: "Tests/SystemTests",
       swiftSettings: strict),
     .testTarget(
-      name: "CourierDomainTests", dependencies: ["CourierSystem", "CourierDomain", httpTypes],
+      name: "CourierDomainTests",
+      dependencies: ["CourierSystem", "CourierDomain", "CourierTestSupport", httpTypes],
       path: "Tests/DomainTests",
       swiftSettings: strict),
     .testTarget(
@@ -252,6 +254,10 @@ let package = Package(
         logging, inMemoryLogging, coreMetrics, metricsTestKit,
       ],
       path: "Tests/CoreTests", swiftSettings: strict),
+    // The ports' own values (a request body's segments read back).
+    .testTarget(
+      name: "CourierPortsTests", dependencies: ["CourierPorts", "CourierDomain"],
+      path: "Tests/PortsTests", swiftSettings: strict),
     // The in-memory adapters users script their tests with.
     .testTarget(
       name: "CourierMemoryTests",
@@ -278,7 +284,9 @@ let package = Package(
       path: "Tests/NetlinkTests", swiftSettings: strict),
     .testTarget(
       name: "CourierSHANITests",
-      dependencies: ["CourierSystem", "CourierSHANI", "CourierPorts", "CourierDomain"],
+      dependencies: [
+        "CourierSystem", "CourierSHANI", "CourierPorts", "CourierDomain", "CourierTestSupport",
+      ],
       path: "Tests/SHANITests", swiftSettings: strict),
     .testTarget(
       name: "CourierVipsTests", dependencies: ["CourierVips", "CourierPorts", "CourierDomain"],

@@ -75,14 +75,20 @@ extension Double {
   /// the exact binary value, a tie to even), for the durations and sizes Courier prints: "1.2 s",
   /// "340 ms".
   /// - Parameter digits: digits after the point, 0 to 6.
-  /// - Returns: the same text as `%.Nf` ("-0.5", "12", "inf") for any magnitude below 2^63.
+  /// - Returns: the same text as `%.Nf` ("-0.5", "12", "inf", "18446744073709551616.0") for
+  ///   every double.
   package func fixed(digits: Int) -> String {
     guard isFinite else { return isNaN ? "nan" : (self < 0 ? "-inf" : "inf") }
     let digits = Swift.min(Swift.max(digits, 0), 6)
     var scale: UInt64 = 1
     for _ in 0..<digits { scale *= 10 }
     let magnitude = Swift.abs(self)
-    guard magnitude < 9.2e18 else { return "\(self)" }
+    guard magnitude < 0x1p64 else {
+      // An integer too large for UInt64: its exact decimal digits, then zeros after the point.
+      let sign = sign == .minus ? "-" : ""
+      let zeros = digits > 0 ? "." + String(repeating: "0", count: digits) : ""
+      return sign + magnitude.exactIntegerDigits + zeros
+    }
     // The whole and fractional parts are exact, and so is the product's rounding error (a fused
     // multiply-add), which settles a product that rounded onto a tie.
     var whole = UInt64(magnitude.rounded(.towardZero))
@@ -104,5 +110,38 @@ extension Double {
     guard digits > 0 else { return sign + String(whole) }
     let text = String(small)
     return sign + String(whole) + "." + String(repeating: "0", count: digits - text.count) + text
+  }
+
+  /// The exact decimal digits of a finite double of at least 2^64 (an integer): its significand
+  /// shifted left by its exponent in a little-endian number of base-10^9 limbs (35 at most, for
+  /// `greatestFiniteMagnitude`'s 309 digits).
+  private var exactIntegerDigits: String {
+    let limbBase: UInt64 = 1_000_000_000
+    let significand = significandBitPattern | (1 << UInt64(Self.significandBitCount))
+    var limbs: [UInt64] = [significand % limbBase, significand / limbBase % limbBase]
+    if significand >= limbBase * limbBase { limbs.append(significand / limbBase / limbBase) }
+    var shift = Int(exponent) - Self.significandBitCount
+    while shift > 0 {
+      // A limb (below 10^9) times at most 2^32, plus a carry below 2^32, fits in 64 bits.
+      let step = Swift.min(shift, 32)
+      shift -= step
+      var carry: UInt64 = 0
+      for index in limbs.indices {
+        let product = limbs[index] << UInt64(step) + carry
+        limbs[index] = product % limbBase
+        carry = product / limbBase
+      }
+      while carry > 0 {
+        limbs.append(carry % limbBase)
+        carry /= limbBase
+      }
+    }
+    while limbs.count > 1, limbs.last == 0 { limbs.removeLast() }
+    var text = String(limbs[limbs.count - 1])
+    for limb in limbs.dropLast().reversed() {
+      let part = String(limb)
+      text += String(repeating: "0", count: 9 - part.count) + part
+    }
+    return text
   }
 }

@@ -174,11 +174,14 @@ struct QueuedUploadNetworkTests {
     _ = try await setup.queue(file)
     try await setup.net.countBytes(toPort: setup.backend.port)
     var points: [Int] = []
+    // Seeded: the points are printed with a failure (below) and replay by the seed.
+    var generator = SplitMix64(testSeed: 0x0_9A17_5EED)
     for round in 0..<3 {
       // Somewhere in the next quarter of the file, mid-chunk or not. The link stalls there (a
       // quota of bytes, then drops), so the kill lands at that point however slow the machine
       // is, instead of a poll racing the transfer.
-      let point = Int.random(in: (round * size / 4 + size / 32)...((round + 1) * size / 4))
+      let point = Int.random(
+        in: (round * size / 4 + size / 32)...((round + 1) * size / 4), using: &generator)
       points.append(point)
       let crossed = try await setup.net.countedBytes()
       try await setup.net.stall(
@@ -195,13 +198,14 @@ struct QueuedUploadNetworkTests {
       try await setup.net.unstall()
     }
     let last = try await setup.courier(["sync", "--json"])
-    #expect(last.process.terminationStatus == 0, "\(last.printed)")
-    #expect(last.lines.last?["sent"] as? Int == 1, "\(last.printed)")
+    let seed = "\(generator.seedDescription), kills at \(points)"
+    #expect(last.process.terminationStatus == 0, "\(seed): \(last.printed)")
+    #expect(last.lines.last?["sent"] as? Int == 1, "\(seed): \(last.printed)")
     try await setup.expectOnePhoto(of: file)
     let wire = try await setup.net.countedBytes()
     let ratio = Double(wire) / Double(size)
     print("queued upload, 3 kills at \(points): \(wire) bytes on the wire for \(size) (\(ratio)×)")
-    #expect(ratio <= 1.25, "\(wire) bytes crossed the link for a \(size)-byte file")
+    #expect(ratio <= 1.25, "\(seed): \(wire) bytes crossed the link for a \(size)-byte file")
     let outbox = try await setup.courier(["outbox", "--json"])
     #expect((outbox.lines.last?["entries"] as? [Any])?.isEmpty == true, "\(outbox.printed)")
     let kept = try FileManager.default.contentsOfDirectory(

@@ -1,4 +1,5 @@
 import CourierDomain
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -60,20 +61,7 @@ struct JSONValueParserTests {
     #expect(throws: JSONValue.ParseError.self) { try JSONValue(parsing: hostile) }
   }
 
-  /// A small deterministic generator (SplitMix64), so a failure can be replayed.
-  struct Random {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-  }
-
-  static func randomString(_ random: inout Random) -> String {
+  static func randomString(_ random: inout SplitMix64) -> String {
     let pool: [Character] = [
       "a", "Z", "0", " ", "\"", "\\", "/", "\n", "\t", "\u{01}", "\u{1F}", "é", "中", "😀",
       "\u{7F}", "\u{2028}",
@@ -81,7 +69,7 @@ struct JSONValueParserTests {
     return String((0..<random.below(12)).map { _ in pool[random.below(pool.count)] })
   }
 
-  static func randomValue(_ random: inout Random, depth: Int = 0) -> JSONValue {
+  static func randomValue(_ random: inout SplitMix64, depth: Int = 0) -> JSONValue {
     switch random.below(depth > 4 ? 5 : 7) {
     case 0: return .null
     case 1: return .bool(random.below(2) == 0)
@@ -102,31 +90,40 @@ struct JSONValueParserTests {
 
   @Test("2,000 random values survive JSONEncoder → parse, and agree with JSONDecoder")
   func roundTrip() throws {
-    var random = Random(state: 20_261_130)
+    var random = SplitMix64(testSeed: 20_261_130)
     let encoder = JSONEncoder()
     for _ in 0..<2_000 {
       let value = Self.randomValue(&random)
       let data = try encoder.encode(value)
       let parsed = try JSONValue(parsing: data)
-      #expect(parsed == value, "\(String(decoding: data, as: UTF8.self))")
-      #expect(parsed == (try JSONDecoder().decode(JSONValue.self, from: data)))
+      #expect(
+        parsed == value, "\(random.seedDescription): \(String(decoding: data, as: UTF8.self))")
+      #expect(
+        parsed == (try JSONDecoder().decode(JSONValue.self, from: data)),
+        "\(random.seedDescription)")
     }
   }
 
   @Test("2,000 random values survive jsonText → parse (the store's own writer)")
   func jsonTextRoundTrip() throws {
-    var random = Random(state: 20_261_201)
+    var random = SplitMix64(testSeed: 20_261_201)
     for _ in 0..<2_000 {
       let value = Self.randomValue(&random)
       let text = value.jsonText
       let parsed = try JSONValue(parsing: text)
-      #expect(parsed == value, "\(text)")
+      #expect(parsed == value, "\(random.seedDescription): \(text)")
       #expect(
-        parsed == (try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))), "\(text)")
+        parsed == (try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))),
+        "\(random.seedDescription): \(text)")
     }
     #expect(
       JSONValue.object(["b": .integer(1), "a": .string("x\"/\n\u{01}")]).jsonText
         == #"{"a":"x\"/\n\u0001","b":1}"#)
     #expect(JSONValue.number(.infinity).jsonText == "null")
   }
+}
+
+extension SplitMix64 {
+  /// A draw below `n` (this suite's and ReplayRequestTests' random JSON).
+  mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }

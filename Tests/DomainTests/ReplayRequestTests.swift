@@ -1,4 +1,5 @@
 import CourierDomain
+import CourierTestSupport
 import Foundation
 import HTTPTypes
 import Testing
@@ -116,7 +117,7 @@ struct ReplayRequestTests {
 
   /// Random payloads of what a collection's fields hold: keys of lowercase letters and `_` (and
   /// a few others, which take the encoder's path), strings of every kind of character.
-  static func payload(_ random: inout JSONValueParserTests.Random, depth: Int = 0) -> JSONValue {
+  static func payload(_ random: inout SplitMix64, depth: Int = 0) -> JSONValue {
     let keys = ["title", "body", "text", "tags", "a_b", "z", "Title", "a1", "é"]
     switch random.below(depth > 2 ? 4 : 6) {
     case 0: return .string(JSONValueParserTests.randomString(&random))
@@ -136,7 +137,7 @@ struct ReplayRequestTests {
 
   @Test("the body's bytes are JSONEncoder's, whichever writer makes them (2,000 payloads)")
   func bodyBytesAreTheEncoders() throws {
-    var random = JSONValueParserTests.Random(state: 20_261_202)
+    var random = SplitMix64(testSeed: 20_261_202)
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     for _ in 0..<2_000 {
@@ -144,7 +145,9 @@ struct ReplayRequestTests {
       let request = ReplayRequest(
         Self.operation(.create, payload: fields), collection: Self.articles)
       let body = try #require(try request.body())
-      #expect(body == (try encoder.encode(fields)), "\(String(decoding: body, as: UTF8.self))")
+      #expect(
+        body == (try encoder.encode(fields)),
+        "\(random.seedDescription): \(String(decoding: body, as: UTF8.self))")
     }
   }
 }

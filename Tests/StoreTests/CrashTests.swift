@@ -84,12 +84,16 @@ struct CrashTests {
       }
     var onDisk = 0
     var killedMidway = 0
-    for round in 0..<Self.rounds {
-      let target = Int.random(in: 1...30)
+    // The targets are seeded (the kills' timing stays the machine's); each message names the
+    // seed and round, to replay the same targets (Docs/testing.md).
+    var generator = SplitMix64(testSeed: 0xC4A5_4001)
+    for index in 0..<Self.rounds {
+      let target = Int.random(in: 1...30, using: &generator)
+      let round = "\(index) (\(generator.seedDescription), target \(target))"
       let (reported, failure) = try Self.runAndKill(
         probe, adapter: adapter, directory: directory.path, start: onDisk, target: target)
       #expect(failure == nil, "round \(round): the probe failed on its own: \(failure ?? "")")
-      #expect(reported == Array(onDisk..<(onDisk + reported.count)))
+      #expect(reported == Array(onDisk..<(onDisk + reported.count)), "round \(round)")
 
       let store = try open.open(directory.path)
       defer { open.close(store) }
@@ -98,15 +102,17 @@ struct CrashTests {
       // Every reported operation is there; at most the one in flight beyond them.
       let lastReported = reported.last.map { $0 + 1 } ?? onDisk
       #expect(count >= lastReported, "round \(round): lost reported enqueues")
-      #expect(entries.map(\.id) == (0..<count).map(Fixture.operationID))
-      #expect(zip(entries, entries.dropFirst()).allSatisfy { $0.sequence < $1.sequence })
+      #expect(entries.map(\.id) == (0..<count).map(Fixture.operationID), "round \(round)")
+      #expect(
+        zip(entries, entries.dropFirst()).allSatisfy { $0.sequence < $1.sequence }, "round \(round)"
+      )
       let records = try store.records(in: "articles")
       #expect(records.count == count, "round \(round): record and entry disagree")
-      #expect(Set(records.map(\.key.id)) == Set((0..<count).map { "r\($0)" }))
+      #expect(Set(records.map(\.key.id)) == Set((0..<count).map { "r\($0)" }), "round \(round)")
       if count > lastReported { killedMidway += 1 }
       onDisk = count
     }
-    #expect(onDisk > Self.rounds)
+    #expect(onDisk > Self.rounds, "\(generator.seedDescription)")
     print(
       "\(adapter): \(onDisk) operations over \(Self.rounds) kills, \(killedMidway) found past the last report"
     )

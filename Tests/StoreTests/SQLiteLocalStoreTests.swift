@@ -142,10 +142,13 @@ struct SQLiteLocalStoreTests {
     defer { directory.remove() }
     let path = directory.path + "/store.sqlite"
     var data: Data
+    // The random bytes are seeded, and the seed is in every message below (Docs/testing.md).
+    var input = kind
     switch kind {
     case "random":
-      var generator = SystemRandomNumberGenerator()
+      var generator = SplitMix64(testSeed: 0x5_0A17_E5EE_D001)
       data = Data((0..<8_192).map { _ in UInt8.random(in: 0...255, using: &generator) })
+      input += ", " + generator.seedDescription
     case "text":
       data = Data("{\"this\": \"is JSON, not SQLite\"}\n".utf8)
     default:
@@ -160,14 +163,14 @@ struct SQLiteLocalStoreTests {
     }
     try data.write(to: URL(fileURLWithPath: path))
 
-    let error = try #require(throws: StoreError.self) {
+    let error = try #require(throws: StoreError.self, "\(input)") {
       let store = try SQLiteLocalStore(path: path, options: .init(checkIntegrityOnOpen: true))
       _ = try store.pending()
     }
-    #expect(error.code == .corrupt)
-    #expect(error.path == path)
-    #expect(error.message.contains(path))
-    #expect(try bytes(path) == data)
+    #expect(error.code == .corrupt, "\(input)")
+    #expect(error.path == path, "\(input)")
+    #expect(error.message.contains(path), "\(input)")
+    #expect(try bytes(path) == data, "\(input)")
   }
 
   @Test("a database written by a newer schema is refused and left untouched")

@@ -1,4 +1,5 @@
 import CourierSystem
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -56,22 +57,37 @@ struct TextScalarsTests {
     #expect(substring.trimmingSpacesAndTabs() == text.trimmingCharacters(in: .whitespaces))
   }
 
-  @Test("fixed(digits:) prints what %.Nf prints")
+  /// Values `fixed(digits:)` once printed wrongly, or that sit on its edges: ties, the limits of
+  /// the UInt64 path (2^53, 2^63, 2^64), the largest and smallest doubles. A value that ever
+  /// fails joins this list.
+  static let fixedRows: [Double] = [
+    0, -0.0, 0.5, 1.5, 2.5, 3.5, -2.5, 0.05, 0.15, 0.25, 0.35, 1.005, 2.675, 9.995, 99.95,
+    0.9995, 0.99999, 0.0000005, 0.0000015, 0.0000025, 1e-7, -1e-7, 123_456.789, 1e15,
+    4_503_599_627_370_495.5, 0x1p52 + 0.5, 0x1p53, 0x1p53 + 2, 9.0e18,
+    // Once printed as 9.202733093465086e+18 (a clean-clone CI run, issue 24).
+    9.202733093465086e+18, -9.202733093465086e+18,
+    0x1p63, 0x1p63 - 1024, 0x1p63 + 2048, 0x1p64, 0x1p64 - 2048, 0x1p64 + 4096, -0x1p64,
+    1e19, 1e22, 1e23, 1e300, -1e300, Double.greatestFiniteMagnitude,
+    -Double.greatestFiniteMagnitude, Double.leastNormalMagnitude, Double.leastNonzeroMagnitude,
+    -Double.leastNonzeroMagnitude, Double(bitPattern: 0x000F_FFFF_FFFF_FFFF),
+  ]
+
+  @Test("fixed(digits:) prints what %.Nf prints: the rows and seeded draws")
   func fixedMatchesPrintf() {
-    var generator = SystemRandomNumberGenerator()
-    var values: [Double] = [
-      0, -0.0, 0.5, 1.5, 2.5, 3.5, -2.5, 0.05, 0.15, 0.25, 0.35, 1.005, 2.675, 9.995, 99.95,
-      0.9995, 0.99999, 1e-7, -1e-7, 123_456.789, 1e15, 4_503_599_627_370_495.5, 9.0e18,
-    ]
-    for _ in 0..<20_000 {
+    var generator = SplitMix64(testSeed: 0x7E47_5CA1_A125)
+    var values = Self.fixedRows
+    // A few thousand draws; the long search is the fuzz target fixed-digits (scripts/fuzz).
+    for _ in 0..<1_500 {
       values.append(Double.random(in: -10_000...10_000, using: &generator))
       values.append(
         Double(bitPattern: UInt64.random(in: 0...0x43E0_0000_0000_0000, using: &generator)))
+      values.append(
+        Double(bitPattern: UInt64.random(in: 0...0xFFEF_FFFF_FFFF_FFFF, using: &generator)))
       values.append(Double(Int.random(in: -100_000...100_000, using: &generator)) / 1000)
     }
     var mismatches: [String] = []
     for value in values {
-      for digits in 0...3 {
+      for digits in 0...6 {
         let ours = value.fixed(digits: digits)
         let theirs = String(format: "%.\(digits)f", value)
         if ours != theirs, mismatches.count < 20 {
@@ -79,9 +95,11 @@ struct TextScalarsTests {
         }
       }
     }
-    #expect(mismatches.isEmpty, "\(mismatches)")
+    #expect(mismatches.isEmpty, "\(generator.seedDescription): \(mismatches)")
     #expect(Double.infinity.fixed(digits: 1) == "inf")
+    #expect((-Double.infinity).fixed(digits: 1) == "-inf")
     #expect(Double.nan.fixed(digits: 1) == "nan")
+    #expect(9.202733093465086e+18.fixed(digits: 0) == "9202733093465085952")
   }
 
   @Test("upperHex(digits:) prints what %0NX prints")
