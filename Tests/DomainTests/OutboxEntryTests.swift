@@ -37,4 +37,23 @@ struct OutboxEntryTests {
     #expect(try JSONDecoder().decode(OutboxEntry.self, from: old) == bare)
     #expect(entry != bare, "the base copy takes part in equality")
   }
+
+  @Test("a parked entry is written as a pending one with a `parked` member (decision 2401)")
+  func parkedCodable() throws {
+    var parked = Self.entry(basePayload: nil)
+    parked.state = .parked(reason: "Its reply never proved it.", code: "reply_stale_version")
+    parked.attempts = 3
+    let data = try JSONEncoder().encode(parked)
+    #expect(try JSONDecoder().decode(OutboxEntry.self, from: data) == parked)
+    // What a Courier from before parking reads: the state as pending, the rest ignored.
+    let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    #expect((object["state"] as? [String: Any])?.keys.first == "pending")
+    #expect((object["parked"] as? [String: Any])?["code"] as? String == "reply_stale_version")
+    // An entry written before parking existed decodes as it was.
+    var pending = parked
+    pending.state = .pending
+    let before = try JSONEncoder().encode(pending)
+    #expect(!String(decoding: before, as: UTF8.self).contains("parked"))
+    #expect(try JSONDecoder().decode(OutboxEntry.self, from: before) == pending)
+  }
 }
