@@ -54,7 +54,7 @@ extension OutboxReplayer {
   /// so instead of applying it twice (decision 2401). The entry keeps its place in the queue
   /// (sequence number) and its attempt count. A pending entry is left as it is.
   /// - Parameter operationID: the entry's operation id.
-  /// - Returns: the entry now pending (with its new operation id).
+  /// - Returns: the entry now pending (with its new operation id, unless it was parked).
   /// - Throws: `StoreError.notFound` when no entry has this id; `StoreError` when the store
   ///   cannot be written.
   @discardableResult
