@@ -8,9 +8,9 @@ import CourierPorts
   import Foundation
 #endif
 
-/// The outbox of a session's local store: every collection's waiting, refused, conflicted and parked
-/// writes and the queued uploads, in the order the session's `sync()` and `watch()` send them,
-/// with the state those publish. Get it with ``CourierSession/outbox(warn:)``.
+/// The outbox of a session's local store: every collection's waiting, refused, conflicted and
+/// parked writes and the queued uploads, in the order the session's `sync()` and `watch()` send
+/// them, with the state those publish. Get it with ``CourierSession/outbox(warn:)``.
 public struct SessionOutbox: Sendable {
   private let shared: OutboxSync
 
