@@ -3,7 +3,8 @@
 /// an answer whose step stops the pass (`halt` `.stop`), changes the queue (a re-send, a merge,
 /// the server's copy taken, an edit against a deletion settled: `.reread`) or parks an entry
 /// (`.probe`: the pass asks whether the server answers, decision 2401), or once the task is
-/// cancelled. Sends already out finish. Pure: table-tested in `ReplayWindowTests`; `ReplayWindowSender` sends what it says.
+/// cancelled. Sends already out finish. Pure: table-tested in `ReplayWindowTests`;
+/// `ReplayWindowSender` sends what it says.
 package struct ReplayWindow: Sendable {
   /// Why a window stopped sending.
   package enum Halt: Sendable, Equatable {
