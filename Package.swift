@@ -36,7 +36,6 @@ let package = Package(
     .library(name: "CourierVips", targets: ["CourierVips"]),
     .library(name: "CourierSQLite", targets: ["CourierSQLite"]),
     .library(name: "CourierFileStore", targets: ["CourierFileStore"]),
-    .library(name: "CourierSHANI", targets: ["CourierSHANI"]),
     // Fakes for tests (re-exports `CourierMemory`).
     .library(name: "CourierTestKit", targets: ["CourierTestKit"]),
     // A swift-openapi-runtime `ClientTransport` through Courier's pipeline, and a bridge that
@@ -71,20 +70,26 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
   ],
   targets: [
+    // What Courier writes itself instead of taking it from Foundation or the system, shared by
+    // every module and public in none (decision 2304): JSON bytes, RFC 3339 dates, SHA-256, text
+    // scalar tables and number formatting, file handles, threads, the transports' error tables.
+    .target(name: "CourierSystem", path: "Modules/System", swiftSettings: strict),
     // Pure values and decisions: no I/O, no FoundationNetworking. HTTP messages are
     // swift-http-types' (decision 2201).
     .target(
-      name: "CourierDomain", dependencies: [httpTypes], path: "Modules/Domain",
+      name: "CourierDomain", dependencies: ["CourierSystem", httpTypes], path: "Modules/Domain",
       swiftSettings: strict),
     // Small protocols, speaking the domain's types.
     .target(
-      name: "CourierPorts", dependencies: ["CourierDomain", httpTypes, logging],
+      name: "CourierPorts", dependencies: ["CourierSystem", "CourierDomain", httpTypes, logging],
       path: "Modules/Ports",
       swiftSettings: strict),
     // Use cases composed from ports.
     .target(
       name: "CourierCore",
-      dependencies: ["CourierDomain", "CourierPorts", httpTypes, logging, coreMetrics],
+      dependencies: [
+        "CourierSystem", "CourierDomain", "CourierPorts", httpTypes, logging, coreMetrics,
+      ],
       path: "Modules/Core",
       swiftSettings: strict),
     // The `Courier` product's one module: re-exports domain, ports and core, and HTTPTypes,
@@ -95,7 +100,8 @@ let package = Package(
 
     // Adapters, one per technology.
     .target(
-      name: "CourierURLSession", dependencies: ["CourierDomain", "CourierPorts", httpTypes],
+      name: "CourierURLSession",
+      dependencies: ["CourierSystem", "CourierDomain", "CourierPorts", httpTypes],
       path: "Modules/Adapters/URLSessionTransport", swiftSettings: strict),
     // libcurl's headers from the compiler's own search path, and no pkg-config: its `-L` of
     // the system library folder would come first on the link line and defeat the AS_NEEDED
@@ -108,14 +114,18 @@ let package = Package(
       linkerSettings: [.linkedLibrary("dl")]),
     .target(
       name: "CourierCurl",
-      dependencies: ["CourierDomain", "CourierPorts", "CCurl", "CCurlShim", httpTypes],
+      dependencies: [
+        "CourierSystem", "CourierDomain", "CourierPorts", "CCurl", "CCurlShim", httpTypes,
+      ],
       path: "Modules/Adapters/CurlTransport", swiftSettings: strict),
     .target(name: "CNetlink", path: "Modules/Adapters/CNetlink"),
     .target(
-      name: "CourierNetlink", dependencies: ["CourierDomain", "CourierPorts", "CNetlink"],
+      name: "CourierNetlink",
+      dependencies: ["CourierSystem", "CourierDomain", "CourierPorts", "CNetlink"],
       path: "Modules/Adapters/NetlinkPathMonitor", swiftSettings: strict),
     .target(
-      name: "CourierVips", dependencies: ["CourierDomain", "CourierPorts", "CVipsShim"],
+      name: "CourierVips",
+      dependencies: ["CourierSystem", "CourierDomain", "CourierPorts", "CVipsShim"],
       path: "Modules/Adapters/VipsImageCompressor", swiftSettings: strict),
     // libvips is loaded with dlopen on the first compression (Docs/decisions/0353): no
     // headers, include paths or unsafe link flags, and no libvips at start-up.
@@ -132,14 +142,15 @@ let package = Package(
       linkerSettings: [.linkedLibrary("dl")]),
     .target(
       name: "CourierSQLite",
-      dependencies: ["CourierDomain", "CourierPorts", "CSQLite", "CSQLiteShim"],
+      dependencies: ["CourierSystem", "CourierDomain", "CourierPorts", "CSQLite", "CSQLiteShim"],
       path: "Modules/Adapters/SQLiteStore", swiftSettings: strict),
     .target(
       name: "CourierFileStore", dependencies: ["CourierDomain", "CourierPorts"],
       path: "Modules/Adapters/FileStore", swiftSettings: strict),
     // SHA-256 block compression with the x86 SHA extensions: one function with its own
     // `target("sha,sse4.1")` attribute, called only after a CPUID check (decision 1303), so
-    // no compiler flag is needed; elsewhere it reports itself unavailable.
+    // no compiler flag is needed; elsewhere it reports itself unavailable. In no product: the
+    // composition root picks it (decision 2304).
     .target(name: "CSHANI", path: "Modules/Adapters/CSHANI"),
     // The opt-in detached remover of delivered queued uploads (decision 1303 §3): in C, so
     // that between fork and _exit only async-signal-safe calls run.
@@ -150,7 +161,8 @@ let package = Package(
     // In-memory adapters production may choose by config (`transport: memory`,
     // `store: memory`, the manual path monitor), with driving and inspection APIs.
     .target(
-      name: "CourierMemory", dependencies: ["CourierDomain", "CourierPorts", httpTypes],
+      name: "CourierMemory",
+      dependencies: ["CourierSystem", "CourierDomain", "CourierPorts", httpTypes],
       path: "Modules/Adapters/Memory", swiftSettings: strict),
     // Fakes for users' tests (clocks, random sources, compressor); re-exports CourierMemory.
     .target(
@@ -163,7 +175,7 @@ let package = Package(
     .target(
       name: "CourierOpenAPI",
       dependencies: [
-        "CourierDomain", "CourierPorts", "CourierCore", httpTypes,
+        "CourierSystem", "CourierDomain", "CourierPorts", "CourierCore", httpTypes,
         .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
       ],
       path: "Modules/OpenAPI", swiftSettings: strict),
@@ -172,7 +184,7 @@ let package = Package(
     .target(
       name: "CourierLinux",
       dependencies: [
-        "Courier", "CourierDomain", "CourierPorts", "CourierCore",
+        "Courier", "CourierSystem", "CourierDomain", "CourierPorts", "CourierCore",
         .target(name: "CourierURLSession", condition: .when(traits: ["URLSessionTransport"])),
         "CourierCurl", "CourierNetlink", "CourierVips", "CourierSQLite", "CourierFileStore",
         "CourierMemory", "CourierSHANI", "CDetachedRemoval", httpTypes, logging, coreMetrics,
@@ -180,12 +192,13 @@ let package = Package(
       path: "Modules/Composition", swiftSettings: strict),
     // The apps' one signal helper (a self-pipe and its reader thread); in no product.
     .target(
-      name: "CourierSignals", dependencies: ["CourierPorts"], path: "Modules/Signals",
+      name: "CourierSignals", dependencies: ["CourierSystem"], path: "Modules/Signals",
       swiftSettings: strict),
     .target(
       name: "CourierCLI",
       dependencies: [
-        "CourierDomain", "CourierPorts", "CourierCore", "CourierLinux", "CourierSignals",
+        "CourierSystem", "CourierDomain", "CourierPorts", "CourierCore", "CourierLinux",
+        "CourierSignals",
         // The command line: commands, help, completion scripts, the man page's dump (2202).
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         // `--verbose` is a LogHandler; the command records no metrics (decision 2203).
@@ -195,7 +208,8 @@ let package = Package(
     .target(
       name: "CourierTUI",
       dependencies: [
-        "CourierDomain", "CourierPorts", "CourierCore", "CourierLinux", "CourierSignals",
+        "CourierSystem", "CourierDomain", "CourierPorts", "CourierCore", "CourierLinux",
+        "CourierSignals",
         .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
       ],
       path: "Modules/TUI", swiftSettings: strict),
@@ -207,38 +221,37 @@ let package = Package(
       dependencies: ["CourierTUI", "CourierLinux", "CourierSignals", logging, coreMetrics],
       path: "Apps/courier-tui", swiftSettings: strict),
 
-    // Benchmarks and their probes are a package of their own (Benchmarks/Package.swift), so a
-    // dependent never builds or sees them.
+    // Benchmarks are a package of their own (Benchmarks/Package.swift), so a dependent never
+    // builds or sees them; the probes that drive package-level pieces are below, under Tests/.
 
     // Test helpers shared by test targets: the reference backend launcher, misbehaving servers.
     .target(
       name: "CourierTestSupport",
       dependencies: [
-        "CourierDomain", "CourierPorts", "CourierCore", "CourierTestKit", httpTypes, logging,
-        inMemoryLogging,
+        "CourierSystem", "CourierDomain", "CourierPorts", "CourierCore", "CourierTestKit",
+        httpTypes, logging, inMemoryLogging,
       ],
       path: "Tests/Support", exclude: ["CLI"], swiftSettings: strict),
     // The CLI's integration suites' one set-up: the in-process runner, its captured output and
     // `CLIFixture` (a logged-in data folder, the built binary's environment, the server reads).
     .target(
       name: "CourierCLITestSupport",
-      dependencies: ["CourierCLI", "CourierDomain", "CourierTestSupport"],
+      dependencies: ["CourierSystem", "CourierCLI", "CourierDomain", "CourierTestSupport"],
       path: "Tests/Support/CLI", swiftSettings: strict),
     .testTarget(
-      name: "CourierDomainTests", dependencies: ["CourierDomain", httpTypes],
+      name: "CourierSystemTests", dependencies: ["CourierSystem"], path: "Tests/SystemTests",
+      swiftSettings: strict),
+    .testTarget(
+      name: "CourierDomainTests", dependencies: ["CourierSystem", "CourierDomain", httpTypes],
       path: "Tests/DomainTests",
       swiftSettings: strict),
     .testTarget(
       name: "CourierCoreTests",
       dependencies: [
-        "CourierCore", "CourierTestKit", "CourierTestSupport", httpTypes, logging,
-        inMemoryLogging, coreMetrics, metricsTestKit,
+        "CourierSystem", "CourierCore", "CourierTestKit", "CourierTestSupport", httpTypes,
+        logging, inMemoryLogging, coreMetrics, metricsTestKit,
       ],
       path: "Tests/CoreTests", swiftSettings: strict),
-    // The ports' own helpers (threads, files), without any adapter.
-    .testTarget(
-      name: "CourierPortsTests", dependencies: ["CourierPorts"], path: "Tests/PortsTests",
-      swiftSettings: strict),
     // The in-memory adapters users script their tests with.
     .testTarget(
       name: "CourierMemoryTests",
@@ -255,8 +268,8 @@ let package = Package(
     .testTarget(
       name: "CourierCurlTests",
       dependencies: [
-        "CourierCurl", "CCurl", "CourierCore", "CourierLinux", "CourierTestKit",
-        "CourierTestSupport", httpTypes,
+        "CourierSystem", "CourierCurl", "CCurl", "CourierCore", "CourierLinux",
+        "CourierTestKit", "CourierTestSupport", httpTypes,
       ],
       path: "Tests/CurlTests", swiftSettings: strict),
     .testTarget(
@@ -265,7 +278,7 @@ let package = Package(
       path: "Tests/NetlinkTests", swiftSettings: strict),
     .testTarget(
       name: "CourierSHANITests",
-      dependencies: ["CourierSHANI", "CourierPorts", "CourierDomain"],
+      dependencies: ["CourierSystem", "CourierSHANI", "CourierPorts", "CourierDomain"],
       path: "Tests/SHANITests", swiftSettings: strict),
     .testTarget(
       name: "CourierVipsTests", dependencies: ["CourierVips", "CourierPorts", "CourierDomain"],
@@ -286,25 +299,43 @@ let package = Package(
         "CourierCurl", "CourierURLSession", "CourierDomain", "CourierPorts", httpTypes,
       ],
       path: "Tests/TransportProbe", swiftSettings: strict),
+    // Measurement tools the benchmarks run (Benchmarks/netlink, fleet, sync, upload-bench.sh):
+    // here rather than in Benchmarks/Package.swift because each drives something Courier
+    // keeps package-level (decision 2304), as the probes above do.
+    .executableTarget(
+      name: "courier-netlink-probe", dependencies: ["CourierNetlink", "CourierDomain"],
+      path: "Tests/NetlinkProbe", swiftSettings: strict),
+    .executableTarget(
+      name: "fleet-sim", dependencies: ["CourierDomain"], path: "Tests/FleetSimulation",
+      swiftSettings: strict),
+    .executableTarget(
+      name: "multipart-bench", dependencies: ["CourierCore", "CourierDomain"],
+      path: "Tests/MultipartProbe", swiftSettings: strict),
+    .executableTarget(
+      name: "sync-bench-enqueue",
+      dependencies: ["CourierLinux", "CourierSQLite", "CourierCore", "CourierDomain"],
+      path: "Tests/SyncEnqueueProbe", swiftSettings: strict),
     .testTarget(
       name: "CourierStoreTests",
       dependencies: [
-        "CourierSQLite", "CourierFileStore", "CourierTestKit", "CourierCore",
+        "CourierSystem", "CourierSQLite", "CourierFileStore", "CourierTestKit", "CourierCore",
         "CourierTestSupport",
       ],
       path: "Tests/StoreTests", swiftSettings: strict),
     .testTarget(
       name: "CourierCLITests",
       dependencies: [
-        "CourierCLI", "CourierCLITestSupport", "CourierCore", "CourierLinux", "CourierTestKit",
-        "CourierTestSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        httpTypes, logging, inMemoryLogging, coreMetrics, metricsTestKit,
+        "CourierSystem", "CourierCLI", "CourierCLITestSupport", "CourierCore", "CourierLinux",
+        "CourierTestKit", "CourierTestSupport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"), httpTypes, logging,
+        inMemoryLogging, coreMetrics, metricsTestKit,
       ],
       path: "Tests/CLITests", swiftSettings: strict),
     .testTarget(
       name: "CourierOpenAPITests",
       dependencies: [
-        "CourierOpenAPI", "CourierCore", "CourierLinux", "CourierTestKit", "CourierTestSupport",
+        "CourierSystem", "CourierOpenAPI", "CourierCore", "CourierLinux", "CourierTestKit",
+        "CourierTestSupport",
         .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"), httpTypes,
       ],
       path: "Tests/OpenAPITests", swiftSettings: strict),

@@ -1,7 +1,10 @@
 // swift-tools-version:6.1
-// Courier's benchmarks and probes: a package of its own on top of Courier's products, so a
-// package that depends on Courier never builds or sees them. Scripts build it with
-// `swift build --package-path Benchmarks --scratch-path Benchmarks/.build …`.
+// Courier's benchmarks: a package of its own on top of Courier's products, so a package that
+// depends on Courier never builds or sees them, and built only from what those products make
+// public. Scripts build it with `swift build --package-path Benchmarks --scratch-path
+// Benchmarks/.build …`. The probes that drive package-level pieces (the netlink monitor's
+// statistics, the multipart writer, the fleet simulation's decisions, the offline enqueue) are
+// executables of the Courier package itself, under Tests/ (decision 2304).
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -30,14 +33,6 @@ let package = Package(
         .product(name: "CourierVips", package: "Courier"),
       ],
       path: "compression/courier-compress-bench", swiftSettings: strict),
-    // Probe for the netlink path monitor (netlink/run.sh).
-    .executableTarget(
-      name: "courier-netlink-probe",
-      dependencies: [
-        .product(name: "Courier", package: "Courier"),
-        .product(name: "CourierNetlink", package: "Courier"),
-      ],
-      path: "netlink/Probe", swiftSettings: strict),
     // Uploads and small requests through each transport against curl (transport/run.sh).
     .executableTarget(
       name: "courier-transport-bench",
@@ -47,33 +42,17 @@ let package = Package(
         .product(name: "CourierURLSession", package: "Courier"),
       ],
       path: "transport/Sources", swiftSettings: strict),
-    // Queues N article creations offline (sync/run.sh, fleet/run.sh).
-    .executableTarget(
-      name: "sync-bench-enqueue",
-      dependencies: [
-        .product(name: "CourierLinux", package: "Courier"),
-        .product(name: "CourierSQLite", package: "Courier"),
-      ],
-      path: "sync/Enqueue", swiftSettings: strict),
-    // A fleet of clients against a server of fixed capacity on a virtual clock, with the real
-    // RetryPolicy, RetryBudget and ReplayBackoff (fleet/run.sh, Docs/benchmarks/fleet.md).
-    .executableTarget(
-      name: "fleet-sim", dependencies: [.product(name: "Courier", package: "Courier")],
-      path: "fleet/Simulation", swiftSettings: strict),
     // GET /articles/{id} through a client generated from Backend/openapi.json over
     // CourierOpenAPI, against the same calls through APIClient (openapi/run.sh).
     .executableTarget(
       name: "courier-openapi-bench",
       dependencies: [
         .product(name: "CourierLinux", package: "Courier"),
+        .product(name: "CourierMemory", package: "Courier"),
         .product(name: "CourierOpenAPI", package: "Courier"),
         .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
       ],
       path: "openapi/Sources", swiftSettings: strict,
       plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]),
-    // Multipart body writing and the in-memory/temp-file threshold (upload-bench.sh).
-    .executableTarget(
-      name: "multipart-bench", dependencies: [.product(name: "Courier", package: "Courier")],
-      path: "MultipartBench", swiftSettings: strict),
   ]
 )

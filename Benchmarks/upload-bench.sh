@@ -3,14 +3,13 @@
 #   Benchmarks/upload-bench.sh write [SIZE_MIB...]   body-file throughput and peak RSS vs cat/cp
 #   Benchmarks/upload-bench.sh threshold [RUNS]      in-memory vs temp-file bodies via URLSession:
 #                                                    time, then peak RSS growth of one upload
-# Builds multipart-bench (Benchmarks/Package.swift) in release mode into Benchmarks/.build, and a
-# Go sink on 127.0.0.1.
+# Builds multipart-bench (Tests/MultipartProbe, an executable of the Courier package: it drives the
+# package-level multipart writer, decision 2304) in release mode, and a Go sink on 127.0.0.1.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-swift build --package-path Benchmarks --scratch-path Benchmarks/.build -c release \
-  --product multipart-bench >&2
-bench="$root/Benchmarks/.build/release/multipart-bench"
+swift build --scratch-path .build -c release --product multipart-bench >&2
+bench="$root/.build/release/multipart-bench"
 work="$(mktemp -d /tmp/upload-bench.XXXXXX)"
 sink_pid=""
 cleanup() { [[ -n "$sink_pid" ]] && kill "$sink_pid" 2>/dev/null; rm -rf "$work"; }

@@ -23,13 +23,13 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 SCRATCH=.build
 [ "$CONFIG" = release ] && SCRATCH=.build-release
-swift build --scratch-path "$SCRATCH" -c "$CONFIG" --product courier >/dev/null
-for product in sync-bench-enqueue fleet-sim; do
-  swift build --package-path Benchmarks --scratch-path "Benchmarks/$SCRATCH" -c "$CONFIG" \
-    --product "$product" >/dev/null
+# courier, and the two probes of the Courier package (Tests/SyncEnqueueProbe,
+# Tests/FleetSimulation: they drive package-level pieces, decision 2304).
+for product in courier sync-bench-enqueue fleet-sim; do
+  swift build --scratch-path "$SCRATCH" -c "$CONFIG" --product "$product" >/dev/null
 done
 BIN="$ROOT/$SCRATCH/$CONFIG"
-BENCH_BIN="$ROOT/Benchmarks/$SCRATCH/$CONFIG"
+BENCH_BIN="$BIN"
 CHECK=(python3 "$ROOT/Benchmarks/fleet/check.py")
 WORK=$(mktemp -d /tmp/courier-fleet-bench.XXXXXX)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -55,7 +55,7 @@ for i in $(seq "$CLIENTS"); do
   dir="$WORK/c$i"
   echo secret | "$BIN/courier" --base-url "$BASE" --data-dir "$dir" \
     login --username alice --password-stdin >/dev/null
-  "$BENCH_BIN/sync-bench-enqueue" "$dir" "$K" >/dev/null
+  "$BENCH_BIN/sync-bench-enqueue" creates "$dir" "$K" >/dev/null
   "$BIN/courier" --base-url "$BASE" --data-dir "$dir" articles list --offline --json |
     python3 -c 'import json,sys; [print(a["id"]) for a in json.load(sys.stdin)["articles"]]' >>"$WORK/ids"
 done
@@ -110,8 +110,11 @@ printf 'exactly once: %s\n' "$verify"
 printf 'SIGTERM: %d of %d watchers exited 0 in %.2f s; writes still pending in their last state: %s\n' \
   "$exited" "$CLIENTS" "$(echo "$t1 - $t0" | bc -l)" "$pending_left"
 echo
-# 5. The simulation: the same outage, then none (the AWS blog's plain contention).
-for outage in "${SIM_OUTAGE:-$OUTAGE}" 0; do
-  "$BENCH_BIN/fleet-sim" "${SIM_CLIENTS:-10000}" "${SIM_CAPACITY:-250}" "$outage" "${SIM_SEED:-1}"
+# 5. The simulation: the same outage, then none (the AWS blog's plain contention), then a
+# one-hour outage (calls per client), then the same outage with `Retry-After: 5` on every 503.
+for run in "${SIM_OUTAGE:-$OUTAGE} 0" "0 0" "3600 0" "${SIM_OUTAGE:-$OUTAGE} 5"; do
+  read -r outage retry_after <<<"$run"
+  "$BENCH_BIN/fleet-sim" "${SIM_CLIENTS:-10000}" "${SIM_CAPACITY:-250}" "$outage" "${SIM_SEED:-1}" \
+    "$retry_after"
   echo
 done

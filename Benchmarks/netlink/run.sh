@@ -6,10 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 TOGGLES=${1:-400}
 REPEATS=${2:-100}
-# The probe lives in the benchmarks package (Benchmarks/Package.swift), built in its own scratch.
-swift build -c release --package-path Benchmarks --scratch-path Benchmarks/.build \
-  --product courier-netlink-probe >&2
-PROBE=Benchmarks/.build/release/courier-netlink-probe
+# The probe is an executable of the Courier package (Tests/NetlinkProbe): it reads the
+# monitor's package-level statistics and times its snapshots (decision 2304).
+swift build -c release --scratch-path .build --product courier-netlink-probe >&2
+PROBE=.build/release/courier-netlink-probe
 
 A=cnlbench-$$-a
 B=cnlbench-$$-b

@@ -21,10 +21,10 @@ PER=$((N / RECORDS))
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 if [ -z "${ENQUEUE_BIN:-}" ]; then
-  swift build --package-path Benchmarks --scratch-path Benchmarks/.build -c release \
-    --product sync-bench-enqueue >/dev/null
+  # The enqueuer is an executable of the Courier package (Tests/SyncEnqueueProbe, decision 2304).
+  swift build --scratch-path .build -c release --product sync-bench-enqueue >/dev/null
 fi
-ENQUEUE="${ENQUEUE_BIN:-$ROOT/Benchmarks/.build/release/sync-bench-enqueue}"
+ENQUEUE="${ENQUEUE_BIN:-$ROOT/.build/release/sync-bench-enqueue}"
 WORK=$(mktemp -d /tmp/courier-sync-ab.XXXXXX)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 COURIER_BACKEND_DATA="$WORK/backend" COURIER_BACKEND_LOG_LEVEL=warning \

@@ -26,11 +26,11 @@ PER=$((N / RECORDS))
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 swift build --scratch-path .build -c "$CONFIG" --product courier >/dev/null
-swift build --package-path Benchmarks --scratch-path Benchmarks/.build -c "$ENQUEUE_CONFIG" \
-  --product sync-bench-enqueue >/dev/null
+# The enqueuer is an executable of the Courier package (Tests/SyncEnqueueProbe, decision 2304).
+swift build --scratch-path .build -c "$ENQUEUE_CONFIG" --product sync-bench-enqueue >/dev/null
 # COURIER_BIN: another courier to time instead (the "before" runs of Docs/benchmarks/sync.md).
 COURIER="${COURIER_BIN:-$ROOT/.build/$CONFIG/courier}"
-ENQUEUE="${ENQUEUE_BIN:-$ROOT/Benchmarks/.build/$ENQUEUE_CONFIG/sync-bench-enqueue}"
+ENQUEUE="${ENQUEUE_BIN:-$ROOT/.build/$ENQUEUE_CONFIG/sync-bench-enqueue}"
 WORK=$(mktemp -d /tmp/courier-sync-bench.XXXXXX)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 COURIER_BACKEND_DATA="$WORK/backend" COURIER_BACKEND_LOG_LEVEL=warning \

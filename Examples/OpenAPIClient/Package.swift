@@ -13,6 +13,7 @@ let package = Package(
   platforms: [.macOS(.v15)],
   dependencies: [
     .package(url: courierURL, from: "0.1.0"),
+    .package(url: "https://github.com/apple/swift-log.git", from: "1.14.0"),
     .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.11.0"),
     .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.13.0"),
   ],
@@ -25,6 +26,7 @@ let package = Package(
       dependencies: [
         .product(name: "CourierLinux", package: "courier"),
         .product(name: "CourierOpenAPI", package: "courier"),
+        .product(name: "Logging", package: "swift-log"),
         .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
       ],
       plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")])

@@ -1,4 +1,4 @@
-// libFuzzer target: JSONValue(parsing:) (Modules/Domain/JSONByteParser.swift). Built by scripts/fuzz.
+// libFuzzer target: JSONValue(parsing:) (Modules/System/JSONByteParser.swift). Built by scripts/fuzz.
 import CourierDomain
 import Foundation
 

@@ -4,6 +4,7 @@ import CourierCore
 import CourierDomain
 import CourierLinux
 import CourierPorts
+import CourierSystem
 import Logging
 
 #if canImport(FoundationEssentials)

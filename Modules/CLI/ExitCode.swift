@@ -35,7 +35,7 @@ package enum ExitCode: Int32, Sendable {
   /// - Parameter error: the failure.
   /// - Returns: the code.
   package static func forError(_ error: CourierError) -> ExitCode {
-    switch error.kind {
+    switch error.kind.code {
     case .business, .conflict, .invalidInput: return .businessRefusal
     case .fileUnavailable: return .missingInput
     case .offline, .cannotReachHost, .dns, .tls, .notTheServer: return .unavailable

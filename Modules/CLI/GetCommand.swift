@@ -1,5 +1,6 @@
 import CourierCore
 import CourierDomain
+import CourierSystem
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials

@@ -1,4 +1,5 @@
 import CourierDomain
+import CourierSystem
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials

@@ -1,6 +1,7 @@
 import CourierCore
 import CourierDomain
 import CourierLinux
+import CourierSystem
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials

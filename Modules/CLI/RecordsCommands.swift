@@ -2,6 +2,7 @@ import CourierCore
 import CourierDomain
 import CourierLinux
 import CourierPorts
+import CourierSystem
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials

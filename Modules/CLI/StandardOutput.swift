@@ -1,4 +1,5 @@
 import CourierPorts
+import CourierSystem
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials

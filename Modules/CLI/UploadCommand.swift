@@ -3,6 +3,7 @@ import CourierDomain
 import CourierLinux
 import CourierPorts
 import CourierSignals
+import CourierSystem
 import Dispatch
 import Synchronization
 
@@ -162,7 +163,7 @@ final class UploadView: Sendable {
   private var output: any CommandOutput { context.output }
 
   func show(_ upload: UploadState) {
-    switch upload {
+    switch upload.phase {
     case .compressing:
       if json { emit(["event": .string("compressing")]) }
     case .prepared(let verdict):

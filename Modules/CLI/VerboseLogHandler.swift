@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import CourierSystem
 import Logging
 
 /// `courier --verbose`: the log handler that writes the request pipeline's lines to standard

@@ -27,15 +27,15 @@ import Synchronization
 /// Adapters a test or an embedding app supplies instead of the ones named in the config.
 public struct AdapterOverrides: Sendable {
   /// The base transport (under auth, retry and logging).
-  public var transport: (any Transport)?
+  package var transport: (any Transport)?
   /// The credential store.
-  public var credentials: (any CredentialStore)?
+  package var credentials: (any CredentialStore)?
   /// What reports the network path (a `ManualPathMonitor` in tests).
-  public var pathMonitor: (any PathMonitor)?
+  package var pathMonitor: (any PathMonitor)?
   /// The local store (records and outbox).
-  public var localStore: (any LocalStore)?
+  package var localStore: (any LocalStore)?
   /// The image compressor.
-  public var compressor: (any ImageCompressor)?
+  package var compressor: (any ImageCompressor)?
 
   /// Creates overrides.
   /// - Parameters:

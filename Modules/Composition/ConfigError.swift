@@ -1,4 +1,3 @@
-import CourierCore
 import CourierDomain
 
 #if canImport(FoundationEssentials)
@@ -10,18 +9,18 @@ import CourierDomain
 /// A configuration error: names the source (file, environment variable or flag) and the key.
 public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
   /// Where the bad value came from: a file path, `environment` or `command line`.
-  public var source: String
+  package var source: String
   /// The configuration key that is wrong (`conflict_policy`), when one is.
-  public var key: String?
+  package var key: String?
   /// What is wrong, for a person.
-  public var message: String
+  package var message: String
 
   /// Creates an error.
   /// - Parameters:
   ///   - source: where the value came from.
   ///   - key: the key.
   ///   - message: what is wrong.
-  public init(source: String, key: String? = nil, message: String) {
+  package init(source: String, key: String? = nil, message: String) {
     self.source = source
     self.key = key
     self.message = message

@@ -1,5 +1,5 @@
-import CourierCore
 import CourierDomain
+import CourierSystem
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -16,9 +16,10 @@ import CourierDomain
 /// Reads configuration in layers: defaults, then a JSON file (`--config`, else
 /// `$XDG_CONFIG_HOME/courier/config.json` when it exists), then the environment
 /// (`COURIER_*`), then command-line flags. Pure apart from the injected file reader.
-public enum ConfigLoader {
+/// `CourierSession.fromEnvironment` reads the configuration with it, as `courier` does.
+package enum ConfigLoader {
   /// The keys a config file, the environment and flags may set, with their environment names.
-  public static let keys: [(key: String, environment: String)] = [
+  package static let keys: [(key: String, environment: String)] = [
     ("base_url", "COURIER_BASE_URL"), ("token", "COURIER_TOKEN"),
     ("data_dir", "COURIER_DATA_DIR"),
     ("transport", "COURIER_TRANSPORT"), ("path_monitor", "COURIER_PATH_MONITOR"),
@@ -33,13 +34,13 @@ public enum ConfigLoader {
 
   /// The keys only a config file may set, each holding an object: `collections` (the record
   /// collections it declares, see `CourierConfig.collections`).
-  public static let fileOnlyKeys = ["collections"]
+  package static let fileOnlyKeys = ["collections"]
 
   /// The accepted range of each numeric key. The bounds keep every later conversion safe
   /// (milliseconds and nanoseconds in `Int`, `Duration` arithmetic, libcurl's `long`) and
   /// refuse values that can only be typing mistakes: a per-attempt timeout of more than a
   /// day, a thousand attempts.
-  public static let numericRanges: [String: ClosedRange<Int>] = [
+  package static let numericRanges: [String: ClosedRange<Int>] = [
     "max_attempts": 1...100,
     "timeout_seconds": 1...86_400,
     "deadline_seconds": 1...604_800,
@@ -75,7 +76,7 @@ public enum ConfigLoader {
   ///   - readFile: reads a file; returns nil when it does not exist.
   /// - Returns: the merged configuration.
   /// - Throws: `ConfigError` naming the source and the key.
-  public static func load(
+  package static func load(
     flags: [String: String], environment: [String: String],
     readFile: (String) throws -> Data?
   ) throws -> CourierConfig {
@@ -118,14 +119,14 @@ public enum ConfigLoader {
   }
 
   /// The largest config file read.
-  public static let maxFileBytes = 1 << 20
+  package static let maxFileBytes = 1 << 20
 
   /// Reads a config file from disk: nil when nothing is at the path; only a regular file of
   /// at most `maxFileBytes` (a FIFO would block the read, `/dev/zero` would never end).
   /// - Parameter path: the path.
   /// - Returns: the contents, or nil when the file does not exist.
   /// - Throws: `RegularFile.Problem` saying what is wrong with it.
-  public static func readFileIfPresent(_ path: String) throws -> Data? {
+  package static func readFileIfPresent(_ path: String) throws -> Data? {
     var info = stat()
     if stat(path, &info) != 0 && errno == ENOENT { return nil }
     return try RegularFile.read(atPath: path, maxBytes: maxFileBytes)

@@ -1,4 +1,3 @@
-import CourierCore
 import CourierDomain
 
 #if canImport(FoundationEssentials)
@@ -18,34 +17,34 @@ public struct CourierConfig: Sendable, Equatable {
   /// The server's base URL.
   public var baseURL: URL = URL(string: "http://127.0.0.1:8080") ?? URL(fileURLWithPath: "/")
   /// A fixed bearer token (instead of a session from `courier login`).
-  public var token: String?
+  package var token: String?
   /// Where user data lives (session, outbox, local edits): never purged.
   public var dataDirectory: URL
   /// The transport adapter.
-  public var transport: TransportAdapter = CourierConfig.defaultTransport
+  package var transport: TransportAdapter = CourierConfig.defaultTransport
   /// The path monitor adapter.
-  public var pathMonitor: PathMonitorAdapter = CourierConfig.defaultPathMonitor
+  package var pathMonitor: PathMonitorAdapter = CourierConfig.defaultPathMonitor
   /// The local store adapter.
-  public var store: StoreAdapter = CourierConfig.defaultStore
+  package var store: StoreAdapter = CourierConfig.defaultStore
   /// The retry policy.
   public var retry = RetryPolicy()
   /// The per-attempt deadline.
   public var timeout: Duration = .seconds(30)
   /// Which file the config was read from, if any.
-  public var configFile: String?
+  package var configFile: String?
   /// How the sync engine settles version conflicts (`conflict_policy`).
   public var conflictPolicy: ConflictPolicy = .lastWriteWins
   /// Whether `courier upload` uses tus (resumable) without `--resumable`
   /// (`resumable_uploads`).
-  public var resumableUploads = false
+  package var resumableUploads = false
   /// How many outbox entries of different records a replay sends at once
   /// (`replay_concurrency`, 1 to 16): 1 (the default) keeps the outbox's global order; more
   /// keeps each record's order only, over as many keep-alive connections (decision 1204).
-  public var replayConcurrency = 1
+  package var replayConcurrency = 1
   /// The record collections the config file declares (`collections`), besides the built-in
-  /// articles: each gets the same reads, outbox and conflicts (`CourierSession.records(_:)`,
+  /// articles: each gets the same reads, outbox and conflicts (`Collections.records(_:warn:)`,
   /// `courier records NAME …`).
-  public var collections: [CollectionDescription] = []
+  package var collections: [CollectionDescription] = []
 
   /// The user's home: `HOME` when set, else the password database's entry, else `/` (what
   /// Foundation's `NSHomeDirectory()` gives).
@@ -77,7 +76,7 @@ public struct CourierConfig: Sendable, Equatable {
 
   /// libcurl on Linux, where URLSession uploads at a tenth of line rate
   /// (Docs/decisions/0501); URLSession elsewhere.
-  public static var defaultTransport: TransportAdapter {
+  package static var defaultTransport: TransportAdapter {
     #if os(Linux) || !URLSessionTransport
       return .curl
     #else
@@ -86,13 +85,13 @@ public struct CourierConfig: Sendable, Equatable {
   }
 
   /// rtnetlink, the one path monitor that watches the real network.
-  public static var defaultPathMonitor: PathMonitorAdapter { .netlink }
+  package static var defaultPathMonitor: PathMonitorAdapter { .netlink }
 
   /// SQLite: one durable transaction per write (Docs/decisions/0402).
-  public static var defaultStore: StoreAdapter { .sqlite }
+  package static var defaultStore: StoreAdapter { .sqlite }
 
   /// Transport adapters, by the name used in config files, `COURIER_TRANSPORT` and flags.
-  public enum TransportAdapter: String, Sendable, CaseIterable {
+  package enum TransportAdapter: String, Sendable, CaseIterable {
     /// libcurl (`CourierCurl`): the default on Linux.
     case curl
     #if URLSessionTransport
@@ -114,7 +113,7 @@ public struct CourierConfig: Sendable, Equatable {
   }
 
   /// Path monitor adapters, by name.
-  public enum PathMonitorAdapter: String, Sendable, CaseIterable {
+  package enum PathMonitorAdapter: String, Sendable, CaseIterable {
     /// rtnetlink (`CourierNetlink`).
     case netlink
     /// A monitor driven by hand; the path stays unknown unless someone sends one.
@@ -124,7 +123,7 @@ public struct CourierConfig: Sendable, Equatable {
   }
 
   /// Local store adapters, by name.
-  public enum StoreAdapter: String, Sendable, CaseIterable {
+  package enum StoreAdapter: String, Sendable, CaseIterable {
     /// SQLite in the data folder (`courier.sqlite`).
     case sqlite
     /// An append-only log and snapshots in the data folder (`store/`).

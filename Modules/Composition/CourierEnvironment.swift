@@ -48,21 +48,21 @@ public struct CourierEnvironment: Sendable {
   /// The request pipeline.
   public var client: APIClient { pipeline.parts.client }
   /// The session's token store.
-  public var credentials: any CredentialStore { pipeline.parts.credentials }
+  package var credentials: any CredentialStore { pipeline.parts.credentials }
   /// The base transport, with no decorators (for logins and probes).
-  public var baseTransport: any Transport { pipeline.parts.base }
+  package var baseTransport: any Transport { pipeline.parts.base }
   /// The pipeline without its retry step: one attempt per call, with the token (for the
   /// base URL's origin only), the middlewares and logging. For use cases that retry on their
   /// own terms, like the tus client, which resumes with a `HEAD` instead of repeating a request.
-  public var singleAttemptTransport: any Transport { pipeline.parts.singleAttempt }
+  package var singleAttemptTransport: any Transport { pipeline.parts.singleAttempt }
   /// The path monitor: a hint for the interface and for replays, never a gate. Nobody runs it
   /// until a command needs it (`run()` in a task of the caller's).
-  public let pathMonitor: any PathMonitor
+  package let pathMonitor: any PathMonitor
   /// The image compressor.
-  public let compressor: any ImageCompressor
+  package let compressor: any ImageCompressor
   /// The SHA-256 of file ranges (tus checksums, the identity of derived bytes): the CPU's SHA
   /// extensions when it has them, else the portable Swift one (decision 1303).
-  public let fileHasher: any FileHasher
+  package let fileHasher: any FileHasher
   private let overrides: AdapterOverrides
   private let pipeline: LazyPipeline
   /// Where everything built here logs: the pipeline's calls (`client.options.logger`), the
@@ -225,7 +225,7 @@ extension CourierEnvironment {
   ///   or the store cannot be created (a file in the way, a folder where the store file should
   ///   be), `io` for an unwritable or full disk, `corrupt`, `newerSchema`, `busy`; nothing that
   ///   exists is reset or overwritten.
-  public func openLocalStore(warn: @Sendable (String) -> Void = PrivateFiles.warnOnStandardError)
+  package func openLocalStore(warn: @Sendable (String) -> Void = PrivateFiles.warnOnStandardError)
     throws -> any LocalStore
   {
     if let store = overrides.localStore { return store }

@@ -27,8 +27,8 @@ import Logging
 ///
 /// Every adapter is chosen by the configuration (defaults, then the config file, then
 /// environment variables, then what you set) and any one can be replaced with
-/// ``AdapterOverrides`` in tests. The underlying pieces stay public: ``environment`` has the
-/// request pipeline, the path monitor and the compressor.
+/// ``AdapterOverrides`` in tests. ``environment`` holds the configuration and the request
+/// pipeline (`environment.client`) for calls of your own.
 ///
 /// Give it a `Logger` and a `MetricsFactory` of the application's (`logger:` and `metrics:`)
 /// to see its requests, retries, replays and path changes; by default it logs nowhere and
@@ -37,7 +37,7 @@ public final class CourierSession: Sendable {
   /// The composition root this session uses: configuration, pipeline and adapters.
   public let environment: CourierEnvironment
   /// Who removes a delivered queued upload's kept bytes (decision 1303 §3).
-  public let deliveredBodyRemoval: DeliveredBodyRemoval
+  package let deliveredBodyRemoval: DeliveredBodyRemoval
   /// Photo uploads now, with progress.
   public let uploads: Uploads
   /// Uploads kept in the outbox and sent by ``sync(activity:)`` with every other write.
@@ -51,7 +51,8 @@ public final class CourierSession: Sendable {
 
   /// A session with the adapters named in `config`, or the ones in `overrides`.
   /// - Parameters:
-  ///   - config: the configuration (see ``ConfigLoader``).
+  ///   - config: the configuration (``CourierConfig/init(environment:)`` for the defaults and
+  ///     the environment; ``fromEnvironment(_:logger:metrics:)`` reads the config file too).
   ///   - overrides: adapters to use instead of the configured ones (fakes in tests).
   ///   - logger: where requests, retry decisions, replays and path changes are logged; by
   ///     default nowhere.
@@ -67,18 +68,29 @@ public final class CourierSession: Sendable {
   }
 
   /// A session over an environment built already (the apps build theirs from their flags).
+  /// A delivered queued upload's kept bytes are removed in this process: no process is ever
+  /// made behind the app's back.
   /// - Parameters:
   ///   - environment: the composition root.
   ///   - pathSmoothing: how long a new path must hold before ``paths`` and the replays see it
   ///     (an interface skipping blips); nil to follow the monitor as it is.
   ///   - clock: the clock those delays are measured on.
-  ///   - deliveredBodyRemoval: who removes a delivered queued upload's kept bytes:
-  ///     `.inProcess` (the default: no process is ever made behind the app's back) or
-  ///     `.detachedProcess`, for a command that owns its process (`courier` chooses it).
-  public init(
+  public convenience init(
+    environment: CourierEnvironment, pathSmoothing: PathDebounceDelays? = nil,
+    clock: any Clock<Duration> = ContinuousClock()
+  ) {
+    self.init(
+      environment: environment, pathSmoothing: pathSmoothing, clock: clock,
+      deliveredBodyRemoval: .inProcess)
+  }
+
+  /// A session over an environment built already, with who removes a delivered queued
+  /// upload's kept bytes: `.inProcess`, or `.detachedProcess` for a command that owns its
+  /// process (`courier` chooses it).
+  package init(
     environment: CourierEnvironment, pathSmoothing: PathDebounceDelays? = nil,
     clock: any Clock<Duration> = ContinuousClock(),
-    deliveredBodyRemoval: DeliveredBodyRemoval = .inProcess
+    deliveredBodyRemoval: DeliveredBodyRemoval
   ) {
     self.environment = environment
     self.deliveredBodyRemoval = deliveredBodyRemoval

@@ -1,7 +1,8 @@
 /// How `FileQueuedUploadStore.markDelivered(_:)` removes a delivered queued upload's kept
 /// bytes once the server's proof is written (decision 1303 §3). The proof always comes first;
-/// this only says who frees the bytes' blocks.
-public enum DeliveredBodyRemoval: Sendable, Equatable {
+/// this only says who frees the bytes' blocks: a library's session removes them in its own
+/// process, and the `courier` command chooses a detached remover.
+package enum DeliveredBodyRemoval: Sendable, Equatable {
   /// Unlinked in this process, before `markDelivered` returns: no child process, no thread.
   /// The default of the library: an app embedding Courier never sees a process it did not
   /// start. Freeing a gigabyte's blocks costs the caller about a quarter of a second.

@@ -25,18 +25,18 @@ import CourierPorts
 /// exclusively (or skips), reads the live entries and removes every other upload's files. A
 /// process killed before its entry was committed leaves bytes that the next sweep removes;
 /// one killed after leaves both.
-public struct FileQueuedUploadStore: QueuedUploadStore {
+package struct FileQueuedUploadStore: QueuedUploadStore {
   /// The folder.
-  public let directory: URL
+  package let directory: URL
   /// The test-only point (`COURIER_TEST_STOP_AT`) at which `keep` stops its own process with
   /// `SIGSTOP`: `queued-upload-written` (bytes durable, entry not committed) or
   /// `queued-upload-committed` (both durable), so a test can kill it exactly there.
-  public let stopAt: String?
+  package let stopAt: String?
   /// The tus resume records, in the same folder.
-  public let resumeRecords: any ResumableUploadStore
+  package let resumeRecords: any ResumableUploadStore
   /// Who removes a delivered upload's bytes: this process (the default) or, when the caller
   /// opts in, a detached child process.
-  public let removal: DeliveredBodyRemoval
+  package let removal: DeliveredBodyRemoval
 
   /// A store in `directory` (created on the first `keep`).
   /// - Parameters:
@@ -44,7 +44,7 @@ public struct FileQueuedUploadStore: QueuedUploadStore {
   ///   - stopAt: the test-only stop point; nil in production.
   ///   - removal: who removes a delivered upload's bytes; `.inProcess` unless the caller
   ///     owns its process and opts in to `.detachedProcess`.
-  public init(
+  package init(
     directory: URL, stopAt: String? = nil, removal: DeliveredBodyRemoval = .inProcess
   ) {
     self.directory = directory
@@ -61,7 +61,7 @@ public struct FileQueuedUploadStore: QueuedUploadStore {
   /// - Returns: what `commit` returned.
   /// - Throws: `StoreError` naming the file when the copy cannot be made, or what `commit`
   ///   threw; nothing is left behind then.
-  public func keep<T>(_ source: URL, as id: String, commit: () throws -> T) throws -> T {
+  package func keep<T>(_ source: URL, as id: String, commit: () throws -> T) throws -> T {
     try PrivateFiles.prepareDirectory(directory.path, warn: PrivateFiles.warnOnStandardError)
     let lock = try openLock()
     defer { close(lock) }
@@ -92,7 +92,7 @@ public struct FileQueuedUploadStore: QueuedUploadStore {
   /// `<id>.body` in the folder.
   /// - Parameter id: the upload's id.
   /// - Returns: its URL.
-  public func body(_ id: String) -> URL { file(id, "body") }
+  package func body(_ id: String) -> URL { file(id, "body") }
 
   /// Writes `<id>.delivered` durably, then removes the bytes and the resume record. With
   /// `removal` `.inProcess` (the default) the bytes are unlinked here. With `.detachedProcess`
@@ -103,7 +103,7 @@ public struct FileQueuedUploadStore: QueuedUploadStore {
   /// it (the name is the upload's).
   /// - Parameter id: the upload's id.
   /// - Throws: `StoreError` when the proof cannot be written (nothing is removed then).
-  public func markDelivered(_ id: String) throws {
+  package func markDelivered(_ id: String) throws {
     let path = file(id, "delivered").path
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
     guard fd >= 0 else { throw failure("created", path) }
@@ -151,7 +151,7 @@ public struct FileQueuedUploadStore: QueuedUploadStore {
   /// Whether `<id>.delivered` exists.
   /// - Parameter id: the upload's id.
   /// - Returns: true once the server proved it stored the upload.
-  public func isDelivered(_ id: String) -> Bool {
+  package func isDelivered(_ id: String) -> Bool {
     access(file(id, "delivered").path, F_OK) == 0
   }
 
@@ -160,7 +160,7 @@ public struct FileQueuedUploadStore: QueuedUploadStore {
   /// - Parameter live: the ids the outbox names, read while the sweep holds the lock.
   /// - Returns: the ids whose files were removed.
   @discardableResult
-  public func sweep(keeping live: () throws -> Set<String>) -> [String] {
+  package func sweep(keeping live: () throws -> Set<String>) -> [String] {
     var info = stat()
     // FileURLPath, not `URL.path`: a store that was never used costs an open one `stat`.
     guard stat(FileURLPath.of(directory), &info) == 0, let lock = try? openLock() else {

@@ -17,18 +17,18 @@ import CourierPorts
 /// (folder 0700, files 0600, decision 0405), each replaced atomically and durably: written to
 /// a temporary file, fsynced, renamed over the record, then the folder fsynced. A crash leaves
 /// the old record or the new one.
-public struct FileResumableUploadStore: ResumableUploadStore {
+package struct FileResumableUploadStore: ResumableUploadStore {
   /// The folder the records are in.
-  public let directory: URL
+  package let directory: URL
 
   /// A store in `directory` (created on the first save).
   /// - Parameter directory: the folder, e.g. `<data dir>/uploads`.
-  public init(directory: URL) { self.directory = directory }
+  package init(directory: URL) { self.directory = directory }
 
   /// The record kept under `key`; nil when there is none or it cannot be decoded.
   /// - Parameter key: the record's key.
   /// - Returns: the record.
-  public func load(_ key: String) -> ResumableUpload? {
+  package func load(_ key: String) -> ResumableUpload? {
     guard let data = FileManager.default.contents(atPath: path(key)) else { return nil }
     return try? JSONDecoder().decode(ResumableUpload.self, from: data)
   }
@@ -38,7 +38,7 @@ public struct FileResumableUploadStore: ResumableUploadStore {
   ///   - record: the record.
   ///   - key: its key.
   /// - Throws: `StoreError` naming the file when it cannot be written.
-  public func save(_ record: ResumableUpload, as key: String) throws {
+  package func save(_ record: ResumableUpload, as key: String) throws {
     try PrivateFiles.prepareDirectory(directory.path, warn: PrivateFiles.warnOnStandardError)
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
@@ -78,7 +78,7 @@ public struct FileResumableUploadStore: ResumableUploadStore {
 
   /// Removes the record under `key`.
   /// - Parameter key: the key.
-  public func remove(_ key: String) {
+  package func remove(_ key: String) {
     unlink(path(key))
     let folder = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     if folder >= 0 {

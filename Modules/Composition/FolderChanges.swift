@@ -1,3 +1,5 @@
+import CourierSystem
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else

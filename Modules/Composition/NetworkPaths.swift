@@ -17,7 +17,7 @@ import CourierPorts
 /// ```
 public struct NetworkPaths: Sendable {
   /// The path monitor the session follows: the configured one, or a smoothed one over it.
-  public let monitor: any PathMonitor
+  package let monitor: any PathMonitor
   /// The configured monitor, asked for one snapshot by ``serverIsUnreachable()``.
   private let system: any PathMonitor
   /// The monitor's one run, shared with the session's `watch()`.

@@ -6,6 +6,7 @@ import CourierMemory
 import CourierNetlink
 import CourierPorts
 import CourierSQLite
+import CourierSystem
 import CourierVips
 import Synchronization
 
@@ -25,10 +26,10 @@ import Synchronization
 #endif
 
 /// The data directory and the files in it are private to their owner (decision 0405).
-public enum PrivateFiles {
+@usableFromInline package enum PrivateFiles {
   /// Writes a warning to the process's standard error.
   /// - Parameter message: the sentence.
-  public static func warnOnStandardError(_ message: String) {
+  @usableFromInline package static func warnOnStandardError(_ message: String) {
     OpenFile.writeAll("courier: warning: \(message)\n", to: STDERR_FILENO)
   }
 
@@ -39,7 +40,7 @@ public enum PrivateFiles {
   ///   - warn: receives a sentence when the mode was tightened.
   /// - Throws: `StoreError.cannotCreate` naming the path when a part of it is a file or it
   ///   cannot be created.
-  public static func prepareDirectory(_ path: String, warn: (String) -> Void) throws {
+  package static func prepareDirectory(_ path: String, warn: (String) -> Void) throws {
     // The folder as it usually is, there already: one `stat`, not one for each part of the
     // path (issue 14). Otherwise each part is looked at, and the missing ones made.
     var existing = stat()

@@ -83,7 +83,7 @@ public struct QueuedUploads: Sendable {
   /// - Returns: the outbox entry, pending.
   /// - Throws: as the other `add`; `StoreError` when the local store cannot be opened.
   @discardableResult
-  public func add(
+  package func add(
     _ request: UploadRequest, transfer: QueuedUpload.Transfer, tusEndpoint: URL? = nil,
     tusConfirmation: DeliveryProof.UploadConfirmation = .status,
     onState: @escaping @Sendable (UploadState) -> Void = { _ in }

@@ -23,7 +23,7 @@ public struct Records<Record: CollectionRecord>: Sendable {
   /// The sync engine underneath (conflicts, the store's replayer, its state streams). Made at
   /// the first use: an ``add(_:)`` before any other call writes to the store without it or the
   /// replayer (an offline `courier articles add`, decision 1410).
-  public var engine: SyncEngine<Record> { lazyEngine.value }
+  package var engine: SyncEngine<Record> { lazyEngine.value }
   private let lazyEngine: LazyEngine
   private let shared: OutboxSync
   /// A cached snapshot read from chosen members (``Articles``' titles and bodies, decision

@@ -17,9 +17,8 @@ public struct SessionOutbox: Sendable {
   init(shared: OutboxSync) { self.shared = shared }
 
   /// The store's replayer: one per store, it sends every collection's entries in outbox order,
-  /// each through its collection's route. Register the route of another kind of entry on it
-  /// (`OutboxReplayer.register`); the session's `sync()` and `watch()` then send those too.
-  public var replayer: OutboxReplayer { shared.replayer }
+  /// each through its collection's route; the session's `sync()` and `watch()` run it.
+  package var replayer: OutboxReplayer { shared.replayer }
 
   /// The entries, in the order they are sent.
   /// - Returns: the entries.

@@ -25,23 +25,23 @@ import Synchronization
 #endif
 
 /// A credential store holding one fixed token (from `COURIER_TOKEN`): nothing is written.
-public final class StaticCredentialStore: CredentialStore {
+package final class StaticCredentialStore: CredentialStore {
   private let credentials: Mutex<Credentials?>
 
   /// Creates a store.
   /// - Parameter credentials: the fixed credentials.
-  public init(_ credentials: Credentials?) { self.credentials = Mutex(credentials) }
+  package init(_ credentials: Credentials?) { self.credentials = Mutex(credentials) }
 
   /// The credentials.
   /// - Returns: them.
-  public func load() throws -> Credentials? { credentials.withLock { $0 } }
+  package func load() throws -> Credentials? { credentials.withLock { $0 } }
 
   /// Replaces them in memory.
   /// - Parameter credentials: the credentials.
-  public func save(_ credentials: Credentials) throws {
+  package func save(_ credentials: Credentials) throws {
     self.credentials.withLock { $0 = credentials }
   }
 
   /// Forgets them.
-  public func clear() throws { credentials.withLock { $0 = nil } }
+  package func clear() throws { credentials.withLock { $0 = nil } }
 }

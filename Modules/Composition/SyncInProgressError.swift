@@ -12,15 +12,15 @@ import Synchronization
 /// Another process is syncing this data folder: the writes are saved, and it sends them.
 public struct SyncInProgressError: Error, Sendable, Equatable, CustomStringConvertible {
   /// Who holds the lock.
-  public var holder: SyncLock.Holder
+  package var holder: SyncLock.Holder
   /// The data folder.
-  public var dataDirectory: URL
+  package var dataDirectory: URL
 
   /// Creates the error.
   /// - Parameters:
   ///   - holder: who holds the lock.
   ///   - dataDirectory: the data folder.
-  public init(holder: SyncLock.Holder, dataDirectory: URL) {
+  package init(holder: SyncLock.Holder, dataDirectory: URL) {
     self.holder = holder
     self.dataDirectory = dataDirectory
   }

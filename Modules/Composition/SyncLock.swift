@@ -17,25 +17,25 @@ import Synchronization
 /// replays a data directory's outbox, so two `courier sync` never send the same entries at
 /// once. The file says who holds it (pid and what it does), for the other's message. The lock
 /// is released by `release()`, or by the kernel when the process dies.
-public final class SyncLock: Sendable {
+package final class SyncLock: Sendable {
   /// Who holds a lock, as its file says.
-  public struct Holder: Sendable, Equatable {
+  package struct Holder: Sendable, Equatable {
     /// The holder's process id, when the file says.
-    public var pid: Int32?
+    package var pid: Int32?
     /// What it is doing (`sync`, `sync --watch`, `articles add`...), when the file says.
-    public var activity: String?
+    package var activity: String?
 
     /// Creates a holder.
     /// - Parameters:
     ///   - pid: the process id.
     ///   - activity: what it does.
-    public init(pid: Int32?, activity: String?) {
+    package init(pid: Int32?, activity: String?) {
       self.pid = pid
       self.activity = activity
     }
 
     /// "another courier (pid 12, running sync --watch)", for a message.
-    public var description: String {
+    package var description: String {
       var parts: [String] = []
       if let pid { parts.append("pid \(pid)") }
       if let activity { parts.append("running \(activity)") }
@@ -45,7 +45,7 @@ public final class SyncLock: Sendable {
   }
 
   /// What `acquire` found.
-  public enum Outcome: Sendable {
+  package enum Outcome: Sendable {
     /// This process holds the lock now.
     case acquired(SyncLock)
     /// Another process holds it.
@@ -53,7 +53,7 @@ public final class SyncLock: Sendable {
   }
 
   /// The lock file.
-  public let path: String
+  package let path: String
   private let descriptor: Mutex<Int32>
 
   private init(path: String, descriptor: Int32) {
@@ -69,7 +69,7 @@ public final class SyncLock: Sendable {
   ///   - activity: what this process is about to do, for another's message.
   /// - Returns: the lock, or who holds it.
   /// - Throws: `StoreError` naming the file when it cannot be created or opened.
-  public static func acquire(in directory: URL, activity: String) throws -> Outcome {
+  package static func acquire(in directory: URL, activity: String) throws -> Outcome {
     try PrivateFiles.prepareDirectory(directory.path, warn: { _ in })
     let path = directory.appendingPathComponent("sync.lock").path
     let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
@@ -98,7 +98,7 @@ public final class SyncLock: Sendable {
   }
 
   /// Releases the lock (also done when the value is freed or the process ends).
-  public func release() {
+  package func release() {
     descriptor.withLock { fd in
       guard fd >= 0 else { return }
       // LOCK_UN releases it even while a child being spawned holds a copy of the descriptor.

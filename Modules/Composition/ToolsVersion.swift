@@ -1,6 +1,6 @@
 /// The version of Courier's tools, `courier` and `courier-tui` (the one place it is written):
 /// what `--version`, the man pages and `scripts/install` print.
-public enum ToolsVersion {
+package enum ToolsVersion {
   /// The version, e.g. `0.1.0`.
-  public static let current = "0.1.0"
+  package static let current = "0.1.0"
 }

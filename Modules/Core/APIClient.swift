@@ -20,11 +20,11 @@ import Logging
 /// 2203).
 public struct APIClient: Sendable {
   /// The server's base URL; request paths are relative to it.
-  public let baseURL: URL
+  package let baseURL: URL
   /// The composed transport.
-  public let transport: any Transport
+  package let transport: any Transport
   /// Per-attempt options, the logger of its calls among them.
-  public let options: TransportOptions
+  package let options: TransportOptions
   /// Where what uses this client records its metrics: sync engines (replays, the outbox) and
   /// record senders (replay lag).
   package let metrics: CourierMetrics
@@ -61,7 +61,7 @@ public struct APIClient: Sendable {
   /// - Parameter path: a path such as `/articles/42?x=1`, or an absolute `http(s)` URL.
   /// - Returns: the URL.
   /// - Throws: `CourierError.invalidInput` when the result is not a valid URL.
-  public func url(_ path: String) throws -> URL {
+  package func url(_ path: String) throws -> URL {
     if path.hasPrefix("http://") || path.hasPrefix("https://") {
       guard let url = URL(string: path) else { throw Self.badPath(path) }
       return url
@@ -84,7 +84,7 @@ public struct APIClient: Sendable {
   ///   - headerFields: header fields.
   /// - Returns: the request, asking for JSON unless `headerFields` says otherwise.
   /// - Throws: `CourierError.invalidInput` for a bad path.
-  public func request(
+  package func request(
     _ method: HTTPRequest.Method, _ path: String, headerFields: HTTPFields = [:]
   ) throws -> HTTPRequest {
     var request = try HTTPRequest(
@@ -97,7 +97,7 @@ public struct APIClient: Sendable {
   /// - Parameter value: the value.
   /// - Returns: the body's bytes.
   /// - Throws: `CourierError.invalidInput` when the value cannot be encoded.
-  public static func json(_ value: any Encodable & Sendable) throws -> RequestBody {
+  package static func json(_ value: any Encodable & Sendable) throws -> RequestBody {
     do {
       return .bytes(try JSONEncoder().encode(value))
     } catch {
@@ -114,7 +114,7 @@ public struct APIClient: Sendable {
   ///   - onRetry: receives each retry decision for this call; nil for none.
   /// - Returns: the response, when it is a success (2xx or 304), and its body.
   /// - Throws: `CourierError`, classified, with the attempts made.
-  public func send(
+  package func send(
     _ request: HTTPRequest, body: RequestBody? = nil,
     progress: (@Sendable (TransferProgress) -> Void)? = nil,
     onRetry: (@Sendable (RetryEvent) -> Void)? = nil
@@ -191,7 +191,7 @@ public struct APIClient: Sendable {
   ///   - body: the request's body, if any.
   /// - Returns: the decoded value.
   /// - Throws: `CourierError`, `decoding` when the body does not match.
-  public func decode<T: Decodable>(
+  package func decode<T: Decodable>(
     _ type: T.Type, from request: HTTPRequest, body: RequestBody? = nil
   ) async throws -> T {
     let reply = try await exchange(request, body: body)

@@ -21,11 +21,11 @@ import Synchronization
 /// renewal (Docs/decisions/0005). A stored token that cannot be sent as a header value (a CR
 /// or LF, a space, a control character) is refused before anything is sent, the same way
 /// whichever adapter lies beneath.
-public final class AuthTransport: Transport {
+package final class AuthTransport: Transport {
   private let base: any Transport
 
   /// The wrapped transport's (see `Transport.taskExecutor`).
-  public var taskExecutor: (any TaskExecutor)? { base.taskExecutor }
+  package var taskExecutor: (any TaskExecutor)? { base.taskExecutor }
   private let authenticator: any Authenticator
   private let credentialOrigin: URL
   private let wallClock: any WallClock
@@ -39,7 +39,7 @@ public final class AuthTransport: Transport {
   ///   - credentialOrigin: a URL of the only origin that gets the token.
   ///   - wallClock: the clock compared with a token's expiry.
   ///   - refreshLeeway: how long before its expiry a token is renewed (30 s by default).
-  public init(
+  package init(
     _ base: any Transport, authenticator: any Authenticator, credentialOrigin: URL,
     wallClock: any WallClock = SystemWallClock(), refreshLeeway: Duration = .seconds(30)
   ) {
@@ -58,7 +58,7 @@ public final class AuthTransport: Transport {
   ///   - wallClock: the clock for token expiry times.
   ///   - credentialOrigin: a URL of the only origin that gets the token; the refresh URL's
   ///     origin when nil.
-  public convenience init(
+  package convenience init(
     _ base: any Transport, store: any CredentialStore, refreshURL: URL,
     wallClock: any WallClock = SystemWallClock(), credentialOrigin: URL? = nil
   ) {
@@ -77,7 +77,7 @@ public final class AuthTransport: Transport {
   ///   - options: per-call options.
   /// - Returns: the response and its body.
   /// - Throws: a transport error, or a failure of the renewal itself.
-  public func send(
+  package func send(
     _ request: HTTPRequest, body: RequestBody?, options: TransportOptions
   ) async throws -> (HTTPResponse, ResponseBody) {
     try await authorized(request) { try await base.send($0, body: body, options: options) }

@@ -11,13 +11,13 @@ import HTTPTypes
 /// The stale-while-revalidate side of one collection: the stored records at once with their age,
 /// and a revalidation with `If-None-Match` that keeps them on a 304 or any failure (nothing is
 /// wiped by a network error, a page from something else, or a list that does not parse).
-public struct CollectionReader: Sendable {
+package struct CollectionReader: Sendable {
   /// The request pipeline.
-  public let client: APIClient
+  package let client: APIClient
   /// The local store.
-  public let store: any LocalStore
+  package let store: any LocalStore
   /// The collection read.
-  public let collection: CollectionDescription
+  package let collection: CollectionDescription
   private let now: @Sendable () -> Date
 
   /// Creates a reader.
@@ -26,7 +26,7 @@ public struct CollectionReader: Sendable {
   ///   - store: the local store.
   ///   - collection: the collection's declaration (its path and record schema).
   ///   - now: the wall clock (ages, refresh times).
-  public init(
+  package init(
     client: APIClient, store: any LocalStore, collection: CollectionDescription,
     now: @escaping @Sendable () -> Date = { Date() }
   ) {
@@ -42,7 +42,7 @@ public struct CollectionReader: Sendable {
   ///   - source: whether this shows the cache or follows a refresh.
   /// - Returns: the snapshot: readable records, pending deletions, unreadable ids.
   /// - Throws: `StoreError` when the store cannot be read.
-  public func snapshot<Record: CollectionRecord>(
+  package func snapshot<Record: CollectionRecord>(
     _ type: Record.Type, source: SyncSnapshot<Record>.Source
   ) throws -> SyncSnapshot<Record> {
     let records = try store.records(in: collection.name)
@@ -72,7 +72,7 @@ public struct CollectionReader: Sendable {
   /// - Returns: true for a 304.
   /// - Throws: the `CourierError` of a failed request or a list that is not the server's (the
   ///   store is left as it was), or a `StoreError`.
-  public func revalidate() async throws -> Bool {
+  package func revalidate() async throws -> Bool {
     let state = try store.collectionState(collection.name)
     var fields: HTTPFields = [:]
     if let etag = state.etag { fields[.ifNoneMatch] = etag }
@@ -93,7 +93,7 @@ public struct CollectionReader: Sendable {
   /// - Returns: the records.
   /// - Throws: `CourierError`: `notTheServer` for a body that is not JSON, `decoding` for one
   ///   that is not a list of records.
-  public func parseList(_ body: Data) throws -> [ServerRecord] {
+  package func parseList(_ body: Data) throws -> [ServerRecord] {
     let json: JSONValue
     do {
       json = try JSONValue(parsing: body)

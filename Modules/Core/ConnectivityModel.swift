@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// It is itself a `PathMonitor` (a decorator), so a use case takes `any PathMonitor` and does
 /// not know whether it is debounced. Like the path it smooths, it is a hint, never a gate.
-public final class ConnectivityModel: PathMonitor {
+package final class ConnectivityModel: PathMonitor {
   private let monitor: any PathMonitor
   private let clock: any Clock<Duration>
   private let runsMonitor: Bool
@@ -25,7 +25,7 @@ public final class ConnectivityModel: PathMonitor {
   ///   - clock: the clock the delays are measured on.
   ///   - delays: how long a new path must hold before it is published.
   ///   - runsMonitor: whether `run()` also runs `monitor` (false when something else runs it).
-  public init(
+  package init(
     monitor: any PathMonitor, clock: any Clock<Duration>,
     delays: PathDebounceDelays = .standard, runsMonitor: Bool = true
   ) {
@@ -38,18 +38,18 @@ public final class ConnectivityModel: PathMonitor {
   /// A new stream: the current smoothed path first, then every change, newest only for a slow
   /// consumer.
   /// - Returns: the stream.
-  public func updates() -> AsyncStream<NetworkPath> { broadcaster.updates() }
+  package func updates() -> AsyncStream<NetworkPath> { broadcaster.updates() }
 
   /// The latest smoothed path (`unknown` before the monitor said anything).
-  public var currentPath: NetworkPath { broadcaster.current }
+  package var currentPath: NetworkPath { broadcaster.current }
 
   /// The path waiting for its delay to pass, if any.
-  public var pendingPath: NetworkPath? { debouncer.withLock { $0.pending } }
+  package var pendingPath: NetworkPath? { debouncer.withLock { $0.pending } }
 
   /// Runs the monitor (unless told not to) and smooths its events until the calling task is
   /// cancelled, then returns.
   /// - Throws: what the monitor's `run()` throws when it cannot start.
-  public func run() async throws {
+  package func run() async throws {
     defer { timer.withLock { $0?.cancel() } }
     try await withThrowingTaskGroup(of: Void.self) { group in
       if runsMonitor { group.addTask { try await self.monitor.run() } }

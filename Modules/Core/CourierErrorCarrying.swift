@@ -10,7 +10,7 @@ import Synchronization
 
 /// An error that carries a `CourierError` along with more context (a response, say), so the
 /// executor can decide on it and hand the original back.
-public protocol CourierErrorCarrying: Error {
+package protocol CourierErrorCarrying: Error {
   /// The classified failure.
   var courierError: CourierError { get set }
 }

@@ -173,7 +173,7 @@ package final class CourierMetrics: Sendable {
   /// The outbox now, read from the store (its pending entries): after a pass, a discard, a
   /// requeue. Nothing is read when disabled; a store that cannot be read leaves the gauges.
   /// - Parameter store: the local store.
-  package func outbox(of store: any Outbox) {
+  package func outbox(of store: any LocalStore) {
     guard isEnabled, let pending = try? store.pending() else { return }
     outbox(pending: pending.count, oldestCommittedAt: pending.map(\.operation.enqueuedAt).min())
   }

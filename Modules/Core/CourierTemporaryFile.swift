@@ -16,7 +16,7 @@ import Synchronization
 /// remove what a killed process left (a compressed copy, a multipart body as large as the
 /// photo). A file is removed by `sweep` only when its owner is gone: an upload running in
 /// another process keeps its files.
-public enum CourierTemporaryFile {
+package enum CourierTemporaryFile {
   /// The kinds of temporary file, each a name prefix.
   static let kinds = ["courier-upload-", "courier-multipart-"]
 
@@ -33,7 +33,7 @@ public enum CourierTemporaryFile {
   /// The process that made a file, from its name.
   /// - Parameter name: a file name.
   /// - Returns: the owner's pid, or nil for a name not made by `make`.
-  public static func owner(ofFileNamed name: String) -> pid_t? {
+  package static func owner(ofFileNamed name: String) -> pid_t? {
     guard let kind = kinds.first(where: { name.hasPrefix($0) }) else { return nil }
     let rest = name.dropFirst(kind.count)
     guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0 else {
@@ -49,7 +49,7 @@ public enum CourierTemporaryFile {
   /// Whether a process exists (a permission error means it does).
   /// - Parameter pid: the process.
   /// - Returns: true when it is running.
-  public static func isRunning(_ pid: pid_t) -> Bool {
+  package static func isRunning(_ pid: pid_t) -> Bool {
     kill(pid, 0) == 0 || errno == EPERM
   }
 
@@ -91,7 +91,7 @@ public enum CourierTemporaryFile {
   ///   - isRunning: whether a pid is alive (the system's answer by default).
   /// - Returns: the files removed.
   @discardableResult
-  public static func sweep(
+  package static func sweep(
     _ directory: URL, isRunning: (pid_t) -> Bool = CourierTemporaryFile.isRunning
   ) -> [URL] {
     var removed: [URL] = []

@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import CourierSystem
 import HTTPTypes
 import Logging
 
@@ -20,22 +21,22 @@ import Logging
 /// bodies never. Every line is one line: control characters, whoever supplied them (a server's
 /// error text, a URL), are escaped (`LogText`). A logger that logs neither level costs a
 /// comparison.
-public struct LoggingTransport: Transport {
+package struct LoggingTransport: Transport {
   private let base: any Transport
 
   /// The wrapped transport's (see `Transport.taskExecutor`).
-  public var taskExecutor: (any TaskExecutor)? { base.taskExecutor }
+  package var taskExecutor: (any TaskExecutor)? { base.taskExecutor }
 
   /// Wraps a transport.
   /// - Parameter base: the transport.
-  public init(_ base: any Transport) {
+  package init(_ base: any Transport) {
     self.base = base
   }
 
   /// The line logged for a request about to be sent.
   /// - Parameter request: the request.
   /// - Returns: the line, headers redacted.
-  public static func line(for request: HTTPRequest) -> String {
+  package static func line(for request: HTTPRequest) -> String {
     let headers = redacted(request.headerFields).map { "\($0.name): \($0.value)" }
       .joined(separator: "; ")
     let url = request.url.map(redacted) ?? "<unprintable URL>"
@@ -62,7 +63,7 @@ public struct LoggingTransport: Transport {
   /// Header fields fit for a log: credential-bearing values replaced by `<redacted>`.
   /// - Parameter fields: the fields.
   /// - Returns: the redacted copy, in the same order.
-  public static func redacted(_ fields: HTTPFields) -> HTTPFields {
+  package static func redacted(_ fields: HTTPFields) -> HTTPFields {
     HTTPFields(
       fields.map {
         isSecret($0.name.canonicalName) ? HTTPField(name: $0.name, value: "<redacted>") : $0
@@ -73,7 +74,7 @@ public struct LoggingTransport: Transport {
   /// values by `REDACTED`.
   /// - Parameter url: the URL.
   /// - Returns: its text, redacted.
-  public static func redacted(_ url: URL) -> String {
+  package static func redacted(_ url: URL) -> String {
     guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
       return "<unprintable URL>"
     }
@@ -99,7 +100,7 @@ public struct LoggingTransport: Transport {
   ///   - options: per-call options, the logger among them.
   /// - Returns: the response and its body.
   /// - Throws: what the wrapped transport throws.
-  public func send(
+  package func send(
     _ request: HTTPRequest, body: RequestBody?, options: TransportOptions
   ) async throws -> (HTTPResponse, ResponseBody) {
     guard options.logger.logs(.debug) else {

@@ -10,18 +10,18 @@ import HTTPTypes
 
 /// A transport decorator that runs user middlewares around the transport it wraps: the first
 /// in the list is the outermost, so it sees the request first and the response last.
-public struct MiddlewareTransport: Transport {
+package struct MiddlewareTransport: Transport {
   private let base: any Transport
 
   /// The wrapped transport's (see `Transport.taskExecutor`).
-  public var taskExecutor: (any TaskExecutor)? { base.taskExecutor }
+  package var taskExecutor: (any TaskExecutor)? { base.taskExecutor }
   private let middlewares: [any TransportMiddleware]
 
   /// Wraps a transport.
   /// - Parameters:
   ///   - base: the rest of the pipeline.
   ///   - middlewares: the middlewares, outermost first.
-  public init(_ base: any Transport, middlewares: [any TransportMiddleware]) {
+  package init(_ base: any Transport, middlewares: [any TransportMiddleware]) {
     self.base = base
     self.middlewares = middlewares
   }
@@ -33,7 +33,7 @@ public struct MiddlewareTransport: Transport {
   ///   - options: per-call options.
   /// - Returns: the response and body the outermost middleware returns.
   /// - Throws: what a middleware or the wrapped transport throws.
-  public func send(
+  package func send(
     _ request: HTTPRequest, body: RequestBody?, options: TransportOptions
   ) async throws -> (HTTPResponse, ResponseBody) {
     try await step(0, request, body, options)

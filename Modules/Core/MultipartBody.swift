@@ -10,9 +10,9 @@ import HTTPTypes
 
 /// A multipart body ready to send: in memory when small, otherwise a temporary file that this
 /// value owns. Call `remove()` when done (or use `MultipartBodyWriter.withBody`, which does).
-public struct MultipartBody: Sendable, Equatable {
+package struct MultipartBody: Sendable, Equatable {
   /// Where the bytes are.
-  public enum Storage: Sendable, Equatable {
+  package enum Storage: Sendable, Equatable {
     /// The whole body in memory.
     case memory(Data)
     /// The whole body in a temporary file owned by this value.
@@ -20,37 +20,37 @@ public struct MultipartBody: Sendable, Equatable {
   }
 
   /// Where the bytes are.
-  public let storage: Storage
+  package let storage: Storage
   /// The `Content-Type` header value, with the boundary.
-  public let contentType: String
+  package let contentType: String
   /// The body's length in bytes.
-  public let contentLength: Int64
+  package let contentLength: Int64
 
   /// Creates a body.
   /// - Parameters:
   ///   - storage: where the bytes are.
   ///   - contentType: the `Content-Type` value.
   ///   - contentLength: the length.
-  public init(storage: Storage, contentType: String, contentLength: Int64) {
+  package init(storage: Storage, contentType: String, contentLength: Int64) {
     self.storage = storage
     self.contentType = contentType
     self.contentLength = contentLength
   }
 
   /// The temporary file, when the body is on disk.
-  public var fileURL: URL? {
+  package var fileURL: URL? {
     if case .file(let url) = storage { return url }
     return nil
   }
 
   /// Deletes the temporary file, if any. Safe to call more than once.
-  public func remove() {
+  package func remove() {
     guard let url = fileURL else { return }
     try? FileManager.default.removeItem(at: url)
   }
 
   /// The body as the transport port takes it: bytes in memory, or the temporary file.
-  public var requestBody: RequestBody {
+  package var requestBody: RequestBody {
     switch storage {
     case .memory(let data): return .bytes(data)
     case .file(let url): return .file(url)
@@ -60,7 +60,7 @@ public struct MultipartBody: Sendable, Equatable {
   /// The request with this body's `Content-Type`.
   /// - Parameter request: the request to complete.
   /// - Returns: the completed request.
-  public func applied(to request: HTTPRequest) -> HTTPRequest {
+  package func applied(to request: HTTPRequest) -> HTTPRequest {
     var request = request
     request.headerFields[.contentType] = contentType
     return request
@@ -74,7 +74,7 @@ public struct MultipartBody: Sendable, Equatable {
   ///   - options: per-call options, progress included.
   /// - Returns: the response, of any status, and its body.
   /// - Throws: what the transport throws.
-  public func send(
+  package func send(
     _ request: HTTPRequest, through transport: any Transport,
     options: TransportOptions = TransportOptions()
   ) async throws -> (HTTPResponse, ResponseBody) {

@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import CourierSystem
 import Dispatch
 import Synchronization
 
@@ -13,26 +14,26 @@ import Synchronization
 /// into a temporary file written in fixed-size chunks, so memory stays flat whatever the size
 /// of the files. The temporary file is removed on failure and on cancellation; on success the
 /// returned `MultipartBody` owns it.
-public struct MultipartBodyWriter: Sendable {
+package struct MultipartBodyWriter: Sendable {
   /// The default chunk size: 256 KiB (see Docs/benchmarks/upload.md).
-  public static let defaultChunkSize = 256 * 1024
+  package static let defaultChunkSize = 256 * 1024
   /// The default in-memory threshold: 1 MiB (see Docs/benchmarks/upload.md and
   /// Docs/decisions/0301).
-  public static let defaultInMemoryThreshold: Int64 = 1 << 20
+  package static let defaultInMemoryThreshold: Int64 = 1 << 20
 
   /// The size of each read and write, clamped to 64 KiB...1 MiB.
-  public let chunkSize: Int
+  package let chunkSize: Int
   /// Bodies up to this length stay in memory; longer ones go to a temporary file.
-  public let inMemoryThreshold: Int64
+  package let inMemoryThreshold: Int64
   /// Where temporary files are created.
-  public let directory: URL
+  package let directory: URL
 
   /// Creates a writer.
   /// - Parameters:
   ///   - directory: where temporary files go (the system's temporary directory by default).
   ///   - chunkSize: the chunk size, clamped to 64 KiB...1 MiB.
   ///   - inMemoryThreshold: the largest body kept in memory (0 to always use a file).
-  public init(
+  package init(
     directory: URL = FileManager.default.temporaryDirectory,
     chunkSize: Int = MultipartBodyWriter.defaultChunkSize,
     inMemoryThreshold: Int64 = MultipartBodyWriter.defaultInMemoryThreshold
@@ -49,7 +50,7 @@ public struct MultipartBodyWriter: Sendable {
   /// - Throws: `CourierError` `fileUnavailable` naming the file when a part's file is missing,
   ///   unreadable or changed size; `cancelled` when the task is cancelled. Nothing is left on
   ///   disk when it throws.
-  public func makeBody(_ layout: MultipartBodyLayout) async throws -> MultipartBody {
+  package func makeBody(_ layout: MultipartBodyLayout) async throws -> MultipartBody {
     if layout.contentLength <= inMemoryThreshold {
       let data = try await run { isCancelled in try self.collect(layout, isCancelled: isCancelled) }
       return MultipartBody(
@@ -69,7 +70,7 @@ public struct MultipartBodyWriter: Sendable {
   ///   - operation: what to do with the body (typically send it).
   /// - Returns: what `operation` returned.
   /// - Throws: what `makeBody` or `operation` threw.
-  public func withBody<Result: Sendable>(
+  package func withBody<Result: Sendable>(
     _ layout: MultipartBodyLayout,
     _ operation: (MultipartBody) async throws -> Result
   ) async throws -> Result {
@@ -83,7 +84,7 @@ public struct MultipartBodyWriter: Sendable {
   ///   - layout: the body's layout.
   ///   - url: the file to create, with permissions 0600.
   /// - Throws: `CourierError` (`fileUnavailable`, `cancelled`); the file is removed then.
-  public func writeFile(_ layout: MultipartBodyLayout, to url: URL) async throws {
+  package func writeFile(_ layout: MultipartBodyLayout, to url: URL) async throws {
     try await run { isCancelled in
       try self.writeFileSynchronously(layout, to: url, isCancelled: isCancelled)
     }
@@ -96,7 +97,7 @@ public struct MultipartBodyWriter: Sendable {
   ///   - url: the file to create.
   ///   - isCancelled: polled between chunks; `true` stops the write.
   /// - Throws: `CourierError`; the file is removed then.
-  public func writeFileSynchronously(
+  package func writeFileSynchronously(
     _ layout: MultipartBodyLayout, to url: URL, isCancelled: () -> Bool = { false }
   ) throws {
     guard

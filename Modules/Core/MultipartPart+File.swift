@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import CourierSystem
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -19,7 +20,7 @@ extension MultipartPart {
   /// - Returns: the part.
   /// - Throws: `CourierError` `fileUnavailable` naming the file when it is missing, not a
   ///   regular file or unreadable.
-  public static func file(
+  package static func file(
     _ name: String, at url: URL, filename: String? = nil, contentType: String? = nil
   ) throws -> MultipartPart {
     func unavailable(_ why: String, _ error: (any Error)? = nil) -> CourierError {

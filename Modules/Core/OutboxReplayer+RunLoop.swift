@@ -5,7 +5,7 @@ extension OutboxReplayer {
   /// The run loop, until cancelled: follows the path monitor (publishing online and offline),
   /// and runs a pass whenever a write asks for one (``requestReplay()``), the path becomes usable
   /// after another status, or the `ReplayBackoff` wait after a pass a transient failure stopped
-  /// ends (full jitter, growing with each consecutive failed pass, `Retry-After` as a floor; a
+  /// ends (equal jitter, growing with each consecutive failed pass, `Retry-After` as a floor; a
   /// pass that ends otherwise, or a path change, resets it; no wait runs while the path is known
   /// to be down). Every pass runs in this call's task: cancelling it ends the loop, its wait and
   /// its pass at once. Several calls may run at once (each counts as watching); passes still
@@ -13,7 +13,7 @@ extension OutboxReplayer {
   /// - Parameter replayingFirst: whether to send the outbox once as it starts (unless the path
   ///   is known to be down), after it counts as watching: a write made at any moment is then
   ///   either in that pass or asks for its own, with no window between the two.
-  public func run(replayingFirst: Bool = false) async {
+  package func run(replayingFirst: Bool = false) async {
     event { $0.watchStarted(jitter: { random.next() }) }
     defer { event { $0.watchEnded() } }
     let status = pathMonitor?.currentPath.status ?? .unknown

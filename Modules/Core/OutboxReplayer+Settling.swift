@@ -21,7 +21,7 @@ extension OutboxReplayer {
   ///   - keepLocal: true to send the local write again on top of the server's version; false
   ///     to take the server's record and drop the local changes to that record.
   /// - Throws: `StoreError.notFound` when no such entry is conflicted.
-  public func resolveConflict(operationID: UUID, keepLocal: Bool) throws {
+  package func resolveConflict(operationID: UUID, keepLocal: Bool) throws {
     guard let entry = try store.entry(operationID),
       case .conflicted(let json) = entry.state
     else {
@@ -58,7 +58,7 @@ extension OutboxReplayer {
   /// - Throws: `StoreError.notFound` when no entry has this id; `StoreError` when the store
   ///   cannot be written.
   @discardableResult
-  public func retryEntry(operationID: UUID) throws -> OutboxEntry {
+  package func retryEntry(operationID: UUID) throws -> OutboxEntry {
     guard let entry = try store.entry(operationID) else {
       throw StoreError(.notFound, "No outbox entry has operation id \(operationID).")
     }
@@ -73,7 +73,7 @@ extension OutboxReplayer {
   /// - Throws: `StoreError` when the store cannot be written (the entries before the failure
   ///   are requeued, the others are kept as they were).
   @discardableResult
-  public func retryAllEntries() throws -> [OutboxEntry] {
+  package func retryAllEntries() throws -> [OutboxEntry] {
     defer { reloadState() }
     return try store.entries().filter { !$0.state.isPending }.map { try requeue($0) }
   }
@@ -85,7 +85,7 @@ extension OutboxReplayer {
   /// - Throws: `StoreError.notFound` when no entry has this id; `StoreError` when the store
   ///   cannot be written.
   @discardableResult
-  public func discardEntry(operationID: UUID) throws -> (
+  package func discardEntry(operationID: UUID) throws -> (
     entry: OutboxEntry, record: LocalRecord?
   ) {
     guard let entry = try store.entry(operationID) else {
@@ -125,11 +125,11 @@ extension OutboxReplayer {
     case (true, let server?):
       try store.requeue(entry.id, as: UUID(), baseVersion: server.version)
     case (true, nil):
-      try store.backend().recreate(entry.id, as: UUID())
+      try store.recreate(entry.id, as: UUID())
     case (false, let server?):
-      try store.backend().deleteAgain(entry.id, as: UUID(), onto: server)
+      try store.deleteAgain(entry.id, as: UUID(), onto: server)
     case (false, nil):
-      try store.backend().takeGone(entry.key)
+      try store.takeGone(entry.key)
     }
   }
 

@@ -31,26 +31,26 @@ import Synchronization
 /// It decides nothing itself: the coordination is `ReplayMachine`'s, a pass is `ReplayPass`'s,
 /// a window's sends `ReplayWindow`'s, each a value fed events under this object's one lock; this
 /// shell carries their actions out against the store, the senders and the clock.
-public final class OutboxReplayer: Sendable {
+package final class OutboxReplayer: Sendable {
   /// The replayer's settings.
-  public struct Configuration: Sendable {
+  package struct Configuration: Sendable {
     /// The wait before the run loop replays again after a pass a transient failure stopped.
-    public var replayBackoff: ReplayBackoff
+    package var replayBackoff: ReplayBackoff
     /// How many entries of different records may be on their way at once (decision 1204): 1
     /// (the default) sends the outbox strictly in its order (global FIFO, 0410); more sends a
     /// window's entries concurrently over that many keep-alive connections, keeping each
     /// record's order but not the order across records.
-    public var maxConcurrentSends: Int
+    package var maxConcurrentSends: Int
     /// The most entries of one window: their attempts are counted in one commit before the
     /// first is sent and their completions in one commit after the last answer.
-    public var maxWindow: Int
+    package var maxWindow: Int
 
     /// Creates settings.
     /// - Parameters:
     ///   - replayBackoff: the wait between passes after transient failures.
     ///   - maxConcurrentSends: sends at once; 1 keeps the outbox's global order.
     ///   - maxWindow: the most entries of one window.
-    public init(
+    package init(
       replayBackoff: ReplayBackoff = ReplayBackoff(), maxConcurrentSends: Int = 1,
       maxWindow: Int = 256
     ) {
@@ -70,9 +70,9 @@ public final class OutboxReplayer: Sendable {
   }
 
   /// The local store whose outbox it sends.
-  public let store: any LocalStore
+  package let store: any LocalStore
   /// The settings.
-  public let configuration: Configuration
+  package let configuration: Configuration
   let pathMonitor: (any PathMonitor)?
   let now: @Sendable () -> Date
   let clock: any Clock<Duration>
@@ -96,7 +96,7 @@ public final class OutboxReplayer: Sendable {
   ///   - logger: where each pass is logged, at `debug`; by default nowhere.
   ///   - metrics: the application's metrics backend, for the passes' durations and the
   ///     deliveries' lags; by default the global system's factory.
-  public convenience init(
+  package convenience init(
     store: any LocalStore, pathMonitor: (any PathMonitor)? = nil,
     configuration: Configuration = Configuration(),
     now: @escaping @Sendable () -> Date = { Date() },
@@ -156,33 +156,33 @@ public final class OutboxReplayer: Sendable {
   /// Registers where a collection's entries go, replacing its earlier route. Takes effect from
   /// the next window a pass sends.
   /// - Parameter route: the route.
-  public func register(_ route: ReplayRoute) {
+  package func register(_ route: ReplayRoute) {
     shared.withLock { $0.routes[route.collection] = route }
   }
 
   /// The route of a collection.
   /// - Parameter collection: the collection's name in the local store.
   /// - Returns: its route, or nil when none is registered.
-  public func route(for collection: String) -> ReplayRoute? {
+  package func route(for collection: String) -> ReplayRoute? {
     shared.withLock { $0.routes[collection] }
   }
 
   /// The collections with a route, sorted.
-  public var routedCollections: [String] { shared.withLock { $0.routes.keys.sorted() } }
+  package var routedCollections: [String] { shared.withLock { $0.routes.keys.sorted() } }
 
   // MARK: - State
 
   /// A stream of states: the current one first, then every change (`bufferingNewest(1)`).
   /// - Returns: the stream.
-  public func states() -> AsyncStream<SyncState> { publisher.updates() }
+  package func states() -> AsyncStream<SyncState> { publisher.updates() }
 
   /// The current state.
-  public var state: SyncState { publisher.current }
+  package var state: SyncState { publisher.current }
 
   /// Reloads the outbox part of the state from the store. The read happens inside the
   /// publisher's update, so two reloads (a write here, another process's write noticed there)
   /// never publish an older count after a newer one.
-  public func reloadState() {
+  package func reloadState() {
     publisher.update { state in
       guard let entries = try? store.entries() else { return }
       Self.count(entries, into: &state)
@@ -194,7 +194,7 @@ public final class OutboxReplayer: Sendable {
   ///   - started: whether it starts.
   ///   - failure: the refresh's failure when it finished (it becomes `lastError`); nil for a
   ///     success, which sets `lastSyncAt`.
-  public func noteRefresh(started: Bool, failure: CourierError? = nil) {
+  package func noteRefresh(started: Bool, failure: CourierError? = nil) {
     let actions = shared.withLock {
       started ? $0.machine.refreshStarted() : $0.machine.refreshEnded()
     }
@@ -228,7 +228,7 @@ public final class OutboxReplayer: Sendable {
   /// before: another reload may have counted this write already).
   /// - Parameter result: what the write did to the queue (nothing is published for a write
   ///   that left the count as it was).
-  public func noteWrite(_ result: EnqueueResult) {
+  package func noteWrite(_ result: EnqueueResult) {
     if case .coalesced = result { return }
     publisher.update { state in
       guard let counts = try? store.counts() else { return }
@@ -241,7 +241,7 @@ public final class OutboxReplayer: Sendable {
   /// Asks the run loop for a pass (after a write, or when another process left writes in the
   /// store). Does nothing while no run loop runs or the path is known to be down: the path's
   /// return, or the next ``replay()``, sends them.
-  public func requestReplay() {
+  package func requestReplay() {
     // The monitor's own current path, not the state the loop has caught up with: a write made
     // just after the interface showed "offline" must not be sent.
     let path = pathMonitor?.currentPath.status ?? state.path
@@ -252,7 +252,7 @@ public final class OutboxReplayer: Sendable {
   /// stops it; in the caller's task. A pass already running is waited for first, so two never
   /// interleave.
   /// - Returns: what this pass did.
-  public func replay() async -> ReplayReport {
+  package func replay() async -> ReplayReport {
     await withCheckedContinuation { slot in event { $0.passRequested(slot) } }
     let started = metrics.isEnabled ? Self.instant(of: clock) : nil
     let report = await ReplayPassRunner(replayer: self).run()
@@ -269,7 +269,7 @@ public final class OutboxReplayer: Sendable {
   }
 
   /// Waits until no pass runs (for tests and a command about to exit).
-  public func waitForIdle() async {
+  package func waitForIdle() async {
     await withCheckedContinuation { idle in event { $0.idleRequested(idle) } }
   }
 

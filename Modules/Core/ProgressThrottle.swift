@@ -5,18 +5,18 @@ import Synchronization
 /// that passed, or the transfer reached its end or went back (a new attempt). A repeated count
 /// never passes; `reset()` starts afresh, as if nothing had passed yet. Shared by the `Uploader`
 /// (bytes) and the terminal interface (time); pure apart from the times it is given.
-public final class ProgressThrottle: Sendable {
+package final class ProgressThrottle: Sendable {
   /// The smallest move, in bytes, that lets a report through (nil: moves alone never do).
-  public let granularity: Int64?
+  package let granularity: Int64?
   /// The shortest time between two reports let through on time alone (nil: time never does).
-  public let interval: Duration?
+  package let interval: Duration?
   private let last = Mutex<(sent: Int64, at: ContinuousClock.Instant?)>((-1, nil))
 
   /// Creates a throttle; give a granularity, an interval, or both.
   /// - Parameters:
   ///   - granularity: the smallest move in bytes that passes.
   ///   - interval: the shortest time between reports that pass on time alone.
-  public init(granularity: Int64? = nil, interval: Duration? = nil) {
+  package init(granularity: Int64? = nil, interval: Duration? = nil) {
     self.granularity = granularity
     self.interval = interval
   }
@@ -27,7 +27,7 @@ public final class ProgressThrottle: Sendable {
   ///   - total: the bytes to send in all.
   ///   - now: the current time (only read when there is an interval).
   /// - Returns: true to publish it.
-  public func admit(sent: Int64, total: Int64, at now: ContinuousClock.Instant = .now) -> Bool {
+  package func admit(sent: Int64, total: Int64, at now: ContinuousClock.Instant = .now) -> Bool {
     last.withLock { last in
       guard sent != last.sent else { return false }
       let moved = granularity.map { sent - max(last.sent, 0) >= $0 } ?? false
@@ -40,5 +40,5 @@ public final class ProgressThrottle: Sendable {
   }
 
   /// Forgets the last report, so the next one passes (a new attempt or phase begins).
-  public func reset() { last.withLock { $0 = (-1, nil) } }
+  package func reset() { last.withLock { $0 = (-1, nil) } }
 }

@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import CourierSystem
 import HTTPTypes
 
 #if canImport(FoundationEssentials)
@@ -30,24 +31,24 @@ import HTTPTypes
 ///
 /// Its requests log to `options.logger` with the entry's `courier.operation.id` and
 /// `courier.collection` (decision 2203); the replayer records a proven delivery's lag.
-public struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Duration {
+package struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Duration {
   /// The composed pipeline, with its retry step: multipart uploads.
-  public let transport: any Transport
+  package let transport: any Transport
   /// The pipeline without its retry step (`CourierEnvironment.singleAttemptTransport`): tus,
   /// which retries through `executor` and resumes with a `HEAD` instead of repeating a request.
-  public let singleAttemptTransport: any Transport
+  package let singleAttemptTransport: any Transport
   /// The tus transfer's retries.
-  public let executor: RetryExecutor<C>
+  package let executor: RetryExecutor<C>
   /// Where the bytes, the resume records and the proofs are kept.
-  public let store: any QueuedUploadStore
+  package let store: any QueuedUploadStore
   /// Per-request options (the deadline of one request).
-  public let options: TransportOptions
+  package let options: TransportOptions
   /// The bytes per tus `PATCH`.
-  public let chunkSize: Int64
+  package let chunkSize: Int64
   /// Where a multipart body file goes when one is needed.
-  public let temporaryDirectory: URL
+  package let temporaryDirectory: URL
   /// The SHA-256 of the tus chunks, when the server offers checksums.
-  public let hasher: any FileHasher
+  package let hasher: any FileHasher
 
   /// Creates a sender.
   /// - Parameters:
@@ -59,7 +60,7 @@ public struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Dur
   ///   - chunkSize: bytes per `PATCH`.
   ///   - temporaryDirectory: where a multipart body file goes.
   ///   - hasher: the SHA-256 of file ranges (the portable one by default).
-  public init(
+  package init(
     transport: any Transport, singleAttemptTransport: any Transport, executor: RetryExecutor<C>,
     store: any QueuedUploadStore, options: TransportOptions = TransportOptions(),
     chunkSize: Int64 = TusUploader<C>.defaultChunkSize,
@@ -82,7 +83,7 @@ public struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Dur
   ///   - progress: told the bytes sent so far, from the offset the server confirmed (a resumed
   ///     upload starts there, never at 0).
   /// - Returns: `.delivered(nil)` on the server's proof, `.failed` with the classified error.
-  public func send(_ entry: OutboxEntry, progress: (@Sendable (TransferProgress) -> Void)?) async
+  package func send(_ entry: OutboxEntry, progress: (@Sendable (TransferProgress) -> Void)?) async
     -> ReplayAnswer
   {
     let id = entry.key.id
@@ -94,9 +95,7 @@ public struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Dur
       let body = try keptBytes(id, upload)
       let key = ReplayRequest.idempotencyKey(for: entry.operation)
       let onState: @Sendable (UploadState) -> Void = { state in
-        if case .uploading(let sent, let total) = state {
-          progress?(TransferProgress(sent: sent, total: total))
-        }
+        if let sent = state.progress { progress?(sent) }
       }
       let started = store.resumeRecords.load(id)?.uploadURL != nil
       var route = upload.route(started: started, tusOffered: nil)

@@ -16,24 +16,24 @@ import CourierPorts
 ///
 /// Its requests log to the client's logger with the entry's `courier.operation.id` and
 /// `courier.collection` (decision 2203); the replayer records a proven delivery's lag.
-public struct RecordSender: ReplaySender, ReplayProbing {
+package struct RecordSender: ReplaySender, ReplayProbing {
   /// The request pipeline (retries, auth, logging, the transport).
-  public let client: APIClient
+  package let client: APIClient
   /// The collection: its path, record schema and what its server's answers mean.
-  public let collection: CollectionDescription
+  package let collection: CollectionDescription
 
   /// Creates a sender.
   /// - Parameters:
   ///   - client: the request pipeline.
   ///   - collection: the collection whose entries it sends.
-  public init(client: APIClient, collection: CollectionDescription) {
+  package init(client: APIClient, collection: CollectionDescription) {
     self.client = client
     self.collection = collection
   }
 
   /// The transport's (see `Transport.taskExecutor`): a sequential replay then waits for each
   /// answer on the transport's own thread.
-  public var taskExecutor: (any TaskExecutor)? { client.transport.taskExecutor }
+  package var taskExecutor: (any TaskExecutor)? { client.transport.taskExecutor }
 
   /// Sends one attempt of an entry.
   /// - Parameters:
@@ -41,7 +41,7 @@ public struct RecordSender: ReplaySender, ReplayProbing {
   ///   - progress: told the body bytes sent, when someone follows it.
   /// - Returns: `.delivered` with the server's record (nil for a delete) when the reply proves
   ///   it; `.failed` with the classified error otherwise.
-  public func send(_ entry: OutboxEntry, progress: (@Sendable (TransferProgress) -> Void)?)
+  package func send(_ entry: OutboxEntry, progress: (@Sendable (TransferProgress) -> Void)?)
     async -> ReplayAnswer
   {
     let operation = entry.operation

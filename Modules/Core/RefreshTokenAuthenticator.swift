@@ -12,11 +12,11 @@ import HTTPTypes
 /// (Docs/contract.md): `POST <refreshURL>` with `{"refresh_token"}` answers a new pair
 /// (`access_token`, `refresh_token`, `expires_in`); a refresh token works once, and a 400 or
 /// 401 means the session is over. Tokens live in a `CredentialStore`.
-public struct RefreshTokenAuthenticator: Authenticator {
+package struct RefreshTokenAuthenticator: Authenticator {
   /// Where the session's tokens live.
-  public let store: any CredentialStore
+  package let store: any CredentialStore
   /// The renewal endpoint, `{base}/auth/refresh` for the reference backend.
-  public let refreshURL: URL
+  package let refreshURL: URL
   private let wallClock: any WallClock
 
   /// Creates an authenticator.
@@ -24,7 +24,7 @@ public struct RefreshTokenAuthenticator: Authenticator {
   ///   - store: where the session's tokens live.
   ///   - refreshURL: the renewal endpoint.
   ///   - wallClock: the clock that dates a new token's expiry.
-  public init(
+  package init(
     store: any CredentialStore, refreshURL: URL, wallClock: any WallClock = SystemWallClock()
   ) {
     self.store = store
@@ -35,7 +35,7 @@ public struct RefreshTokenAuthenticator: Authenticator {
   /// The stored credentials.
   /// - Returns: them, or nil when logged out.
   /// - Throws: `fileUnavailable` when the saved session cannot be read.
-  public func credentials() throws -> Credentials? {
+  package func credentials() throws -> Credentials? {
     do {
       return try store.load()
     } catch {
@@ -51,7 +51,7 @@ public struct RefreshTokenAuthenticator: Authenticator {
   ///   - transport: the pipeline beneath the auth step.
   /// - Returns: the new credentials, or nil when there is no refresh token or it was refused.
   /// - Throws: a transport error, a classified failure of the call, a malformed reply.
-  public func refresh(_ stale: Credentials, through transport: any Transport) async throws
+  package func refresh(_ stale: Credentials, through transport: any Transport) async throws
     -> Credentials?
   {
     guard let refreshToken = stale.refreshToken else { return nil }

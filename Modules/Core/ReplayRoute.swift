@@ -5,20 +5,20 @@ import CourierPorts
 /// collection's `ReplaySender` and its `ReplayDecision` (conflict policy, record schema, merge
 /// resolver, re-send bound). Registered on the store's `OutboxReplayer`, one per collection; an
 /// entry of a collection without a route waits, with the later entries of its record.
-public struct ReplayRoute: Sendable {
+package struct ReplayRoute: Sendable {
   /// The collection's name in the local store (`RecordKey.collection`).
-  public var collection: String
+  package var collection: String
   /// Sends one attempt of an entry.
-  public var sender: any ReplaySender
+  package var sender: any ReplaySender
   /// Settles what came back.
-  public var decision: ReplayDecision
+  package var decision: ReplayDecision
 
   /// Creates a route.
   /// - Parameters:
   ///   - collection: the collection's name in the local store.
   ///   - sender: what sends its entries.
   ///   - decision: how the answers are settled.
-  public init(collection: String, sender: any ReplaySender, decision: ReplayDecision) {
+  package init(collection: String, sender: any ReplaySender, decision: ReplayDecision) {
     self.collection = collection
     self.sender = sender
     self.decision = decision
@@ -31,7 +31,7 @@ public struct ReplayRoute: Sendable {
   ///   - client: the request pipeline.
   ///   - decision: how the answers are settled (its schema should be the collection's).
   /// - Returns: the route.
-  public static func records(
+  package static func records(
     _ collection: CollectionDescription, client: APIClient, decision: ReplayDecision
   ) -> ReplayRoute {
     ReplayRoute(

@@ -68,19 +68,19 @@ struct ReplaySettlement {
         $0.lastError = error
       }
     case .recreate:
-      try store.backend().recreate(entry.id, as: UUID())
+      try store.recreate(entry.id, as: UUID())
     case .takeGone:
-      try store.backend().takeGone(entry.key)
+      try store.takeGone(entry.key)
     case .deleteAgain(let server):
-      try store.backend().deleteAgain(entry.id, as: UUID(), onto: server)
+      try store.deleteAgain(entry.id, as: UUID(), onto: server)
     case .keepGone(let server):
-      let kept = try store.backend().keepGone(entry.id, adopting: server)
+      let kept = try store.keepGone(entry.id, adopting: server)
       publisher.update {
         $0.pendingCount = max(0, $0.pendingCount - 1)
         $0.conflicted.append(kept)
       }
     case .park(let error):
-      let parked = try store.backend().markParked(
+      let parked = try store.markParked(
         entry.id, reason: Self.parkReason(error), code: error.code)
       publisher.update {
         $0.pendingCount = max(0, $0.pendingCount - 1)
@@ -115,18 +115,5 @@ struct ReplaySettlement {
     let status = error.status.map { " (status \($0))" } ?? ""
     return "The server answered, but its reply to this write never proved that it was applied: "
       + "\(shortfall)\(status). Kept, not sent again until retried."
-  }
-}
-
-extension LocalStore {
-  /// The store's operations beyond the `LocalStore` protocol (every adapter's store is a
-  /// `LocalStoreBackend`).
-  /// - Returns: the store as a backend.
-  /// - Throws: `StoreError.unusable` for another kind of store.
-  func backend() throws -> any LocalStoreBackend {
-    guard let backend = self as? any LocalStoreBackend else {
-      throw StoreError(.unusable, "This local store cannot settle this outcome.")
-    }
-    return backend
   }
 }

@@ -1,6 +1,7 @@
 import CoreMetrics
 import CourierDomain
 import CourierPorts
+import CourierSystem
 import Logging
 import Synchronization
 
@@ -12,7 +13,7 @@ import Synchronization
 
 extension CourierError: CourierErrorCarrying {
   /// The error itself: a `CourierError` needs no unwrapping to be classified.
-  public var courierError: CourierError {
+  package var courierError: CourierError {
     get { self }
     set { self = newValue }
   }
@@ -21,19 +22,19 @@ extension CourierError: CourierErrorCarrying {
 /// Runs an operation under a retry policy: transient failures are retried after a jittered
 /// backoff on the injected clock; everything else ends at once. Stops at once on cancellation.
 ///
-/// Each decision is logged to the logger given to ``run(safeToRepeat:logger:onEvent:_:)`` (a
+/// Each decision is logged to the logger given to ``run(safeToRepeat:logger:_:)`` (a
 /// retry at `info`, giving up at `debug`, a success at `trace`, or `debug` after retries) and
 /// counted in `metrics` (`courier_retries_total{reason}`,
 /// `courier_retry_budget_refusals_total`; the article "Metrics and logging").
 public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
   /// The policy deciding which failures are retried, how often and after what delay.
-  public let policy: RetryPolicy
+  package let policy: RetryPolicy
   /// The clock waits are made on.
-  public let clock: C
+  package let clock: C
   /// The jitter source.
-  public let random: any RandomSource
+  package let random: any RandomSource
   /// The budget shared with other requests of the same client.
-  public let budget: SharedRetryBudget
+  package let budget: SharedRetryBudget
   /// Where the decisions are counted, and the calls of the steps that use this executor
   /// (`RetryingTransport`, the tus transfer).
   package let metrics: CourierMetrics
@@ -43,13 +44,27 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
   ///   - policy: the policy.
   ///   - clock: the clock to wait on.
   ///   - random: the jitter source.
-  ///   - budget: the shared retry budget.
   ///   - metrics: where retries, budget refusals and (through the steps that use this
   ///     executor) calls are counted; the global system's factory by default.
   public init(
     policy: RetryPolicy, clock: C, random: any RandomSource = SystemRandomSource(),
-    budget: SharedRetryBudget = SharedRetryBudget(),
     metrics: any MetricsFactory = MetricsSystem.factory
+  ) {
+    self.init(
+      policy: policy, clock: clock, random: random, budget: SharedRetryBudget(),
+      metrics: CourierMetrics(factory: metrics))
+  }
+
+  /// Creates an executor whose retries draw on `budget`, shared with other executors.
+  /// - Parameters:
+  ///   - policy: the policy.
+  ///   - clock: the clock to wait on.
+  ///   - random: the jitter source.
+  ///   - budget: the shared retry budget.
+  ///   - metrics: where retries, budget refusals and calls are counted.
+  package init(
+    policy: RetryPolicy, clock: C, random: any RandomSource = SystemRandomSource(),
+    budget: SharedRetryBudget, metrics: any MetricsFactory = MetricsSystem.factory
   ) {
     self.init(
       policy: policy, clock: clock, random: random, budget: budget,
@@ -68,21 +83,36 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
     self.metrics = metrics
   }
 
-  /// Runs `operation` until it succeeds or the policy gives up.
+  /// Runs `operation` until it succeeds or the policy gives up, waiting the policy's jittered
+  /// backoff (or the server's `Retry-After`) on the clock between attempts.
   /// - Parameters:
   ///   - safeToRepeat: whether the operation is idempotent (or carries an idempotency key).
   ///   - logger: where each decision is logged, with `courier.attempt` (the attempt it
   ///     follows) and the logger's own metadata (a call's `courier.request.id`); nowhere by
   ///     default.
-  ///   - onEvent: receives each decision.
   ///   - operation: the work; it receives the attempt number (from 1) and throws
   ///     `CourierError` on failure.
   /// - Returns: the operation's result.
-  /// - Throws: the last error (a `CourierError`, or the operation's own `CourierErrorCarrying`
-  ///   error), its `attempts` set; `cancelled` on cancellation.
+  /// - Throws: the last `CourierError`, its `attempts` set; `cancelled` on cancellation.
   public func run<T: Sendable>(
     safeToRepeat: Bool, logger: Logger = .courierDiscarding,
-    onEvent: @Sendable (RetryEvent) -> Void = { _ in },
+    _ operation: @Sendable (_ attempt: Int) async throws -> T
+  ) async throws -> T {
+    try await run(safeToRepeat: safeToRepeat, logger: logger, onEvent: { _ in }, operation)
+  }
+
+  /// Runs `operation` as ``run(safeToRepeat:logger:_:)`` does, telling `onEvent` each decision.
+  /// - Parameters:
+  ///   - safeToRepeat: whether the operation is idempotent (or carries an idempotency key).
+  ///   - logger: where each decision is logged.
+  ///   - onEvent: receives each decision.
+  ///   - operation: the work; it receives the attempt number (from 1).
+  /// - Returns: the operation's result.
+  /// - Throws: the last error (a `CourierError`, or the operation's own `CourierErrorCarrying`
+  ///   error), its `attempts` set; `cancelled` on cancellation.
+  package func run<T: Sendable>(
+    safeToRepeat: Bool, logger: Logger = .courierDiscarding,
+    onEvent: @Sendable (RetryEvent) -> Void,
     _ operation: @Sendable (_ attempt: Int) async throws -> T
   ) async throws -> T {
     func report(_ event: RetryEvent) {

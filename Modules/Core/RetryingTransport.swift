@@ -25,11 +25,11 @@ import Logging
 /// the decisions through its executor, and counts the call in the executor's metrics
 /// (`courier_requests_total{outcome}`, `courier_request_duration_seconds`, measured on the
 /// executor's clock).
-public struct RetryingTransport<C: Clock>: Transport where C.Duration == Duration {
+package struct RetryingTransport<C: Clock>: Transport where C.Duration == Duration {
   private let base: any Transport
 
   /// The wrapped transport's (see `Transport.taskExecutor`).
-  public var taskExecutor: (any TaskExecutor)? { base.taskExecutor }
+  package var taskExecutor: (any TaskExecutor)? { base.taskExecutor }
   private let executor: RetryExecutor<C>
   private let onEvent: @Sendable (HTTPRequest, RetryEvent) -> Void
 
@@ -38,7 +38,7 @@ public struct RetryingTransport<C: Clock>: Transport where C.Duration == Duratio
   ///   - base: the transport to retry.
   ///   - executor: the executor, with its policy, clock and shared budget.
   ///   - onEvent: receives each retry decision with the request it concerns.
-  public init(
+  package init(
     _ base: any Transport, executor: RetryExecutor<C>,
     onEvent: @escaping @Sendable (HTTPRequest, RetryEvent) -> Void = { _, _ in }
   ) {
@@ -50,7 +50,7 @@ public struct RetryingTransport<C: Clock>: Transport where C.Duration == Duratio
   /// Adds an `Idempotency-Key` to a non-idempotent request that has none.
   /// - Parameter request: the request.
   /// - Returns: the request, with a key when its method is not idempotent.
-  public static func withIdempotencyKey(_ request: HTTPRequest) -> HTTPRequest {
+  package static func withIdempotencyKey(_ request: HTTPRequest) -> HTTPRequest {
     guard !request.method.isIdempotent, request.headerFields[.idempotencyKey] == nil else {
       return request
     }
@@ -67,7 +67,7 @@ public struct RetryingTransport<C: Clock>: Transport where C.Duration == Duratio
   ///   - options: per-attempt options; `progress` restarts from zero on each attempt.
   /// - Returns: the first successful or non-retryable response, or the last one, with its body.
   /// - Throws: the last transport error, with `attempts` set.
-  public func send(
+  package func send(
     _ request: HTTPRequest, body: RequestBody?, options: TransportOptions
   ) async throws -> (HTTPResponse, ResponseBody) {
     let keyed = Self.withIdempotencyKey(request)

@@ -9,18 +9,18 @@ import Synchronization
 #endif
 
 /// A retry budget shared by every request of one client (see `RetryBudget`).
-public final class SharedRetryBudget: Sendable {
+package final class SharedRetryBudget: Sendable {
   private let budget: Mutex<RetryBudget>
 
   /// Creates a full budget.
   /// - Parameter budget: the initial budget.
-  public init(_ budget: RetryBudget = RetryBudget()) { self.budget = Mutex(budget) }
+  package init(_ budget: RetryBudget = RetryBudget()) { self.budget = Mutex(budget) }
 
   /// Whether a retry may be made now.
-  public var allowsRetry: Bool { budget.withLock { $0.allowsRetry } }
+  package var allowsRetry: Bool { budget.withLock { $0.allowsRetry } }
 
   /// Tokens left.
-  public var tokens: Double { budget.withLock { $0.tokens } }
+  package var tokens: Double { budget.withLock { $0.tokens } }
 
   func recordFailure() { budget.withLock { $0.recordFailure() } }
   func recordSuccess() { budget.withLock { $0.recordSuccess() } }

@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import CourierSystem
 import HTTPTypes
 import Logging
 
@@ -36,72 +37,54 @@ public actor SyncEngine<Record: CollectionRecord> {
   /// The engine's settings.
   public struct Configuration: Sendable {
     /// How version conflicts are settled.
-    public var conflictPolicy: ConflictPolicy
+    package var conflictPolicy: ConflictPolicy
     /// The collection's path on the server (`/articles`); empty for the declared one (an
     /// engine's own `configuration` always holds the path it uses).
-    public var path: String
-    /// Kept for source compatibility; it has no effect since decision 1202: while `watch()`
-    /// runs a write is always sent by its run loop, and nothing is sent in the background
-    /// while it does not run (call `replay()`).
-    @available(
-      *, deprecated, message: "No effect since decision 1202: call replay() or run watch()."
-    )
-    public var replaysAfterWrites: Bool {
-      get { true }
-      set {}
-    }
+    package var path: String
     /// How many times one operation is re-sent after last-write-wins conflicts in one replay
     /// before it is kept conflicted for the user (the server record keeps changing).
-    public var maxResendsPerReplay: Int
+    package var maxResendsPerReplay: Int
     /// The wait before `watch()` replays again after a replay a transient failure stopped
     /// (used by the engine's own replayer; a shared replayer has its own).
-    public var replayBackoff: ReplayBackoff
+    package var replayBackoff: ReplayBackoff
     /// Settles the fields both sides changed under `ConflictPolicy.merge` (the collection's
     /// resolver); nil for last write wins per field.
-    public var mergeResolver: FieldResolver?
+    package var mergeResolver: FieldResolver?
 
     /// Creates settings.
     /// - Parameters:
     ///   - conflictPolicy: the conflict policy.
     ///   - path: the collection's path; the declared one (`/<collection>`) by default.
     ///   - maxResendsPerReplay: the re-send bound.
-    ///   - replayBackoff: the wait between replays after transient failures, while watching.
     public init(
       conflictPolicy: ConflictPolicy = .lastWriteWins, path: String? = nil,
-      maxResendsPerReplay: Int = 3, replayBackoff: ReplayBackoff = ReplayBackoff()
+      maxResendsPerReplay: Int = 3
+    ) {
+      self.init(
+        conflictPolicy: conflictPolicy, path: path, maxResendsPerReplay: maxResendsPerReplay,
+        replayBackoff: ReplayBackoff())
+    }
+
+    /// Creates settings with the wait between replays after transient failures, while
+    /// watching (Courier's own tuning and tests).
+    package init(
+      conflictPolicy: ConflictPolicy = .lastWriteWins, path: String? = nil,
+      maxResendsPerReplay: Int = 3, replayBackoff: ReplayBackoff
     ) {
       self.conflictPolicy = conflictPolicy
       self.path = path ?? ""
       self.maxResendsPerReplay = maxResendsPerReplay
       self.replayBackoff = replayBackoff
     }
-
-    /// Creates settings; `replaysAfterWrites` is ignored (see the property).
-    /// - Parameters:
-    ///   - conflictPolicy: the conflict policy.
-    ///   - path: the collection's path; the declared one (`/<collection>`) by default.
-    ///   - replaysAfterWrites: no effect.
-    ///   - maxResendsPerReplay: the re-send bound.
-    ///   - replayBackoff: the wait between replays after transient failures, while watching.
-    @available(*, deprecated, message: "replaysAfterWrites has no effect since decision 1202.")
-    public init(
-      conflictPolicy: ConflictPolicy = .lastWriteWins, path: String? = nil,
-      replaysAfterWrites: Bool, maxResendsPerReplay: Int = 3,
-      replayBackoff: ReplayBackoff = ReplayBackoff()
-    ) {
-      self.init(
-        conflictPolicy: conflictPolicy, path: path, maxResendsPerReplay: maxResendsPerReplay,
-        replayBackoff: replayBackoff)
-    }
   }
 
   /// The settings, with the path the engine uses.
-  public nonisolated let configuration: Configuration
+  package nonisolated let configuration: Configuration
   /// The collection this engine keeps: its declaration, with the configured path.
-  public nonisolated let collection: CollectionDescription
+  package nonisolated let collection: CollectionDescription
   /// The store's replayer: sends the outbox of every collection of the store (shared by the
   /// engines of one store), and runs the loop `watch()` runs.
-  public nonisolated let replayer: OutboxReplayer
+  package nonisolated let replayer: OutboxReplayer
   private let client: APIClient
   private let store: any LocalStore
   private let reader: CollectionReader
@@ -143,7 +126,7 @@ public actor SyncEngine<Record: CollectionRecord> {
   ///   - collection: the collection's declaration.
   ///   - configuration: the settings (`replayBackoff` is the replayer's own).
   ///   - now: the wall clock (edit times, refresh times, ages).
-  public init(
+  package init(
     replayer: OutboxReplayer, client: APIClient, collection: CollectionDescription,
     configuration: Configuration = Configuration(),
     now: @escaping @Sendable () -> Date = { Date() }
@@ -191,24 +174,24 @@ public actor SyncEngine<Record: CollectionRecord> {
   public nonisolated func states() -> AsyncStream<SyncState> { replayer.states() }
 
   /// The current state.
-  public nonisolated var state: SyncState { replayer.state }
+  package nonisolated var state: SyncState { replayer.state }
 
   /// Reloads the outbox part of the state from the store.
-  public func reloadState() { replayer.reloadState() }
+  package func reloadState() { replayer.reloadState() }
 
   // MARK: - Reads
 
   /// The stored records, at once, with their age.
   /// - Returns: a `cache` snapshot.
   /// - Throws: `StoreError` when the store cannot be read.
-  public func cached() throws -> SyncSnapshot<Record> {
+  package func cached() throws -> SyncSnapshot<Record> {
     try reader.snapshot(Record.self, source: .cache)
   }
 
   /// Refreshes from the server with `If-None-Match`: a 200 replaces the stored list (local
   /// pending changes are kept), a 304 keeps it, a failure keeps it and says why.
   /// - Returns: a `network` snapshot; `error` set when the refresh failed.
-  public func refresh() async -> SyncSnapshot<Record> {
+  package func refresh() async -> SyncSnapshot<Record> {
     replayer.noteRefresh(started: true)
     var notModified = false
     var failure: CourierError?
@@ -315,7 +298,7 @@ public actor SyncEngine<Record: CollectionRecord> {
   /// - Returns: the record after (nil when the server never had it).
   /// - Throws: `StoreError` when it cannot be written.
   @discardableResult
-  public func discard(id: String) throws -> LocalRecord? {
+  package func discard(id: String) throws -> LocalRecord? {
     let after = try store.revert(RecordKey(collection: collection.name, id: id))
     replayer.reloadState()
     client.metrics.outbox(of: store)
@@ -328,7 +311,7 @@ public actor SyncEngine<Record: CollectionRecord> {
   ///   - keepLocal: true to send the local write again on top of the server's version; false
   ///     to take the server's record and drop the local changes to that record.
   /// - Throws: `StoreError.notFound` when no such entry is conflicted.
-  public func resolveConflict(operationID: UUID, keepLocal: Bool) throws {
+  package func resolveConflict(operationID: UUID, keepLocal: Bool) throws {
     try replayer.resolveConflict(operationID: operationID, keepLocal: keepLocal)
     client.metrics.outbox(of: store)
   }
@@ -349,7 +332,7 @@ public actor SyncEngine<Record: CollectionRecord> {
   /// Asks the store's run loop for a pass (after a write, or when the path comes back): a pass
   /// already running picks new entries up, and another runs if asked meanwhile. Does nothing
   /// when no `watch()` runs or the path is known to be down.
-  public func scheduleReplay() { replayer.requestReplay() }
+  package func scheduleReplay() { replayer.requestReplay() }
 
   /// Sends the store's outbox in queue order until it is empty or a transient failure stops it,
   /// in the caller's task. A replay already running is waited for first, so two never
@@ -363,13 +346,13 @@ public actor SyncEngine<Record: CollectionRecord> {
   }
 
   /// Waits until no replay runs (for tests and a CLI about to exit).
-  public func waitForIdle() async { await replayer.waitForIdle() }
+  package func waitForIdle() async { await replayer.waitForIdle() }
 
   /// The `Idempotency-Key` of one send: the operation id, plus the base version when there is
   /// one (`ReplayRequest.idempotencyKey(for:)`).
   /// - Parameter operation: the operation.
   /// - Returns: the key.
-  public static func idempotencyKey(for operation: OutboxOperation) -> String {
+  package static func idempotencyKey(for operation: OutboxOperation) -> String {
     ReplayRequest.idempotencyKey(for: operation)
   }
 
@@ -377,7 +360,7 @@ public actor SyncEngine<Record: CollectionRecord> {
   /// `Content-Type` its body adds).
   /// - Parameter operation: the operation.
   /// - Returns: the method, path, header fields and JSON body.
-  public nonisolated func requestParts(for operation: OutboxOperation) -> (
+  package nonisolated func requestParts(for operation: OutboxOperation) -> (
     method: HTTPRequest.Method, path: String, headerFields: HTTPFields, json: JSONValue?
   ) {
     let described = ReplayRequest(operation, collection: collection)
@@ -391,7 +374,7 @@ public actor SyncEngine<Record: CollectionRecord> {
   /// The store's run loop until cancelled (`OutboxReplayer.run`): publishes online and
   /// offline and replays whenever the path becomes usable after another status or a write asks;
   /// a replay stopped by a transient failure (whoever started it) is followed by another after a
-  /// `ReplayBackoff` wait on the replayer's clock: full jitter, growing with each consecutive
+  /// `ReplayBackoff` wait on the replayer's clock: equal jitter, growing with each consecutive
   /// failed replay, `Retry-After` as a floor; a replay that ends otherwise, or a path change,
   /// resets it, and no retry waits while the path is known to be down (its return replays at
   /// once). Cancelling it ends it, its retries and the replay it runs at once. Does not run the
@@ -402,7 +385,7 @@ public actor SyncEngine<Record: CollectionRecord> {
   /// - Parameter replayingFirst: whether to send the outbox once as it starts (unless the path
   ///   is known to be down), after it counts as watching: a write made at any moment is then
   ///   either in that replay or schedules its own, with no window between the two.
-  public func watch(replayingFirst: Bool) async {
+  package func watch(replayingFirst: Bool) async {
     let observation = ReplayObservation(metrics: client.metrics, store: store)
     guard observation.isEnabled else { return await replayer.run(replayingFirst: replayingFirst) }
     // The outbox gauges follow the states the run loop publishes (its passes are its own).
@@ -426,7 +409,7 @@ extension SyncEngine where Record: SyncRecord {
   ///   - now: the wall clock (edit times, refresh times, ages).
   ///   - clock: the clock `watch()` waits on between replays after transient failures.
   ///   - random: the jitter source of those waits.
-  public init(
+  package init(
     client: APIClient, store: any LocalStore, pathMonitor: (any PathMonitor)? = nil,
     configuration: Configuration = Configuration(),
     now: @escaping @Sendable () -> Date = { Date() },
@@ -451,7 +434,7 @@ extension SyncEngine {
   /// - Throws: `StoreError.notFound` when no entry has this id; `StoreError` when the store
   ///   cannot be written.
   @discardableResult
-  public func retryEntry(operationID: UUID) throws -> OutboxEntry {
+  package func retryEntry(operationID: UUID) throws -> OutboxEntry {
     let entry = try replayer.retryEntry(operationID: operationID)
     client.metrics.outbox(of: store)
     return entry
@@ -462,7 +445,7 @@ extension SyncEngine {
   /// - Throws: `StoreError` when the store cannot be written (the entries before the failure
   ///   are requeued, the others are kept as they were).
   @discardableResult
-  public func retryAllEntries() throws -> [OutboxEntry] {
+  package func retryAllEntries() throws -> [OutboxEntry] {
     let entries = try replayer.retryAllEntries()
     client.metrics.outbox(of: store)
     return entries
@@ -475,7 +458,8 @@ extension SyncEngine {
   /// - Throws: `StoreError.notFound` when no entry has this id; `StoreError` when the store
   ///   cannot be written.
   @discardableResult
-  public func discardEntry(operationID: UUID) throws -> (entry: OutboxEntry, record: LocalRecord?) {
+  package func discardEntry(operationID: UUID) throws -> (entry: OutboxEntry, record: LocalRecord?)
+  {
     let discarded = try replayer.discardEntry(operationID: operationID)
     client.metrics.outbox(of: store)
     return discarded

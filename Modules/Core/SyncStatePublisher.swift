@@ -8,7 +8,7 @@ import Synchronization
 /// streams sit behind a second lock that is never held while yielding. A stream's
 /// `onTermination` runs under a cancelling task's own lock and takes only that second lock, so
 /// a yield (which needs the resumed task's lock) and a cancellation never wait for each other.
-public final class SyncStatePublisher: Sendable {
+package final class SyncStatePublisher: Sendable {
   private struct Subscribers {
     var continuations: [UInt64: AsyncStream<SyncState>.Continuation] = [:]
     var nextID: UInt64 = 0
@@ -19,17 +19,17 @@ public final class SyncStatePublisher: Sendable {
 
   /// Creates a publisher.
   /// - Parameter initial: the first state.
-  public init(_ initial: SyncState = SyncState()) { box = Mutex(initial) }
+  package init(_ initial: SyncState = SyncState()) { box = Mutex(initial) }
 
   /// The current state.
-  public var current: SyncState { box.withLock { $0 } }
+  package var current: SyncState { box.withLock { $0 } }
 
   /// How many streams are open.
-  public var subscriberCount: Int { subscribers.withLock { $0.continuations.count } }
+  package var subscriberCount: Int { subscribers.withLock { $0.continuations.count } }
 
   /// A new stream of states, the current one first (`bufferingNewest(1)`).
   /// - Returns: the stream; it ends when the publisher finishes or the consumer stops.
-  public func updates() -> AsyncStream<SyncState> {
+  package func updates() -> AsyncStream<SyncState> {
     let (stream, continuation) = AsyncStream.makeStream(
       of: SyncState.self, bufferingPolicy: .bufferingNewest(1))
     let id = box.withLock { state -> UInt64 in
@@ -49,7 +49,7 @@ public final class SyncStatePublisher: Sendable {
 
   /// Changes the state and publishes it when it differs.
   /// - Parameter change: the change.
-  public func update(_ change: (inout SyncState) -> Void) {
+  package func update(_ change: (inout SyncState) -> Void) {
     box.withLock { state in
       var next = state
       change(&next)
@@ -61,7 +61,7 @@ public final class SyncStatePublisher: Sendable {
   }
 
   /// Ends every stream.
-  public func finish() {
+  package func finish() {
     let all = subscribers.withLock { subscribers in
       defer { subscribers.continuations = [:] }
       return Array(subscribers.continuations.values)

@@ -9,13 +9,13 @@ import Synchronization
 #endif
 
 /// The body of `POST /auth/token` and `POST /auth/refresh`.
-public struct TokenResponse: Decodable, Sendable {
+package struct TokenResponse: Decodable, Sendable {
   /// The bearer token.
-  public var accessToken: String
+  package var accessToken: String
   /// The one-use refresh token.
-  public var refreshToken: String?
+  package var refreshToken: String?
   /// The access token's lifetime in seconds.
-  public var expiresIn: Double?
+  package var expiresIn: Double?
 
   enum CodingKeys: String, CodingKey {
     case accessToken = "access_token"
@@ -30,7 +30,7 @@ public struct TokenResponse: Decodable, Sendable {
   /// - Returns: the credentials.
   /// - Throws: `CourierError.decoding` when the body is not a token response,
   ///   `invalidResponse` (code `invalid_token`) when a token could not be sent as a header.
-  public static func credentials(from body: Data, now: Date) throws -> Credentials {
+  package static func credentials(from body: Data, now: Date) throws -> Credentials {
     let token: TokenResponse
     do {
       token = try JSONDecoder().decode(TokenResponse.self, from: body)

@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import CourierSystem
 import Logging
 
 #if canImport(FoundationEssentials)

@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import CourierSystem
 import HTTPTypes
 import Logging
 import Synchronization
@@ -26,34 +27,34 @@ import Synchronization
 ///
 /// `transport` must make one attempt per call (no retry step): this type retries itself,
 /// through `executor`, and each retry resumes with a `HEAD` instead of repeating a `PATCH`.
-public struct TusUploader<C: Clock>: Sendable where C.Duration == Duration {
+package struct TusUploader<C: Clock>: Sendable where C.Duration == Duration {
   /// The transport, one attempt per call (auth, middlewares and logging around an adapter).
-  public let transport: any Transport
+  package let transport: any Transport
   /// The retry executor: its policy decides whether an interrupted upload is resumed.
-  public let executor: RetryExecutor<C>
+  package let executor: RetryExecutor<C>
   /// The image compressor.
-  public let compressor: any ImageCompressor
+  package let compressor: any ImageCompressor
   /// Where upload records survive the process; nil to keep them in memory only.
-  public let store: (any ResumableUploadStore)?
+  package let store: (any ResumableUploadStore)?
   /// Per-request options (the deadline of one request).
-  public let options: TransportOptions
+  package let options: TransportOptions
   /// The bytes of the first `PATCH`; the next ones last about a quarter of a second each at
   /// the rate the link gives (`Tus.nextChunk`), between 1 MiB (or this, when smaller) and
   /// 256 MiB (or this, when larger).
-  public let chunkSize: Int64
+  package let chunkSize: Int64
   /// Where the compressed image is written.
-  public let temporaryDirectory: URL
+  package let temporaryDirectory: URL
   /// The least change in bytes sent that is published as a new `uploading` state.
-  public let progressGranularity: Int64
+  package let progressGranularity: Int64
   /// Computes the chunks' checksums and, where a file's metadata cannot vouch for its bytes,
   /// their identity (decision 1303).
-  public let hasher: any FileHasher
+  package let hasher: any FileHasher
   /// The wall clock a file's change time is compared with (``ResumableUpload/FileIdentity/isRacy(checkedAt:)``).
-  public let wallClock: any WallClock
+  package let wallClock: any WallClock
 
   /// The default bytes per `PATCH`: 4 MiB. A checksummed chunk cut short is sent again
   /// whole, so this bounds what an interruption costs; larger chunks gain nothing measurable.
-  public static var defaultChunkSize: Int64 { 4 * 1024 * 1024 }
+  package static var defaultChunkSize: Int64 { 4 * 1024 * 1024 }
 
   /// Creates an tus.
   /// - Parameters:
@@ -67,7 +68,7 @@ public struct TusUploader<C: Clock>: Sendable where C.Duration == Duration {
   ///   - progressGranularity: the least progress change published.
   ///   - hasher: the SHA-256 of file ranges (the portable one by default).
   ///   - wallClock: the wall clock.
-  public init(
+  package init(
     transport: any Transport, executor: RetryExecutor<C>, compressor: any ImageCompressor,
     store: (any ResumableUploadStore)? = nil, options: TransportOptions = TransportOptions(),
     chunkSize: Int64 = defaultChunkSize,
@@ -91,7 +92,7 @@ public struct TusUploader<C: Clock>: Sendable where C.Duration == Duration {
   /// element is `succeeded`, or the stream throws the `CourierError` that ended the upload.
   /// - Parameter request: what to upload; `target` is the tus endpoint (creation URL).
   /// - Returns: the states, in order.
-  public func states(for request: UploadRequest) -> AsyncThrowingStream<UploadState, any Error> {
+  package func states(for request: UploadRequest) -> AsyncThrowingStream<UploadState, any Error> {
     let (stream, continuation) = AsyncThrowingStream.makeStream(of: UploadState.self)
     let task = Task {
       do {
@@ -120,7 +121,7 @@ public struct TusUploader<C: Clock>: Sendable where C.Duration == Duration {
   /// - Throws: `CourierError`: `fileUnavailable`, `invalidInput`, `invalidResponse` for an
   ///   answer that would risk a damaged file (an impossible offset), the classified refusal,
   ///   the last transient failure after the retries, `cancelled`.
-  public func perform(
+  package func perform(
     _ request: UploadRequest, onState: @escaping @Sendable (UploadState) -> Void,
     onResume: @escaping @Sendable (_ offset: Int64, _ total: Int64) -> Void = { _, _ in }
   ) async throws -> UploadResult {

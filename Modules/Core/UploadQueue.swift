@@ -13,17 +13,17 @@ import CourierPorts
 /// that order under the store's crash discipline (`QueuedUploadStore.keep`): a process killed
 /// at any point leaves both or neither. No request is made: the replay sends it
 /// (`QueuedUploadSender`), in outbox order with the other writes.
-public struct UploadQueue: Sendable {
+package struct UploadQueue: Sendable {
   /// The image compressor.
-  public let compressor: any ImageCompressor
+  package let compressor: any ImageCompressor
   /// Where the bytes wait.
-  public let store: any QueuedUploadStore
+  package let store: any QueuedUploadStore
   /// The outbox the entry goes to.
-  public let outbox: any Outbox
+  package let outbox: any LocalStore
   /// Where the compressed image is written before it is kept.
-  public let temporaryDirectory: URL
+  package let temporaryDirectory: URL
   /// The wall clock (the entry's `enqueuedAt`).
-  public let now: @Sendable () -> Date
+  package let now: @Sendable () -> Date
 
   /// Creates a queue.
   /// - Parameters:
@@ -32,8 +32,8 @@ public struct UploadQueue: Sendable {
   ///   - outbox: the outbox.
   ///   - temporaryDirectory: where the compressed image is written first.
   ///   - now: the wall clock.
-  public init(
-    compressor: any ImageCompressor, store: any QueuedUploadStore, outbox: any Outbox,
+  package init(
+    compressor: any ImageCompressor, store: any QueuedUploadStore, outbox: any LocalStore,
     temporaryDirectory: URL = FileManager.default.temporaryDirectory,
     now: @escaping @Sendable () -> Date = { Date() }
   ) {
@@ -57,7 +57,7 @@ public struct UploadQueue: Sendable {
   /// - Throws: `CourierError`: `fileUnavailable`, `invalidInput` (an original that must not be
   ///   sent, a field or name that cannot be sent), `localStore` when the bytes or the entry
   ///   cannot be written (nothing is left then), `cancelled`.
-  public func enqueue(
+  package func enqueue(
     _ request: UploadRequest, transfer: QueuedUpload.Transfer, tusEndpoint: URL? = nil,
     tusConfirmation: DeliveryProof.UploadConfirmation = .status,
     onState: @escaping @Sendable (UploadState) -> Void = { _ in }

@@ -18,20 +18,20 @@ public struct UploadResult: Sendable, Equatable {
   public var responseBody: ResponseBody
   /// How many attempts the upload took (1 without retries; a resumable upload's attempts each
   /// go on from what the server held).
-  public var attempts: Int
+  package var attempts: Int
   /// Which file was sent and why.
-  public var verdict: CompressionDecision.Verdict
+  package var verdict: CompressionDecision.Verdict
   /// The body's length in bytes.
-  public var bodyLength: Int64
+  package var bodyLength: Int64
   /// The `Idempotency-Key` every attempt carried.
-  public var idempotencyKey: String
+  package var idempotencyKey: String
   /// A resumable (tus) upload's URL at the server; nil for a multipart upload.
-  public var uploadURL: URL?
+  package var uploadURL: URL?
   /// The record the server made of a resumable upload (`Courier-Photo-Id`), when it names one.
-  public var recordID: String?
+  package var recordID: String?
   /// Where a resumable upload started in its last run: the bytes the server already held
   /// (0 for a fresh upload); nil for a multipart upload.
-  public var resumedAt: Int64?
+  package var resumedAt: Int64?
 
   /// Creates a result.
   /// - Parameters:
@@ -41,7 +41,7 @@ public struct UploadResult: Sendable, Equatable {
   ///   - verdict: the compression verdict.
   ///   - bodyLength: the body's length.
   ///   - idempotencyKey: the key.
-  public init(
+  package init(
     response: HTTPResponse, responseBody: ResponseBody = ResponseBody(), attempts: Int = 1,
     verdict: CompressionDecision.Verdict, bodyLength: Int64, idempotencyKey: String
   ) {

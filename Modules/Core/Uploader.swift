@@ -15,18 +15,18 @@ import Synchronization
 /// once to a temporary file). Every temporary file is removed on success, failure and cancellation.
 public struct Uploader: Sendable {
   /// The composed transport (retry, auth, logging around an adapter).
-  public let transport: any Transport
+  package let transport: any Transport
   /// The image compressor.
-  public let compressor: any ImageCompressor
+  package let compressor: any ImageCompressor
   /// Per-attempt options.
-  public let options: TransportOptions
+  package let options: TransportOptions
   /// Where the compressed image and any body file are written.
-  public let temporaryDirectory: URL
+  package let temporaryDirectory: URL
   /// Whether the body is streamed in segments (true by default) rather than written once to a
   /// temporary file.
-  public let allowSegments: Bool
+  package let allowSegments: Bool
   /// The least change in bytes sent that is published as a new `uploading` state.
-  public let progressGranularity: Int64
+  package let progressGranularity: Int64
 
   /// Creates an uploader.
   /// - Parameters:
@@ -81,7 +81,7 @@ public struct Uploader: Sendable {
   /// - Throws: `CourierError`: `fileUnavailable` naming a missing or unreadable file (before any
   ///   request is sent), `invalidInput` when the original must not be sent, the classified
   ///   failure of the upload with its attempts, `cancelled` on cancellation.
-  public func perform(
+  package func perform(
     _ request: UploadRequest, onState: @escaping @Sendable (UploadState) -> Void
   ) async throws -> UploadResult {
     try await preparation.run(request, onState: onState) { prepared, temporary in

@@ -7,7 +7,7 @@
 extension Article {
   /// The payload members a listing of articles reads (`RecordFields.values` in this order):
   /// the two an article needs to be readable at all.
-  public static let listedFields = ["title", "body"]
+  package static let listedFields = ["title", "body"]
 
   /// The cached articles as `SyncEngine.cached()` shows them, from a projection read: readable
   /// articles in the store's order (by id), pending deletions by id, and records lacking a
@@ -17,7 +17,7 @@ extension Article {
   ///   - lastRefresh: when the collection was last refreshed.
   ///   - now: the time the age is measured at.
   /// - Returns: a `cache` snapshot.
-  public static func cachedSnapshot(
+  package static func cachedSnapshot(
     _ fields: [RecordFields], lastRefresh: Date?, now: Date
   ) -> SyncSnapshot<Article> {
     var items: [SyncItem<Article>] = []

@@ -8,7 +8,7 @@
 /// `ServerRecord` of the `articles` collection.
 public struct Article: Sendable, Equatable, Codable {
   /// The collection articles live in.
-  public static let collection = "articles"
+  package static let collection = "articles"
 
   /// The id (a UUID the client generates when creating).
   public var id: String
@@ -17,9 +17,9 @@ public struct Article: Sendable, Equatable, Codable {
   /// The article's text, which may be empty.
   public var body: String
   /// The server's version this copy is based on; nil when the server has not confirmed it.
-  public var version: Int?
+  package var version: Int?
   /// When the server last changed it.
-  public var updatedAt: Date?
+  package var updatedAt: Date?
 
   /// Creates an article.
   /// - Parameters:
@@ -48,7 +48,7 @@ public struct Article: Sendable, Equatable, Codable {
   /// Reads a server record as an article.
   /// - Parameter record: the record.
   /// - Throws: `CourierError` of kind `decoding` naming the missing member.
-  public init(server record: ServerRecord) throws {
+  package init(server record: ServerRecord) throws {
     try self.init(id: record.id, payload: record.payload, version: record.version)
     updatedAt = record.updatedAt
   }
@@ -64,7 +64,7 @@ public struct Article: Sendable, Equatable, Codable {
   }
 
   /// The record's key.
-  public var key: RecordKey { RecordKey(collection: Self.collection, id: id) }
+  package var key: RecordKey { RecordKey(collection: Self.collection, id: id) }
 
   /// The fields the client owns, as a record payload (`{"title","body"}`).
   public var payload: JSONValue { .object(["title": .string(title), "body": .string(body)]) }

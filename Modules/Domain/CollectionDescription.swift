@@ -13,22 +13,32 @@ public struct CollectionDescription: Sendable, Equatable {
   /// The collection's name in the local store (`articles`).
   public var name: String
   /// The collection's path on the server (`/articles`); a record is at `<path>/<id>`.
-  public var path: String
+  package var path: String
   /// How the collection's JSON objects carry id, version and update time.
-  public var schema: RecordSchema
+  package var schema: RecordSchema
   /// The fields a record holds besides id, version and update time; empty when the declaration
   /// leaves them open (any field, and a command line's `--field` value is a string).
-  public var fields: [RecordField]
+  package var fields: [RecordField]
   /// What the server's answers mean: the version tag, the statuses that prove a write, the
   /// codes of a conflict and of a record already gone.
-  public var answers: ServerAnswers
+  package var answers: ServerAnswers
+
+  /// A collection whose records the server keeps at `path` (`/<name>` by default) as the
+  /// reference backend's contract says: `id`, `version` and `updated_at` members, version tags,
+  /// and any other fields. (A config file's `collections` declares the other shapes.)
+  /// - Parameters:
+  ///   - name: the collection's name.
+  ///   - path: its path on the server; `/<name>` by default.
+  public init(name: String, path: String? = nil) {
+    self.init(name: name, path: path, schema: .standard)
+  }
 
   /// Creates a description with the contract's answers and open fields.
   /// - Parameters:
   ///   - name: the collection's name.
   ///   - path: its path on the server; `/<name>` by default.
   ///   - schema: its record schema.
-  public init(name: String, path: String? = nil, schema: RecordSchema = .standard) {
+  package init(name: String, path: String? = nil, schema: RecordSchema) {
     self.init(name: name, path: path, schema: schema, fields: [], answers: .contract)
   }
 
@@ -39,7 +49,7 @@ public struct CollectionDescription: Sendable, Equatable {
   ///   - schema: how its records carry id, version and update time.
   ///   - fields: the fields its records hold (empty: any).
   ///   - answers: what its server's answers mean.
-  public init(
+  package init(
     name: String, path: String?, schema: RecordSchema, fields: [RecordField],
     answers: ServerAnswers
   ) {
@@ -60,14 +70,14 @@ public struct CollectionDescription: Sendable, Equatable {
   /// The declared field with this name.
   /// - Parameter name: the member's name.
   /// - Returns: the field, or nil when it is not declared.
-  public func field(_ name: String) -> RecordField? { fields.first { $0.name == name } }
+  package func field(_ name: String) -> RecordField? { fields.first { $0.name == name } }
 
   /// Checks a record's fields against the declaration: every required field present and not
   /// `null`, every declared one of its kind, none of the schema's own members (the server owns
   /// them), and, when fields are declared, no other field.
   /// - Parameter payload: the record's fields (a JSON object).
   /// - Throws: `CourierError` of kind `invalidInput` naming the first field that is wrong.
-  public func validate(_ payload: JSONValue) throws {
+  package func validate(_ payload: JSONValue) throws {
     guard case .object(let members) = payload else {
       throw Self.refusal(nil, "A \(name) record must be a JSON object.")
     }

@@ -8,18 +8,18 @@
 /// refreshed from the server.
 public struct CollectionState: Sendable, Equatable, Codable {
   /// The collection this state belongs to (`articles`).
-  public var collection: String
+  package var collection: String
   /// The `ETag` of the last full list received, sent back as `If-None-Match`.
-  public var etag: String?
+  package var etag: String?
   /// When the list was last confirmed fresh (a 200 or a 304).
-  public var lastRefresh: Date?
+  package var lastRefresh: Date?
 
   /// Creates a collection state.
   /// - Parameters:
   ///   - collection: the collection.
   ///   - etag: the list's `ETag`.
   ///   - lastRefresh: the last refresh time.
-  public init(collection: String, etag: String? = nil, lastRefresh: Date? = nil) {
+  package init(collection: String, etag: String? = nil, lastRefresh: Date? = nil) {
     self.collection = collection
     self.etag = etag
     self.lastRefresh = lastRefresh

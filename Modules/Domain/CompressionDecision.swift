@@ -6,9 +6,9 @@
 
 /// Decides whether a photo is sent compressed, as it is, or not at all, and says why. Pure:
 /// the caller compresses (or not) and inspects the original, then asks.
-public enum CompressionDecision {
+package enum CompressionDecision {
   /// What happened when compressing.
-  public enum Outcome: Sendable, Equatable {
+  package enum Outcome: Sendable, Equatable {
     /// Compression produced a file of this many bytes.
     case compressed(size: Int64)
     /// Compression failed with this error.
@@ -18,28 +18,28 @@ public enum CompressionDecision {
   }
 
   /// Everything the decision looks at.
-  public struct Input: Sendable, Equatable {
+  package struct Input: Sendable, Equatable {
     /// The file's name, for the message (not its full path).
-    public var fileName: String
+    package var fileName: String
     /// The original's size in bytes.
-    public var originalSize: Int64
+    package var originalSize: Int64
     /// Whether the original is an image at all.
-    public var isImage: Bool
+    package var isImage: Bool
     /// Whether the original could be sent as it is: see `isAcceptableAsIs(_:options:)`.
-    public var originalAcceptable: Bool
+    package var originalAcceptable: Bool
     /// Whether the original carries (or, when its header can't be read, may carry) GPS data.
-    public var originalHasLocation: Bool
+    package var originalHasLocation: Bool
     /// Whether the user asked not to compress (`--no-compress`).
-    public var noCompress: Bool
+    package var noCompress: Bool
     /// Whether `originalHasLocation` comes from reading the original's metadata. Without
     /// compression the image library is not loaded to find out (issue 14), and the original's
     /// location, if any, goes along.
-    public var originalLocationChecked: Bool
+    package var originalLocationChecked: Bool
     /// The options compression used: with `stripMetadata` the original's location must not
     /// leave the device.
-    public var options: CompressionOptions
+    package var options: CompressionOptions
     /// What compression did.
-    public var outcome: Outcome
+    package var outcome: Outcome
 
     /// Creates the decision's input.
     /// - Parameters:
@@ -52,7 +52,7 @@ public enum CompressionDecision {
     ///   - options: the compression options.
     ///   - outcome: what compression did.
     ///   - originalLocationChecked: whether the original's metadata was read for a location.
-    public init(
+    package init(
       fileName: String, originalSize: Int64, isImage: Bool, originalAcceptable: Bool,
       originalHasLocation: Bool, noCompress: Bool, options: CompressionOptions = .init(),
       outcome: Outcome, originalLocationChecked: Bool = true
@@ -70,7 +70,7 @@ public enum CompressionDecision {
   }
 
   /// Which file goes out.
-  public enum Send: String, Sendable, Equatable, Codable {
+  package enum Send: String, Sendable, Equatable, Codable {
     /// The compressed file.
     case compressed
     /// The original, unchanged.
@@ -80,7 +80,7 @@ public enum CompressionDecision {
   }
 
   /// Why, as a stable code for scripts (`--json`).
-  public enum Reason: String, Sendable, Equatable, Codable, CaseIterable {
+  package enum Reason: String, Sendable, Equatable, Codable, CaseIterable {
     /// Compressed and worth it.
     case compressed
     /// The user turned compression off.
@@ -96,20 +96,20 @@ public enum CompressionDecision {
   }
 
   /// The decision.
-  public struct Verdict: Sendable, Equatable {
+  package struct Verdict: Sendable, Equatable {
     /// Which file goes out.
-    public var send: Send
+    package var send: Send
     /// Why.
-    public var reason: Reason
+    package var reason: Reason
     /// A sentence for a person, naming the file.
-    public var message: String
+    package var message: String
 
     /// Creates a verdict.
     /// - Parameters:
     ///   - send: which file goes out.
     ///   - reason: why.
     ///   - message: the sentence for a person.
-    public init(send: Send, reason: Reason, message: String) {
+    package init(send: Send, reason: Reason, message: String) {
       self.send = send
       self.reason = reason
       self.message = message
@@ -126,8 +126,8 @@ public enum CompressionDecision {
   ///   - info: the original's header.
   ///   - options: the compression options.
   /// - Returns: true when sending the original is as good as sending a compressed copy.
-  public static func isAcceptableAsIs(_ info: ImageInfo, options: CompressionOptions) -> Bool {
-    switch info.format {
+  package static func isAcceptableAsIs(_ info: ImageInfo, options: CompressionOptions) -> Bool {
+    switch info.format.storage {
     case .jpeg, .png, .webp: break
     case .heif, .other: return false
     }
@@ -139,7 +139,7 @@ public enum CompressionDecision {
   /// original cannot (see `isAcceptableAsIs(_:options:)`), and the message then says why.
   /// - Parameter input: the facts.
   /// - Returns: which file to send, why, and what to tell the user.
-  public static func decide(_ input: Input) -> Verdict {
+  package static func decide(_ input: Input) -> Verdict {
     let name = input.fileName
     if !input.isImage {
       return Verdict(
@@ -197,7 +197,7 @@ public enum CompressionDecision {
   /// A byte count for a person, in decimal units ("850 KB", "2.4 MB"), locale-independent.
   /// - Parameter bytes: the count.
   /// - Returns: the text.
-  public static func formatBytes(_ bytes: Int64) -> String {
+  package static func formatBytes(_ bytes: Int64) -> String {
     if bytes < 1000 { return "\(bytes) bytes" }
     if bytes < 1_000_000 { return "\((bytes + 500) / 1000) KB" }
     let tenths = (bytes + 50_000) / 100_000

@@ -7,17 +7,17 @@
 /// What a compression produced.
 public struct CompressionResult: Sendable, Equatable {
   /// The output file's size in bytes.
-  public var outputSize: Int64
+  package var outputSize: Int64
   /// The output's width in pixels, upright.
-  public var width: Int
+  package var width: Int
   /// The output's height in pixels, upright.
-  public var height: Int
+  package var height: Int
   /// The input file's size in bytes.
-  public var inputSize: Int64
+  package var inputSize: Int64
   /// Whether an EXIF orientation other than "upright" was applied to the pixels.
-  public var orientationApplied: Bool
+  package var orientationApplied: Bool
   /// The input's header, as read before compressing.
-  public var input: ImageInfo
+  package var input: ImageInfo
 
   /// Creates a result.
   /// - Parameters:

@@ -5,7 +5,7 @@
 #endif
 
 /// The outcome of a conflict decision.
-public enum ConflictResolution: Sendable, Equatable {
+package enum ConflictResolution: Sendable, Equatable {
   /// The local write wins: send it again based on the server's version.
   case resend(baseVersion: Int)
   /// The server's record wins: adopt it and drop the local write.

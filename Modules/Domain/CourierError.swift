@@ -1,3 +1,5 @@
+import CourierSystem
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -8,55 +10,6 @@
 /// tell a person. Technical failures (offline, timeout, 5xx) are kept apart from business
 /// refusals (a 4xx with the server's message).
 public struct CourierError: Error, Sendable, Equatable, CustomStringConvertible {
-  /// What went wrong, as a closed set of kinds a user interface can switch over.
-  public enum Kind: String, Sendable, CaseIterable, Codable {
-    /// No usable network path: the device is offline.
-    case offline
-    /// The request or the whole operation ran past its deadline.
-    case timedOut
-    /// The host refused or could not be reached while the network itself looked fine.
-    case cannotReachHost
-    /// The host name could not be resolved.
-    case dns
-    /// A secure connection could not be established (certificate, protocol).
-    case tls
-    /// The connection dropped mid-exchange.
-    case connectionLost
-    /// The server failed (500, 502, 504 and other 5xx).
-    case server
-    /// The server is overloaded (429, 503), maybe with a `Retry-After`.
-    case overloaded
-    /// Missing, expired or refused credentials (401).
-    case unauthorized
-    /// The server refused the request for a business reason (400, 403, 404, 409, 413, 422, 428).
-    case business
-    /// The record changed on the server since the version the client based its edit on (409).
-    case conflict
-    /// The server's reply was not a valid HTTP response for this request.
-    case invalidResponse
-    /// The server's reply could not be decoded into the expected value.
-    case decoding
-    /// The caller cancelled.
-    case cancelled
-    /// The caller's own input was unusable (a bad URL, a field that cannot be sent).
-    case invalidInput
-    /// A local file was missing or unreadable.
-    case fileUnavailable
-    /// Something on the network answered, but not the intended server, or not with a reply
-    /// that proves it applied the request: a Wi-Fi login page (captive portal), a proxy, a
-    /// redirect to another site, a 2xx without the expected record, a truncated body. Nothing
-    /// is known to have been applied; a queued write stays pending with the same
-    /// Idempotency-Key, so sending it again later is safe.
-    case notTheServer
-    /// The local data store (the data directory, `courier.sqlite`, the journal, the session
-    /// file) could not be created, read or written: unwritable or full disk, a damaged or
-    /// newer-schema file, a path that is a folder. `serverMessage` names the file and what to do.
-    case localStore
-    /// A failure Courier has no better kind for (a bug, or an error from a dependency it does
-    /// not know); `underlying` says what it was.
-    case unexpected
-  }
-
   /// What went wrong, in the terms retries and messages are decided by.
   public var kind: Kind
   /// The HTTP status, when a response was received.
@@ -66,14 +19,14 @@ public struct CourierError: Error, Sendable, Equatable, CustomStringConvertible 
   /// The server's message for a person, already checked to be plain text.
   public var serverMessage: String?
   /// The field a validation error is about, when the server names one.
-  public var field: String?
+  package var field: String?
   /// The server's current record, carried by a conflict.
-  public var current: JSONValue?
+  package var current: JSONValue?
   /// How long the server asked the client to wait, when it said.
-  public var retryAfter: Duration?
+  package var retryAfter: Duration?
   /// Whether the request may have reached the server before the failure (a timeout after
   /// sending, a reset, a 5xx): repeating it is then safe only if it is idempotent.
-  public var mayHaveReachedServer: Bool
+  package var mayHaveReachedServer: Bool
   /// How many attempts were made before this error was final.
   public var attempts: Int
   /// A description of the underlying error, for logs only.
@@ -117,7 +70,7 @@ public struct CourierError: Error, Sendable, Equatable, CustomStringConvertible 
   /// (401 gets one token refresh, which is not a retry); `409 idempotency_in_flight` is
   /// reported as `overloaded` and is.
   public var isTransient: Bool {
-    switch kind {
+    switch kind.code {
     case .offline, .timedOut, .cannotReachHost, .dns, .connectionLost, .server, .overloaded,
       .notTheServer:
       return true
@@ -162,11 +115,31 @@ public struct CourierError: Error, Sendable, Equatable, CustomStringConvertible 
   /// - Parameters:
   ///   - store: the store's error.
   ///   - context: what was being done.
-  public init(store: StoreError, context: String? = nil) {
+  package init(store: StoreError, context: String? = nil) {
     var message = store.message
     if let advice = store.advice { message += " " + advice }
     self.init(
       .localStore, code: "store_\(store.code.rawValue)", serverMessage: message,
       underlying: store.underlying, context: context ?? store.path)
+  }
+}
+
+extension CourierError.Kind {
+  /// The kind a transport's error table names (the tables live in the system target, below
+  /// the domain, and name the same kinds).
+  /// - Parameter failure: the table's kind.
+  package init(transportFailure failure: TransportFailure) {
+    switch failure {
+    case .offline: self = .offline
+    case .dns: self = .dns
+    case .cannotReachHost: self = .cannotReachHost
+    case .timedOut: self = .timedOut
+    case .connectionLost: self = .connectionLost
+    case .tls: self = .tls
+    case .invalidResponse: self = .invalidResponse
+    case .cancelled: self = .cancelled
+    case .fileUnavailable: self = .fileUnavailable
+    case .invalidInput: self = .invalidInput
+    }
   }
 }

@@ -16,9 +16,9 @@ import HTTPTypes
 /// its Idempotency-Key, and a person is told that the network answered, not their server.
 ///
 /// Pure: every rule is a table test (`DeliveryProofTests`).
-public enum DeliveryProof {
+package enum DeliveryProof {
   /// Why a reply did not prove delivery; the `code` of the `notTheServer` error.
-  public enum Shortfall: String, Sendable, CaseIterable {
+  package enum Shortfall: String, Sendable, CaseIterable {
     /// The status is not one the contract gives for this operation (a 200 for a delete with a
     /// body, a 202, a 1xx).
     case unexpectedStatus = "reply_unexpected_status"
@@ -39,8 +39,9 @@ public enum DeliveryProof {
     case refusalWithoutServerBody = "refusal_without_server_body"
   }
 
-  /// What an upload's reply must show for the upload to count as done.
-  public enum UploadConfirmation: Sendable, Equatable {
+  /// What an upload's reply must show for the upload to count as done: the stored record,
+  /// any JSON body, or any 2xx.
+  package enum UploadConfirmation: Sendable, Equatable {
     /// The stored record: a JSON object with a non-empty `id`, and when it says `size`, the
     /// size of the file part that was sent (the reference backend's `/photos`).
     case record
@@ -59,7 +60,7 @@ public enum DeliveryProof {
   ///   - schema: how the collection's records name their id and version.
   /// - Returns: the server's record for a create or an update; nil for a delete.
   /// - Throws: `CourierError` of kind `notTheServer` naming the shortfall.
-  public static func write(
+  package static func write(
     _ operation: OutboxOperation, response: HTTPResponse, body: Data, attempts: Int = 1,
     schema: RecordSchema
   ) throws -> ServerRecord? {
@@ -77,7 +78,7 @@ public enum DeliveryProof {
   ///   - collection: the collection's declaration.
   /// - Returns: the server's record for a create or an update; nil for a delete.
   /// - Throws: `CourierError` of kind `notTheServer` naming the shortfall.
-  public static func write(
+  package static func write(
     _ operation: OutboxOperation, response: HTTPResponse, body: Data, attempts: Int = 1,
     collection: CollectionDescription
   ) throws -> ServerRecord? {
@@ -186,7 +187,7 @@ public enum DeliveryProof {
   /// carries the server's own error body (`code` `not_found`), not a portal's 404 page.
   /// - Parameter error: the classified refusal.
   /// - Returns: true when the delete's effect holds.
-  public static func deleteAlreadyApplied(_ error: CourierError) -> Bool {
+  package static func deleteAlreadyApplied(_ error: CourierError) -> Bool {
     error.status == 404 && error.code == "not_found"
   }
 
@@ -201,7 +202,7 @@ public enum DeliveryProof {
   /// - Returns: the parsed body, when there is one.
   /// - Throws: `CourierError` of kind `notTheServer` naming the shortfall.
   @discardableResult
-  public static func upload(
+  package static func upload(
     _ response: HTTPResponse, body: Data, attempts: Int = 1, confirmation: UploadConfirmation,
     fileSize: Int64?
   ) throws -> JSONValue? {
@@ -240,7 +241,7 @@ public enum DeliveryProof {
   ///   - body: the reply's body.
   ///   - attempts: how many attempts the call made (1 without retries), for the error.
   /// - Throws: `CourierError` of kind `notTheServer` when the body is not JSON.
-  public static func apiReply(_ response: HTTPResponse, body: Data, attempts: Int = 1) throws {
+  package static func apiReply(_ response: HTTPResponse, body: Data, attempts: Int = 1) throws {
     let response = Reply(response, body, attempts)
     guard !isBlank(response.body) else { return }
     guard (try? JSONValue(parsing: response.body)) != nil else {

@@ -5,7 +5,7 @@
 #endif
 
 /// What enqueueing did to the outbox.
-public enum EnqueueResult: Sendable, Equatable {
+package enum EnqueueResult: Sendable, Equatable {
   /// A new entry at the end of the queue.
   case appended(OutboxEntry)
   /// Merged into the record's last unsent entry, which keeps its place in the queue.
@@ -15,7 +15,7 @@ public enum EnqueueResult: Sendable, Equatable {
   case cancelled(removed: OutboxEntry)
 
   /// The entry that will be sent, or nil when nothing will.
-  public var entry: OutboxEntry? {
+  package var entry: OutboxEntry? {
     switch self {
     case .appended(let entry), .coalesced(let entry): return entry
     case .cancelled: return nil

@@ -1,5 +1,5 @@
 /// Why a retry decision gave up.
-public enum GiveUpReason: String, Sendable, Equatable, Codable {
+package enum GiveUpReason: String, Sendable, Equatable, Codable {
   /// The failure is not transient (a business 4xx, 401, a conflict, bad input).
   case notTransient
   /// The request may have reached the server and is not safe to repeat.

@@ -1,3 +1,4 @@
+import CourierSystem
 import HTTPTypes
 
 extension HTTPResponse {

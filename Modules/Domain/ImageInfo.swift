@@ -7,21 +7,21 @@
 /// What an image's header says, read without decoding its pixels.
 public struct ImageInfo: Sendable, Equatable {
   /// The container the bytes are in, from their signature (not the file name).
-  public var format: ImageFormat
+  package var format: ImageFormat
   /// The width as stored, before the EXIF orientation is applied.
-  public var width: Int
+  package var width: Int
   /// The height as stored, before the EXIF orientation is applied.
-  public var height: Int
+  package var height: Int
   /// The EXIF orientation, 1 (upright) to 8.
-  public var orientation: Int
+  package var orientation: Int
   /// Whether the image has an alpha channel.
-  public var hasAlpha: Bool
+  package var hasAlpha: Bool
   /// Whether the file carries GPS coordinates (EXIF or XMP).
-  public var hasLocation: Bool
+  package var hasLocation: Bool
   /// Whether the file carries EXIF, XMP or IPTC metadata.
-  public var hasMetadata: Bool
+  package var hasMetadata: Bool
   /// The file's size in bytes.
-  public var byteCount: Int64
+  package var byteCount: Int64
 
   /// Creates an image description.
   /// - Parameters:
@@ -48,5 +48,5 @@ public struct ImageInfo: Sendable, Equatable {
   }
 
   /// The longer of width and height.
-  public var longEdge: Int { max(width, height) }
+  package var longEdge: Int { max(width, height) }
 }

@@ -13,9 +13,9 @@ public struct JSONRecord: CollectionRecord, Equatable {
   /// The fields besides id, version and update time, as the local copy shows them.
   public var fields: [String: JSONValue]
   /// The server's version this copy is based on; nil when the server has not confirmed it.
-  public var version: Int?
+  package var version: Int?
   /// When the server last changed it.
-  public var updatedAt: Date?
+  package var updatedAt: Date?
 
   /// Creates a record.
   /// - Parameters:

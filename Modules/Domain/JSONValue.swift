@@ -49,31 +49,6 @@ public enum JSONValue: Sendable, Hashable, Codable {
     }
   }
 
-  /// The integer a number's spelling denotes exactly ("1.5e3" is 1500), or nil when it has a
-  /// fraction or does not fit in 64 bits.
-  /// - Parameter text: a number as Swift or JSON spells it.
-  /// - Returns: the integer.
-  static func exactInteger(spelled text: String) -> Int64? {
-    let parts = text.lowercased().split(separator: "e", omittingEmptySubsequences: false)
-    guard parts.count <= 2, let mantissa = parts.first else { return nil }
-    let exponent = parts.count == 2 ? Int(parts[1]) : 0
-    // A range, not abs(): the exponent -9223372036854775808 parses to Int.min, whose abs traps
-    // (found by fuzzing).
-    guard let exponent, (-400...400).contains(exponent) else { return nil }
-    let negative = mantissa.hasPrefix("-")
-    let unsigned = negative ? mantissa.dropFirst() : mantissa[...]
-    let halves = unsigned.split(separator: ".", omittingEmptySubsequences: false)
-    guard halves.count <= 2 else { return nil }
-    var digits = String(halves[0]) + (halves.count == 2 ? String(halves[1]) : "")
-    var shift = exponent - (halves.count == 2 ? halves[1].count : 0)
-    while shift < 0, digits.last == "0" {
-      digits.removeLast()
-      shift += 1
-    }
-    guard shift >= 0, shift <= 19, !digits.isEmpty else { return nil }
-    return Int64((negative ? "-" : "") + digits + String(repeating: "0", count: shift))
-  }
-
   /// Encodes the value as JSON.
   /// - Parameter encoder: the encoder.
   /// - Throws: what the encoder throws.
@@ -155,13 +130,13 @@ public enum JSONValue: Sendable, Hashable, Codable {
   }
 
   /// The string, when this is one.
-  public var stringValue: String? {
+  package var stringValue: String? {
     if case .string(let value) = self { return value }
     return nil
   }
 
   /// The number as an integer, when this is a whole number that fits in `Int`.
-  public var intValue: Int? {
+  package var intValue: Int? {
     switch self {
     case .integer(let value): Int(exactly: value)
     case .number(let value) where value.rounded() == value && abs(value) < 1e15: Int(value)
@@ -170,7 +145,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
   }
 
   /// The number as a `Double` (an integer beyond 2^53 rounds), when this is a number.
-  public var doubleValue: Double? {
+  package var doubleValue: Double? {
     switch self {
     case .integer(let value): Double(value)
     case .number(let value): value
@@ -184,7 +159,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
   /// number that is not finite (which JSON cannot hold) is written `null`. Not the bytes of a
   /// request body: those stay `JSONEncoder`'s (`ReplayRequest.body()`), so a replay after an
   /// upgrade sends what the server stored under its `Idempotency-Key`.
-  public var jsonText: String {
+  package var jsonText: String {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(64)
     write(into: &bytes)

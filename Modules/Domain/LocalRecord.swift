@@ -12,9 +12,9 @@ public struct LocalRecord: Sendable, Equatable, Codable {
   /// What the user sees; nil when the record was deleted here and the deletion is not confirmed.
   public var payload: JSONValue?
   /// Where the record stands relative to the server.
-  public var state: LocalState
+  package var state: LocalState
   /// The server's last known copy; nil when the server has never confirmed this record.
-  public var server: ServerRecord?
+  package var server: ServerRecord?
 
   /// Creates a local record.
   /// - Parameters:
@@ -22,7 +22,7 @@ public struct LocalRecord: Sendable, Equatable, Codable {
   ///   - payload: what the user sees, nil for a local deletion.
   ///   - state: where it stands.
   ///   - server: the server's last known copy.
-  public init(key: RecordKey, payload: JSONValue?, state: LocalState, server: ServerRecord?) {
+  package init(key: RecordKey, payload: JSONValue?, state: LocalState, server: ServerRecord?) {
     self.key = key
     self.payload = payload
     self.state = state
@@ -34,18 +34,18 @@ public struct LocalRecord: Sendable, Equatable, Codable {
   ///   - server: the server's copy.
   ///   - collection: its collection.
   /// - Returns: the synced record.
-  public static func synced(_ server: ServerRecord, collection: String) -> LocalRecord {
+  package static func synced(_ server: ServerRecord, collection: String) -> LocalRecord {
     LocalRecord(
       key: RecordKey(collection: collection, id: server.id), payload: server.payload,
       state: .synced, server: server)
   }
 
   /// The server version the local copy is based on (the base version of the next edit).
-  public var version: Int? { server?.version }
+  package var version: Int? { server?.version }
   /// When the server last changed the record, as far as we know.
-  public var updatedAt: Date? { server?.updatedAt }
+  package var updatedAt: Date? { server?.updatedAt }
   /// Whether a local change has not been confirmed by the server yet.
-  public var hasLocalChanges: Bool { state != .synced }
+  package var hasLocalChanges: Bool { state != .synced }
   /// Whether the record is deleted here (a tombstone kept until the deletion is confirmed).
-  public var isDeleted: Bool { payload == nil }
+  package var isDeleted: Bool { payload == nil }
 }

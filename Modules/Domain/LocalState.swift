@@ -20,7 +20,7 @@ public enum LocalState: String, Sendable, Codable, CaseIterable {
   ///   - payload: the local payload, nil when deleted locally.
   ///   - server: the server's copy, if known.
   /// - Returns: `deleted`, `created` or `modified`.
-  public static func pending(payload: JSONValue?, server: ServerRecord?) -> LocalState {
+  package static func pending(payload: JSONValue?, server: ServerRecord?) -> LocalState {
     if payload == nil { return .deleted }
     return server == nil ? .created : .modified
   }

@@ -6,14 +6,14 @@
 
 /// The local store's rules as pure functions: given the rows an operation touches, the
 /// mutations it makes. Every adapter commits these plans, so they all behave the same.
-public enum LocalStorePlan {
+package enum LocalStorePlan {
   /// The record as it stands after an optimistic local write. The server's copy is kept
   /// untouched alongside, so the write can be rolled back.
   /// - Parameters:
   ///   - change: the write.
   ///   - record: the record before, if any.
   /// - Returns: the record after.
-  public static func applying(_ change: RecordChange, to record: LocalRecord?) -> LocalRecord {
+  package static func applying(_ change: RecordChange, to record: LocalRecord?) -> LocalRecord {
     let server = record?.server
     switch change {
     case .put(let key, let payload):
@@ -28,7 +28,7 @@ public enum LocalStorePlan {
   /// What a record shows once no local change is left: the server's copy, or nothing.
   /// - Parameter record: the record.
   /// - Returns: the restored record, or nil when the server never had it.
-  public static func restored(_ record: LocalRecord?) -> LocalRecord? {
+  package static func restored(_ record: LocalRecord?) -> LocalRecord? {
     guard let record, let server = record.server else { return nil }
     return .synced(server, collection: record.key.collection)
   }
@@ -45,7 +45,7 @@ public enum LocalStorePlan {
   ///   - nextSequence: the sequence number a new entry gets.
   /// - Returns: record mutations first, then outbox mutations; the enqueue result.
   /// - Throws: `StoreError.invalidInput` when the change and the operation name two records.
-  public static func applyAndEnqueue(
+  package static func applyAndEnqueue(
     change: RecordChange?, operation: OutboxOperation, record: LocalRecord?,
     entries: [OutboxEntry], nextSequence: Int64
   ) throws(StoreError) -> StorePlan<EnqueueResult> {
@@ -94,7 +94,7 @@ public enum LocalStorePlan {
   /// coalesced, since the server may have seen its `Idempotency-Key`.
   /// - Parameter entry: the entry.
   /// - Returns: the plan, returning the updated entry.
-  public static func recordAttempt(_ entry: OutboxEntry) -> StorePlan<OutboxEntry> {
+  package static func recordAttempt(_ entry: OutboxEntry) -> StorePlan<OutboxEntry> {
     var updated = entry
     updated.attempts += 1
     return StorePlan([.replaceEntry(updated)], result: updated)
@@ -105,7 +105,7 @@ public enum LocalStorePlan {
   ///   - entry: the entry.
   ///   - state: the new state.
   /// - Returns: the plan, returning the updated entry.
-  public static func setState(_ entry: OutboxEntry, _ state: OutboxEntryState)
+  package static func setState(_ entry: OutboxEntry, _ state: OutboxEntryState)
     -> StorePlan<OutboxEntry>
   {
     var updated = entry
@@ -124,7 +124,7 @@ public enum LocalStorePlan {
   ///   - entries: the record's entries, in queue order, `entry` included.
   /// - Returns: the plan, returning the record after; its rebase is left out when it moves
   ///   none of `entries`.
-  public static func complete(
+  package static func complete(
     _ entry: OutboxEntry, serverRecord: ServerRecord?, record: LocalRecord?,
     entries: [OutboxEntry]
   ) -> StorePlan<LocalRecord?> {
@@ -147,7 +147,7 @@ public enum LocalStorePlan {
   ///   - record: the local record.
   ///   - othersRemain: whether the record has other entries than `entry`, whatever their state.
   /// - Returns: the plan, returning the record after.
-  public static func complete(
+  package static func complete(
     _ entry: OutboxEntry, serverRecord: ServerRecord?, record: LocalRecord?, othersRemain: Bool
   ) -> StorePlan<LocalRecord?> {
     var mutations: [StoreMutation] = [.deleteEntry(sequence: entry.sequence)]
@@ -195,7 +195,7 @@ public enum LocalStorePlan {
   ///   - record: the local record.
   ///   - entries: the record's entries, in queue order, `entry` included.
   /// - Returns: the plan, returning the entry after.
-  public static func rebase(
+  package static func rebase(
     _ entry: OutboxEntry, payload: JSONValue, onto server: ServerRecord, record: LocalRecord?,
     entries: [OutboxEntry]
   ) -> StorePlan<OutboxEntry> {
@@ -244,7 +244,7 @@ public enum LocalStorePlan {
   ///   - baseVersion: its new base version, or nil to keep it.
   ///   - record: the local record.
   /// - Returns: the plan, returning the entry after.
-  public static func requeue(
+  package static func requeue(
     _ entry: OutboxEntry, as newID: UUID?, baseVersion: Int?, record: LocalRecord?
   ) -> StorePlan<OutboxEntry> {
     var updated = entry
@@ -266,7 +266,7 @@ public enum LocalStorePlan {
   ///   - record: the local record.
   ///   - entries: its entries.
   /// - Returns: the plan, returning the record after.
-  public static func revert(_ key: RecordKey, record: LocalRecord?, entries: [OutboxEntry])
+  package static func revert(_ key: RecordKey, record: LocalRecord?, entries: [OutboxEntry])
     -> StorePlan<LocalRecord?>
   {
     var mutations = entries.map { StoreMutation.deleteEntry(sequence: $0.sequence) }
@@ -287,7 +287,7 @@ public enum LocalStorePlan {
   ///   - record: the local record.
   ///   - key: the record's key.
   /// - Returns: the record after, or nil when it is gone.
-  public static func merging(server: ServerRecord?, into record: LocalRecord?, key: RecordKey)
+  package static func merging(server: ServerRecord?, into record: LocalRecord?, key: RecordKey)
     -> LocalRecord?
   {
     guard var record, record.hasLocalChanges else {
@@ -304,7 +304,7 @@ public enum LocalStorePlan {
   ///   - key: the record's key.
   ///   - record: the local record.
   /// - Returns: the plan, returning the record after.
-  public static func applyServer(_ server: ServerRecord?, key: RecordKey, record: LocalRecord?)
+  package static func applyServer(_ server: ServerRecord?, key: RecordKey, record: LocalRecord?)
     -> StorePlan<LocalRecord?>
   {
     let after = merging(server: server, into: record, key: key)
@@ -323,7 +323,7 @@ public enum LocalStorePlan {
   ///   - refreshedAt: when it was received.
   ///   - existing: the collection's local records.
   /// - Returns: the plan.
-  public static func refresh(
+  package static func refresh(
     _ list: [ServerRecord], collection: String, etag: String?, refreshedAt: Date,
     existing: [LocalRecord]
   ) -> StorePlan<Void> {

@@ -7,19 +7,19 @@
 /// A whole local store held in memory: records, collection states and the outbox. The in-memory
 /// adapter is this value behind a lock; the file adapter is this value rebuilt from its files.
 /// `apply` is atomic: when one mutation fails, the earlier ones are undone.
-public struct LocalStoreState: Sendable, Equatable {
+package struct LocalStoreState: Sendable, Equatable {
   /// Every record, by key.
-  public private(set) var records: [RecordKey: LocalRecord] = [:]
+  package private(set) var records: [RecordKey: LocalRecord] = [:]
   /// Every collection's state, by name.
-  public private(set) var collections: [String: CollectionState] = [:]
+  package private(set) var collections: [String: CollectionState] = [:]
   /// Every outbox entry, by sequence number.
-  public private(set) var entriesBySequence: [Int64: OutboxEntry] = [:]
+  package private(set) var entriesBySequence: [Int64: OutboxEntry] = [:]
   /// The sequence number the next appended entry gets; never reused.
-  public private(set) var nextSequence: Int64 = 1
+  package private(set) var nextSequence: Int64 = 1
   private var sequenceByID: [UUID: Int64] = [:]
 
   /// Creates an empty store.
-  public init() {}
+  package init() {}
 
   private enum Undo {
     case record(RecordKey, LocalRecord?)
@@ -31,7 +31,7 @@ public struct LocalStoreState: Sendable, Equatable {
   /// Applies mutations, all or nothing.
   /// - Parameter mutations: the mutations, in order.
   /// - Throws: `StoreError` (`duplicate`, `notFound`) when one cannot apply; nothing changed then.
-  public mutating func apply(_ mutations: [StoreMutation]) throws(StoreError) {
+  package mutating func apply(_ mutations: [StoreMutation]) throws(StoreError) {
     var undo: [Undo] = []
     let savedNext = nextSequence
     do {
@@ -45,7 +45,7 @@ public struct LocalStoreState: Sendable, Equatable {
 
   /// Raises the next sequence number (restoring a counter saved by a compaction).
   /// - Parameter value: a lower bound for the next sequence number.
-  public mutating func raiseNextSequence(to value: Int64) {
+  package mutating func raiseNextSequence(to value: Int64) {
     nextSequence = max(nextSequence, value)
   }
 
@@ -118,45 +118,45 @@ public struct LocalStoreState: Sendable, Equatable {
   /// Looks a record up by collection and id.
   /// - Parameter key: which.
   /// - Returns: it, or nil.
-  public func record(_ key: RecordKey) -> LocalRecord? { records[key] }
+  package func record(_ key: RecordKey) -> LocalRecord? { records[key] }
 
   /// A collection's records, by id.
   /// - Parameter collection: the collection.
   /// - Returns: its records, tombstones included, sorted by id.
-  public func records(in collection: String) -> [LocalRecord] {
+  package func records(in collection: String) -> [LocalRecord] {
     records.values.filter { $0.key.collection == collection }.sorted { $0.key < $1.key }
   }
 
   /// A collection's state.
   /// - Parameter collection: the collection.
   /// - Returns: its state (empty when never refreshed).
-  public func collectionState(_ collection: String) -> CollectionState {
+  package func collectionState(_ collection: String) -> CollectionState {
     collections[collection] ?? CollectionState(collection: collection)
   }
 
   /// An entry by operation id.
   /// - Parameter id: the operation id.
   /// - Returns: the entry, or nil.
-  public func entry(_ id: UUID) -> OutboxEntry? {
+  package func entry(_ id: UUID) -> OutboxEntry? {
     sequenceByID[id].flatMap { entriesBySequence[$0] }
   }
 
   /// Every entry, in queue order.
   /// - Returns: the entries.
-  public func orderedEntries() -> [OutboxEntry] {
+  package func orderedEntries() -> [OutboxEntry] {
     entriesBySequence.values.sorted { $0.sequence < $1.sequence }
   }
 
   /// A record's entries, in queue order.
   /// - Parameter key: the record.
   /// - Returns: the entries.
-  public func entries(for key: RecordKey) -> [OutboxEntry] {
+  package func entries(for key: RecordKey) -> [OutboxEntry] {
     entriesBySequence.values.filter { $0.key == key }.sorted { $0.sequence < $1.sequence }
   }
 
   /// Counts the entries by state.
   /// - Returns: the counts.
-  public func counts() -> OutboxCounts {
+  package func counts() -> OutboxCounts {
     var counts = OutboxCounts()
     for entry in entriesBySequence.values {
       switch entry.state {

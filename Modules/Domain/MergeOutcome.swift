@@ -5,7 +5,7 @@
 #endif
 
 /// The result of a three-way merge of one record (`ThreeWayMerge`).
-public enum MergeOutcome: Sendable, Equatable {
+package enum MergeOutcome: Sendable, Equatable {
   /// The record's fields after the merge: send them on top of the server's version.
   case merged(JSONValue)
   /// Both sides end with the record gone: a local delete of a record the server did not change
@@ -16,7 +16,7 @@ public enum MergeOutcome: Sendable, Equatable {
   case conflict(Reason)
 
   /// Why a record could not be merged field by field.
-  public enum Reason: String, Sendable, CaseIterable {
+  package enum Reason: String, Sendable, CaseIterable {
     /// Deleted here, changed at the server since the base.
     case deletedHereChangedThere = "deleted_here_changed_there"
     /// Changed here since the base, removed at the server.

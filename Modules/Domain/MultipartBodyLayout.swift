@@ -5,34 +5,34 @@
 #endif
 
 /// A body laid out as segments with a known total length, and the header that goes with it.
-public struct MultipartBodyLayout: Sendable, Equatable {
+package struct MultipartBodyLayout: Sendable, Equatable {
   /// The boundary the body uses.
-  public let boundary: MultipartBoundary
+  package let boundary: MultipartBoundary
   /// The segments, in order; adjacent in-memory bytes are already merged.
-  public let segments: [MultipartSegment]
+  package let segments: [MultipartSegment]
 
   /// Creates a layout.
   /// - Parameters:
   ///   - boundary: the boundary.
   ///   - segments: the segments.
-  public init(boundary: MultipartBoundary, segments: [MultipartSegment]) {
+  package init(boundary: MultipartBoundary, segments: [MultipartSegment]) {
     self.boundary = boundary
     self.segments = segments
   }
 
   /// The total length in bytes: the `Content-Length` to send.
-  public var contentLength: Int64 { segments.reduce(0) { $0 + $1.length } }
+  package var contentLength: Int64 { segments.reduce(0) { $0 + $1.length } }
 
   /// The `Content-Type` header value, carrying the same boundary.
-  public var contentType: String { "multipart/form-data; boundary=\(boundary.parameterValue)" }
+  package var contentType: String { "multipart/form-data; boundary=\(boundary.parameterValue)" }
 
   /// Whether every byte is already in memory (no file to read).
-  public var isInMemory: Bool {
+  package var isInMemory: Bool {
     segments.allSatisfy { if case .bytes = $0 { true } else { false } }
   }
 
   /// The whole body, when every segment is in memory.
-  public var inMemoryBody: Data? {
+  package var inMemoryBody: Data? {
     guard isInMemory else { return nil }
     var body = Data()
     body.reserveCapacity(Int(contentLength))

@@ -1,18 +1,18 @@
 /// The boundary of a multipart body (RFC 2046 §5.1.1): 1 to 70 characters from `bchars`, not
 /// ending with a space. A generated one carries 128 random bits, so no file can contain it
 /// except by a chance of 2⁻¹²⁸.
-public struct MultipartBoundary: Sendable, Hashable, CustomStringConvertible {
+package struct MultipartBoundary: Sendable, Hashable, CustomStringConvertible {
   /// The boundary's text, as it appears after `--` in the body.
-  public let value: String
+  package let value: String
 
   /// The prefix of generated boundaries, so a body is recognisable in a capture.
-  public static let generatedPrefix = "CourierFormBoundary"
+  package static let generatedPrefix = "CourierFormBoundary"
 
   /// Creates a boundary after checking it against RFC 2046's grammar.
   /// - Parameter value: the boundary's text.
   /// - Throws: `CourierError` `invalidInput` with code `multipart_invalid_boundary` naming the
   ///   problem.
-  public init(_ value: String) throws {
+  package init(_ value: String) throws {
     if let problem = Self.problem(with: value) {
       throw CourierError(
         .invalidInput, code: "multipart_invalid_boundary",
@@ -28,7 +28,7 @@ public struct MultipartBoundary: Sendable, Hashable, CustomStringConvertible {
   /// - Parameter generator: the source of randomness (the system's by default; a seeded one in
   ///   tests).
   /// - Returns: the boundary.
-  public static func random<G: RandomNumberGenerator>(using generator: inout G)
+  package static func random<G: RandomNumberGenerator>(using generator: inout G)
     -> MultipartBoundary
   {
     let digits = Array("0123456789abcdef".utf8)
@@ -44,7 +44,7 @@ public struct MultipartBoundary: Sendable, Hashable, CustomStringConvertible {
 
   /// A fresh boundary from the system's cryptographic generator.
   /// - Returns: the boundary.
-  public static func random() -> MultipartBoundary {
+  package static func random() -> MultipartBoundary {
     var generator = SystemRandomNumberGenerator()
     return random(using: &generator)
   }
@@ -52,7 +52,7 @@ public struct MultipartBoundary: Sendable, Hashable, CustomStringConvertible {
   /// What is wrong with a candidate boundary, if anything.
   /// - Parameter value: the candidate.
   /// - Returns: a short explanation, or nil when the boundary is valid.
-  public static func problem(with value: String) -> String? {
+  package static func problem(with value: String) -> String? {
     let bytes = Array(value.utf8)
     if bytes.isEmpty { return "it is empty" }
     if bytes.count > 70 { return "it is \(bytes.count) bytes long, more than 70" }
@@ -65,15 +65,15 @@ public struct MultipartBoundary: Sendable, Hashable, CustomStringConvertible {
 
   /// Whether the boundary must be quoted in a `Content-Type` parameter: it holds a character
   /// that is a `tspecial` (RFC 2045) or a space.
-  public var needsQuoting: Bool {
+  package var needsQuoting: Bool {
     value.utf8.contains { !isTokenChar($0) }
   }
 
   /// The boundary as a `Content-Type` parameter value, quoted when needed.
-  public var parameterValue: String { needsQuoting ? "\"\(value)\"" : value }
+  package var parameterValue: String { needsQuoting ? "\"\(value)\"" : value }
 
   /// The boundary's text.
-  public var description: String { value }
+  package var description: String { value }
 
   static func isBChar(_ byte: UInt8) -> Bool {
     switch byte {

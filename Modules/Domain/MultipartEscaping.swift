@@ -2,7 +2,7 @@
 /// WHATWG multipart/form-data encoding algorithm) and curl write them: `"` becomes `%22`, CR
 /// `%0D`, LF `%0A`; every other byte, raw UTF-8 included, is kept; `filename*=` is never sent
 /// (RFC 7578 §4.2). A character that cannot be sent safely is an error, never an injection.
-public enum MultipartEscaping {
+package enum MultipartEscaping {
   /// Escapes a field name or filename for a quoted `Content-Disposition` parameter.
   /// - Parameters:
   ///   - text: the name or filename.
@@ -11,7 +11,7 @@ public enum MultipartEscaping {
   /// - Returns: the escaped text, to put between double quotes.
   /// - Throws: `CourierError` `invalidInput` with code `multipart_invalid_name` when `text` holds
   ///   NUL, another control character (other than CR, LF and tab) or a backslash.
-  public static func quotedParameter(_ text: String, what: String, field: String) throws
+  package static func quotedParameter(_ text: String, what: String, field: String) throws
     -> String
   {
     var out = ""
@@ -47,7 +47,7 @@ public enum MultipartEscaping {
   /// - Returns: the base name.
   /// - Throws: `CourierError` `invalidInput` with code `multipart_invalid_name` when nothing
   ///   usable is left (empty, `.` or `..`).
-  public static func baseName(_ filename: String, field: String) throws -> String {
+  package static func baseName(_ filename: String, field: String) throws -> String {
     let base =
       filename.split(
         omittingEmptySubsequences: false, whereSeparator: { $0 == "/" || $0 == "\\" }
@@ -67,7 +67,7 @@ public enum MultipartEscaping {
   ///   - field: the field it belongs to, for the error.
   /// - Returns: the media type, unchanged.
   /// - Throws: `CourierError` `invalidInput` with code `multipart_invalid_content_type`.
-  public static func checkedContentType(_ contentType: String, field: String) throws -> String {
+  package static func checkedContentType(_ contentType: String, field: String) throws -> String {
     let bytes = Array(contentType.utf8)
     let slash = bytes.firstIndex(of: UInt8(ascii: "/"))
     let printable = bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F }

@@ -5,17 +5,17 @@
 #endif
 
 /// A form: an ordered list of parts, encoded into a body layout.
-public struct MultipartForm: Sendable, Equatable {
+package struct MultipartForm: Sendable, Equatable {
   /// The parts, in the order they are sent.
-  public var parts: [MultipartPart]
+  package var parts: [MultipartPart]
 
   /// Creates a form.
   /// - Parameter parts: the parts.
-  public init(_ parts: [MultipartPart] = []) { self.parts = parts }
+  package init(_ parts: [MultipartPart] = []) { self.parts = parts }
 
   /// Appends a part.
   /// - Parameter part: the part.
-  public mutating func append(_ part: MultipartPart) { parts.append(part) }
+  package mutating func append(_ part: MultipartPart) { parts.append(part) }
 
   /// Lays out the body: every header, delimiter and text value as bytes, every file as a
   /// range to read later. Reads no file.
@@ -23,7 +23,7 @@ public struct MultipartForm: Sendable, Equatable {
   /// - Returns: the layout.
   /// - Throws: `CourierError` `invalidInput` naming the field when a name, filename, media
   ///   type or value cannot be sent safely.
-  public func layout(boundary: MultipartBoundary = .random()) throws -> MultipartBodyLayout {
+  package func layout(boundary: MultipartBoundary = .random()) throws -> MultipartBodyLayout {
     var segments: [MultipartSegment] = []
     var pending = Data()
     let delimiter = "--\(boundary.value)"

@@ -1,19 +1,19 @@
 /// Decides a file part's media type: from its first bytes when they are recognised, then from
 /// its extension, then `application/octet-stream`. The bytes win because a photo renamed
 /// `.jpg` while it is really HEIC must be announced as what it is.
-public enum MultipartMediaType {
+package enum MultipartMediaType {
   /// How many leading bytes `sniff` looks at; reading this many is enough.
-  public static let sniffLength = 64
+  package static let sniffLength = 64
 
   /// The fallback for unknown content.
-  public static let octetStream = "application/octet-stream"
+  package static let octetStream = "application/octet-stream"
 
   /// The media type of a file.
   /// - Parameters:
   ///   - prefix: the file's first bytes (up to `sniffLength`; fewer for a short file).
   ///   - filename: the file's name, for its extension.
   /// - Returns: the media type.
-  public static func detect(prefix: some Collection<UInt8>, filename: String?) -> String {
+  package static func detect(prefix: some Collection<UInt8>, filename: String?) -> String {
     if let sniffed = sniff(Array(prefix.prefix(sniffLength))) { return sniffed }
     if let filename, let byExtension = fromExtension(of: filename) { return byExtension }
     return octetStream
@@ -22,7 +22,7 @@ public enum MultipartMediaType {
   /// The media type recognised from leading bytes, or nil.
   /// - Parameter bytes: the leading bytes.
   /// - Returns: the media type.
-  public static func sniff(_ bytes: [UInt8]) -> String? {
+  package static func sniff(_ bytes: [UInt8]) -> String? {
     func starts(_ signature: [UInt8], at offset: Int = 0) -> Bool {
       bytes.count >= offset + signature.count
         && Array(bytes[offset..<offset + signature.count]) == signature
@@ -83,7 +83,7 @@ public enum MultipartMediaType {
   /// The media type for a filename's extension, or nil.
   /// - Parameter filename: the filename (a path is fine).
   /// - Returns: the media type.
-  public static func fromExtension(of filename: String) -> String? {
+  package static func fromExtension(of filename: String) -> String? {
     let base =
       filename.split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
     guard let dot = base.lastIndex(of: "."), dot != base.startIndex else { return nil }

@@ -7,7 +7,7 @@
 /// One part of a `multipart/form-data` body: a text field or a file.
 public struct MultipartPart: Sendable, Equatable {
   /// Where a part's content comes from.
-  public enum Content: Sendable, Equatable {
+  package enum Content: Sendable, Equatable {
     /// A text value, sent as UTF-8.
     case text(String)
     /// Bytes held in memory (a small generated file).
@@ -18,13 +18,13 @@ public struct MultipartPart: Sendable, Equatable {
   }
 
   /// The field name.
-  public var name: String
+  package var name: String
   /// The filename, for a file part (nil for a text field).
-  public var filename: String?
+  package var filename: String?
   /// The media type, for a file part (nil for a text field).
-  public var contentType: String?
+  package var contentType: String?
   /// Where the part's bytes come from: inline data or a file read while sending.
-  public var content: Content
+  package var content: Content
 
   /// Creates a part.
   /// - Parameters:
@@ -32,7 +32,7 @@ public struct MultipartPart: Sendable, Equatable {
   ///   - filename: the filename; nil for a text field.
   ///   - contentType: the media type; nil for a text field.
   ///   - content: the content.
-  public init(name: String, filename: String?, contentType: String?, content: Content) {
+  package init(name: String, filename: String?, contentType: String?, content: Content) {
     self.name = name
     self.filename = filename
     self.contentType = contentType
@@ -56,7 +56,7 @@ public struct MultipartPart: Sendable, Equatable {
   ///   - url: the file.
   ///   - size: the file's size now.
   /// - Returns: the part.
-  public static func file(
+  package static func file(
     _ name: String, filename: String, contentType: String, url: URL, size: Int64
   ) -> MultipartPart {
     MultipartPart(
@@ -70,7 +70,7 @@ public struct MultipartPart: Sendable, Equatable {
   ///   - contentType: the media type.
   ///   - data: the bytes.
   /// - Returns: the part.
-  public static func data(_ name: String, filename: String, contentType: String, data: Data)
+  package static func data(_ name: String, filename: String, contentType: String, data: Data)
     -> MultipartPart
   {
     MultipartPart(name: name, filename: filename, contentType: contentType, content: .bytes(data))

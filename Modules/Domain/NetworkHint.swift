@@ -3,18 +3,18 @@
 /// A restart bumps the generation and forgets the path (`unknown`); an event carrying another
 /// generation changes nothing; an event identical to the current path (generation aside)
 /// publishes nothing. Request outcomes are kept apart and never overwrite the path.
-public struct NetworkHint: Sendable, Hashable {
+package struct NetworkHint: Sendable, Hashable {
   /// The generation whose events are accepted.
-  public private(set) var generation: UInt64
+  package private(set) var generation: UInt64
   /// The latest accepted path (`unknown` until the current generation says something).
-  public private(set) var path: NetworkPath
+  package private(set) var path: NetworkPath
   /// The latest request failure, kept apart from the path: an API failing over a satisfied
   /// path is not a network outage.
-  public private(set) var lastRequestFailure: String?
+  package private(set) var lastRequestFailure: String?
 
   /// Creates a hint that has heard nothing.
   /// - Parameter generation: the first accepted generation.
-  public init(generation: UInt64 = 0) {
+  package init(generation: UInt64 = 0) {
     self.generation = generation
     self.path = NetworkPath(status: .unknown, generation: generation)
   }
@@ -22,15 +22,15 @@ public struct NetworkHint: Sendable, Hashable {
   /// Whether a request may be attempted: always. The path is a hint for the interface and for
   /// replays; the request itself decides (a satisfied path can fail, an `unknown` or even an
   /// `unsatisfied` one may be stale).
-  public var allowsRequests: Bool { true }
+  package var allowsRequests: Bool { true }
 
   /// Whether an "offline" banner should show: only when a monitor said so, never for `unknown`.
-  public var showsOfflineBanner: Bool { path.status == .unsatisfied }
+  package var showsOfflineBanner: Bool { path.status == .unsatisfied }
 
   /// Starts a new monitor generation: events of older ones are ignored from now on and the
   /// path is forgotten.
   /// - Returns: the new generation, to stamp on the new monitor's events.
-  public mutating func restart() -> UInt64 {
+  package mutating func restart() -> UInt64 {
     generation &+= 1
     path = NetworkPath(status: .unknown, generation: generation)
     return generation
@@ -40,7 +40,7 @@ public struct NetworkHint: Sendable, Hashable {
   /// snapshot: what was in flight before the snapshot must not land on it.
   /// - Parameter expected: the generation the caller believes is current.
   /// - Returns: the new generation, or nil when `expected` is stale (a newer monitor runs).
-  public mutating func resynchronise(from expected: UInt64) -> UInt64? {
+  package mutating func resynchronise(from expected: UInt64) -> UInt64? {
     guard expected == generation else { return nil }
     generation &+= 1
     path.generation = generation
@@ -50,7 +50,7 @@ public struct NetworkHint: Sendable, Hashable {
   /// Takes an event from a monitor.
   /// - Parameter incoming: the path, stamped with its monitor's generation.
   /// - Returns: what to do; empty for a stale or repeated event.
-  public mutating func accept(_ incoming: NetworkPath) -> [PathHintEffect] {
+  package mutating func accept(_ incoming: NetworkPath) -> [PathHintEffect] {
     guard incoming.generation == generation else { return [] }
     var comparable = incoming
     comparable.generation = path.generation
@@ -77,7 +77,7 @@ public struct NetworkHint: Sendable, Hashable {
   /// generation is adopted without forgetting the path, an older one is ignored.
   /// - Parameter incoming: the path, stamped with its monitor's generation.
   /// - Returns: what to do; empty for a stale or repeated event.
-  public mutating func follow(_ incoming: NetworkPath) -> [PathHintEffect] {
+  package mutating func follow(_ incoming: NetworkPath) -> [PathHintEffect] {
     if incoming.generation > generation {
       generation = incoming.generation
       path.generation = generation
@@ -87,8 +87,8 @@ public struct NetworkHint: Sendable, Hashable {
 
   /// Records that a request failed, without touching the path.
   /// - Parameter message: what failed, for the interface.
-  public mutating func recordRequestFailure(_ message: String) { lastRequestFailure = message }
+  package mutating func recordRequestFailure(_ message: String) { lastRequestFailure = message }
 
   /// Records that a request succeeded, clearing the last failure.
-  public mutating func recordRequestSuccess() { lastRequestFailure = nil }
+  package mutating func recordRequestSuccess() { lastRequestFailure = nil }
 }

@@ -1,18 +1,18 @@
 /// One network interface as the path monitor saw it, so a person can see why the path's status
 /// is what it is.
-public struct NetworkInterface: Sendable, Hashable, Codable {
+public struct NetworkInterface: Sendable, Hashable {
   /// The interface name (`eth0`).
   public var name: String
   /// What kind of link it is (`ethernet`, `wifi`, `loopback`, `ppp`, `wwan`, `tunnel`, `other`).
-  public var kind: String
+  package var kind: String
   /// Whether it is administratively up, running, and has carrier.
   public var isUsable: Bool
   /// Its usable addresses, as text.
-  public var addresses: [String]
+  package var addresses: [String]
   /// Whether a unicast default route goes through it.
-  public var hasDefaultRoute: Bool
+  package var hasDefaultRoute: Bool
   /// Whether traffic on it is likely to cost money (cellular, tethering, PPP).
-  public var isExpensive: Bool
+  package var isExpensive: Bool
 
   /// Creates an interface description.
   /// - Parameters:

@@ -1,14 +1,14 @@
 /// The network path as a monitor reports it, shaped like Apple's `NWPath`, with the generation
 /// of the monitor that produced it.
-public struct NetworkPath: Sendable, Hashable, Codable {
+public struct NetworkPath: Sendable, Hashable {
   /// Whether a route to the internet exists (a hint, never a gate for sending).
   public var status: PathStatus
   /// Whether the path is likely to cost money.
   public var isExpensive: Bool
   /// Whether the path is in a low-data mode (Linux has no such signal: always false there).
-  public var isConstrained: Bool
+  package var isConstrained: Bool
   /// The generation of the monitor that produced this value; a restart bumps it.
-  public var generation: UInt64
+  package var generation: UInt64
   /// The interfaces considered.
   public var interfaces: [NetworkInterface]
 
@@ -31,5 +31,5 @@ public struct NetworkPath: Sendable, Hashable, Codable {
   }
 
   /// Nothing heard yet.
-  public static let unknown = NetworkPath(status: .unknown)
+  package static let unknown = NetworkPath(status: .unknown)
 }

@@ -2,9 +2,9 @@
 /// made offline sends one request. Only an entry that is pending and was never handed to the
 /// network (`attempts == 0`) may be folded: once sent, its `Idempotency-Key` is bound to its
 /// payload and a merged payload would be refused (`idempotency_key_reused`).
-public enum OutboxCoalescing {
+package enum OutboxCoalescing {
   /// What to do with the earlier entry and the later operation.
-  public enum Decision: Sendable, Equatable {
+  package enum Decision: Sendable, Equatable {
     /// Keep the earlier entry and append the later operation.
     case append
     /// Replace the earlier entry by this one operation (it keeps the earlier's place).
@@ -28,7 +28,7 @@ public enum OutboxCoalescing {
   ///   - earlier: the record's last entry in the outbox.
   ///   - later: the new operation.
   /// - Returns: the decision.
-  public static func decide(earlier: OutboxEntry, later: OutboxOperation) -> Decision {
+  package static func decide(earlier: OutboxEntry, later: OutboxOperation) -> Decision {
     guard earlier.isUnsent, earlier.key == later.key else { return .append }
     let first = earlier.operation
     func merged(_ kind: OutboxKind, payload: JSONValue?) -> Decision {

@@ -7,11 +7,11 @@
 /// How many entries the outbox holds, by state.
 public struct OutboxCounts: Sendable, Equatable {
   /// Entries waiting to be sent.
-  public var pending: Int
+  package var pending: Int
   /// Entries the server refused.
-  public var rejected: Int
+  package var rejected: Int
   /// Entries in conflict with the server's record.
-  public var conflicted: Int
+  package var conflicted: Int
   /// Entries parked: their replies never proved delivery while the server answered (decision
   /// 2401).
   package var parked: Int = 0
@@ -21,7 +21,7 @@ public struct OutboxCounts: Sendable, Equatable {
   ///   - pending: pending entries.
   ///   - rejected: rejected entries.
   ///   - conflicted: conflicted entries.
-  public init(pending: Int = 0, rejected: Int = 0, conflicted: Int = 0) {
+  package init(pending: Int = 0, rejected: Int = 0, conflicted: Int = 0) {
     self.pending = pending
     self.rejected = rejected
     self.conflicted = conflicted
@@ -29,7 +29,7 @@ public struct OutboxCounts: Sendable, Equatable {
 
   /// The counts of `entries`.
   /// - Parameter entries: outbox entries.
-  public init(_ entries: some Sequence<OutboxEntry>) {
+  package init(_ entries: some Sequence<OutboxEntry>) {
     self.init()
     for entry in entries {
       switch entry.state {
@@ -42,5 +42,5 @@ public struct OutboxCounts: Sendable, Equatable {
   }
 
   /// Every entry.
-  public var total: Int { pending + rejected + conflicted + parked }
+  package var total: Int { pending + rejected + conflicted + parked }
 }

@@ -5,7 +5,7 @@
 #endif
 
 /// What an outbox operation asks the server to do to a record.
-public enum OutboxKind: String, Sendable, Codable, CaseIterable {
+package enum OutboxKind: String, Sendable, Codable, CaseIterable {
   /// Create the record (the client chose its id).
   case create
   /// Replace the record's fields, based on a version.

@@ -12,15 +12,15 @@
 /// One value stands for all those entries, so a store can apply it with one statement and a
 /// replay can apply it to the entries it holds (`ReplaySchedule.apply`) without reading them
 /// back: a replay of 10,000 queued edits over 1,000 records moves 45,000 entries this way.
-public struct OutboxRebase: Sendable, Equatable, Codable {
+package struct OutboxRebase: Sendable, Equatable, Codable {
   /// The record.
-  public var key: RecordKey
+  package var key: RecordKey
   /// The sequence number of the entry completed (never moved itself).
-  public var completed: Int64
+  package var completed: Int64
   /// The base version the entries moved were on (the completed entry's; nil for a create).
-  public var fromVersion: Int?
+  package var fromVersion: Int?
   /// The server's record after the completion: the new base version and base copy.
-  public var server: ServerRecord
+  package var server: ServerRecord
 
   /// Creates a rebase.
   /// - Parameters:
@@ -28,7 +28,7 @@ public struct OutboxRebase: Sendable, Equatable, Codable {
   ///   - completed: the sequence number of the entry completed.
   ///   - fromVersion: the base version of the entries to move.
   ///   - server: the server's record after the completion.
-  public init(key: RecordKey, completed: Int64, fromVersion: Int?, server: ServerRecord) {
+  package init(key: RecordKey, completed: Int64, fromVersion: Int?, server: ServerRecord) {
     self.key = key
     self.completed = completed
     self.fromVersion = fromVersion
@@ -39,7 +39,7 @@ public struct OutboxRebase: Sendable, Equatable, Codable {
   /// - Parameters:
   ///   - entry: the entry completed.
   ///   - serverRecord: the server's record after it.
-  public init?(completing entry: OutboxEntry, serverRecord: ServerRecord?) {
+  package init?(completing entry: OutboxEntry, serverRecord: ServerRecord?) {
     guard entry.operation.kind != .delete, let serverRecord else { return nil }
     self.init(
       key: entry.key, completed: entry.sequence, fromVersion: entry.operation.baseVersion,
@@ -50,7 +50,7 @@ public struct OutboxRebase: Sendable, Equatable, Codable {
   /// entry completed, not pending, or on another base version).
   /// - Parameter entry: the entry.
   /// - Returns: the entry on the server's version, or nil.
-  public func rebased(_ entry: OutboxEntry) -> OutboxEntry? {
+  package func rebased(_ entry: OutboxEntry) -> OutboxEntry? {
     guard entry.key == key, entry.sequence != completed, entry.state.isPending,
       entry.operation.baseVersion == fromVersion
     else { return nil }

@@ -9,18 +9,18 @@
 /// completes entries it already holds (decision 1204), so each entry is decoded once a pass.
 public struct OutboxStamp: Sendable, Equatable {
   /// The entry's place in the queue.
-  public var sequence: Int64
+  package var sequence: Int64
   /// Its attempt count.
-  public var attempts: Int
+  package var attempts: Int
   /// Whether it is pending.
-  public var isPending: Bool
+  package var isPending: Bool
 
   /// Creates a stamp.
   /// - Parameters:
   ///   - sequence: the place in the queue.
   ///   - attempts: the attempt count.
   ///   - isPending: whether it is pending.
-  public init(sequence: Int64, attempts: Int, isPending: Bool) {
+  package init(sequence: Int64, attempts: Int, isPending: Bool) {
     self.sequence = sequence
     self.attempts = attempts
     self.isPending = isPending
@@ -28,7 +28,7 @@ public struct OutboxStamp: Sendable, Equatable {
 
   /// The stamp of an entry.
   /// - Parameter entry: the entry.
-  public init(_ entry: OutboxEntry) {
+  package init(_ entry: OutboxEntry) {
     self.init(sequence: entry.sequence, attempts: entry.attempts, isPending: entry.state.isPending)
   }
 }

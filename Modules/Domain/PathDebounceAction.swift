@@ -1,5 +1,5 @@
 /// What the debouncer's driver must do.
-public enum PathDebounceAction: Sendable, Hashable {
+package enum PathDebounceAction: Sendable, Hashable {
   /// Nothing.
   case none
   /// Publish this path now.

@@ -2,17 +2,17 @@
 public struct PathDebounceDelays: Sendable, Hashable {
   /// The wait before publishing a satisfied path: short, so replays start quickly, but long
   /// enough to skip a link that comes up and falls again at once.
-  public var online: Duration
+  package var online: Duration
   /// The wait before publishing anything else (unsatisfied, unknown, requiresConnection):
   /// longer, because a roaming or DHCP renewal removes the default route for a moment, and
   /// reporting "offline" late costs nothing since requests are never blocked.
-  public var offline: Duration
+  package var offline: Duration
 
   /// Creates delays.
   /// - Parameters:
   ///   - online: the wait before publishing a satisfied path.
   ///   - offline: the wait before publishing any other path.
-  public init(online: Duration, offline: Duration) {
+  package init(online: Duration, offline: Duration) {
     self.online = online
     self.offline = offline
   }

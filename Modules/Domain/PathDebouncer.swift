@@ -4,24 +4,24 @@
 /// new path is satisfied) or `offline` (otherwise); a return to the published path within
 /// that time cancels it; a change of the same kind while one is pending replaces the pending
 /// path without restarting the timer, so a flood of changes cannot postpone it for ever.
-public struct PathDebouncer: Sendable, Hashable {
+package struct PathDebouncer: Sendable, Hashable {
   /// How long a change must hold before it is reported, by direction.
-  public let delays: PathDebounceDelays
+  package let delays: PathDebounceDelays
   /// The latest published path; nil before the first.
-  public private(set) var published: NetworkPath?
+  package private(set) var published: NetworkPath?
   /// The path waiting for its timer.
-  public private(set) var pending: NetworkPath?
+  package private(set) var pending: NetworkPath?
   private var pendingToken: UInt64 = 0
   private var pendingIsOnline = false
 
   /// Creates a debouncer.
   /// - Parameter delays: the delays.
-  public init(delays: PathDebounceDelays = .standard) { self.delays = delays }
+  package init(delays: PathDebounceDelays = .standard) { self.delays = delays }
 
   /// Takes a new path from the monitor.
   /// - Parameter path: the path.
   /// - Returns: what the driver must do.
-  public mutating func receive(_ path: NetworkPath) -> PathDebounceAction {
+  package mutating func receive(_ path: NetworkPath) -> PathDebounceAction {
     guard let current = published, current.status != .unknown else {
       // Nothing was known: there is no flap to hide.
       pending = nil
@@ -47,7 +47,7 @@ public struct PathDebouncer: Sendable, Hashable {
   /// Called when a timer started by `startTimer` ends.
   /// - Parameter token: the timer's token.
   /// - Returns: the path to publish, or nil when that timer was superseded or cancelled.
-  public mutating func fire(_ token: UInt64) -> NetworkPath? {
+  package mutating func fire(_ token: UInt64) -> NetworkPath? {
     guard token == pendingToken, let path = pending else { return nil }
     pending = nil
     published = path

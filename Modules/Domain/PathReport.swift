@@ -6,15 +6,15 @@
 
 /// Text for people and JSON for scripts describing a `NetworkPath` and why it is what it is,
 /// for `courier status` and `courier watch`. Pure: the time is an input.
-public enum PathReport {
+package enum PathReport {
   /// One line: the status and the reason.
   /// - Parameter path: the path.
   /// - Returns: e.g. `satisfied via eth0 (10.0.0.2/24), expensive`.
-  public static func summary(_ path: NetworkPath) -> String {
+  package static func summary(_ path: NetworkPath) -> String {
     var flags = ""
     if path.isExpensive { flags += ", expensive" }
     if path.isConstrained { flags += ", constrained" }
-    switch path.status {
+    switch path.status.code {
     case .unknown:
       return "unknown: nothing heard from the path monitor yet" + flags
     case .satisfied:
@@ -32,7 +32,7 @@ public enum PathReport {
   /// Several lines: the status, the flags, then one line per interface considered.
   /// - Parameter path: the path.
   /// - Returns: the text, lines separated by `\n`, no trailing newline.
-  public static func details(_ path: NetworkPath) -> String {
+  package static func details(_ path: NetworkPath) -> String {
     var lines = [
       "status: \(path.status.rawValue) (generation \(path.generation))",
       "expensive: \(path.isExpensive ? "yes" : "no"), constrained: "
@@ -59,7 +59,7 @@ public enum PathReport {
   ///   - date: when it was observed.
   /// - Returns: `{"at":…,"generation":…,"status":…,"expensive":…,"constrained":…,
   ///   "interfaces":[…]}` on one line.
-  public static func json(_ path: NetworkPath, at date: Date) -> String {
+  package static func json(_ path: NetworkPath, at date: Date) -> String {
     let interfaces = path.interfaces.map { interface in
       "{\"name\":\(quote(interface.name)),\"kind\":\(quote(interface.kind)),"
         + "\"usable\":\(interface.isUsable),"
@@ -88,7 +88,7 @@ public enum PathReport {
   /// writes timestamps.
   /// - Parameter date: the time.
   /// - Returns: e.g. `2026-11-30T10:15:00.123Z`.
-  public static func rfc3339(_ date: Date) -> String {
+  package static func rfc3339(_ date: Date) -> String {
     let millis = Int64((date.timeIntervalSince1970 * 1000).rounded())
     let (days, msOfDay) = floorDivide(millis, 86_400_000)
     let (year, month, day) = civil(fromDays: days)

@@ -6,18 +6,19 @@
 
 /// A file queued for upload in the outbox (`courier upload --queue`, decision 1302): what the
 /// replay needs to send the bytes kept in the data folder, carried as the payload of an outbox
-/// entry of the ``collection`` collection, whose record id is the upload's id (the name of its
+/// entry of the `uploads` collection, whose record id is the upload's id (the name of its
 /// bytes in the data folder, the same for its whole life, also when a refused upload is queued
 /// again under a new operation id).
 ///
 /// Pure: the payload's shape, the choice of protocol and which failures quarantine the entry
 /// are table tests (`QueuedUploadTests`).
-public struct QueuedUpload: Sendable, Equatable {
+package struct QueuedUpload: Sendable, Equatable {
   /// The outbox collection of queued uploads.
-  public static let collection = "uploads"
+  package static let collection = "uploads"
 
-  /// Which protocol carries the bytes.
-  public enum Transfer: String, Sendable, Equatable, CaseIterable {
+  /// Which protocol carries the bytes: tus, one multipart POST, or tus when the endpoint
+  /// speaks it.
+  package enum Transfer: String, Sendable, Equatable, CaseIterable {
     /// tus 1.0.0 to ``QueuedUpload/tusEndpoint``: an interrupted transfer resumes.
     case tus
     /// One `multipart/form-data` POST to ``QueuedUpload/formTarget``, from byte 0 each time.
@@ -28,7 +29,7 @@ public struct QueuedUpload: Sendable, Equatable {
   }
 
   /// How one send goes, given what is known (``route(started:tusOffered:)``).
-  public enum Route: Sendable, Equatable {
+  package enum Route: Sendable, Equatable {
     /// tus to this endpoint (its creation URL).
     case tus(String)
     /// A multipart POST to this URL.
@@ -38,50 +39,50 @@ public struct QueuedUpload: Sendable, Equatable {
   }
 
   /// One extra text field (a tus metadata pair, or a form field), in order.
-  public struct Field: Sendable, Equatable {
+  package struct Field: Sendable, Equatable {
     /// The form field's name, or the tus metadata key (no spaces or commas).
-    public var name: String
+    package var name: String
     /// The text sent, as is (UTF-8; base64 in tus metadata).
-    public var value: String
+    package var value: String
 
     /// Creates a field.
     /// - Parameters:
     ///   - name: the name.
     ///   - value: the value.
-    public init(name: String, value: String) {
+    package init(name: String, value: String) {
       self.name = name
       self.value = value
     }
   }
 
   /// Which protocol carries the bytes.
-  public var transfer: Transfer
+  package var transfer: Transfer
   /// The tus creation URL (absolute), for `tus` and `auto`.
-  public var tusEndpoint: String?
+  package var tusEndpoint: String?
   /// The multipart target (absolute), for `multipart` and `auto`.
-  public var formTarget: String?
+  package var formTarget: String?
   /// What a tus completion must show to count as delivered.
-  public var tusConfirmation: DeliveryProof.UploadConfirmation
+  package var tusConfirmation: DeliveryProof.UploadConfirmation
   /// What a multipart reply must show to count as delivered.
-  public var formConfirmation: DeliveryProof.UploadConfirmation
+  package var formConfirmation: DeliveryProof.UploadConfirmation
   /// The `title` (a form field, a tus metadata pair).
-  public var title: String
+  package var title: String
   /// Extra fields, in order, after the title.
-  public var fields: [Field]
+  package var fields: [Field]
   /// The name the bytes are sent under (`filename`): the original's, or `NAME.jpg` once
   /// compressed.
-  public var filename: String
+  package var filename: String
   /// The media type the bytes are sent as (`filetype`, the file part's `Content-Type`).
-  public var contentType: String
+  package var contentType: String
   /// The number of bytes kept and sent (the file part's size, the tus `Upload-Length`).
-  public var length: Int64
+  package var length: Int64
   /// The multipart boundary, chosen once: every attempt sends the same bytes under the same
   /// `Idempotency-Key` (decision 0310).
-  public var boundary: String
+  package var boundary: String
   /// The original file's path when it was queued, for people (never read again).
-  public var source: String
+  package var source: String
   /// Which file was kept and why (compressed, or the original and why).
-  public var verdict: CompressionDecision.Verdict
+  package var verdict: CompressionDecision.Verdict
 
   /// Creates a queued upload's description.
   /// - Parameters:
@@ -98,7 +99,7 @@ public struct QueuedUpload: Sendable, Equatable {
   ///   - boundary: the multipart boundary.
   ///   - source: the original's path.
   ///   - verdict: the compression verdict.
-  public init(
+  package init(
     transfer: Transfer, tusEndpoint: String?, formTarget: String?,
     tusConfirmation: DeliveryProof.UploadConfirmation = .status,
     formConfirmation: DeliveryProof.UploadConfirmation = .json, title: String,
@@ -128,14 +129,14 @@ public struct QueuedUpload: Sendable, Equatable {
   ///   - uploadID: the upload's id, the name of its bytes in the data folder.
   ///   - enqueuedAt: when it was queued.
   /// - Returns: the operation.
-  public func operation(id: UUID = UUID(), uploadID: String, enqueuedAt: Date) -> OutboxOperation {
+  package func operation(id: UUID = UUID(), uploadID: String, enqueuedAt: Date) -> OutboxOperation {
     OutboxOperation(
       id: id, key: RecordKey(collection: Self.collection, id: uploadID), kind: .create,
       payload: payload, baseVersion: nil, enqueuedAt: enqueuedAt)
   }
 
   /// The entry's payload: every member a string, a number or a list of fields.
-  public var payload: JSONValue {
+  package var payload: JSONValue {
     var members: [String: JSONValue] = [
       "transfer": .string(transfer.rawValue),
       "tus_confirmation": .string(Self.word(tusConfirmation)),
@@ -159,7 +160,7 @@ public struct QueuedUpload: Sendable, Equatable {
   /// - Parameter payload: the payload, as stored.
   /// - Throws: `CourierError` `localStore` with code `upload_entry_unreadable`, naming the member
   ///   that is missing or of the wrong type, or a transfer that has no target.
-  public init(payload: JSONValue?) throws {
+  package init(payload: JSONValue?) throws {
     guard let payload, case .object = payload else { throw Self.unreadable("payload") }
     func text(_ key: String) throws -> String {
       guard let value = payload[key]?.stringValue else { throw Self.unreadable(key) }
@@ -218,7 +219,7 @@ public struct QueuedUpload: Sendable, Equatable {
   ///   - tusOffered: whether the tus endpoint answered `OPTIONS` as a tus server
   ///     (`Tus.speaks`); nil when not asked yet.
   /// - Returns: the route.
-  public func route(started: Bool, tusOffered: Bool?) -> Route {
+  package func route(started: Bool, tusOffered: Bool?) -> Route {
     switch transfer {
     case .tus:
       return .tus(tusEndpoint ?? "")
@@ -242,7 +243,7 @@ public struct QueuedUpload: Sendable, Equatable {
   /// failures stay as they are (a hostile offset keeps the entry pending: decision 1301).
   /// - Parameter error: the classified failure.
   /// - Returns: the error to record.
-  public static func replayError(_ error: CourierError) -> CourierError {
+  package static func replayError(_ error: CourierError) -> CourierError {
     var recorded = error
     switch error.kind {
     case .fileUnavailable, .invalidInput:
@@ -256,7 +257,7 @@ public struct QueuedUpload: Sendable, Equatable {
   }
 
   /// The code of an entry whose payload cannot be read.
-  public static let unreadableCode = "upload_entry_unreadable"
+  package static let unreadableCode = "upload_entry_unreadable"
 
   private static func unreadable(_ member: String) -> CourierError {
     CourierError(

@@ -9,18 +9,18 @@
 /// until it is done) and, while this process sends it, the bytes sent so far.
 public struct QueuedUploadProgress: Sendable, Equatable {
   /// The outbox entry (its state: pending, or refused and kept).
-  public var entry: OutboxEntry
+  package var entry: OutboxEntry
   /// What it sends; nil when the entry's payload cannot be read.
-  public var upload: QueuedUpload?
+  package var upload: QueuedUpload?
   /// The bytes the server confirmed it holds.
-  public var confirmed: Int64
+  package var confirmed: Int64
   /// The bytes sent so far by a transfer running in this process, from the confirmed offset;
   /// nil when none runs.
-  public var sending: Int64?
+  package var sending: Int64?
   /// Where the transfer running in this process started: the offset the server held when it
   /// resumed (0 for a new upload, or a multipart one); nil when none runs or before its first
   /// report. A progress bar starts there, and `courier sync --json` says `resumed_at`.
-  public var resumedAt: Int64?
+  package var resumedAt: Int64?
 
   /// Creates a progress.
   /// - Parameters:
@@ -29,7 +29,7 @@ public struct QueuedUploadProgress: Sendable, Equatable {
   ///   - confirmed: the confirmed bytes.
   ///   - sending: the bytes sent by a running transfer.
   ///   - resumedAt: where that transfer started.
-  public init(
+  package init(
     entry: OutboxEntry, upload: QueuedUpload?, confirmed: Int64, sending: Int64? = nil,
     resumedAt: Int64? = nil
   ) {
@@ -50,10 +50,10 @@ public struct QueuedUploadProgress: Sendable, Equatable {
   /// ones (a bar does not go back to 0 when a transfer resumes).
   public var shown: Int64 { max(confirmed, sending ?? 0) }
   /// `shown` over `total`, 0...1 (1 for an empty file).
-  public var fraction: Double {
+  package var fraction: Double {
     guard total > 0 else { return 1 }
     return min(1, max(0, Double(shown) / Double(total)))
   }
   /// Whole percent, rounded down (100 only when every byte is shown).
-  public var percent: Int { Int((fraction * 100).rounded(.down)) }
+  package var percent: Int { Int((fraction * 100).rounded(.down)) }
 }

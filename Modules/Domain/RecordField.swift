@@ -1,3 +1,5 @@
+import CourierSystem
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -8,9 +10,9 @@
 /// declaration names it: its name, the JSON it holds, and whether a record must have it. The
 /// command line reads `--field name=value` through it; a write is checked against it before it is
 /// saved, so a typing mistake is refused here instead of by the server after the replay.
-public struct RecordField: Sendable, Equatable, Codable {
+package struct RecordField: Sendable, Equatable, Codable {
   /// The JSON a field holds.
-  public enum Kind: String, Sendable, Codable, CaseIterable {
+  package enum Kind: String, Sendable, Codable, CaseIterable {
     /// A JSON string (`--field title=Hello` on the command line: the text as given).
     case string
     /// A whole number.
@@ -26,18 +28,18 @@ public struct RecordField: Sendable, Equatable, Codable {
   }
 
   /// The member's name in the record's JSON object.
-  public var name: String
+  package var name: String
   /// What it holds.
-  public var kind: Kind
+  package var kind: Kind
   /// Whether every record must have it (and not `null`).
-  public var required: Bool
+  package var required: Bool
 
   /// Declares a field.
   /// - Parameters:
   ///   - name: the member's name.
   ///   - kind: what it holds.
   ///   - required: whether a record must have it.
-  public init(_ name: String, _ kind: Kind, required: Bool = false) {
+  package init(_ name: String, _ kind: Kind, required: Bool = false) {
     self.name = name
     self.kind = kind
     self.required = required
@@ -49,7 +51,7 @@ public struct RecordField: Sendable, Equatable, Codable {
   /// - Parameter text: the text after `name=`.
   /// - Returns: the value.
   /// - Throws: `CourierError` of kind `invalidInput` naming the field and what it expects.
-  public func value(parsing text: String) throws -> JSONValue {
+  package func value(parsing text: String) throws -> JSONValue {
     func refuse(_ expected: String) -> CourierError {
       CourierError(
         .invalidInput, code: "invalid_field",
@@ -88,7 +90,7 @@ public struct RecordField: Sendable, Equatable, Codable {
   /// Whether a value is of this field's kind (`null` is never, for a field present).
   /// - Parameter value: the value.
   /// - Returns: true when it fits.
-  public func accepts(_ value: JSONValue) -> Bool {
+  package func accepts(_ value: JSONValue) -> Bool {
     switch (kind, value) {
     case (.json, _): return true
     case (.string, .string), (.integer, .integer), (.number, .integer), (.number, .number),

@@ -7,19 +7,19 @@
 /// Chosen members of a stored record's local payload, read without decoding the rest of it:
 /// what a listing prints (a projection read, issue 14). A member is its string value, or nil
 /// when the payload lacks it or holds something else there.
-public struct RecordFields: Sendable, Equatable {
+package struct RecordFields: Sendable, Equatable {
   /// The record's id.
-  public var id: String
+  package var id: String
   /// Where the record stands relative to the server.
-  public var state: LocalState
+  package var state: LocalState
   /// Whether the record is deleted here (it has no local payload).
-  public var isDeleted: Bool
+  package var isDeleted: Bool
   /// The server's version it was last seen at; nil when the server has never confirmed it.
-  public var version: Int?
+  package var version: Int?
   /// When the server last changed it, as far as the store knows.
-  public var updatedAt: Date?
+  package var updatedAt: Date?
   /// The members asked for, in the order asked: the string, or nil.
-  public var values: [String?]
+  package var values: [String?]
 
   /// Creates fields.
   /// - Parameters:
@@ -29,7 +29,7 @@ public struct RecordFields: Sendable, Equatable {
   ///   - version: the server's version.
   ///   - updatedAt: the server's update time.
   ///   - values: the members asked for, in order.
-  public init(
+  package init(
     id: String, state: LocalState, isDeleted: Bool, version: Int?, updatedAt: Date?,
     values: [String?]
   ) {
@@ -46,7 +46,7 @@ public struct RecordFields: Sendable, Equatable {
   /// - Parameters:
   ///   - record: the record.
   ///   - names: the payload members, in order.
-  public init(_ record: LocalRecord, names: [String]) {
+  package init(_ record: LocalRecord, names: [String]) {
     self.init(
       id: record.key.id, state: record.state, isDeleted: record.isDeleted,
       version: record.version, updatedAt: record.updatedAt,

@@ -15,7 +15,7 @@ public struct RecordKey: Sendable, Hashable, Codable, Comparable, CustomStringCo
   /// - Parameters:
   ///   - collection: the collection.
   ///   - id: the id.
-  public init(collection: String, id: String) {
+  package init(collection: String, id: String) {
     self.collection = collection
     self.id = id
   }

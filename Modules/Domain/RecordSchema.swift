@@ -1,3 +1,5 @@
+import CourierSystem
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -6,16 +8,16 @@
 
 /// How a collection's JSON objects carry a record's id, version and update time, so a user's
 /// own record type can be stored and synced like articles. The other members form the payload.
-public struct RecordSchema: Sendable, Equatable {
+package struct RecordSchema: Sendable, Equatable {
   /// The member holding the id (a string).
-  public var idKey: String
+  package var idKey: String
   /// The member holding the server's version (an integer).
-  public var versionKey: String
+  package var versionKey: String
   /// The member holding the update time (RFC 3339), optional in a record.
-  public var updatedAtKey: String
+  package var updatedAtKey: String
 
   /// The backend contract's names: `id`, `version`, `updated_at`.
-  public static let standard = RecordSchema(
+  package static let standard = RecordSchema(
     idKey: "id", versionKey: "version", updatedAtKey: "updated_at")
 
   /// Creates a schema.
@@ -23,7 +25,7 @@ public struct RecordSchema: Sendable, Equatable {
   ///   - idKey: the id's member.
   ///   - versionKey: the version's member.
   ///   - updatedAtKey: the update time's member.
-  public init(idKey: String, versionKey: String, updatedAtKey: String) {
+  package init(idKey: String, versionKey: String, updatedAtKey: String) {
     self.idKey = idKey
     self.versionKey = versionKey
     self.updatedAtKey = updatedAtKey
@@ -33,7 +35,7 @@ public struct RecordSchema: Sendable, Equatable {
   /// - Parameter json: the object, as the server sent it.
   /// - Returns: the record; the payload holds every member except the three above.
   /// - Throws: `CourierError` of kind `decoding`, naming the missing or mistyped member.
-  public func serverRecord(from json: JSONValue) throws -> ServerRecord {
+  package func serverRecord(from json: JSONValue) throws -> ServerRecord {
     guard case .object(var members) = json else {
       throw CourierError(
         .decoding, code: "record_not_object", field: nil, underlying: "not an object")
@@ -60,7 +62,7 @@ public struct RecordSchema: Sendable, Equatable {
   /// Writes a record back as the server's JSON object.
   /// - Parameter record: the record.
   /// - Returns: the object with the payload's members plus id, version and update time.
-  public func json(for record: ServerRecord) -> JSONValue {
+  package func json(for record: ServerRecord) -> JSONValue {
     var members: [String: JSONValue] = [:]
     if case .object(let payload) = record.payload { members = payload }
     members[idKey] = .string(record.id)

@@ -1,3 +1,4 @@
+import CourierSystem
 import HTTPTypes
 
 #if canImport(FoundationEssentials)
@@ -12,18 +13,18 @@ import HTTPTypes
 /// somewhere the caller did not name; at most `maxHops` times. 301 and 302 turn a POST into a
 /// GET without a body, 303 turns anything but HEAD into a GET (RFC 9110 §15.4, as browsers and
 /// URLSession do); 307 and 308 repeat the method and the body.
-public enum RedirectRule {
+package enum RedirectRule {
   /// How many redirects one request follows before the last 3xx is returned as it is.
-  public static let maxHops = 10
+  package static let maxHops = 10
 
   /// The request to send next.
-  public struct Step: Sendable, Equatable {
+  package struct Step: Sendable, Equatable {
     /// The method to use.
-    public var method: HTTPRequest.Method
+    package var method: HTTPRequest.Method
     /// The absolute URL to go to.
-    public var url: URL
+    package var url: URL
     /// Whether the body is sent again (307, 308, or a 301/302 of a method other than POST).
-    public var keepsBody: Bool
+    package var keepsBody: Bool
   }
 
   /// The next request after a response, or nil when the response is the answer.
@@ -34,7 +35,7 @@ public enum RedirectRule {
   ///   - location: its `Location` field.
   ///   - hops: how many redirects were already followed.
   /// - Returns: the step, or nil (not a redirect, no usable location, another origin, too many).
-  public static func next(
+  package static func next(
     method: HTTPRequest.Method, url: URL, status: Int, location: String?, hops: Int
   ) -> Step? {
     guard [301, 302, 303, 307, 308].contains(status), hops < maxHops,
@@ -53,7 +54,7 @@ public enum RedirectRule {
   ///   - first: a URL.
   ///   - second: another.
   /// - Returns: true when they share the origin.
-  public static func sameOrigin(_ first: URL, _ second: URL) -> Bool {
+  package static func sameOrigin(_ first: URL, _ second: URL) -> Bool {
     guard let a = origin(first), let b = origin(second) else { return false }
     return a == b
   }

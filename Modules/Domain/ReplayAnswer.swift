@@ -6,7 +6,7 @@
 
 /// What came back from sending one outbox entry, once classified and checked for proof of
 /// delivery: the input of `ReplayDecision`.
-public enum ReplayAnswer: Sendable, Equatable {
+package enum ReplayAnswer: Sendable, Equatable {
   /// The reply proved that the intended server applied the write (`DeliveryProof.write`): the
   /// server's record for a create or an update, nil for a delete.
   case delivered(ServerRecord?)

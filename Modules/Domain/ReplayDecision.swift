@@ -10,20 +10,20 @@
 ///
 /// Pure: every row is a table test (`ReplayDecisionTests`); the sync engine only carries the
 /// step out against its store.
-public struct ReplayDecision: Sendable {
+package struct ReplayDecision: Sendable {
   /// How version conflicts are settled.
-  public var policy: ConflictPolicy
+  package var policy: ConflictPolicy
   /// How the collection's records name their id, version and update time (to read `current`).
-  public var schema: RecordSchema
+  package var schema: RecordSchema
   /// How many last-write-wins re-sends of one entry a replay allows before keeping it
   /// conflicted (two clients fighting must not loop forever).
-  public var maxResends: Int
+  package var maxResends: Int
   /// Settles the fields both sides changed under `ConflictPolicy.merge`; nil for last write
   /// wins per field (`ThreeWayMerge.lastWriteWins`).
-  public var resolver: FieldResolver?
+  package var resolver: FieldResolver?
   /// What the collection's server answers mean: which `409` codes are a stale base version and
   /// which `404` to a delete means it is already applied.
-  public var answers: ServerAnswers = .contract
+  package var answers: ServerAnswers = .contract
   /// How many sends of an entry may end in a reply that proves nothing (`notTheServer`,
   /// `invalidResponse`) before it is parked instead of stopping the replay (decision 2401).
   package var parkAfter = 3
@@ -34,7 +34,7 @@ public struct ReplayDecision: Sendable {
   ///   - schema: the collection's record schema.
   ///   - maxResends: the re-send bound per entry and replay.
   ///   - resolver: the merge policy's resolver for fields both sides changed.
-  public init(
+  package init(
     policy: ConflictPolicy, schema: RecordSchema = .standard, maxResends: Int = 3,
     resolver: FieldResolver? = nil
   ) {
@@ -50,7 +50,7 @@ public struct ReplayDecision: Sendable {
   ///   - collection: the collection's declaration.
   ///   - maxResends: the re-send bound per entry and replay.
   ///   - resolver: the merge policy's resolver for fields both sides changed.
-  public init(
+  package init(
     policy: ConflictPolicy, collection: CollectionDescription, maxResends: Int = 3,
     resolver: FieldResolver? = nil
   ) {
@@ -69,7 +69,7 @@ public struct ReplayDecision: Sendable {
   ///     merges against the operation's `basePayload` when it has one, else against this copy
   ///     when its version is the write's base version, and without a base otherwise.
   /// - Returns: the step.
-  public func step(
+  package func step(
     for entry: OutboxEntry, answer: ReplayAnswer, resends: Int = 0, base: ServerRecord? = nil
   ) -> ReplayStep {
     let error: CourierError

@@ -11,7 +11,7 @@
 /// refused entries, which the newer write supersedes and the replay removes before sending it.
 ///
 /// Pure: table-tested in `ReplayQueueTests`; the sync engine asks it, then sends.
-public struct ReplayQueue: Sendable {
+package struct ReplayQueue: Sendable {
   private let entries: [OutboxEntry]
   private var position = 0
   private var blocked = Set<RecordKey>()
@@ -19,14 +19,14 @@ public struct ReplayQueue: Sendable {
 
   /// Starts a walk over entries read from the outbox.
   /// - Parameter entries: every entry, in queue order (pending, rejected and conflicted).
-  public init(_ entries: [OutboxEntry]) {
+  package init(_ entries: [OutboxEntry]) {
     self.entries = entries
   }
 
   /// The next entry to send, with the operation ids of its record's earlier refused entries
   /// that it supersedes; nil when no entry is left to send in this read.
   /// - Returns: the entry and the ids to remove before sending it.
-  public mutating func next() -> (entry: OutboxEntry, superseded: [UUID])? {
+  package mutating func next() -> (entry: OutboxEntry, superseded: [UUID])? {
     while position < entries.count {
       let entry = entries[position]
       position += 1
@@ -48,7 +48,7 @@ public struct ReplayQueue: Sendable {
 
   /// Holds a record's later entries: its entry was just kept conflicted.
   /// - Parameter key: the record.
-  public mutating func hold(_ key: RecordKey) {
+  package mutating func hold(_ key: RecordKey) {
     blocked.insert(key)
   }
 }

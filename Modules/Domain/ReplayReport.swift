@@ -11,13 +11,13 @@ public struct ReplayReport: Sendable, Equatable {
   /// Operations the server refused (marked rejected, their local change rolled back).
   public var rejected: Int = 0
   /// Conflicts met, by how they were settled.
-  public var conflictsResent: Int = 0
+  package var conflictsResent: Int = 0
   /// Conflicts settled by adopting the server's record.
-  public var conflictsTakenFromServer: Int = 0
+  package var conflictsTakenFromServer: Int = 0
   /// Conflicts kept for the user (manual policy).
-  public var conflictsKept: Int = 0
+  package var conflictsKept: Int = 0
   /// Conflicts settled by a three-way merge and sent again (merge policy).
-  public var conflictsMerged: Int = 0
+  package var conflictsMerged: Int = 0
   /// Edits of a record deleted on the server that re-created it (last write wins, decision
   /// 2401): already, when the server's `PUT` made it anew, or sent again as a create.
   package var conflictsRecreated: Int = 0
@@ -34,15 +34,15 @@ public struct ReplayReport: Sendable, Equatable {
   public var pending: Int = 0
   /// Pending entries of collections that have no sender registered (they wait, with their
   /// record's later entries, until one is): counted in `pending` too.
-  public var withoutSender: Int = 0
+  package var withoutSender: Int = 0
   /// Why the replay stopped early (a transient failure), nil when the queue was drained.
   public var stoppedBy: CourierError?
 
   /// Creates an empty report.
-  public init() {}
+  package init() {}
 
   /// Every conflict met.
-  public var conflicts: Int {
+  package var conflicts: Int {
     conflictsResent + conflictsTakenFromServer + conflictsKept + conflictsMerged
       + conflictsRecreated
   }

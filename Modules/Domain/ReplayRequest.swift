@@ -12,21 +12,21 @@ import HTTPTypes
 /// write is based on a version, and an `Idempotency-Key` that is the operation id plus the base
 /// version. Pure: the same operation gives the same bytes in
 /// every process.
-public struct ReplayRequest: Sendable, Equatable {
+package struct ReplayRequest: Sendable, Equatable {
   /// The method: `PUT` or `DELETE`.
-  public var method: HTTPRequest.Method
+  package var method: HTTPRequest.Method
   /// The record's path, its id percent-encoded.
-  public var path: String
+  package var path: String
   /// `Idempotency-Key`, `If-Match` when based on a version, `Content-Type` with a body.
-  public var headerFields: HTTPFields
+  package var headerFields: HTTPFields
   /// The payload as JSON (nil for a delete); `body()` gives its bytes.
-  public var json: JSONValue?
+  package var json: JSONValue?
 
   /// Describes the request that sends an operation.
   /// - Parameters:
   ///   - operation: the operation.
   ///   - collection: the collection's description (its path and version tag).
-  public init(_ operation: OutboxOperation, collection: CollectionDescription) {
+  package init(_ operation: OutboxOperation, collection: CollectionDescription) {
     let escaped = Self.pathSegment(operation.key.id)
     path = "\(collection.path)/\(escaped)"
     headerFields = [.idempotencyKey: Self.idempotencyKey(for: operation)]
@@ -49,7 +49,7 @@ public struct ReplayRequest: Sendable, Equatable {
   /// under the Idempotency-Key; dictionary order changes between runs).
   /// - Returns: the bytes, nil for a delete.
   /// - Throws: the encoder's error when the payload cannot be encoded (a non-finite number).
-  public func body() throws -> Data? {
+  package func body() throws -> Data? {
     guard let json else { return nil }
     // The bytes are `JSONEncoder`'s (sorted keys, slashes as they are): a replay after an
     // upgrade must match what the server stored under the Idempotency-Key. A payload made only of
@@ -163,7 +163,7 @@ public struct ReplayRequest: Sendable, Equatable {
   /// server while a replay after a crash (same operation, same base) is recognised.
   /// - Parameter operation: the operation.
   /// - Returns: the key.
-  public static func idempotencyKey(for operation: OutboxOperation) -> String {
+  package static func idempotencyKey(for operation: OutboxOperation) -> String {
     let id = operation.id.uuidString.lowercased()
     guard let base = operation.baseVersion else { return id }
     return "\(id).v\(base)"

@@ -19,14 +19,14 @@
 ///
 /// Pure: table-tested in `ReplayScheduleTests`; the replayer commits each window's attempts,
 /// sends it, and settles it.
-public struct ReplaySchedule: Sendable {
+package struct ReplaySchedule: Sendable {
   /// One entry to send, with the operation ids of its record's earlier refused entries that it
   /// supersedes (to remove before it is sent).
-  public struct Pick: Sendable, Equatable {
+  package struct Pick: Sendable, Equatable {
     /// The outbox entry to send next, as the pass read it.
-    public var entry: OutboxEntry
+    package var entry: OutboxEntry
     /// Earlier refused entries of its record.
-    public var superseded: [UUID]
+    package var superseded: [UUID]
   }
 
   private var entries: [OutboxEntry]
@@ -40,7 +40,7 @@ public struct ReplaySchedule: Sendable {
 
   /// Starts a pass over entries read from the outbox.
   /// - Parameter entries: every entry, in queue order (pending, rejected and conflicted).
-  public init(_ entries: [OutboxEntry]) {
+  package init(_ entries: [OutboxEntry]) {
     self.entries = entries
     consumed = Array(repeating: false, count: entries.count)
     for (index, entry) in entries.enumerated() {
@@ -49,7 +49,7 @@ public struct ReplaySchedule: Sendable {
   }
 
   /// Whether entries are left to pick (now or after a settle).
-  public var isEmpty: Bool { start >= entries.count }
+  package var isEmpty: Bool { start >= entries.count }
 
   /// The next window: up to `limit` entries, one per record, none of a record still in flight.
   /// - Parameters:
@@ -61,7 +61,7 @@ public struct ReplaySchedule: Sendable {
   ///   - unrouted: incremented for each entry `routed` turned down.
   /// - Returns: the window, in queue order; empty when nothing can go before a settle (or at
   ///   all).
-  public mutating func nextWindow(
+  package mutating func nextWindow(
     limit: Int, sequential: Bool, routed: (OutboxEntry) -> Bool = { _ in true },
     unrouted: inout Int
   ) -> [Pick] {
@@ -109,13 +109,13 @@ public struct ReplaySchedule: Sendable {
 
   /// Says the window's records settled: their next entries may go in the next window.
   /// - Parameter keys: the records settled.
-  public mutating func settle(_ keys: some Sequence<RecordKey>) {
+  package mutating func settle(_ keys: some Sequence<RecordKey>) {
     unsettled.subtract(keys)
   }
 
   /// Holds a record's later entries: its entry was just kept conflicted (or cannot be sent).
   /// - Parameter key: the record.
-  public mutating func hold(_ key: RecordKey) {
+  package mutating func hold(_ key: RecordKey) {
     blocked.insert(key)
   }
 
@@ -123,7 +123,7 @@ public struct ReplaySchedule: Sendable {
   /// not yet picked, as the store applied them: a record's next entry then goes on the server's
   /// new version without being read again.
   /// - Parameter rebases: the rebases.
-  public mutating func apply(_ rebases: [OutboxRebase]) {
+  package mutating func apply(_ rebases: [OutboxRebase]) {
     for rebase in rebases {
       for index in indicesByKey[rebase.key] ?? [] where !consumed[index] {
         if let moved = rebase.rebased(entries[index]) { entries[index] = moved }

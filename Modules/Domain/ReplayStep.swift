@@ -6,7 +6,7 @@
 
 /// What the replay does with one outbox entry after the server answered: decided by
 /// `ReplayDecision`, carried out by the sync engine against the local store.
-public enum ReplayStep: Sendable, Equatable {
+package enum ReplayStep: Sendable, Equatable {
   /// The server applied it: remove the entry and adopt the server's record (nil for a delete,
   /// or a delete found already applied).
   case complete(serverRecord: ServerRecord?)

@@ -1,3 +1,5 @@
+import CourierSystem
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -13,22 +15,22 @@
 /// nanoseconds), which any write changes, without reading it; derived bytes (a compressed
 /// image, small) and a file whose metadata cannot vouch for it (``FileIdentity/isRacy(checkedAt:)``)
 /// by their SHA-256 as well.
-public struct ResumableUpload: Sendable, Equatable, Codable {
+package struct ResumableUpload: Sendable, Equatable, Codable {
   /// A file as the file system identifies it: a write of any byte, a truncation, a rename over
   /// it or a restore from a copy changes at least one field (the change time cannot be set
   /// back by a program: `utimensat` restores the modification time, not the change time).
-  public struct FileIdentity: Sendable, Equatable, Codable {
+  package struct FileIdentity: Sendable, Equatable, Codable {
     /// The device the file is on (`st_dev`).
-    public var device: UInt64
+    package var device: UInt64
     /// Its inode number (`st_ino`).
-    public var inode: UInt64
+    package var inode: UInt64
     /// Its size in bytes.
-    public var size: Int64
+    package var size: Int64
     /// Its modification time (`st_mtim`), in nanoseconds since 1970.
-    public var modified: Int64
+    package var modified: Int64
     /// Its status change time (`st_ctim`), in nanoseconds since 1970: set by the kernel on
     /// every write and metadata change, to the current time.
-    public var changed: Int64
+    package var changed: Int64
 
     /// Creates an identity.
     /// - Parameters:
@@ -37,7 +39,7 @@ public struct ResumableUpload: Sendable, Equatable, Codable {
     ///   - size: the size.
     ///   - modified: the modification time (ns).
     ///   - changed: the change time (ns).
-    public init(device: UInt64, inode: UInt64, size: Int64, modified: Int64, changed: Int64) {
+    package init(device: UInt64, inode: UInt64, size: Int64, modified: Int64, changed: Int64) {
       self.device = device
       self.inode = inode
       self.size = size
@@ -53,7 +55,7 @@ public struct ResumableUpload: Sendable, Equatable, Codable {
     /// file system keeping no fractions is recognised by times that have none.
     /// - Parameter checkedAt: when the identity was read, in nanoseconds since 1970.
     /// - Returns: true when the times cannot tell a later write apart.
-    public func isRacy(checkedAt: Int64) -> Bool {
+    package func isRacy(checkedAt: Int64) -> Bool {
       let coarse = modified % 1_000_000_000 == 0 && changed % 1_000_000_000 == 0
       let margin: Int64 = coarse ? 2_000_000_000 : 100_000_000
       return changed > checkedAt - margin
@@ -61,28 +63,28 @@ public struct ResumableUpload: Sendable, Equatable, Codable {
   }
 
   /// The tus endpoint the upload was created at.
-  public var endpoint: String
+  package var endpoint: String
   /// The original file's absolute path.
-  public var file: String
+  package var file: String
   /// The original file's size, in bytes.
-  public var fileSize: Int64
+  package var fileSize: Int64
   /// The original file's modification time, in nanoseconds since 1970.
-  public var fileModified: Int64
+  package var fileModified: Int64
   /// SHA-256 (hex) of the bytes sent (the compressed image, or the file itself), when they
   /// were hashed: empty for a file sent as it is whose ``fileIdentity`` vouches for it, and
   /// for a queued upload's own copy (the outbox entry is its identity).
-  public var sha256: String
+  package var sha256: String
   /// The original's identity when it is sent as it is; nil for derived bytes, a queued
   /// upload's copy, and records saved before identities were kept.
-  public var fileIdentity: FileIdentity?
+  package var fileIdentity: FileIdentity?
   /// The number of bytes sent: the upload's `Upload-Length`.
-  public var length: Int64
+  package var length: Int64
   /// The `Idempotency-Key` of the creation, the same for the upload's whole life.
-  public var idempotencyKey: String
+  package var idempotencyKey: String
   /// The upload URL, once the server gave it.
-  public var uploadURL: String?
+  package var uploadURL: String?
   /// The offset the server last confirmed.
-  public var confirmedOffset: Int64
+  package var confirmedOffset: Int64
 
   /// Creates a record.
   /// - Parameters:
@@ -96,7 +98,7 @@ public struct ResumableUpload: Sendable, Equatable, Codable {
   ///   - uploadURL: the upload URL, if known.
   ///   - confirmedOffset: the confirmed offset.
   ///   - fileIdentity: the original's identity when it is sent as it is.
-  public init(
+  package init(
     endpoint: String, file: String, fileSize: Int64, fileModified: Int64, sha256: String,
     length: Int64, idempotencyKey: String, uploadURL: String? = nil, confirmedOffset: Int64 = 0,
     fileIdentity: FileIdentity? = nil
@@ -118,7 +120,7 @@ public struct ResumableUpload: Sendable, Equatable, Codable {
   ///   - endpoint: the tus endpoint.
   ///   - file: the original file's absolute path.
   /// - Returns: 64 hex digits.
-  public static func storageKey(endpoint: String, file: String) -> String {
+  package static func storageKey(endpoint: String, file: String) -> String {
     SHA256.hex(SHA256.hash(Data("\(endpoint)\n\(file)".utf8)))
   }
 
@@ -134,7 +136,7 @@ public struct ResumableUpload: Sendable, Equatable, Codable {
   ///   outbox entry vouches for it.
   /// - Parameter other: the record made for the upload about to start.
   /// - Returns: true when it resumes.
-  public func resumes(_ other: ResumableUpload) -> Bool {
+  package func resumes(_ other: ResumableUpload) -> Bool {
     guard
       endpoint == other.endpoint && file == other.file && fileSize == other.fileSize
         && fileModified == other.fileModified && length == other.length
@@ -161,7 +163,7 @@ public struct ResumableUpload: Sendable, Equatable, Codable {
   ///   - checkedAt: when it was read, in nanoseconds since 1970.
   ///   - saved: the record kept for this endpoint and file, if any, before its check.
   /// - Returns: true when the bytes are to be hashed.
-  public static func needsDigest(
+  package static func needsDigest(
     derived: Bool, identity: FileIdentity?, checkedAt: Int64, saved: ResumableUpload?
   ) -> Bool {
     guard !derived, let identity, !identity.isRacy(checkedAt: checkedAt) else { return true }

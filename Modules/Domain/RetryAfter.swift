@@ -1,3 +1,5 @@
+import CourierSystem
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -5,13 +7,13 @@
 #endif
 
 /// Reads `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP-date.
-public enum RetryAfter {
+package enum RetryAfter {
   /// Parses the header.
   /// - Parameters:
   ///   - value: the header's value.
   ///   - now: the current time, for a date.
   /// - Returns: the wait (zero for a date in the past), or nil when absent or unreadable.
-  public static func parse(_ value: String?, now: Date) -> Duration? {
+  package static func parse(_ value: String?, now: Date) -> Duration? {
     guard let raw = value?.trimmingSpacesAndTabs(), !raw.isEmpty else { return nil }
     if raw.allSatisfy(\.isASCII), raw.allSatisfy(\.isNumber) {
       guard raw.count <= 10, let seconds = Int64(raw) else { return nil }
@@ -31,7 +33,7 @@ public enum RetryAfter {
   /// RFC's rule instead (a year more than 50 years ahead of now is the century before).
   /// - Parameter text: the date text.
   /// - Returns: the date, or nil when it is not one of the three forms or names no real time.
-  public static func httpDate(_ text: String) -> Date? {
+  package static func httpDate(_ text: String) -> Date? {
     HTTPDate.parse(text, now: nil)
   }
 }

@@ -1,5 +1,5 @@
 /// What to do after a failed attempt.
-public enum RetryDecision: Sendable, Equatable {
+package enum RetryDecision: Sendable, Equatable {
   /// Wait, then try again.
   case retry(after: Duration)
   /// Stop and report the failure.

@@ -1,20 +1,23 @@
-/// Exponential backoff with full jitter, for transient failures only. Pure: the random draw,
+/// Exponential backoff with equal jitter, for transient failures only. Pure: the random draw,
 /// the elapsed time and the budget are inputs.
+///
+/// Each wait is drawn between half its ceiling and the ceiling, so no retry follows its failure
+/// at once: a fleet that failed together does not retry in the same second (decision 2410).
 public struct RetryPolicy: Sendable, Equatable {
   /// Attempts in all, the first one included.
-  public var maxAttempts: Int
+  package var maxAttempts: Int
   /// The backoff ceiling before the first retry.
-  public var baseDelay: Duration
+  package var baseDelay: Duration
   /// The factor the ceiling grows by after each attempt.
-  public var multiplier: Double
+  package var multiplier: Double
   /// The largest backoff ceiling.
-  public var maxDelay: Duration
+  package var maxDelay: Duration
   /// The overall time the operation may take, waits included; nil for none.
-  public var deadline: Duration?
+  package var deadline: Duration?
   /// The longest `Retry-After` honoured; a longer one ends the retries.
-  public var maxRetryAfter: Duration
+  package var maxRetryAfter: Duration
 
-  /// Creates a policy. Defaults: 4 attempts, 0.5 s base, ×2, 20 s cap, 60 s deadline.
+  /// Creates a policy. Defaults: 4 attempts, 2 s base, ×2, 20 s cap, 60 s deadline.
   /// - Parameters:
   ///   - maxAttempts: attempts in all.
   ///   - baseDelay: the first backoff ceiling.
@@ -23,7 +26,7 @@ public struct RetryPolicy: Sendable, Equatable {
   ///   - deadline: the overall deadline.
   ///   - maxRetryAfter: the longest `Retry-After` honoured.
   public init(
-    maxAttempts: Int = 4, baseDelay: Duration = .milliseconds(500), multiplier: Double = 2,
+    maxAttempts: Int = 4, baseDelay: Duration = .seconds(2), multiplier: Double = 2,
     maxDelay: Duration = .seconds(20), deadline: Duration? = .seconds(60),
     maxRetryAfter: Duration = .seconds(60)
   ) {
@@ -36,12 +39,12 @@ public struct RetryPolicy: Sendable, Equatable {
   }
 
   /// No retries at all.
-  public static let none = RetryPolicy(maxAttempts: 1)
+  package static let none = RetryPolicy(maxAttempts: 1)
 
   /// The backoff ceiling before retry number `attempt` (1 for the first retry).
   /// - Parameter attempt: the number of attempts already made.
   /// - Returns: `min(maxDelay, baseDelay × multiplier^(attempt−1))`.
-  public func ceiling(afterAttempt attempt: Int) -> Duration {
+  package func ceiling(afterAttempt attempt: Int) -> Duration {
     let factor = pow(multiplier, Double(max(0, attempt - 1)))
     let base = baseDelay.seconds * factor
     return min(maxDelay, .seconds(base.isFinite ? base : maxDelay.seconds))
@@ -56,7 +59,7 @@ public struct RetryPolicy: Sendable, Equatable {
   ///   - jitter: a uniform draw in `0..<1`.
   ///   - budgetAllows: whether the client's shared retry budget has a token.
   /// - Returns: the decision.
-  public func decide(
+  package func decide(
     after error: CourierError, attempt: Int, elapsed: Duration, safeToRepeat: Bool,
     jitter: Double, budgetAllows: Bool = true
   ) -> RetryDecision {
@@ -64,10 +67,10 @@ public struct RetryPolicy: Sendable, Equatable {
     if error.kind == .notTheServer { return .giveUp(.notTheServer) }
     if error.mayHaveReachedServer && !safeToRepeat { return .giveUp(.notSafeToRepeat) }
     guard attempt < maxAttempts else { return .giveUp(.attemptsExhausted) }
-    var wait = ceiling(afterAttempt: attempt) * min(max(jitter, 0), 1)
+    var wait = ceiling(afterAttempt: attempt).equalJitter(jitter)
     if let retryAfter = error.retryAfter {
       guard retryAfter <= maxRetryAfter else { return .giveUp(.retryAfterTooLong) }
-      wait = max(wait, retryAfter)
+      wait = max(wait, retryAfter.spreadPast(jitter))
     }
     if let deadline, elapsed + wait >= deadline { return .giveUp(.deadlineExceeded) }
     guard budgetAllows else { return .giveUp(.budgetExhausted) }
@@ -76,8 +79,24 @@ public struct RetryPolicy: Sendable, Equatable {
 }
 
 extension Duration {
+  /// Equal jitter: a wait between half this ceiling and the ceiling, from a draw in `0..<1`
+  /// (clamped; a draw that is not finite counts as 0).
+  package func equalJitter(_ draw: Double) -> Duration {
+    self * (0.5 + 0.5 * Self.clamped(draw))
+  }
+
+  /// A server's `Retry-After`, spread over up to half of itself past it, so clients told the
+  /// same value do not come back in the same instant. Never shorter than the server asked.
+  package func spreadPast(_ draw: Double) -> Duration {
+    max(.zero, self) * (1 + 0.5 * Self.clamped(draw))
+  }
+
+  private static func clamped(_ draw: Double) -> Double {
+    draw.isFinite ? min(max(draw, 0), 1) : 0
+  }
+
   /// The duration in seconds, as a floating-point number.
-  public var seconds: Double {
+  package var seconds: Double {
     Double(components.seconds) + Double(components.attoseconds) / 1e18
   }
 }

@@ -8,23 +8,23 @@
 /// version is written in `If-Match`, which statuses prove a write, which error codes are a
 /// version conflict and which 404 to a delete means "already gone". The defaults are the backend
 /// contract's (`"v<n>"`, 200/201, 204, `version_conflict`, `not_found`).
-public struct ServerAnswers: Sendable, Equatable, Codable {
+package struct ServerAnswers: Sendable, Equatable, Codable {
   /// What comes before the version number in an entity tag: `"v3"` for `v`, `"r3"` for `r`.
-  public var versionTagPrefix: String
+  package var versionTagPrefix: String
   /// The statuses that answer a create or an update whose body is the record (`200`, `201`).
-  public var writeStatuses: Set<Int>
+  package var writeStatuses: Set<Int>
   /// The statuses that answer a delete without a body (`204`; a `200` with an empty body is
   /// always accepted too).
-  public var deleteStatuses: Set<Int>
+  package var deleteStatuses: Set<Int>
   /// The error codes of a `409` that mean the base version is stale (the answer's `current`
   /// is the server's record): `version_conflict`.
-  public var conflictCodes: Set<String>
+  package var conflictCodes: Set<String>
   /// The error codes of a `404` to a delete that mean the record is already gone, so the
   /// delete's effect holds: `not_found`.
-  public var goneCodes: Set<String>
+  package var goneCodes: Set<String>
 
   /// The backend contract's answers.
-  public static let contract = ServerAnswers()
+  package static let contract = ServerAnswers()
 
   /// Creates answer rules; every default is the backend contract's.
   /// - Parameters:
@@ -33,7 +33,7 @@ public struct ServerAnswers: Sendable, Equatable, Codable {
   ///   - deleteStatuses: the statuses of a proven delete.
   ///   - conflictCodes: the `409` codes that mean a stale base version.
   ///   - goneCodes: the `404` codes that mean a deleted record is already gone.
-  public init(
+  package init(
     versionTagPrefix: String = "v", writeStatuses: Set<Int> = [200, 201],
     deleteStatuses: Set<Int> = [204], conflictCodes: Set<String> = ["version_conflict"],
     goneCodes: Set<String> = ["not_found"]
@@ -48,13 +48,13 @@ public struct ServerAnswers: Sendable, Equatable, Codable {
   /// The entity tag of a version: `"v3"` (quotes included).
   /// - Parameter version: the version.
   /// - Returns: the tag.
-  public func tag(forVersion version: Int) -> String { "\"\(versionTagPrefix)\(version)\"" }
+  package func tag(forVersion version: Int) -> String { "\"\(versionTagPrefix)\(version)\"" }
 
   /// Whether a refusal is a version conflict: a `409` (or any refusal carrying `current`) with one
   /// of `conflictCodes`, or with a `current` record and no code at all.
   /// - Parameter error: the classified refusal.
   /// - Returns: true for a conflict the policy settles.
-  public func isConflict(_ error: CourierError) -> Bool {
+  package func isConflict(_ error: CourierError) -> Bool {
     guard error.kind == .conflict else { return false }
     if let code = error.code { return conflictCodes.contains(code) || error.current != nil }
     return error.current != nil
@@ -64,7 +64,7 @@ public struct ServerAnswers: Sendable, Equatable, Codable {
   /// one of `goneCodes` (the server's own error body, not a portal's 404 page).
   /// - Parameter error: the classified refusal.
   /// - Returns: true when the delete's effect holds.
-  public func isAlreadyGone(_ error: CourierError) -> Bool {
+  package func isAlreadyGone(_ error: CourierError) -> Bool {
     error.status == 404 && error.code.map { goneCodes.contains($0) } == true
   }
 

@@ -1,3 +1,5 @@
+import CourierSystem
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -6,15 +8,15 @@
 
 /// What a server said in an error body, from `{code, message}`, RFC 9457
 /// `application/problem+json`, or neither.
-public struct ServerProblem: Sendable, Equatable {
+package struct ServerProblem: Sendable, Equatable {
   /// The machine-readable code.
-  public var code: String?
+  package var code: String?
   /// The message for a person, plain text only.
-  public var message: String?
+  package var message: String?
   /// The field a validation error names.
-  public var field: String?
+  package var field: String?
   /// The server's current record, for conflicts.
-  public var current: JSONValue?
+  package var current: JSONValue?
 
   /// Creates a problem.
   /// - Parameters:
@@ -22,7 +24,7 @@ public struct ServerProblem: Sendable, Equatable {
   ///   - message: the plain-text message.
   ///   - field: the field.
   ///   - current: the current record.
-  public init(
+  package init(
     code: String? = nil, message: String? = nil, field: String? = nil, current: JSONValue? = nil
   ) {
     self.code = code
@@ -36,7 +38,7 @@ public struct ServerProblem: Sendable, Equatable {
   ///   - body: the body bytes.
   ///   - contentType: the `Content-Type` header, if any.
   /// - Returns: what could be read.
-  public static func decode(_ body: Data, contentType: String?) -> ServerProblem {
+  package static func decode(_ body: Data, contentType: String?) -> ServerProblem {
     guard !body.isEmpty, body.count <= 1 << 20,
       let json = try? JSONValue(parsing: body),
       case .object = json
@@ -69,7 +71,7 @@ public struct ServerProblem: Sendable, Equatable {
   /// characters, trimmed and bounded.
   /// - Parameter text: the server's text.
   /// - Returns: the text, or nil when it is not fit to show.
-  public static func plainText(_ text: String) -> String? {
+  package static func plainText(_ text: String) -> String? {
     let trimmed = text.trimmingWhitespaceAndNewlines()
     guard !trimmed.isEmpty else { return nil }
     let lowered = trimmed.lowercased()

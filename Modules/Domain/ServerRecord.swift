@@ -5,15 +5,15 @@
 #endif
 
 /// A record as the server last sent it. The server owns `version` and `updatedAt`.
-public struct ServerRecord: Sendable, Equatable, Codable {
+package struct ServerRecord: Sendable, Equatable, Codable {
   /// The record's id.
-  public var id: String
+  package var id: String
   /// The record's fields other than the id, the version and the update time.
-  public var payload: JSONValue
+  package var payload: JSONValue
   /// The server's version of the record.
-  public var version: Int
+  package var version: Int
   /// When the server last changed it, if it said.
-  public var updatedAt: Date?
+  package var updatedAt: Date?
 
   /// Creates a server record.
   /// - Parameters:
@@ -21,7 +21,7 @@ public struct ServerRecord: Sendable, Equatable, Codable {
   ///   - payload: the other fields.
   ///   - version: the server's version.
   ///   - updatedAt: the server's update time.
-  public init(id: String, payload: JSONValue, version: Int, updatedAt: Date? = nil) {
+  package init(id: String, payload: JSONValue, version: Int, updatedAt: Date? = nil) {
     self.id = id
     self.payload = payload
     self.version = version

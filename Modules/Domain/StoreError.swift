@@ -1,9 +1,9 @@
 /// A failure of a local store (record store or outbox): what went wrong, on which file and line,
 /// in words a person can act on. A store never resets itself silently: a damaged file is reported
 /// with this error and left as it was.
-public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
   /// What kind of failure this is.
-  public enum Code: String, Sendable, Codable, CaseIterable {
+  package enum Code: String, Sendable, Codable, CaseIterable {
     /// The file exists but is not a store, or its content is damaged.
     case corrupt
     /// The file could not be opened, read or written (permissions, disk full, I/O error).
@@ -26,15 +26,15 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
   }
 
   /// The kind of failure.
-  public var code: Code
+  package var code: Code
   /// A sentence for a person, naming the file when there is one.
-  public var message: String
+  package var message: String
   /// The file concerned, when there is one.
-  public var path: String?
+  package var path: String?
   /// The line of the file concerned (1-based), for line-oriented files.
-  public var line: Int?
+  package var line: Int?
   /// The underlying error or library message, for logs.
-  public var underlying: String?
+  package var underlying: String?
 
   /// Creates an error.
   /// - Parameters:
@@ -43,7 +43,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
   ///   - path: the file concerned.
   ///   - line: the line concerned.
   ///   - underlying: the underlying error, for logs.
-  public init(
+  package init(
     _ code: Code, _ message: String, path: String? = nil, line: Int? = nil,
     underlying: String? = nil
   ) {
@@ -55,7 +55,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
   }
 
   /// What a person can do about it, by kind: nil when the message already says it.
-  public var advice: String? {
+  package var advice: String? {
     switch code {
     case .corrupt:
       return "Move the file aside (nothing was changed in it) and run the command again; "
@@ -75,7 +75,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
   }
 
   /// The message, with the underlying cause when known.
-  public var description: String {
+  package var description: String {
     var text = "\(code.rawValue): \(message)"
     if let underlying { text += " (\(underlying))" }
     return text

@@ -7,7 +7,7 @@
 /// One primitive change to a local store: the unit every adapter persists. The store's
 /// operations (apply and enqueue, complete, refresh...) are planned as a list of these by
 /// `LocalStorePlan` and committed together, all or nothing.
-public enum StoreMutation: Sendable, Equatable, Codable {
+package enum StoreMutation: Sendable, Equatable, Codable {
   /// Create or replace a record.
   case putRecord(LocalRecord)
   /// Remove a record (nothing if absent).

@@ -7,15 +7,15 @@
 /// Mutations to commit together and the value to return once they are.
 public struct StorePlan<Result: Sendable>: Sendable {
   /// The mutations, applied in order, all or nothing.
-  public var mutations: [StoreMutation]
+  package var mutations: [StoreMutation]
   /// What the operation returns after the commit.
-  public var result: Result
+  package var result: Result
 
   /// Creates a plan.
   /// - Parameters:
   ///   - mutations: the mutations.
   ///   - result: the result.
-  public init(_ mutations: [StoreMutation], result: Result) {
+  package init(_ mutations: [StoreMutation], result: Result) {
     self.mutations = mutations
     self.result = result
   }

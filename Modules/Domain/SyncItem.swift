@@ -15,7 +15,7 @@ public struct SyncItem<Record: CollectionRecord>: Sendable {
   /// - Parameters:
   ///   - value: the record.
   ///   - state: its state.
-  public init(value: Record, state: LocalState) {
+  package init(value: Record, state: LocalState) {
     self.value = value
     self.state = state
   }

@@ -7,7 +7,7 @@
 /// A record type the sync engine can keep in sync, whose collection is known at compile time:
 /// its collection, how its JSON carries id, version and update time, and a typed view over a
 /// local record. `Article` is one.
-public protocol SyncRecord: CollectionRecord {
+package protocol SyncRecord: CollectionRecord {
   /// The collection (the server path `/<collection>`).
   static var collection: String { get }
   /// How the server's JSON carries id, version and update time.
@@ -28,14 +28,14 @@ public protocol SyncRecord: CollectionRecord {
 extension SyncRecord {
   /// The collection's name at `/<collection>` with `schema`, the contract's answers and open
   /// fields.
-  public static var declaration: CollectionDescription {
+  package static var declaration: CollectionDescription {
     CollectionDescription(name: collection, schema: schema)
   }
 }
 
 extension Article: SyncRecord {
   /// The contract's names.
-  public static var schema: RecordSchema { .standard }
+  package static var schema: RecordSchema { .standard }
   /// `CollectionDescription.articles`: a required `title` and a `body`, both strings.
-  public static var declaration: CollectionDescription { .articles }
+  package static var declaration: CollectionDescription { .articles }
 }

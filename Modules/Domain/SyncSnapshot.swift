@@ -20,15 +20,15 @@ public struct SyncSnapshot<Record: CollectionRecord>: Sendable {
   /// The records shown, sorted by id; local deletions are left out.
   public var items: [SyncItem<Record>]
   /// Records deleted locally whose deletion is not confirmed yet.
-  public var deletedIDs: [String]
+  package var deletedIDs: [String]
   /// Records the store holds but that could not be read as `Record` (named in the error).
-  public var unreadable: [String]
+  package var unreadable: [String]
   /// When the list was last confirmed fresh by the server; nil when never.
-  public var lastRefresh: Date?
+  package var lastRefresh: Date?
   /// The list's age at the time of the snapshot (now − lastRefresh), nil when never refreshed.
-  public var age: TimeInterval?
+  package var age: TimeInterval?
   /// For a network snapshot: whether the server answered 304 (nothing changed).
-  public var notModified: Bool
+  package var notModified: Bool
   /// For a network snapshot: why the refresh failed (the cache is kept, untouched).
   public var error: CourierError?
 
@@ -42,7 +42,7 @@ public struct SyncSnapshot<Record: CollectionRecord>: Sendable {
   ///   - age: the age.
   ///   - notModified: whether a 304 came.
   ///   - error: the refresh failure.
-  public init(
+  package init(
     source: Source, items: [SyncItem<Record>], deletedIDs: [String] = [], unreadable: [String] = [],
     lastRefresh: Date?, age: TimeInterval?, notModified: Bool = false,
     error: CourierError? = nil
@@ -58,5 +58,5 @@ public struct SyncSnapshot<Record: CollectionRecord>: Sendable {
   }
 
   /// Whether the list shown may be out of date (from the cache, or a failed refresh).
-  public var isStale: Bool { source == .cache || error != nil }
+  package var isStale: Bool { source == .cache || error != nil }
 }

@@ -24,7 +24,7 @@ public struct SyncState: Sendable, Equatable {
   /// The last failure of a replay or a refresh; cleared by the next success.
   public var lastError: CourierError?
   /// When a replay last finished with an empty queue, or a refresh succeeded.
-  public var lastSyncAt: Date?
+  package var lastSyncAt: Date?
 
   /// Creates a state.
   /// - Parameters:
@@ -35,7 +35,7 @@ public struct SyncState: Sendable, Equatable {
   ///   - conflicted: conflicted entries.
   ///   - lastError: the last failure.
   ///   - lastSyncAt: the last success.
-  public init(
+  package init(
     path: PathStatus = .unknown, isSyncing: Bool = false, pendingCount: Int = 0,
     rejected: [OutboxEntry] = [], conflicted: [OutboxEntry] = [], lastError: CourierError? = nil,
     lastSyncAt: Date? = nil
@@ -50,5 +50,5 @@ public struct SyncState: Sendable, Equatable {
   }
 
   /// Whether the device looks online (`satisfied`, or not known yet).
-  public var isOnline: Bool { path == .satisfied || path == .unknown }
+  package var isOnline: Bool { path == .satisfied || path == .unknown }
 }

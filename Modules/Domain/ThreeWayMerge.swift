@@ -15,7 +15,7 @@
 /// field both have with different values goes to the resolver.
 ///
 /// Pure: every rule is a table test (`ThreeWayMergeTests`).
-public enum ThreeWayMerge {
+package enum ThreeWayMerge {
   /// Merges one record.
   /// - Parameters:
   ///   - base: the fields the local write started from; nil when unknown.
@@ -24,7 +24,7 @@ public enum ThreeWayMerge {
   ///   - baseKnown: whether `base` is the base copy (false: it is unknown, compare without it).
   ///   - resolve: settles the fields both sides changed.
   /// - Returns: the merged fields, an agreed deletion, or a conflict no field merge settles.
-  public static func merge(
+  package static func merge(
     base: JSONValue?, mine: JSONValue?, theirs: JSONValue?, baseKnown: Bool = true,
     resolve: FieldResolver
   ) -> MergeOutcome {
@@ -71,14 +71,14 @@ public enum ThreeWayMerge {
   ///   - localEditAt: when the user made the local write.
   ///   - serverUpdatedAt: when the server last changed the record, nil when it did not say.
   /// - Returns: the resolver.
-  public static func lastWriteWins(localEditAt: Date, serverUpdatedAt: Date?) -> FieldResolver {
+  package static func lastWriteWins(localEditAt: Date, serverUpdatedAt: Date?) -> FieldResolver {
     let localWins = serverUpdatedAt.map { localEditAt > $0 } ?? true
     return { _, _, mine, theirs in localWins ? mine : theirs }
   }
 
   /// A resolver that always keeps the server's value of a field both sides changed.
-  public static let serverWins: FieldResolver = { _, _, _, theirs in theirs }
+  package static let serverWins: FieldResolver = { _, _, _, theirs in theirs }
 
   /// A resolver that always keeps the local value of a field both sides changed.
-  public static let localWins: FieldResolver = { _, _, mine, _ in mine }
+  package static let localWins: FieldResolver = { _, _, mine, _ in mine }
 }

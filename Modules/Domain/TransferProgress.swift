@@ -21,5 +21,5 @@ public struct TransferProgress: Sendable, Equatable {
   }
 
   /// Sent over total in 0...1 (0 while the total is unknown).
-  public var fraction: Double { total > 0 ? min(1, Double(sent) / Double(total)) : 0 }
+  package var fraction: Double { total > 0 ? min(1, Double(sent) / Double(total)) : 0 }
 }

@@ -1,3 +1,4 @@
+import CourierSystem
 import HTTPTypes
 
 #if canImport(FoundationEssentials)
@@ -12,30 +13,31 @@ import HTTPTypes
 /// equals the length (and, where asked, the stored record's id is named).
 ///
 /// Pure: every rule is a table test (`TusTests`).
-public enum Tus {
+package enum Tus {
   /// The protocol version sent in `Tus-Resumable`.
-  public static let version = "1.0.0"
+  package static let version = "1.0.0"
   /// The media type of a `PATCH` body.
-  public static let offsetContentType = "application/offset+octet-stream"
+  package static let offsetContentType = "application/offset+octet-stream"
 
   /// What a server offers, read from its `OPTIONS` answer.
-  public struct Capabilities: Sendable, Equatable {
+  package struct Capabilities: Sendable, Equatable {
     /// `Tus-Extension`, lower-cased.
-    public var extensions: Set<String>
+    package var extensions: Set<String>
     /// `Tus-Checksum-Algorithm`, lower-cased, in the server's order.
-    public var checksumAlgorithms: [String]
+    package var checksumAlgorithms: [String]
     /// `Tus-Max-Size`, when given.
-    public var maxSize: Int64?
+    package var maxSize: Int64?
 
     /// What is assumed of a server that did not answer `OPTIONS`: core and creation only.
-    public static let assumed = Capabilities(extensions: ["creation"])
+    package static let assumed = Capabilities(extensions: ["creation"])
 
     /// Creates capabilities.
     /// - Parameters:
     ///   - extensions: the extensions.
     ///   - checksumAlgorithms: the checksum algorithms.
     ///   - maxSize: the largest upload.
-    public init(extensions: Set<String>, checksumAlgorithms: [String] = [], maxSize: Int64? = nil) {
+    package init(extensions: Set<String>, checksumAlgorithms: [String] = [], maxSize: Int64? = nil)
+    {
       self.extensions = extensions
       self.checksumAlgorithms = checksumAlgorithms
       self.maxSize = maxSize
@@ -45,7 +47,7 @@ public enum Tus {
     /// that says nothing, so ``assumed`` holds.
     /// - Parameter response: the answer.
     /// - Returns: the capabilities.
-    public init(options response: HTTPResponse) {
+    package init(options response: HTTPResponse) {
       let fields = response.headerFields
       guard response.status.kind == .successful, fields[.tusVersion] != nil else {
         self = .assumed
@@ -63,16 +65,16 @@ public enum Tus {
 
     /// The checksum algorithm the client uses: `sha256` when the server offers the checksum
     /// extension with it, else none (the only one Courier computes).
-    public var checksumAlgorithm: String? {
+    package var checksumAlgorithm: String? {
       extensions.contains("checksum") && checksumAlgorithms.contains("sha256") ? "sha256" : nil
     }
 
     /// Whether the first chunk may go with the creation.
-    public var createsWithUpload: Bool { extensions.contains("creation-with-upload") }
+    package var createsWithUpload: Bool { extensions.contains("creation-with-upload") }
   }
 
   /// What the answer to `OPTIONS` on the creation URL means for an upload (decision 1303).
-  public enum Discovery: Sendable, Equatable {
+  package enum Discovery: Sendable, Equatable {
     /// Go on with what the server offers (``Capabilities/assumed`` when it said nothing).
     case offers(Capabilities)
     /// Stop this attempt with this error: the retry policy retries a transient one (a 503, a
@@ -98,7 +100,7 @@ public enum Tus {
   ///   - response: the answer.
   ///   - body: its body.
   /// - Returns: what to do.
-  public static func afterOptions(_ response: HTTPResponse, body: Data) -> Discovery {
+  package static func afterOptions(_ response: HTTPResponse, body: Data) -> Discovery {
     let status = response.status.code
     if (200..<300).contains(status) {
       if response.headerFields[.tusVersion] != nil {
@@ -132,7 +134,7 @@ public enum Tus {
   /// lists `1.0.0` (a queued upload to a target that does not goes as multipart).
   /// - Parameter response: the answer.
   /// - Returns: true for a tus server.
-  public static func speaks(_ response: HTTPResponse) -> Bool {
+  package static func speaks(_ response: HTTPResponse) -> Bool {
     guard response.status.kind == .successful, let versions = response.headerFields[.tusVersion]
     else { return false }
     return versions.split(separator: ",").contains {
@@ -154,7 +156,7 @@ public enum Tus {
   ///   - maximum: the largest size.
   ///   - target: how long one request should last.
   /// - Returns: the next size.
-  public static func nextChunk(
+  package static func nextChunk(
     current: Int64, sent: Int64, took: Duration, minimum: Int64, maximum: Int64,
     target: Duration = .milliseconds(250)
   ) -> Int64 {
@@ -170,7 +172,7 @@ public enum Tus {
   }
 
   /// What the client does next.
-  public enum Step: Sendable, Equatable {
+  package enum Step: Sendable, Equatable {
     /// Send the bytes from this offset (the server holds everything before it).
     case send(from: Int64)
     /// The server has every byte; the proof is in the answer (the stored record's id when the
@@ -190,7 +192,7 @@ public enum Tus {
   /// `Upload-Metadata`: `key base64(value)` pairs separated by commas, in the given order.
   /// - Parameter pairs: keys (without spaces or commas) and values.
   /// - Returns: the header value.
-  public static func metadata(_ pairs: [(key: String, value: String)]) -> String {
+  package static func metadata(_ pairs: [(key: String, value: String)]) -> String {
     pairs.map { pair in
       pair.value.isEmpty
         ? pair.key : "\(pair.key) \(Data(pair.value.utf8).base64EncodedString())"
@@ -206,7 +208,7 @@ public enum Tus {
   ///   - confirmation: what proves completion.
   /// - Returns: `send(from:)` (the upload URL is the answer's `Location`), `complete`,
   ///   `resync` (the offset is not given: ask), or `fail`.
-  public static func afterCreation(
+  package static func afterCreation(
     _ response: HTTPResponse, body: Data, length: Int64, sentBody: Int64,
     confirmation: DeliveryProof.UploadConfirmation
   ) -> Step {
@@ -241,7 +243,7 @@ public enum Tus {
   ///   - confirmed: the offset the server confirmed before (0 when unknown).
   ///   - confirmation: what proves completion.
   /// - Returns: `send(from:)`, `complete`, `restart` (404, 410) or `fail`.
-  public static func afterHead(
+  package static func afterHead(
     _ response: HTTPResponse, body: Data, length: Int64, confirmed: Int64,
     confirmation: DeliveryProof.UploadConfirmation
   ) -> Step {
@@ -277,7 +279,7 @@ public enum Tus {
   ///   - resends: how often this chunk was already sent again after a checksum mismatch.
   ///   - confirmation: what proves completion.
   /// - Returns: the next step.
-  public static func afterPatch(
+  package static func afterPatch(
     _ response: HTTPResponse, body: Data, from: Int64, chunk: Int64, length: Int64,
     resends: Int, confirmation: DeliveryProof.UploadConfirmation
   ) -> Step {
@@ -317,7 +319,7 @@ public enum Tus {
   }
 
   /// The exchange whose answer gave a step.
-  public enum Exchange: Sendable, Equatable {
+  package enum Exchange: Sendable, Equatable {
     /// The creation (`POST`), with or without a first chunk.
     case creation
     /// A `HEAD` asking where the upload stands.
@@ -340,7 +342,7 @@ public enum Tus {
   ///   - exchange: the exchange that was answered.
   ///   - confirmed: the confirmed offset before the answer.
   /// - Returns: the confirmed offset after it.
-  public static func confirmedOffset(after step: Step, of exchange: Exchange, confirmed: Int64)
+  package static func confirmedOffset(after step: Step, of exchange: Exchange, confirmed: Int64)
     -> Int64
   {
     guard case .send(let from) = step, exchange != .head else { return confirmed }
@@ -387,7 +389,7 @@ public enum Tus {
   ///   - response: the answer.
   ///   - what: what the server did, after "The upload server".
   /// - Returns: the error.
-  public static func anomaly(_ code: String, _ response: HTTPResponse, _ what: String)
+  package static func anomaly(_ code: String, _ response: HTTPResponse, _ what: String)
     -> CourierError
   {
     CourierError(

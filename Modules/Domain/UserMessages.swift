@@ -6,12 +6,12 @@
 
 /// The sentences shown to a person for each kind of failure. One table, so that every app
 /// says the same thing and none shows a raw code.
-public enum UserMessages {
+package enum UserMessages {
   /// The message for an error.
   /// - Parameter error: the error.
   /// - Returns: a plain sentence for a person.
-  public static func message(for error: CourierError) -> String {
-    switch error.kind {
+  package static func message(for error: CourierError) -> String {
+    switch error.kind.code {
     case .offline:
       return "You're offline. Your changes are kept and will be sent when the network is back."
     case .timedOut:
@@ -78,7 +78,7 @@ public enum UserMessages {
   /// A wait for a person: "3 seconds", "2 minutes".
   /// - Parameter wait: the duration.
   /// - Returns: the text.
-  public static func formatWait(_ wait: Duration) -> String {
+  package static func formatWait(_ wait: Duration) -> String {
     let seconds = Int(
       (Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
         .rounded(.up))

@@ -7,13 +7,13 @@
 /// What a local write did: the optimistic record and what waits in the outbox.
 public struct WriteReceipt: Sendable, Equatable {
   /// The record written.
-  public var key: RecordKey
+  package var key: RecordKey
   /// The operation id (its `Idempotency-Key`), or nil when the write cancelled an unsent one.
   public var operationID: UUID?
   /// What happened to the queue.
-  public var enqueue: EnqueueResult
+  package var enqueue: EnqueueResult
   /// The record as shown after the write (nil when gone).
-  public var record: LocalRecord?
+  package var record: LocalRecord?
 
   /// Creates a receipt.
   /// - Parameters:
@@ -21,7 +21,7 @@ public struct WriteReceipt: Sendable, Equatable {
   ///   - operationID: the operation id.
   ///   - enqueue: the enqueue result.
   ///   - record: the record after.
-  public init(key: RecordKey, operationID: UUID?, enqueue: EnqueueResult, record: LocalRecord?) {
+  package init(key: RecordKey, operationID: UUID?, enqueue: EnqueueResult, record: LocalRecord?) {
     self.key = key
     self.operationID = operationID
     self.enqueue = enqueue

@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import CourierSystem
 import HTTPTypes
 import OpenAPIRuntime
 
@@ -61,7 +62,7 @@ struct SegmentBytes: AsyncSequence, Sendable {
     private var pending: ArraySlice<BodySegment>
     private let context: String
     /// The file being read and the bytes of its range still to read.
-    private var open: (file: OpenFile, url: URL, left: Int64)?
+    private var reading: (file: OpenFile, url: URL, left: Int64)?
 
     init(segments: [BodySegment], context: String) {
       pending = segments[...]
@@ -70,10 +71,10 @@ struct SegmentBytes: AsyncSequence, Sendable {
 
     mutating func next() async throws -> HTTPBody.ByteChunk? {
       while true {
-        if let (file, url, left) = open {
+        if let (file, url, left) = reading {
           guard left > 0 else {
             file.close()
-            open = nil
+            reading = nil
             continue
           }
           let data: Data
@@ -83,11 +84,11 @@ struct SegmentBytes: AsyncSequence, Sendable {
             throw unreadable(url)
           }
           guard !data.isEmpty else { throw unreadable(url) }
-          open = (file, url, left - Int64(data.count))
+          reading = (file, url, left - Int64(data.count))
           return HTTPBody.ByteChunk(data)
         }
         guard let segment = pending.popFirst() else { return nil }
-        switch segment {
+        switch segment.contents {
         case .bytes(let data):
           if !data.isEmpty { return HTTPBody.ByteChunk(data) }
         case .file(let url, let offset, let length):
@@ -96,7 +97,7 @@ struct SegmentBytes: AsyncSequence, Sendable {
           do {
             let file = try OpenFile.reading(url.path)
             try file.seek(toOffset: UInt64(offset))
-            open = (file, url, length)
+            reading = (file, url, length)
           } catch {
             throw unreadable(url)
           }

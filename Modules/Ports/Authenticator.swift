@@ -10,7 +10,7 @@ import CourierDomain
 /// `AuthTransport`. The decorator decides when (which origin gets the token, single flight,
 /// refresh before the stored expiry and once after a 401); an authenticator only knows the
 /// server's contract for renewing a session.
-public protocol Authenticator: Sendable {
+package protocol Authenticator: Sendable {
   /// The session's current credentials.
   /// - Returns: them, or nil when logged out.
   /// - Throws: when the stored session exists but cannot be read.

@@ -7,11 +7,11 @@
 /// A session's tokens.
 public struct Credentials: Sendable, Equatable, Codable {
   /// The bearer token sent with each request.
-  public var accessToken: String
+  package var accessToken: String
   /// The token that buys a new pair once.
-  public var refreshToken: String?
+  package var refreshToken: String?
   /// When the access token expires, if the server said.
-  public var expiresAt: Date?
+  package var expiresAt: Date?
 
   /// Creates credentials.
   /// - Parameters:

@@ -11,7 +11,7 @@ import CourierDomain
 /// adapter reads the range itself, with a buffer of its own, so memory stays flat whatever the
 /// size, and may use what the CPU offers (the SHA extensions); every adapter gives the digest
 /// Domain's portable `SHA256` gives, which is the reference the contract tests compare with.
-public protocol FileHasher: Sendable {
+package protocol FileHasher: Sendable {
   /// The SHA-256 of `length` bytes of `file` from `offset`.
   /// - Parameters:
   ///   - file: the file.

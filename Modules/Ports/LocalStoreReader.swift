@@ -77,7 +77,7 @@ extension LocalStoreReader {
   /// - Parameter collection: the collection.
   /// - Returns: the entries, in queue order.
   /// - Throws: `StoreError` when they cannot be read.
-  public func entries(in collection: String) throws -> [OutboxEntry] {
+  package func entries(in collection: String) throws -> [OutboxEntry] {
     try entries(pendingOnly: false).filter { $0.key.collection == collection }
   }
 
@@ -85,7 +85,7 @@ extension LocalStoreReader {
   /// - Parameter ids: operation ids.
   /// - Returns: the stamp of each id an entry has.
   /// - Throws: `StoreError` when they cannot be read.
-  public func stamps(of ids: [UUID]) throws -> [UUID: OutboxStamp] {
+  package func stamps(of ids: [UUID]) throws -> [UUID: OutboxStamp] {
     var stamps: [UUID: OutboxStamp] = [:]
     for id in ids {
       if let entry = try entry(id) { stamps[id] = OutboxStamp(entry) }
@@ -99,7 +99,7 @@ extension LocalStoreReader {
   ///   - sequence: the entry left out.
   /// - Returns: the entries.
   /// - Throws: `StoreError` when they cannot be read.
-  public func entries(for key: RecordKey, except sequence: Int64) throws -> [OutboxEntry] {
+  package func entries(for key: RecordKey, except sequence: Int64) throws -> [OutboxEntry] {
     try entries(for: key).filter { $0.sequence != sequence }
   }
 
@@ -109,7 +109,7 @@ extension LocalStoreReader {
   ///   - sequence: the entry left out.
   /// - Returns: whether one remains.
   /// - Throws: `StoreError` when they cannot be read.
-  public func hasEntries(for key: RecordKey, except sequence: Int64) throws -> Bool {
+  package func hasEntries(for key: RecordKey, except sequence: Int64) throws -> Bool {
     try entries(for: key).contains { $0.sequence != sequence }
   }
 }

@@ -9,7 +9,7 @@ import Synchronization
 /// stream's `onTermination` (run by a cancelling task under that task's own lock) takes only
 /// that second lock, so a yield (which needs the resumed task's lock) and a cancellation can
 /// never wait for each other.
-public final class PathBroadcaster: Sendable {
+package final class PathBroadcaster: Sendable {
   private struct State {
     var hint: NetworkHint
   }
@@ -24,23 +24,23 @@ public final class PathBroadcaster: Sendable {
 
   /// Creates a broadcaster that has heard nothing.
   /// - Parameter generation: the first accepted generation.
-  public init(generation: UInt64 = 0) {
+  package init(generation: UInt64 = 0) {
     state = Mutex(State(hint: NetworkHint(generation: generation)))
   }
 
   /// The latest path.
-  public var current: NetworkPath { state.withLock { $0.hint.path } }
+  package var current: NetworkPath { state.withLock { $0.hint.path } }
 
   /// The generation whose events are accepted.
-  public var generation: UInt64 { state.withLock { $0.hint.generation } }
+  package var generation: UInt64 { state.withLock { $0.hint.generation } }
 
   /// How many streams are open.
-  public var subscriberCount: Int { subscribers.withLock { $0.streams.count } }
+  package var subscriberCount: Int { subscribers.withLock { $0.streams.count } }
 
   /// A new stream: the current path first, then every change; a slow consumer gets only the
   /// newest.
   /// - Returns: the stream.
-  public func updates() -> AsyncStream<NetworkPath> {
+  package func updates() -> AsyncStream<NetworkPath> {
     let (stream, continuation) = AsyncStream.makeStream(
       of: NetworkPath.self, bufferingPolicy: .bufferingNewest(1))
     let id = state.withLock { state -> UInt64 in
@@ -61,7 +61,7 @@ public final class PathBroadcaster: Sendable {
   /// Starts a new generation: older events are ignored from now on; subscribers see `unknown`
   /// if they saw something else.
   /// - Returns: the new generation.
-  public func restart() -> UInt64 {
+  package func restart() -> UInt64 {
     state.withLock { state in
       let hadNews = state.hint.path.status != .unknown
       let generation = state.hint.restart()
@@ -73,7 +73,7 @@ public final class PathBroadcaster: Sendable {
   /// Moves to a new generation keeping the path, after the monitor took a fresh snapshot.
   /// - Parameter expected: the generation the caller runs under.
   /// - Returns: the new generation, or nil when a newer monitor has taken over.
-  public func resynchronise(from expected: UInt64) -> UInt64? {
+  package func resynchronise(from expected: UInt64) -> UInt64? {
     state.withLock { $0.hint.resynchronise(from: expected) }
   }
 
@@ -82,7 +82,7 @@ public final class PathBroadcaster: Sendable {
   /// - Parameter path: the event.
   /// - Returns: the effects (empty when nothing was published).
   @discardableResult
-  public func offer(_ path: NetworkPath) -> [PathHintEffect] {
+  package func offer(_ path: NetworkPath) -> [PathHintEffect] {
     state.withLock { state in
       let effects = state.hint.accept(path)
       if !effects.isEmpty { yield(path) }
@@ -95,7 +95,7 @@ public final class PathBroadcaster: Sendable {
   /// - Parameter path: the event.
   /// - Returns: the effects (empty when nothing was published).
   @discardableResult
-  public func relay(_ path: NetworkPath) -> [PathHintEffect] {
+  package func relay(_ path: NetworkPath) -> [PathHintEffect] {
     state.withLock { state in
       let effects = state.hint.follow(path)
       if !effects.isEmpty { yield(path) }

@@ -13,7 +13,7 @@ import CourierDomain
 /// before the entry that points to them is committed, and a sweep removes the files no entry
 /// points to, but never those of an upload being queued at that moment. So a process killed at
 /// any point leaves both the entry and its bytes, or neither.
-public protocol QueuedUploadStore: Sendable {
+package protocol QueuedUploadStore: Sendable {
   /// Keeps a copy of `source`'s bytes under `id`, durably, then runs `commit` (which records
   /// the outbox entry) while no sweep can remove them. When `commit` throws, the copy is
   /// removed and the error rethrown.

@@ -4,7 +4,7 @@ import CourierDomain
 /// decoding every payload whole (a projection read): `articles list --offline` prints 10,000
 /// titles without parsing 20,000 JSON documents in Swift (issue 14). Optional: a store that
 /// lacks it is read whole.
-public protocol RecordFieldsReading: Sendable {
+package protocol RecordFieldsReading: Sendable {
   /// A collection's records, sorted by id, with the members `names` of each local payload.
   /// - Parameters:
   ///   - names: payload members, in order.

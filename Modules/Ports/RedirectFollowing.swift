@@ -12,15 +12,15 @@ import HTTPTypes
 ///
 /// Adapters run it themselves rather than letting their library follow: libcurl can only
 /// follow every redirect or none, and URLSession on Linux drops the body of a 307/308.
-public enum RedirectFollowing {
+package enum RedirectFollowing {
   /// One hop's request.
-  public struct Hop: Sendable {
+  package struct Hop: Sendable {
     /// The request: method, URL and fields for this hop.
-    public var request: HTTPRequest
+    package var request: HTTPRequest
     /// Whether the original body (in memory, file or segments) is sent with this hop.
-    public var sendsBody: Bool
+    package var sendsBody: Bool
     /// What is left of the caller's deadline.
-    public var deadline: Duration?
+    package var deadline: Duration?
   }
 
   /// Sends a request and follows its same-origin redirects.
@@ -30,7 +30,7 @@ public enum RedirectFollowing {
   ///   - send: sends one hop and returns its response.
   /// - Returns: the first response that is not followed, with its body.
   /// - Throws: what `send` throws; `timedOut` when the deadline passes between hops.
-  public static func run(
+  package static func run(
     _ request: HTTPRequest, deadline: Duration?,
     send: (Hop) async throws -> (HTTPResponse, ResponseBody)
   ) async throws -> (HTTPResponse, ResponseBody) {

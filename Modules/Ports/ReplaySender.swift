@@ -13,7 +13,7 @@ import CourierDomain
 ///
 /// Cancellation is the calling task's: a cancelled send answers `.failed` with a `cancelled`
 /// error, and the entry stays pending with its attempt counted.
-public protocol ReplaySender: Sendable {
+package protocol ReplaySender: Sendable {
   /// Sends one attempt of an entry.
   /// - Parameters:
   ///   - entry: the entry, its attempt already counted in the store.
@@ -34,7 +34,7 @@ public protocol ReplaySender: Sendable {
 
 extension ReplaySender {
   /// None: the replay's sends run where its task would anyway.
-  public var taskExecutor: (any TaskExecutor)? { nil }
+  package var taskExecutor: (any TaskExecutor)? { nil }
 }
 
 /// A sender that can also ask the server about an entry's record without writing, so that the

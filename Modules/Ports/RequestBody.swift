@@ -14,7 +14,7 @@ import CourierDomain
 
 extension Array where Element == BodySegment {
   /// The body's total length: what `Content-Length` says.
-  public var totalLength: Int64 { reduce(0) { $0 + $1.length } }
+  package var totalLength: Int64 { reduce(0) { $0 + $1.length } }
 }
 
 /// The body of a request, given beside it to `Transport.send`: the one way to send a body,

@@ -9,7 +9,7 @@ import CourierDomain
 /// Where resumable uploads' records are kept between processes, so an upload killed with -9
 /// resumes where the server stopped. An implementation writes atomically and durably: after a
 /// crash a record is the old one or the new one, never a mix.
-public protocol ResumableUploadStore: Sendable {
+package protocol ResumableUploadStore: Sendable {
   /// The record kept under `key`, if any.
   /// - Parameter key: `ResumableUpload.storageKey(endpoint:file:)`.
   /// - Returns: the record; nil when there is none (or it cannot be read).

@@ -1,4 +1,5 @@
 import CourierDomain
+import CourierSystem
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -9,7 +10,7 @@ import CourierDomain
 /// One decision of the retry step, reported as it happens to the observer in the call's
 /// `TransportOptions` (for `--verbose`, progress UIs, and the front, which learns from them how
 /// many attempts a call made: decision 2201).
-public enum RetryEvent: Sendable, Equatable {
+package enum RetryEvent: Sendable, Equatable {
   /// Attempt number `attempt` is starting.
   case attemptStarted(attempt: Int)
   /// Attempt `attempt` failed with `error`; the next starts after `delay`.
@@ -22,7 +23,7 @@ public enum RetryEvent: Sendable, Equatable {
 
 extension RetryEvent {
   /// One line for a person: "server busy, retrying in 1.2 s (attempt 2 of 4)".
-  public var humanDescription: String {
+  package var humanDescription: String {
     switch self {
     case .attemptStarted(let attempt):
       return "attempt \(attempt)"

@@ -1,4 +1,5 @@
 import CourierDomain
+import CourierSystem
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -16,9 +17,9 @@ import CourierDomain
 /// time. The default wherever nothing faster is chosen (about 250 MB/s in a release build on
 /// the machines of Docs/benchmarks/resumable-upload.md), and the reference every other adapter
 /// is compared with.
-public struct SwiftFileHasher: FileHasher {
+package struct SwiftFileHasher: FileHasher {
   /// Creates the hasher.
-  public init() {}
+  package init() {}
 
   /// The SHA-256 of a range of a file (see `FileHasher`).
   /// - Parameters:
@@ -27,7 +28,7 @@ public struct SwiftFileHasher: FileHasher {
   ///   - length: how many bytes.
   /// - Returns: the digest.
   /// - Throws: `CourierError` (`fileUnavailable`, `cancelled`).
-  public func sha256(of file: URL, offset: Int64, length: Int64) throws -> [UInt8] {
+  package func sha256(of file: URL, offset: Int64, length: Int64) throws -> [UInt8] {
     var hasher = SHA256()
     try Self.read(file, offset: offset, length: length) { hasher.update($0) }
     return hasher.finalize()
@@ -37,7 +38,7 @@ public struct SwiftFileHasher: FileHasher {
   /// reading part every `FileHasher` of this package shares.
   /// - Throws: `CourierError` `fileUnavailable` (`file_changed` when the file ends first),
   ///   `cancelled`.
-  public static func read(
+  package static func read(
     _ file: URL, offset: Int64, length: Int64,
     _ consume: (UnsafeRawBufferPointer) throws -> Void
   ) throws {

@@ -5,11 +5,11 @@
 #endif
 
 /// The system's random generator.
-public struct SystemRandomSource: RandomSource {
+@usableFromInline package struct SystemRandomSource: RandomSource {
   /// Creates the source.
-  public init() {}
+  @usableFromInline package init() {}
 
   /// A uniform draw.
   /// - Returns: a number in `0..<1`.
-  public func next() -> Double { Double.random(in: 0..<1) }
+  @usableFromInline package func next() -> Double { Double.random(in: 0..<1) }
 }

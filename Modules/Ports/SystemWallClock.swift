@@ -5,11 +5,11 @@
 #endif
 
 /// The system's wall clock.
-public struct SystemWallClock: WallClock {
+package struct SystemWallClock: WallClock {
   /// Creates the clock.
-  public init() {}
+  package init() {}
 
   /// The current time.
   /// - Returns: `Date()`.
-  public func now() -> Date { Date() }
+  package func now() -> Date { Date() }
 }

@@ -49,7 +49,7 @@ extension Transport {
   ///   - body: the body; nil for none.
   /// - Returns: the response, of any status, and its body.
   /// - Throws: `CourierError` when no response was received.
-  public func send(
+  package func send(
     _ request: HTTPRequest, body: RequestBody? = nil
   ) async throws -> (HTTPResponse, ResponseBody) {
     try await send(request, body: body, options: TransportOptions())
@@ -61,7 +61,7 @@ extension Transport {
   ///   - options: deadline, progress and retry observer for this call.
   /// - Returns: the response, of any status, and its body.
   /// - Throws: `CourierError` when no response was received.
-  public func send(
+  package func send(
     _ request: HTTPRequest, options: TransportOptions
   ) async throws -> (HTTPResponse, ResponseBody) {
     try await send(request, body: nil, options: options)

@@ -13,18 +13,18 @@ import Logging
 public struct TransportOptions: Sendable {
   /// The overall time one attempt may take, connection and body included. URLSession on Linux
   /// only has an idle timeout, so adapters enforce this themselves.
-  public var deadline: Duration?
+  package var deadline: Duration?
   /// The longest one attempt may go without a byte sent or received, connection and the wait
   /// for the answer included; nil for no such bound. A large body's time depends on the link's
   /// rate, so an upload is bounded by this instead of ``deadline`` (``boundedByProgress()``,
   /// decision 1303): a slow link that moves finishes, a dead one fails as `timedOut`.
-  public var idleTimeout: Duration?
+  package var idleTimeout: Duration?
   /// Receives the body bytes sent so far in the current attempt, from any thread; nil for
   /// none. It starts again from zero when an attempt is retried.
-  public var progress: (@Sendable (TransferProgress) -> Void)?
+  package var progress: (@Sendable (TransferProgress) -> Void)?
   /// Receives each decision the retry step makes for this call, from the caller's task; nil
   /// for none.
-  public var onRetry: (@Sendable (RetryEvent) -> Void)?
+  package var onRetry: (@Sendable (RetryEvent) -> Void)?
   /// Where the call's steps log (each exchange, each retry decision), with the metadata of the
   /// call: the steps add `courier.request.id` and `courier.attempt` to the copy they pass on
   /// (the article "Metrics and logging" lists the keys and levels). By default a logger that
@@ -35,12 +35,26 @@ public struct TransportOptions: Sendable {
   /// - Parameters:
   ///   - deadline: the per-attempt deadline; nil for none.
   ///   - progress: receives bytes sent so far; nil for none.
-  ///   - onRetry: receives each retry decision; nil for none.
   ///   - logger: where the call's steps log; by default nowhere.
   public init(
     deadline: Duration? = .seconds(30),
     progress: (@Sendable (TransferProgress) -> Void)? = nil,
-    onRetry: (@Sendable (RetryEvent) -> Void)? = nil,
+    logger: Logger = .courierDiscarding
+  ) {
+    self.init(deadline: deadline, progress: progress, onRetry: nil, logger: logger)
+  }
+
+  /// Creates options with an observer of the retry step's decisions (`--verbose`, the replay
+  /// loop's attempt counts).
+  /// - Parameters:
+  ///   - deadline: the per-attempt deadline; nil for none.
+  ///   - progress: receives bytes sent so far; nil for none.
+  ///   - onRetry: receives each retry decision; nil for none.
+  ///   - logger: where the call's steps log; by default nowhere.
+  package init(
+    deadline: Duration? = .seconds(30),
+    progress: (@Sendable (TransferProgress) -> Void)? = nil,
+    onRetry: (@Sendable (RetryEvent) -> Void)?,
     logger: Logger = .courierDiscarding
   ) {
     self.deadline = deadline
@@ -52,7 +66,7 @@ public struct TransportOptions: Sendable {
   /// A copy with another deadline; progress and retry observers and the logger are kept.
   /// - Parameter deadline: the new deadline.
   /// - Returns: the copy.
-  public func with(deadline: Duration?) -> TransportOptions {
+  package func with(deadline: Duration?) -> TransportOptions {
     var copy = self
     copy.deadline = deadline
     return copy
@@ -63,7 +77,7 @@ public struct TransportOptions: Sendable {
   /// shorter of the two, when both are set), so the attempt ends when nothing moved for that
   /// long rather than when the whole body did not fit in it.
   /// - Returns: the copy; unchanged when there is no deadline.
-  public func boundedByProgress() -> TransportOptions {
+  package func boundedByProgress() -> TransportOptions {
     guard let deadline else { return self }
     var copy = self
     copy.deadline = nil

@@ -5,7 +5,7 @@
 #endif
 
 /// Tells the wall-clock time, for timestamps (not for waiting: waits use `Clock<Duration>`).
-public protocol WallClock: Sendable {
+package protocol WallClock: Sendable {
   /// The current time.
   /// - Returns: now.
   func now() -> Date

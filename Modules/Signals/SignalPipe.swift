@@ -1,4 +1,4 @@
-import CourierPorts
+import CourierSystem
 import Synchronization
 
 #if canImport(FoundationEssentials)

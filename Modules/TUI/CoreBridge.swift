@@ -239,7 +239,7 @@ package final class CoreBridge: TUIActions {
     -> UploadState?
   {
     var next = previous
-    switch state {
+    switch state.phase {
     case .compressing:
       next.phase = .compressing
     case .prepared:

@@ -62,7 +62,7 @@ package enum Renderer {
   /// - Parameter state: the state.
   /// - Returns: the badge text, or nil for none.
   package static func badge(for state: TUIState) -> String? {
-    switch state.path {
+    switch state.path.code {
     case .unsatisfied, .requiresConnection:
       return state.pendingCount > 0 ? "Offline · \(state.pendingCount) pending" : "Offline"
     case .satisfied, .unknown:

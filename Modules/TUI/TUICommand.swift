@@ -1,6 +1,7 @@
 import ArgumentParser
 import CourierLinux
 import CourierPorts
+import CourierSystem
 
 /// `courier-tui`'s command line, on swift-argument-parser: the same configuration flags as
 /// `courier`, so both read one configuration (defaults, then the file, then `COURIER_*`, then

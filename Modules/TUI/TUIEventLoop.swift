@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import CourierSystem
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials

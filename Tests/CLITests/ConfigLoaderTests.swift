@@ -1,5 +1,6 @@
 import CourierCLI
 import CourierLinux
+import CourierSystem
 import Foundation
 import Testing
 

@@ -100,13 +100,13 @@ struct CourierSessionTests {
       "/usr/bin/convert", ["-size", "800x600", "plasma:fractal", "-quality", "95", file.path])
     var states: [UploadState] = []
     for try await state in courier.uploads.send(file, title: "Gradient") { states.append(state) }
-    guard case .succeeded(let result) = states.last else {
+    guard case .succeeded(let result) = states.last?.phase else {
       Issue.record("the stream did not end with success: \(states)")
       return
     }
     #expect(result.response.status == 201)
     let progress = states.compactMap { state -> Int64? in
-      if case .uploading(let sent, _) = state { return sent }
+      if case .uploading(let sent, _) = state.phase { return sent }
       return nil
     }
     #expect(progress.last == result.bodyLength)

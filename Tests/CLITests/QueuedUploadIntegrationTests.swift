@@ -2,6 +2,7 @@ import CourierCLI
 import CourierCLITestSupport
 import CourierDomain
 import CourierLinux
+import CourierSystem
 import CourierTestSupport
 import Foundation
 import Testing

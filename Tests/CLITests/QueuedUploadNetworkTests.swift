@@ -1,5 +1,6 @@
 import CourierCLITestSupport
 import CourierDomain
+import CourierSystem
 import CourierTestSupport
 import Foundation
 import Synchronization

@@ -1,6 +1,7 @@
 import CourierCLI
 import CourierCLITestSupport
 import CourierDomain
+import CourierSystem
 import CourierTestSupport
 import Foundation
 import Testing

@@ -40,9 +40,9 @@ struct CourierMetricsTests {
     let stack = stack(transport, clock: clock, metrics: metrics)
     let task = Task { try await stack.send(HTTPRequest(method: .get, url: url)) }
     await clock.waitForSleepers(1)
-    clock.advance(by: .milliseconds(250))
+    clock.advance(by: .milliseconds(1500))
     await clock.waitForSleepers(1)
-    clock.advance(by: .milliseconds(500))
+    clock.advance(by: .seconds(3))
     _ = try await task.value
     #expect(
       try metrics.expectCounter("courier_requests_total", [("outcome", "success")]).totalValue == 1)
@@ -52,7 +52,7 @@ struct CourierMetricsTests {
     // On the executor's clock: the two waits, and no time for the exchanges in memory.
     #expect(
       try metrics.expectTimer("courier_request_duration_seconds").values
-        == [Int64(750_000_000)])
+        == [Int64(4_500_000_000)])
     #expect(metrics.counters.count == 2)
   }
 
@@ -90,7 +90,8 @@ struct CourierMetricsTests {
     let stack = RetryingTransport(
       transport,
       executor: RetryExecutor(
-        policy: RetryPolicy(maxAttempts: 10), clock: ManualClock(), random: FixedRandomSource(0),
+        policy: RetryPolicy(maxAttempts: 10, baseDelay: .zero), clock: ManualClock(),
+        random: FixedRandomSource(0),
         budget: budget, metrics: metrics))
     let (response, _) = try await stack.send(HTTPRequest(method: .get, url: url))
     #expect(response.status == 500)

@@ -1,5 +1,6 @@
 import CourierCore
 import CourierDomain
+import CourierSystem
 import CourierTestSupport
 import Foundation
 import Testing

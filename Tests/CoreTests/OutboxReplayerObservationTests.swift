@@ -42,7 +42,7 @@ struct OutboxReplayerObservationTests {
     let loop = Task { await replayer.run(replayingFirst: true) }
     defer { loop.cancel() }
     await clock.waitForSleepers(1)
-    clock.advance(by: .milliseconds(500))
+    clock.advance(by: .milliseconds(1500))
     for await state in replayer.states() where state.pendingCount == 0 && !state.isSyncing {
       break
     }
@@ -53,7 +53,7 @@ struct OutboxReplayerObservationTests {
       ])
     #expect(passes.allSatisfy { $0.level == .debug })
     #expect(passes.first?.value(CourierLogKey.errorKind) == "overloaded")
-    #expect(passes.first?.value(CourierLogKey.retryDelay) == "0.500")
+    #expect(passes.first?.value(CourierLogKey.retryDelay) == "1.500")
     #expect(passes.first?.value(CourierLogKey.replayPending) == "1")
     #expect(passes.last?.value(CourierLogKey.replaySent) == "1")
     #expect(passes.last?.value(CourierLogKey.replayPending) == "0")

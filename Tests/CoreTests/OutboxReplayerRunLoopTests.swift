@@ -36,14 +36,14 @@ struct OutboxReplayerRunLoopTests {
     let loop = Task { await replayer.run(replayingFirst: true) }
     defer { loop.cancel() }
     await clock.waitForSleepers(1)
-    #expect(clock.sleepLog == [.milliseconds(500)])
+    #expect(clock.sleepLog == [.milliseconds(1500)])
     let report = await replayer.replay()
     #expect(report.stoppedBy?.status == 503)
-    // The 500 ms sleep is over: at most the new one (1 s, the second failure's) is pending.
+    // The 1.5 s sleep is over: at most the new one (3 s, the second failure's) is pending.
     #expect(clock.sleeperCount == clock.sleepLog.count - 1)
     await clock.waitForSleepers(1)
-    #expect(clock.sleepLog == [.milliseconds(500), .seconds(1)] && clock.sleeperCount == 1)
-    clock.advance(by: .seconds(1))
+    #expect(clock.sleepLog == [.milliseconds(1500), .seconds(3)] && clock.sleeperCount == 1)
+    clock.advance(by: .seconds(3))
     for await state in replayer.states() where state.pendingCount == 0 && !state.isSyncing {
       break
     }
@@ -65,14 +65,14 @@ struct OutboxReplayerRunLoopTests {
       try #require(ContinuousClock.now < deadline, "the second loop never started")
       await Task.yield()
     }
-    // The first loop sleeps the 500 ms; the second waits without a timer of its own.
-    #expect(clock.sleepLog == [.milliseconds(500)])
+    // The first loop sleeps the 1.5 s; the second waits without a timer of its own.
+    #expect(clock.sleepLog == [.milliseconds(1500)])
     first.cancel()
     await first.value
     await clock.waitForSleepers(1)
-    #expect(clock.sleepLog == [.milliseconds(500), .milliseconds(500)])
+    #expect(clock.sleepLog == [.milliseconds(1500), .milliseconds(1500)])
     #expect(clock.sleeperCount == 1)
-    clock.advance(by: .milliseconds(500))
+    clock.advance(by: .milliseconds(1500))
     for await state in replayer.states() where state.pendingCount == 0 && !state.isSyncing {
       break
     }

@@ -90,7 +90,7 @@ struct QueuedUploadSenderTests {
       guard case .segments(let segments) = body?.contents else { return Data() }
       var data = Data()
       for segment in segments {
-        switch segment {
+        switch segment.contents {
         case .bytes(let bytes): data.append(bytes)
         case .file(let url, let offset, let length):
           let handle = try FileHandle(forReadingFrom: url)

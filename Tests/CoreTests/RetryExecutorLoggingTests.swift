@@ -26,14 +26,14 @@ extension RetryExecutorTests {
         HTTPRequest(method: .get, url: url), body: nil, options: TransportOptions(logger: logger))
     }
     await clock.waitForSleepers(1)
-    clock.advance(by: .milliseconds(250))
+    clock.advance(by: .milliseconds(1500))
     _ = try await task.value
     let entries = log.entries
     #expect(
       entries.map(\.text).map { $0.replacing(/in \d+ ms/, with: "in N ms") } == [
         "→ GET http://127.0.0.1:9/photos", "← 503 GET /photos in N ms",
         RetryEvent.retrying(
-          attempt: 1, maxAttempts: 4, delay: .milliseconds(250),
+          attempt: 1, maxAttempts: 4, delay: .milliseconds(1500),
           error: CourierError(.overloaded, status: 503)
         ).humanDescription,
         "→ GET http://127.0.0.1:9/photos", "← 201 GET /photos in N ms",
@@ -46,7 +46,7 @@ extension RetryExecutorTests {
     #expect(entries.map { $0.value(CourierLogKey.attempt) } == ["1", "1", "1", "2", "2", "2"])
     let retry = entries[2]
     #expect(retry.value(CourierLogKey.errorKind) == "overloaded")
-    #expect(retry.value(CourierLogKey.retryDelay) == "0.250")
+    #expect(retry.value(CourierLogKey.retryDelay) == "1.500")
   }
 
   @Test("giving up is logged at debug with its reason; a first-attempt success at trace")

@@ -50,15 +50,15 @@ struct RetryExecutorTests {
     let request = HTTPRequest(method: .post, url: url)
     let task = Task { try await stack.send(request, body: .bytes(Data("x".utf8))) }
     await clock.waitForSleepers(1)
-    #expect(clock.sleepLog == [.milliseconds(250)])
-    clock.advance(by: .milliseconds(250))
+    #expect(clock.sleepLog == [.milliseconds(1500)])
+    clock.advance(by: .milliseconds(1500))
     await clock.waitForSleepers(1)
-    #expect(clock.sleepLog == [.milliseconds(250), .milliseconds(500)])
-    clock.advance(by: .milliseconds(500))
+    #expect(clock.sleepLog == [.milliseconds(1500), .seconds(3)])
+    clock.advance(by: .seconds(3))
     let (response, _) = try await task.value
     #expect(response.status == 201)
     #expect(log.attempts == 3)
-    #expect(log.delays == [.milliseconds(250), .milliseconds(500)])
+    #expect(log.delays == [.milliseconds(1500), .seconds(3)])
     let keys = Set(transport.requests.compactMap { $0.headerFields[.idempotencyKey] })
     #expect(transport.requests.count == 3)
     #expect(keys.count == 1)
@@ -106,7 +106,8 @@ struct RetryExecutorTests {
       .failure(CourierError(.cannotReachHost)), .failure(CourierError(.cannotReachHost)))
     let clock = ManualClock()
     let executor = RetryExecutor(
-      policy: RetryPolicy(maxAttempts: 2), clock: clock, random: FixedRandomSource(0))
+      policy: RetryPolicy(maxAttempts: 2, baseDelay: .zero), clock: clock,
+      random: FixedRandomSource(0))
     let stack = RetryingTransport(transport, executor: executor)
     do {
       _ = try await stack.send(HTTPRequest(method: .get, url: url))
@@ -126,7 +127,7 @@ struct RetryExecutorTests {
     let stack = makeStack(transport, clock: clock, log: EventLog())
     let task = Task { try await stack.send(HTTPRequest(method: .post, url: url)) }
     await clock.waitForSleepers(1)
-    clock.advance(by: .seconds(1))
+    clock.advance(by: .seconds(2))
     #expect(try await task.value.0.status == 201)
     #expect(transport.requests.count == 2)
   }
@@ -157,7 +158,8 @@ struct RetryExecutorTests {
     let budget = SharedRetryBudget(RetryBudget(capacity: 4, refillPerSuccess: 0.1))
     let clock = ManualClock()
     let executor = RetryExecutor(
-      policy: RetryPolicy(maxAttempts: 10), clock: clock, random: FixedRandomSource(0),
+      policy: RetryPolicy(maxAttempts: 10, baseDelay: .zero), clock: clock,
+      random: FixedRandomSource(0),
       budget: budget)
     let stack = RetryingTransport(transport, executor: executor)
     for _ in 0..<10 { transport.enqueue(status: 500) }

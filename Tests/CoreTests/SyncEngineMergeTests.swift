@@ -1,6 +1,7 @@
 import CourierCore
 import CourierDomain
 import CourierPorts
+import CourierSystem
 import CourierTestKit
 import Foundation
 import Testing

@@ -15,7 +15,7 @@ struct SyncEngineWatchRetryTests {
   let clock = ManualClock()
   let monitor = ManualPathMonitor()
 
-  /// Every draw is 0.5: the wait is half the ceiling (1 s, 2 s, 4 s… → 0.5 s, 1 s, 2 s…).
+  /// Every draw is 0.5: the wait is three quarters of the ceiling (2 s, 4 s, 8 s… → 1.5 s, 3 s, 6 s…).
   func engine() -> SyncEngine<Article> {
     let client = APIClient(
       baseURL: URL(string: "http://courier.test") ?? URL(fileURLWithPath: "/"),
@@ -48,26 +48,26 @@ struct SyncEngineWatchRetryTests {
 
     let watcher = Task { await engine.watch() }
     defer { watcher.cancel() }
-    // The replay that failed before the watch began is retried: ceiling 1 s × 0.5.
+    // The replay that failed before the watch began is retried: ceiling 2 s × 0.75.
     await clock.waitForSleepers(1)
-    #expect(clock.sleepLog == [.milliseconds(500)])
+    #expect(clock.sleepLog == [.milliseconds(1500)])
 
     transport.enqueue(status: 503, json: #"{"error":"unavailable"}"#)
-    clock.advance(by: .milliseconds(500))
+    clock.advance(by: .milliseconds(1500))
     await clock.waitForSleepers(1)
-    // Second consecutive failure: ceiling 2 s × 0.5.
-    #expect(clock.sleepLog == [.milliseconds(500), .seconds(1)])
+    // Second consecutive failure: ceiling 4 s × 0.75.
+    #expect(clock.sleepLog == [.milliseconds(1500), .seconds(3)])
 
     transport.enqueue(
       status: 503, json: #"{"error":"unavailable"}"#, headerFields: [.retryAfter: "7"])
-    clock.advance(by: .seconds(1))
+    clock.advance(by: .seconds(3))
     await clock.waitForSleepers(1)
-    // Third: 4 s × 0.5 = 2 s, but the server's Retry-After of 7 s is the floor.
-    #expect(clock.sleepLog == [.milliseconds(500), .seconds(1), .seconds(7)])
+    // Third: 8 s × 0.75 = 6 s, but the server's Retry-After of 7 s is the floor (spread: 7 s × 1.25).
+    #expect(clock.sleepLog == [.milliseconds(1500), .seconds(3), .milliseconds(8750)])
     #expect(transport.requests.count == 3)
 
     // Just before the wait ends nothing is sent; at its end the queue drains.
-    clock.advance(by: .milliseconds(6999))
+    clock.advance(by: .milliseconds(8749))
     #expect(transport.requests.count == 3)
     transport.enqueue(status: 201, json: created("x"))
     transport.enqueue(status: 201, json: created("y"))
@@ -86,7 +86,7 @@ struct SyncEngineWatchRetryTests {
     transport.enqueue(.failure(CourierError(.timedOut)))
     try await engine.create(Article(id: "z", title: "z", body: ""))
     await clock.waitForSleepers(1)
-    #expect(clock.sleepLog.last == .milliseconds(500))
+    #expect(clock.sleepLog.last == .milliseconds(1500))
     #expect(transport.requests.last?.summary == "PUT /articles/z")
   }
 
@@ -101,9 +101,9 @@ struct SyncEngineWatchRetryTests {
     _ = await engine.replay()
     await clock.waitForSleepers(1)
     transport.enqueue(.failure(CourierError(.cannotReachHost)))
-    clock.advance(by: .milliseconds(500))
+    clock.advance(by: .milliseconds(1500))
     await clock.waitForSleepers(1)
-    #expect(clock.sleepLog == [.milliseconds(500), .seconds(1)])
+    #expect(clock.sleepLog == [.milliseconds(1500), .seconds(3)])
 
     monitor.send(.unsatisfied)
     while let state = await states.next(), state.path != .unsatisfied {}
@@ -113,11 +113,11 @@ struct SyncEngineWatchRetryTests {
     monitor.send(.satisfied)
     // The replay on the path's return fails: a first failure again, not a third.
     await clock.waitForSleepers(1)
-    #expect(clock.sleepLog == [.milliseconds(500), .seconds(1), .milliseconds(500)])
+    #expect(clock.sleepLog == [.milliseconds(1500), .seconds(3), .milliseconds(1500)])
     #expect(transport.requests.count == 3)
 
     transport.enqueue(status: 201, json: created("x"))
-    clock.advance(by: .milliseconds(500))
+    clock.advance(by: .milliseconds(1500))
     await settled(engine, pending: 0)
     #expect(try store.pending().isEmpty)
   }
@@ -133,7 +133,7 @@ struct SyncEngineWatchRetryTests {
     await clock.waitForSleepers(1)
 
     transport.enqueue(status: 401, json: #"{"error":"unauthorized"}"#)
-    clock.advance(by: .milliseconds(500))
+    clock.advance(by: .milliseconds(1500))
     for await state in engine.states() where state.lastError?.kind == .unauthorized {
       if !state.isSyncing { break }
     }
@@ -144,7 +144,7 @@ struct SyncEngineWatchRetryTests {
     transport.enqueue(.failure(CourierError(.overloaded, status: 503)))
     _ = await engine.replay()
     await clock.waitForSleepers(1)
-    #expect(clock.sleepLog == [.milliseconds(500), .milliseconds(500)])
+    #expect(clock.sleepLog == [.milliseconds(1500), .milliseconds(1500)])
   }
 
   @Test("cancelling watch() ends it at once and its scheduled retry with it")
@@ -177,7 +177,7 @@ struct SyncEngineWatchRetryTests {
         try await Task.sleep(for: .seconds(3600))
         return (HTTPResponse(status: 201), ResponseBody())
       })
-    clock.advance(by: .milliseconds(500))
+    clock.advance(by: .milliseconds(1500))
     for await _ in started { break }
     watcher.cancel()
     await watcher.value

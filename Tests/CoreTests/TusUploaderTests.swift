@@ -84,7 +84,7 @@ struct TusUploaderTests {
         }
         if drop { throw CourierError(.connectionLost) }
         guard case .segments(let segments) = body?.contents, segments.count == 1,
-          case .file(let url, let offset, let length) = segments[0]
+          case .file(let url, let offset, let length) = segments[0].contents
         else { return HTTPResponse(status: 400) }
         let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }
@@ -175,7 +175,8 @@ struct TusUploaderTests {
     #expect(state.stored == data)
     #expect(state.bodies.count == 4)
     for body in state.bodies {
-      guard case .segments(let segments) = body.contents, case .file(_, _, let length) = segments[0]
+      guard case .segments(let segments) = body.contents,
+        case .file(_, _, let length) = segments[0].contents
       else {
         Issue.record("a chunk was not a file range")
         continue
@@ -231,7 +232,7 @@ struct TusUploaderTests {
     #expect(resumes.withLock { $0 } == [2000])
     #expect(result.resumedAt == 2000)
     let sent = states.withLock { $0 }.compactMap { state -> Int64? in
-      if case .uploading(let sent, _) = state { return sent }
+      if case .uploading(let sent, _) = state.phase { return sent }
       return nil
     }
     #expect(sent.first == 2000)

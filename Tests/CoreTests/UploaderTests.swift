@@ -13,10 +13,10 @@ final class StateLog: Sendable {
   func append(_ state: UploadState) { states.withLock { $0.append(state) } }
   var all: [UploadState] { states.withLock { $0 } }
   var retries: [Int] {
-    all.compactMap { if case .retrying(let attempt, _, _, _) = $0 { attempt } else { nil } }
+    all.compactMap { if case .retrying(let attempt, _, _, _) = $0.phase { attempt } else { nil } }
   }
   var verdict: CompressionDecision.Verdict? {
-    all.lazy.compactMap { if case .prepared(let verdict) = $0 { verdict } else { nil } }.first
+    all.lazy.compactMap { if case .prepared(let verdict) = $0.phase { verdict } else { nil } }.first
   }
   var compressed: Bool { all.contains(.compressing) }
 }
@@ -96,9 +96,9 @@ struct UploaderTests {
       ) { log.append($0) }
     }
     await clock.waitForSleepers(1)
-    clock.advance(by: .seconds(1))
+    clock.advance(by: .seconds(2))
     await clock.waitForSleepers(1)
-    clock.advance(by: .seconds(1))
+    clock.advance(by: .seconds(3))
     let result = try await task.value
 
     #expect(result.response.status == 201)
@@ -137,12 +137,12 @@ struct UploaderTests {
     let sizes = Mutex<[Int64]>([])
     let task = Task {
       try await upload.perform(UploadRequest(file: file, target: target)) { state in
-        if case .uploading(_, let total) = state { sizes.withLock { $0.append(total) } }
+        if case .uploading(_, let total) = state.phase { sizes.withLock { $0.append(total) } }
       }
     }
     await clock.waitForSleepers(1)
     let during = dirs.leftovers
-    clock.advance(by: .seconds(1))
+    clock.advance(by: .seconds(2))
     let result = try await task.value
     #expect(result.response.status == 201)
     #expect(during.count == 1)
@@ -372,8 +372,8 @@ struct UploaderTests {
     consumer.cancel()
     let seen = await consumer.value
     #expect(script.requests.count == 1)
-    #expect(seen.contains { if case .retrying = $0 { true } else { false } })
-    #expect(!seen.contains { if case .succeeded = $0 { true } else { false } })
+    #expect(seen.contains { if case .retrying = $0.phase { true } else { false } })
+    #expect(!seen.contains { if case .succeeded = $0.phase { true } else { false } })
     // The upload's own task may still be unwinding: wait for that condition, bounded.
     let end = ContinuousClock.now + .seconds(30)
     while !dirs.leftovers.isEmpty && ContinuousClock.now < end {
@@ -395,7 +395,7 @@ struct UploaderTests {
       seen.append(state)
     }
     #expect(seen.first == .compressing)
-    guard case .succeeded(let result) = try #require(seen.last) else {
+    guard case .succeeded(let result) = try #require(seen.last).phase else {
       Issue.record("last state is \(String(describing: seen.last))")
       return
     }

@@ -1,5 +1,6 @@
 import CCurl
 import CourierDomain
+import CourierSystem
 import Testing
 
 /// `CurlErrorTable` speaks numbers so the domain imports no C: check them against curl.h.

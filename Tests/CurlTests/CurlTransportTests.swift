@@ -1,6 +1,7 @@
 import CourierCurl
 import CourierDomain
 import CourierPorts
+import CourierSystem
 import CourierTestSupport
 import Foundation
 import HTTPTypes

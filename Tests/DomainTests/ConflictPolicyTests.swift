@@ -80,3 +80,23 @@ struct ConflictPolicyTests {
     #expect(ConflictPolicy.parse(text) == nil)
   }
 }
+
+@Suite("ConflictPolicy values")
+struct ConflictPolicyValueTests {
+  @Test("a policy is matched with == and in a switch with a default")
+  func matchingForms() {
+    let policy = ConflictPolicy.merge
+    #expect(policy == .merge && policy != .manual)
+    let word: String
+    switch policy {
+    case .lastWriteWins: word = "newer"
+    case .merge: word = "fields"
+    default: word = "other"
+    }
+    #expect(word == "fields")
+    #expect(
+      ConflictPolicy.allCases.map(\.rawValue) == [
+        "lastWriteWins", "serverWins", "manual", "merge",
+      ])
+  }
+}

@@ -1,4 +1,5 @@
 import CourierDomain
+import CourierSystem
 import Foundation
 import Testing
 
@@ -39,7 +40,7 @@ struct JSONStringMembersTests {
       #"{title:"T"}"#, "", "{\"\u{01}\":1}",
     ])
   func refuses(text: String) {
-    #expect(throws: JSONValue.ParseError.self) { try Self.read(text) }
+    #expect(throws: JSONSyntaxError.self) { try Self.read(text) }
     #expect(throws: JSONValue.ParseError.self) { try JSONValue(parsing: text) }
   }
 
@@ -49,7 +50,7 @@ struct JSONStringMembersTests {
       Array(#"{"title":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8),
       Array(#"{""#.utf8) + [0xFF] + Array(#"":"x"}"#.utf8),
     ] {
-      #expect(throws: JSONValue.ParseError.self) {
+      #expect(throws: JSONSyntaxError.self) {
         try bytes.withUnsafeBytes { try JSONStringMembers(["title"]).read($0) }
       }
       #expect(throws: JSONValue.ParseError.self) { try JSONValue(parsing: Data(bytes)) }

@@ -5,20 +5,20 @@ import Testing
 struct ReplayBackoffTests {
   let backoff = ReplayBackoff()
 
-  @Test("ceilings grow ×2 from 1 s per failed replay and stop at 5 min")
+  @Test("ceilings grow ×2 from 2 s per failed replay and stop at 25 s")
   func ceilings() {
     let ceilings = [1, 2, 3, 4, 8, 9, 10, 40, Int.max].map { backoff.ceiling(afterFailures: $0) }
     #expect(
       ceilings == [
-        .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(128), .seconds(256),
-        .seconds(300), .seconds(300), .seconds(300),
+        .seconds(2), .seconds(4), .seconds(8), .seconds(16), .seconds(25), .seconds(25),
+        .seconds(25), .seconds(25), .seconds(25),
       ])
   }
 
   @Test("zero or negative failures count as the first")
   func nonPositiveFailures() {
-    #expect(backoff.ceiling(afterFailures: 0) == .seconds(1))
-    #expect(backoff.ceiling(afterFailures: -3) == .seconds(1))
+    #expect(backoff.ceiling(afterFailures: 0) == .seconds(2))
+    #expect(backoff.ceiling(afterFailures: -3) == .seconds(2))
   }
 
   struct Row: Sendable, CustomTestStringConvertible {
@@ -32,38 +32,41 @@ struct ReplayBackoffTests {
 
   static let rows: [Row] = [
     Row(
-      name: "first failure, jitter 0.5 → 0.5 s", failures: 1, retryAfter: nil, jitter: 0.5,
-      expected: .milliseconds(500)),
+      name: "first failure, jitter 0.5 → 1.5 s", failures: 1, retryAfter: nil, jitter: 0.5,
+      expected: .milliseconds(1500)),
     Row(
-      name: "full jitter 0 → replay at once", failures: 5, retryAfter: nil, jitter: 0,
-      expected: .zero),
+      name: "equal jitter 0 → half the ceiling, never at once", failures: 5, retryAfter: nil,
+      jitter: 0, expected: .milliseconds(12500)),
     Row(
-      name: "third failure, jitter 0.75 → 3 s", failures: 3, retryAfter: nil, jitter: 0.75,
-      expected: .seconds(3)),
+      name: "third failure, jitter 0.75 → 7 s of 8", failures: 3, retryAfter: nil, jitter: 0.75,
+      expected: .seconds(7)),
     Row(
-      name: "capped: 20th failure, jitter 0.5 → 150 s", failures: 20, retryAfter: nil,
-      jitter: 0.5, expected: .seconds(150)),
+      name: "capped: 20th failure, jitter 0.5 → 18.75 s", failures: 20, retryAfter: nil,
+      jitter: 0.5, expected: .milliseconds(18750)),
     Row(
-      name: "Retry-After is a floor over a small draw", failures: 1, retryAfter: .seconds(7),
-      jitter: 0.1, expected: .seconds(7)),
+      name: "Retry-After is a floor over a small draw, spread by a twentieth at 0.1",
+      failures: 1, retryAfter: .seconds(7), jitter: 0.1, expected: .milliseconds(7350)),
     Row(
       name: "a larger draw wins over Retry-After", failures: 6, retryAfter: .seconds(1),
-      jitter: 0.5, expected: .seconds(16)),
+      jitter: 0.5, expected: .milliseconds(18750)),
     Row(
       name: "Retry-After past the cap is honoured as a floor", failures: 1,
-      retryAfter: .seconds(600), jitter: 0.5, expected: .seconds(600)),
+      retryAfter: .seconds(600), jitter: 0, expected: .seconds(600)),
+    Row(
+      name: "Retry-After past the cap, spread by half at a draw near 1", failures: 1,
+      retryAfter: .seconds(600), jitter: 1, expected: .seconds(900)),
     Row(
       name: "Retry-After over 1 h is cut to 1 h", failures: 1, retryAfter: .seconds(86_400),
-      jitter: 0.5, expected: .seconds(3600)),
+      jitter: 0, expected: .seconds(3600)),
     Row(
       name: "a draw above 1 is clamped", failures: 2, retryAfter: nil, jitter: 7,
-      expected: .seconds(2)),
+      expected: .seconds(4)),
     Row(
       name: "a negative draw is clamped", failures: 2, retryAfter: nil, jitter: -1,
-      expected: .zero),
+      expected: .seconds(2)),
     Row(
-      name: "a NaN draw waits nothing", failures: 2, retryAfter: nil, jitter: .nan,
-      expected: .zero),
+      name: "a NaN draw counts as 0", failures: 2, retryAfter: nil, jitter: .nan,
+      expected: .seconds(2)),
   ]
 
   @Test("delay table", arguments: rows)
@@ -73,6 +76,13 @@ struct ReplayBackoffTests {
         == row.expected)
   }
 
+  @Test("a fleet that failed together leaves the second it failed in, whatever the draw")
+  func neverAtOnce() {
+    for draw in stride(from: 0.0, through: 1.0, by: 0.01) {
+      #expect(backoff.delay(afterFailures: 1, retryAfter: nil, jitter: draw) >= .seconds(1))
+    }
+  }
+
   @Test("settings are kept sane: multiplier ≥ 1, cap ≥ base")
   func sanitised() {
     let odd = ReplayBackoff(
@@ -80,6 +90,6 @@ struct ReplayBackoffTests {
     #expect(odd.multiplier == 1)
     #expect(odd.maxDelay == .seconds(10))
     #expect(odd.ceiling(afterFailures: 5) == .seconds(10))
-    #expect(odd.delay(afterFailures: 1, retryAfter: .seconds(30), jitter: 0) == .zero)
+    #expect(odd.delay(afterFailures: 1, retryAfter: .seconds(30), jitter: 0) == .seconds(5))
   }
 }

@@ -1,4 +1,5 @@
 import CourierDomain
+import CourierSystem
 import Foundation
 import Testing
 

@@ -3,7 +3,7 @@ import Testing
 
 /// The replayer's coordination, driven by event sequences: each step is an event and the
 /// actions it returns (or the loop's next step, or the machine's state), written out as text.
-/// Waiters are names; backoff draws are 0.5 (1 s → 0.5 s, 2 s → 1 s…). No clock, no transport,
+/// Waiters are names; backoff draws are 0.5 (2 s → 1.5 s, 4 s → 3 s…). No clock, no transport,
 /// no store.
 @Suite("ReplayMachine")
 struct ReplayMachineTests {
@@ -56,7 +56,7 @@ struct ReplayMachineTests {
     var name: String
     var path: PathStatus = .unknown
     /// Each event with what it returns: actions (`resume a b; publish`, "" for none), the
-    /// loop's step (`pass`, `wait`, `wait 500ms`), or the state for `inspect`.
+    /// loop's step (`pass`, `wait`, `wait 1500ms`), or the state for `inspect`.
     var steps: [(Event, String)]
     var testDescription: String { name }
   }
@@ -111,25 +111,25 @@ struct ReplayMachineTests {
         (.watch, ""), (.next("L1"), "wait"), (.waits("L1"), ""),
         (.pass("r1"), "resume r1; publish"),
         (.ended(stopped(.overloaded)), "resume L1; publish"),
-        (.inspect, "failures 1, retry 500ms, idle"), (.waitEnded("L1"), ""),
-        (.next("L2"), "wait 500ms"), (.waits("L2"), ""),
+        (.inspect, "failures 1, retry 1500ms, idle"), (.waitEnded("L1"), ""),
+        (.next("L2"), "wait 1500ms"), (.waits("L2"), ""),
         // The sleep ends first: the shell's group cancels the wake-up child, then says so.
         (.cancelWait("L2"), "resume L2"), (.fired("L2"), ""), (.waitEnded("L2"), ""),
         (.inspect, "failures 1, retry due, idle"), (.next("L3"), "pass"),
         (.pass("loop"), "resume loop; publish"), (.ended(stopped(.timedOut)), "publish"),
-        (.next("L4"), "wait 1000ms"), (.waitEnded("L4"), ""), (.next("L5"), "wait 1000ms"),
+        (.next("L4"), "wait 3000ms"), (.waitEnded("L4"), ""), (.next("L5"), "wait 3000ms"),
         (.cancelWait("L5"), ""), (.fired("L5"), ""), (.waitEnded("L5"), ""),
         (.next("L6"), "pass"), (.pass("loop"), "resume loop; publish"),
         // The third: 4 s × 0.5 = 2 s, but the server's Retry-After of 7 s is the floor.
         (.ended(stopped(.overloaded, retryAfter: .seconds(7))), "publish"),
-        (.next("L7"), "wait 7000ms"),
+        (.next("L7"), "wait 8750ms"),
       ]),
     Row(
       name: "a pass that ends otherwise resets the count and drops the retry",
       steps: [
         (.watch, ""), (.pass("r"), "resume r; publish"), (.ended(stopped(.offline)), "publish"),
         (.pass("r"), "resume r; publish"), (.ended(stopped(.offline)), "publish"),
-        (.inspect, "failures 2, retry 1000ms, idle"), (.pass("r"), "resume r; publish"),
+        (.inspect, "failures 2, retry 3000ms, idle"), (.pass("r"), "resume r; publish"),
         (.ended(ok), "publish"), (.inspect, "failures 0, retry none, idle"),
         (.pass("r"), "resume r; publish"), (.ended(stopped(.offline)), "publish"),
         (.pass("r"), "resume r; publish"), (.ended(stopped(.unauthorized)), "publish"),
@@ -142,7 +142,7 @@ struct ReplayMachineTests {
       steps: [
         (.watch, ""), (.pass("r"), "resume r; publish"), (.ended(stopped(.offline)), "publish"),
         (.pass("r"), "resume r; publish"), (.ended(stopped(.cancelled)), "publish"),
-        (.inspect, "failures 1, retry 500ms, idle"),
+        (.inspect, "failures 1, retry 1500ms, idle"),
       ]),
     Row(
       name: "a path change drops the retry and ends its sleep before the path is shown; the "
@@ -150,7 +150,7 @@ struct ReplayMachineTests {
       steps: [
         (.watch, ""), (.path(nil, .satisfied), ""), (.sleepEnd("f"), "resume f"),
         (.shown(nil, .satisfied), ""), (.pass("r"), "resume r; publish"),
-        (.ended(stopped(.cannotReachHost)), "publish"), (.next("L1"), "wait 500ms"),
+        (.ended(stopped(.cannotReachHost)), "publish"), (.next("L1"), "wait 1500ms"),
         (.waits("L1"), ""), (.path(.satisfied, .unsatisfied), "resume L1"),
         (.inspect, "failures 0, retry none, idle"), (.sleepEnd("f"), ""),
         (.cancelWait("L1"), ""), (.waitEnded("L1"), "resume f"),
@@ -163,15 +163,15 @@ struct ReplayMachineTests {
       name: "a pass whose outcome replaces a backoff being slept returns after that sleep ended",
       steps: [
         (.watch, ""), (.pass("r"), "resume r; publish"), (.ended(stopped(.overloaded)), "publish"),
-        (.next("L1"), "wait 500ms"), (.waits("L1"), ""), (.pass("r"), "resume r; publish"),
+        (.next("L1"), "wait 1500ms"), (.waits("L1"), ""), (.pass("r"), "resume r; publish"),
         (.ended(stopped(.overloaded)), "resume L1; publish"), (.sleepEnd("r"), ""),
-        (.waitEnded("L1"), "resume r"), (.next("L2"), "wait 1000ms"),
+        (.waitEnded("L1"), "resume r"), (.next("L2"), "wait 3000ms"),
       ]),
     Row(
       name: "a timer that runs out after its retry was dropped does nothing",
       steps: [
         (.watch, ""), (.pass("r"), "resume r; publish"), (.ended(stopped(.overloaded)), "publish"),
-        (.next("L1"), "wait 500ms"), (.waits("L1"), ""),
+        (.next("L1"), "wait 1500ms"), (.waits("L1"), ""),
         (.path(.unknown, .requiresConnection), "resume L1"), (.fired("L1"), ""),
         (.waitEnded("L1"), ""), (.inspect, "failures 0, retry none, idle"),
         (.next("L2"), "wait"),
@@ -189,7 +189,7 @@ struct ReplayMachineTests {
       steps: [
         (.pass("r"), "resume r; publish"), (.ended(stopped(.overloaded)), "publish"),
         (.inspect, "failures 1, retry none, idle"), (.watch, ""),
-        (.inspect, "failures 1, retry 500ms, idle"), (.path(nil, .unsatisfied), ""),
+        (.inspect, "failures 1, retry 1500ms, idle"), (.path(nil, .unsatisfied), ""),
         (.next("L1"), "wait"), (.path(.unsatisfied, .satisfied), ""),
         (.inspect, "failures 0, retry none, idle"), (.shown(.unsatisfied, .satisfied), ""),
         (.next("L2"), "pass"),
@@ -206,17 +206,17 @@ struct ReplayMachineTests {
       steps: [
         (.watch, ""), (.watch, ""), (.pass("r"), "resume r; publish"),
         (.ended(stopped(.overloaded)), "publish"), (.unwatch, ""),
-        (.inspect, "failures 1, retry 500ms, idle"), (.unwatch, ""),
+        (.inspect, "failures 1, retry 1500ms, idle"), (.unwatch, ""),
         (.inspect, "failures 1, retry none, idle"), (.write(.satisfied), ""),
       ]),
     Row(
       name: "one loop sleeps the backoff; when its wait ends early another takes it",
       steps: [
         (.watch, ""), (.watch, ""), (.pass("r"), "resume r; publish"),
-        (.ended(stopped(.overloaded)), "publish"), (.next("L1"), "wait 500ms"),
+        (.ended(stopped(.overloaded)), "publish"), (.next("L1"), "wait 1500ms"),
         (.next("L2"), "wait"), (.waits("L1"), ""), (.waits("L2"), ""),
         (.cancelWait("L1"), "resume L1"), (.waitEnded("L1"), "resume L2"),
-        (.waitEnded("L2"), ""), (.next("L3"), "wait 500ms"),
+        (.waitEnded("L2"), ""), (.next("L3"), "wait 1500ms"),
       ]),
     Row(
       name: "a cancelled loop's wait resumes at once",
@@ -313,7 +313,7 @@ struct ReplayMachineTests {
     #expect(draws == 0)
     _ = machine.passRequested("r")
     _ = machine.passEnded(Self.stopped(.overloaded), jitter: draw)
-    #expect(draws == 1 && machine.retryDelay == .milliseconds(250))
+    #expect(draws == 1 && machine.retryDelay == .milliseconds(1250))
   }
 
   @Test("usable paths: satisfied and unknown (never treated as offline)")

@@ -5,12 +5,12 @@ import Testing
 struct RetryPolicyTests {
   let policy = RetryPolicy()
 
-  @Test("backoff ceilings grow ×2 from 0.5 s and stop at 20 s")
+  @Test("backoff ceilings grow ×2 from 2 s and stop at 20 s")
   func ceilings() {
     let ceilings = (1...8).map { policy.ceiling(afterAttempt: $0) }
     #expect(
       ceilings == [
-        .milliseconds(500), .seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16),
+        .seconds(2), .seconds(4), .seconds(8), .seconds(16), .seconds(20), .seconds(20),
         .seconds(20), .seconds(20),
       ])
   }
@@ -29,17 +29,17 @@ struct RetryPolicyTests {
 
   static let rows: [Row] = [
     Row(
-      name: "503 first attempt, jitter 0.5 → 0.25 s", error: CourierError(.overloaded, status: 503),
+      name: "503 first attempt, jitter 0.5 → 1.5 s", error: CourierError(.overloaded, status: 503),
       attempt: 1, elapsed: .zero, safe: false, jitter: 0.5, budget: true,
-      expected: .retry(after: .milliseconds(250))),
-    Row(
-      name: "full jitter 0 → no wait",
-      error: CourierError(.server, status: 502, mayHaveReachedServer: true), attempt: 2,
-      elapsed: .zero, safe: true, jitter: 0, budget: true, expected: .retry(after: .zero)),
-    Row(
-      name: "jitter near 1 on attempt 3 → just under 2 s", error: CourierError(.offline),
-      attempt: 3, elapsed: .zero, safe: false, jitter: 0.75, budget: true,
       expected: .retry(after: .milliseconds(1500))),
+    Row(
+      name: "equal jitter 0 → half the ceiling, never at once",
+      error: CourierError(.server, status: 502, mayHaveReachedServer: true), attempt: 2,
+      elapsed: .zero, safe: true, jitter: 0, budget: true, expected: .retry(after: .seconds(2))),
+    Row(
+      name: "jitter 0.75 on attempt 3 → 7 s of 8", error: CourierError(.offline),
+      attempt: 3, elapsed: .zero, safe: false, jitter: 0.75, budget: true,
+      expected: .retry(after: .seconds(7))),
     Row(
       name: "422 never", error: CourierError(.business, status: 422, code: "image_too_large"),
       attempt: 1, elapsed: .zero, safe: true, jitter: 0.5, budget: true,
@@ -61,18 +61,23 @@ struct RetryPolicyTests {
     Row(
       name: "timeout on keyed POST retried",
       error: CourierError(.timedOut, mayHaveReachedServer: true), attempt: 1, elapsed: .zero,
-      safe: true, jitter: 1, budget: true, expected: .retry(after: .milliseconds(500))),
+      safe: true, jitter: 1, budget: true, expected: .retry(after: .seconds(2))),
     Row(
       name: "refused connection on POST is safe", error: CourierError(.cannotReachHost), attempt: 1,
       elapsed: .zero, safe: false, jitter: 1, budget: true,
-      expected: .retry(after: .milliseconds(500))),
+      expected: .retry(after: .seconds(2))),
     Row(
       name: "4 attempts in all", error: CourierError(.overloaded, status: 503), attempt: 4,
       elapsed: .zero, safe: true, jitter: 0.5, budget: true, expected: .giveUp(.attemptsExhausted)),
     Row(
-      name: "Retry-After beats a shorter backoff",
+      name: "Retry-After beats a shorter backoff, spread past it by a quarter at draw 0.5",
       error: CourierError(.overloaded, status: 503, retryAfter: .seconds(3)), attempt: 1,
-      elapsed: .zero, safe: true, jitter: 0.5, budget: true, expected: .retry(after: .seconds(3))),
+      elapsed: .zero, safe: true, jitter: 0.5, budget: true,
+      expected: .retry(after: .milliseconds(3750))),
+    Row(
+      name: "Retry-After at draw 0 is exactly what the server asked",
+      error: CourierError(.overloaded, status: 503, retryAfter: .seconds(3)), attempt: 1,
+      elapsed: .zero, safe: true, jitter: 0, budget: true, expected: .retry(after: .seconds(3))),
     Row(
       name: "Retry-After over the cap gives up",
       error: CourierError(.overloaded, status: 429, retryAfter: .seconds(3600)), attempt: 1,
@@ -90,7 +95,7 @@ struct RetryPolicyTests {
       name: "idempotency_in_flight is transient",
       error: CourierError(.overloaded, status: 409, code: "idempotency_in_flight"), attempt: 1,
       elapsed: .zero, safe: true, jitter: 1, budget: true,
-      expected: .retry(after: .milliseconds(500))),
+      expected: .retry(after: .seconds(2))),
   ]
 
   @Test("decisions", arguments: rows)
@@ -101,7 +106,7 @@ struct RetryPolicyTests {
     #expect(decision == row.expected)
   }
 
-  @Test("delays never exceed the ceiling, whatever the draw")
+  @Test("delays lie between half the ceiling and the ceiling, whatever the draw")
   func boundedJitter() {
     for attempt in 1...3 {
       for draw in stride(from: 0.0, to: 1.0, by: 0.01) {
@@ -114,7 +119,7 @@ struct RetryPolicyTests {
           return
         }
         #expect(wait <= policy.ceiling(afterAttempt: attempt))
-        #expect(wait >= .zero)
+        #expect(wait >= policy.ceiling(afterAttempt: attempt) / 2)
       }
     }
   }

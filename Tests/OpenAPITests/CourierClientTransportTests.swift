@@ -302,8 +302,8 @@ struct CourierClientTransportRetryTests {
         request: generatedRequest(.post, "/articles"), body: singlePassBody(json, chunk: 5))
     }
     await clock.waitForSleepers(1)
-    #expect(clock.sleepLog == [.seconds(3)])
-    clock.advance(by: .seconds(3))
+    #expect(clock.sleepLog == [.milliseconds(3750)])
+    clock.advance(by: .milliseconds(3750))
     let (response, body) = try await call.value
     #expect(response.status == .created)
     #expect(body == Data(#"{"id":"a1"}"#.utf8))

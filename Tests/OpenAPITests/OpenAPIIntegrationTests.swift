@@ -3,6 +3,7 @@ import CourierDomain
 import CourierLinux
 import CourierOpenAPI
 import CourierPorts
+import CourierSystem
 import CourierTestSupport
 import Foundation
 import HTTPTypes

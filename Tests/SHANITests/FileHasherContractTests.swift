@@ -1,6 +1,7 @@
 import CourierDomain
 import CourierPorts
 import CourierSHANI
+import CourierSystem
 import Foundation
 import Testing
 

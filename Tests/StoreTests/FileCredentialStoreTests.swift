@@ -1,6 +1,7 @@
 import CourierDomain
 import CourierFileStore
 import CourierPorts
+import CourierSystem
 import Foundation
 import Synchronization
 import Testing

@@ -1,7 +1,6 @@
 // Compresses one image with VipsImageCompressor, for Benchmarks/compression/run.sh.
 // Usage: courier-compress-bench INPUT OUTPUT [MAX_LONG_EDGE] [QUALITY]
-import CourierDomain
-import CourierPorts
+import Courier
 import CourierVips
 import Foundation
 
@@ -16,10 +15,11 @@ let options = CompressionOptions(
   quality: arguments.count > 4 ? Int(arguments[4]) ?? 70 : 70)
 let compressor: any ImageCompressor = VipsImageCompressor()
 do {
-  let result = try await compressor.compress(
-    input: URL(fileURLWithPath: arguments[1]), output: URL(fileURLWithPath: arguments[2]),
-    options: options)
-  print("\(result.width)x\(result.height) \(result.inputSize) -> \(result.outputSize) bytes")
+  let output = URL(fileURLWithPath: arguments[2])
+  _ = try await compressor.compress(
+    input: URL(fileURLWithPath: arguments[1]), output: output, options: options)
+  let size = (try? FileManager.default.attributesOfItem(atPath: output.path))?[.size] as? Int ?? 0
+  print("wrote \(size) bytes")
 } catch let error as CourierError {
   FileHandle.standardError.write(Data("\(error.userMessage)\n".utf8))
   exit(1)

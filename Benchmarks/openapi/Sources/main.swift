@@ -10,6 +10,7 @@
 // other, the first side alternating. CPU is this process's (getrusage), and the backend's
 // (/proc/PID/stat) when its pid is given.
 import CourierLinux
+import CourierMemory
 import CourierOpenAPI
 import Foundation
 import OpenAPIRuntime
@@ -106,11 +107,14 @@ func measure(_ options: Options, url: URL) async throws -> (openAPI: Totals, api
   let data = FileManager.default.temporaryDirectory
     .appendingPathComponent("courier-openapi-bench-\(getpid())")
   defer { try? FileManager.default.removeItem(at: data) }
-  let session = try CourierSession.connecting(to: url) { config in
-    config.dataDirectory = data
-    config.pathMonitor = .manual
-    config.store = .memory
-  }
+  // No path monitor or store of the system's: the calls need neither.
+  var config = CourierConfig(environment: ProcessInfo.processInfo.environment)
+  config.baseURL = url
+  config.dataDirectory = data
+  let session = try CourierSession(
+    config: config,
+    overrides: AdapterOverrides(
+      pathMonitor: ManualPathMonitor(), localStore: InMemoryLocalStore()))
   try await session.login(username: "alice", password: "secret")
   let api = session.environment.client
   let id = UUID().uuidString.lowercased()
@@ -135,7 +139,7 @@ func measure(_ options: Options, url: URL) async throws -> (openAPI: Totals, api
 
   /// The same call through APIClient, decoded by hand.
   func viaAPIClient() async throws {
-    let (_, body) = try await api.send(try api.request(.get, "/articles/\(id)"))
+    let (_, body) = try await api.send(.get, "/articles/\(id)")
     let article = try decoder.decode(Article.self, from: body.bytes)
     guard article.id == id, article.version == 1 else { throw WrongArticle() }
   }

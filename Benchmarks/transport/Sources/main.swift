@@ -9,8 +9,6 @@ import Courier
 //   courier-transport-bench requests --transport urlsession|curl --url URL --count N
 //       N sequential GETs (URL + "/r/<i>"), one transport, so one kept-alive connection
 import CourierCurl
-import CourierDomain
-import CourierPorts
 import CourierURLSession
 import Foundation
 
@@ -61,6 +59,10 @@ func makeTransport(_ name: String) -> any Transport {
   name == "urlsession" ? URLSessionTransport() : CurlTransport()
 }
 
+func inSeconds(_ duration: Duration) -> Double {
+  Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
 func report(_ fields: [String: String]) {
   let text = fields.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }
     .joined(separator: ",")
@@ -87,7 +89,7 @@ func upload(_ options: Options, url: URL) async throws {
     let segments: [BodySegment] = [
       .bytes(head), .file(payload, offset: 0, length: Int64(size)), .bytes(tail),
     ]
-    bytes = segments.totalLength
+    bytes = RequestBody.segments(segments).length ?? 0
     (response, received) = try await CurlTransport().send(
       request, body: .segments(segments), options: noDeadline)
   } else {
@@ -96,7 +98,7 @@ func upload(_ options: Options, url: URL) async throws {
     (response, received) = try await makeTransport(options.transport).send(
       request, body: .file(body), options: noDeadline)
   }
-  let seconds = start.duration(to: .now).seconds
+  let seconds = inSeconds(start.duration(to: .now))
   report([
     "status": "\(response.status.code)", "bytes": "\(bytes)",
     "seconds": String(format: "%.6f", seconds),
@@ -111,11 +113,11 @@ func requests(_ options: Options, url: URL) async throws {
   let start = ContinuousClock.now
   for index in 0..<options.count {
     let (response, _) = try await transport.send(
-      HTTPRequest(method: .get, url: url.appendingPathComponent("r/\(index)")),
+      HTTPRequest(method: .get, url: url.appendingPathComponent("r/\(index)")), body: nil,
       options: TransportOptions(deadline: .seconds(30)))
     if response.status != 200 { failures += 1 }
   }
-  let seconds = start.duration(to: .now).seconds
+  let seconds = inSeconds(start.duration(to: .now))
   report([
     "count": "\(options.count)", "failures": "\(failures)",
     "seconds": String(format: "%.6f", seconds),

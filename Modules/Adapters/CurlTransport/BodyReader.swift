@@ -42,7 +42,7 @@ final class BodyReader {
         continue
       }
       let want = Int(min(Int64(capacity - filled), remaining))
-      switch segment {
+      switch segment.contents {
       case .bytes(let data):
         data.withUnsafeBytes { raw in
           guard let base = raw.baseAddress else { return }
@@ -171,7 +171,7 @@ final class BodyReader {
   ///   missing or shorter than its range.
   static func validate(_ segments: [BodySegment], context: String) throws {
     for segment in segments {
-      guard case .file(let url, let offset, let length) = segment else { continue }
+      guard case .file(let url, let offset, let length) = segment.contents else { continue }
       guard offset >= 0, length >= 0 else {
         throw CourierError(
           .invalidInput,

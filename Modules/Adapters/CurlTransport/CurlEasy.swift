@@ -2,6 +2,7 @@ import CCurl
 import CCurlShim
 import CourierDomain
 import CourierPorts
+import CourierSystem
 import HTTPTypes
 
 #if canImport(FoundationEssentials)
@@ -319,7 +320,8 @@ final class CurlEasy {
     var requestBytes = 0
     _ = courier_curl_getinfo_long(handle, CURLINFO_REQUEST_SIZE, &requestBytes)
     let outcome = CurlErrorTable.classify(
-      curlCode: code, path: transfer.pathStatus(), requestSent: requestBytes > 0)
+      curlCode: code, offline: transfer.pathStatus() == .unsatisfied,
+      requestSent: requestBytes > 0)
     var detail = String(cString: errorBuffer)
     if detail.isEmpty { detail = String(cString: curl_easy_strerror(CURLcode(UInt32(code)))) }
     if code == CurlErrorTable.Code.operationTimedOut, idleExpired,
@@ -331,7 +333,8 @@ final class CurlEasy {
     }
     return .failure(
       CourierError(
-        outcome.kind, mayHaveReachedServer: outcome.mayHaveReachedServer,
+        CourierError.Kind(transportFailure: outcome.kind),
+        mayHaveReachedServer: outcome.mayHaveReachedServer,
         underlying: "CURLcode \(code): \(detail)", context: transfer.context))
   }
 
@@ -375,7 +378,7 @@ final class CurlEasy {
   private func check(_ code: CURLcode, _ what: String) throws(CourierError) {
     guard code != CURLE_OK else { return }
     let outcome = CurlErrorTable.classify(
-      curlCode: Int(code.rawValue), path: .unknown, requestSent: false)
+      curlCode: Int(code.rawValue), offline: false, requestSent: false)
     throw CourierError(
       outcome.kind == .invalidInput ? .invalidInput : .connectionLost,
       serverMessage: outcome.kind == .invalidInput

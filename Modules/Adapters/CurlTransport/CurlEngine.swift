@@ -2,6 +2,7 @@ import CCurl
 import CCurlShim
 import CourierDomain
 import CourierPorts
+import CourierSystem
 import Synchronization
 
 #if canImport(FoundationEssentials)

@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import CourierSystem
 import HTTPTypes
 import Synchronization
 
@@ -19,23 +20,23 @@ import Synchronization
 /// apart by `CURLcode` through `CurlErrorTable`. It never logs anything, headers included.
 public final class CurlTransport: Transport {
   /// How the transport behaves; every field has a safe default.
-  public struct Configuration: Sendable {
+  package struct Configuration: Sendable {
     /// The path monitor's current status, to tell "offline" from "host unreachable".
-    public var pathStatus: @Sendable () -> PathStatus
+    package var pathStatus: @Sendable () -> PathStatus
     /// The largest response body held in memory; a longer one fails as `invalidResponse`.
-    public var maxResponseBytes: Int
+    package var maxResponseBytes: Int
     /// A PEM bundle of the certificate authorities to trust instead of the system's.
     /// Verification itself is always on.
-    public var caBundle: URL?
+    package var caBundle: URL?
     /// Whether to offer HTTP/2 (over TLS, by ALPN); plain `http://` always uses HTTP/1.1.
-    public var allowsHTTP2: Bool
+    package var allowsHTTP2: Bool
     /// Bodies of at least this many bytes ask `Expect: 100-continue` first, so a server that
     /// refuses (413, 401) does so before the body is sent.
-    public var expectContinueThreshold: Int64
+    package var expectContinueThreshold: Int64
     /// The most connections kept open at once to one host (more transfers wait their turn).
-    public var maxConnectionsPerHost: Int
+    package var maxConnectionsPerHost: Int
     /// The size of the buffer libcurl fills from the read callback for each send.
-    public var uploadBufferSize: Int
+    package var uploadBufferSize: Int
 
     /// Creates a configuration.
     /// - Parameters:
@@ -46,7 +47,7 @@ public final class CurlTransport: Transport {
     ///   - expectContinueThreshold: the body size from which `Expect: 100-continue` is sent.
     ///   - maxConnectionsPerHost: the most connections to one host.
     ///   - uploadBufferSize: libcurl's upload buffer, in bytes (16 KiB to 2 MiB).
-    public init(
+    package init(
       pathStatus: @escaping @Sendable () -> PathStatus = { .unknown },
       maxResponseBytes: Int = 64 << 20, caBundle: URL? = nil, allowsHTTP2: Bool = true,
       expectContinueThreshold: Int64 = 64 << 10, maxConnectionsPerHost: Int = 6,
@@ -69,14 +70,15 @@ public final class CurlTransport: Transport {
 
   /// Creates a transport. Its thread starts with the first request.
   /// - Parameter configuration: the behaviour.
-  public init(configuration: Configuration = Configuration()) {
+  package init(configuration: Configuration) {
     self.configuration = configuration
     self.engine = CurlEngine(configuration: configuration)
   }
 
-  /// Creates a transport with default settings and a path status source.
-  /// - Parameter pathStatus: the path monitor's current status.
-  public convenience init(pathStatus: @escaping @Sendable () -> PathStatus) {
+  /// Creates a transport with default settings; its thread starts with the first request.
+  /// - Parameter pathStatus: the path monitor's current status, which tells an offline device
+  ///   from an unreachable host when a connection fails; unknown by default.
+  public convenience init(pathStatus: @escaping @Sendable () -> PathStatus = { .unknown }) {
     self.init(configuration: Configuration(pathStatus: pathStatus))
   }
 
@@ -122,7 +124,7 @@ public final class CurlTransport: Transport {
   /// - Returns: the response (its body is in the file).
   /// - Throws: `CourierError`: `fileUnavailable` when the file cannot be written, or when no
   ///   response was received.
-  public func download(
+  package func download(
     _ request: HTTPRequest, body: Data? = nil, to file: URL, options: TransportOptions,
     progress: (@Sendable (TransferProgress) -> Void)? = nil
   ) async throws -> HTTPResponse {
@@ -134,7 +136,7 @@ public final class CurlTransport: Transport {
 
   /// How many transfers are in flight or waiting for the transport's thread: zero once every
   /// call has returned and the thread has caught up, whatever was cancelled.
-  public var activeTransfers: Int { engine.activeTransfers }
+  package var activeTransfers: Int { engine.activeTransfers }
 
   /// The transport's thread, as a task executor: a task running there is resumed by each
   /// answer without a thread being woken, and hands its next request over the same way.
@@ -143,7 +145,7 @@ public final class CurlTransport: Transport {
   /// Stops the transport's thread: transfers still running fail as `cancelled`, every
   /// connection is closed, and this returns once all of it is done. Later requests start a
   /// new thread.
-  public func shutdown() async { await engine.shutdown() }
+  package func shutdown() async { await engine.shutdown() }
 
   /// Sends the request and follows same-origin redirects (`RedirectFollowing`, decision
   /// 0503) within the one deadline; libcurl's own following cannot be limited to one origin.

@@ -29,30 +29,30 @@ import Synchronization
 /// file changed (device, inode, size, modification and change times): another process's
 /// `login` or refresh replaces the file (a new inode) and is seen at the next request, without
 /// re-reading and decoding it for every request of a replay.
-public struct FileCredentialStore: CredentialStore {
+package struct FileCredentialStore: CredentialStore {
   /// The JSON file holding the session (mode 0600 in the private data directory).
-  public let file: URL
+  package let file: URL
   private let cache = Cache()
   private let warn: (@Sendable (String) -> Void)?
 
   /// The earliest expiry written: the Unix epoch (an expiry in the past means "expired").
-  public static let earliestExpiry = Date(timeIntervalSince1970: 0)
+  package static let earliestExpiry = Date(timeIntervalSince1970: 0)
   /// The latest expiry written: 9999-12-31T23:59:59Z, the last instant ISO 8601 can say in
   /// four digits.
-  public static let latestExpiry = Date(timeIntervalSince1970: 253_402_300_799)
+  package static let latestExpiry = Date(timeIntervalSince1970: 253_402_300_799)
 
   /// Creates a store.
   /// - Parameters:
   ///   - file: the file (its directory is created when needed, mode 0700).
   ///   - warn: told when the file's permissions had to be tightened; nil to stay quiet.
-  public init(file: URL, warn: (@Sendable (String) -> Void)? = nil) {
+  package init(file: URL, warn: (@Sendable (String) -> Void)? = nil) {
     self.file = file
     self.warn = warn
   }
 
   /// Why the last `load()` found no usable session although the file exists (nil when it was
   /// usable, or absent): a sentence naming the file, for the "log in again" message.
-  public var unusableReason: String? { cache.problem.withLock { $0 } }
+  package var unusableReason: String? { cache.problem.withLock { $0 } }
 
   /// What `stat` says of the file: any change of it means the file must be read again.
   struct Identity: Equatable, Sendable {
@@ -104,7 +104,7 @@ public struct FileCredentialStore: CredentialStore {
   /// - Returns: them, or nil when there is no file or its content is not a usable session
   ///   (`unusableReason` then says why).
   /// - Throws: `StoreError` (`io`) naming the file when it exists but cannot be read.
-  public func load() throws -> Credentials? {
+  package func load() throws -> Credentials? {
     guard let before = Identity(path: file.path) else {
       cache.remember(nil, for: nil)
       cache.problem.withLock { $0 = nil }
@@ -199,7 +199,7 @@ public struct FileCredentialStore: CredentialStore {
   /// expired).
   /// - Parameter date: the expiry.
   /// - Returns: the expiry to write.
-  public static func writableExpiry(_ date: Date?) -> Date? {
+  package static func writableExpiry(_ date: Date?) -> Date? {
     guard let date, !date.timeIntervalSince1970.isNaN else { return nil }
     return min(max(date, earliestExpiry), latestExpiry)
   }
@@ -208,7 +208,7 @@ public struct FileCredentialStore: CredentialStore {
   /// through a symlink), synced, then renamed over the session file.
   /// - Parameter credentials: the tokens.
   /// - Throws: `StoreError` naming the file when it cannot be written.
-  public func save(_ credentials: Credentials) throws {
+  package func save(_ credentials: Credentials) throws {
     let directory = file.deletingLastPathComponent()
     do {
       try FileManager.default.createDirectory(
@@ -257,7 +257,7 @@ public struct FileCredentialStore: CredentialStore {
 
   /// Removes the file.
   /// - Throws: when it exists and cannot be removed.
-  public func clear() throws {
+  package func clear() throws {
     if FileManager.default.fileExists(atPath: file.path) {
       try FileManager.default.removeItem(at: file)
     }

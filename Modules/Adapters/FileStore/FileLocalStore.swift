@@ -25,25 +25,25 @@ import Synchronization
 /// On open, a torn last line (a crash mid-append) is dropped, as that call never returned; a
 /// damaged line before the last is reported with the file and line, and nothing is changed.
 /// A `lock` file held with `flock` keeps a second process out.
-public final class FileLocalStore: LocalStoreBackend {
+public final class FileLocalStore: LocalStore {
   /// Opening options.
-  public struct Options: Sendable, Equatable {
+  package struct Options: Sendable, Equatable {
     /// The journal size, in bytes, past which it is compacted (and at least twice its size
     /// after the last compaction, so a large outbox is not rewritten at every append).
-    public var compactionThreshold: Int
+    package var compactionThreshold: Int
     /// Record-only transactions with more mutations than this (a server refresh) rewrite the
     /// snapshot instead of adding a journal line.
-    public var snapshotThreshold: Int
+    package var snapshotThreshold: Int
     /// How long opening waits for another process that has the store open before giving up
     /// with `StoreError.busy`.
-    public var busyTimeout: Duration
+    package var busyTimeout: Duration
 
     /// Creates options.
     /// - Parameters:
     ///   - compactionThreshold: the journal size that triggers a compaction.
     ///   - snapshotThreshold: the size of a record-only transaction that rewrites the snapshot.
     ///   - busyTimeout: how long opening waits for another process holding the store.
-    public init(
+    package init(
       compactionThreshold: Int = 1 << 20, snapshotThreshold: Int = 64,
       busyTimeout: Duration = .seconds(30)
     ) {
@@ -54,24 +54,24 @@ public final class FileLocalStore: LocalStoreBackend {
   }
 
   /// What opening had to repair.
-  public struct Recovery: Sendable, Equatable {
+  package struct Recovery: Sendable, Equatable {
     /// Bytes of a torn last journal line that were dropped (0 when none).
-    public var droppedTornBytes: Int
+    package var droppedTornBytes: Int
   }
 
   /// The journal format this code writes.
-  public static let journalFormat = 1
+  package static let journalFormat = 1
   /// The snapshot format this code writes.
-  public static let snapshotFormat = 1
+  package static let snapshotFormat = 1
 
   /// The store's directory.
-  public let directory: String
+  package let directory: String
   /// The records snapshot.
-  public var snapshotPath: String { directory + "/records.json" }
+  package var snapshotPath: String { directory + "/records.json" }
   /// The outbox journal.
-  public var journalPath: String { directory + "/outbox.journal" }
+  package var journalPath: String { directory + "/outbox.journal" }
   /// What opening repaired.
-  public let recovery: Recovery
+  package let recovery: Recovery
 
   private struct Core {
     var state: LocalStoreState
@@ -86,6 +86,15 @@ public final class FileLocalStore: LocalStoreBackend {
   private let core: Mutex<Core>
   private let options: Options
 
+  /// Opens (or creates) a store in a directory, which is created if needed: a snapshot of the
+  /// records and a journal of changes, each flushed to disk before a call returns.
+  /// - Parameter directory: the directory.
+  /// - Throws: `StoreError` naming the file when it is damaged, newer, or cannot be created or
+  ///   read, and when another process kept it open for longer than a few seconds.
+  public convenience init(directory: String) throws {
+    try self.init(directory: directory, options: Options())
+  }
+
   /// Opens (or creates) a store in a directory, which is created if needed.
   /// - Parameters:
   ///   - directory: the directory.
@@ -93,7 +102,7 @@ public final class FileLocalStore: LocalStoreBackend {
   /// - Throws: `StoreError` naming the file: `corrupt` for a damaged snapshot or journal line
   ///   (with its line number), `newerSchema`, `io`, `cannotCreate`, and `busy` when another
   ///   process kept it open for longer than `options.busyTimeout`.
-  public init(directory: String, options: Options = Options()) throws {
+  package init(directory: String, options: Options) throws {
     self.directory = directory
     self.options = options
     try FileIO.makeDirectory(directory)
@@ -151,7 +160,7 @@ public final class FileLocalStore: LocalStoreBackend {
   }
 
   /// Closes the files and releases the lock. Later calls throw `StoreError.unusable`.
-  public func close() {
+  package func close() {
     core.withLock { core in
       if core.journal >= 0 { Glibc.close(core.journal) }
       if core.lock >= 0 { Self.release(core.lock) }
@@ -255,7 +264,7 @@ public final class FileLocalStore: LocalStoreBackend {
 
   /// Compacts the journal now (normally done when it grows past the threshold).
   /// - Throws: `StoreError` when the files cannot be written; the store must then be reopened.
-  public func compact() throws {
+  package func compact() throws {
     try core.withLock { core throws in
       if let broken = core.broken { throw broken }
       do {
@@ -270,7 +279,7 @@ public final class FileLocalStore: LocalStoreBackend {
   }
 
   /// The journal's current size in bytes.
-  public var journalSize: Int { core.withLock { $0.journalBytes } }
+  package var journalSize: Int { core.withLock { $0.journalBytes } }
 
   private func append(_ line: JournalLine, _ core: inout Core) throws {
     let bytes = try Self.encode(line) + [0x0A]

@@ -11,7 +11,7 @@ import Synchronization
 /// A record store and outbox held in memory, for tests of code that syncs records. Behaves as
 /// the SQLite and file adapters do (it passes the same contract suite), and adds driving and
 /// inspection: `failNextCommit(_:)` to simulate a disk failure, `state` and `commits` to look.
-public final class InMemoryLocalStore: LocalStoreBackend {
+public final class InMemoryLocalStore: LocalStore {
   private struct Guarded {
     var state = LocalStoreState()
     var failures: [StoreError] = []
@@ -24,15 +24,15 @@ public final class InMemoryLocalStore: LocalStoreBackend {
   public init() {}
 
   /// Everything the store holds now.
-  public var state: LocalStoreState { guarded.withLock { $0.state } }
+  package var state: LocalStoreState { guarded.withLock { $0.state } }
 
   /// Every committed transaction's mutations, in order (empty transactions excluded).
-  public var commits: [[StoreMutation]] { guarded.withLock { $0.commits } }
+  package var commits: [[StoreMutation]] { guarded.withLock { $0.commits } }
 
   /// Makes the next write transaction fail with this error, changing nothing, as a full disk
   /// would. Queued: call it twice to fail two commits.
   /// - Parameter error: the error to throw.
-  public func failNextCommit(
+  package func failNextCommit(
     _ error: StoreError = StoreError(.io, "Injected failure: the in-memory disk is full.")
   ) {
     guarded.withLock { $0.failures.append(error) }
@@ -65,4 +65,4 @@ public final class InMemoryLocalStore: LocalStoreBackend {
 }
 
 /// The in-memory store seen as an outbox (the same class: records and outbox live together).
-public typealias InMemoryOutbox = InMemoryLocalStore
+package typealias InMemoryOutbox = InMemoryLocalStore

@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import CourierSystem
 import HTTPTypes
 import Synchronization
 
@@ -13,7 +14,7 @@ import Synchronization
 /// Unscripted requests fail loudly with a 599 response naming the request.
 public final class InMemoryTransport: Transport {
   /// One scripted outcome.
-  public enum Reply: Sendable {
+  package enum Reply: Sendable {
     /// Answer with this response and body.
     case response(HTTPResponse, body: ResponseBody = ResponseBody())
     /// Fail with this error, as if no response came.
@@ -36,7 +37,7 @@ public final class InMemoryTransport: Transport {
 
   /// Adds outcomes to the end of the script, answered in order.
   /// - Parameter replies: the outcomes.
-  public func enqueue(_ replies: Reply...) { state.withLock { $0.replies += replies } }
+  package func enqueue(_ replies: Reply...) { state.withLock { $0.replies += replies } }
 
   /// Adds a JSON response to the script.
   /// - Parameters:
@@ -54,6 +55,11 @@ public final class InMemoryTransport: Transport {
     )
   }
 
+  /// Adds a failure to the script: the request fails with `error` as if no response came
+  /// (`CourierError(.offline)`, a timeout, a reset), before any status.
+  /// - Parameter error: the failure.
+  public func enqueue(failure error: CourierError) { enqueue(.failure(error)) }
+
   /// Every request received, in order.
   public var requests: [HTTPRequest] { state.withLock { $0.requests } }
 
@@ -63,10 +69,10 @@ public final class InMemoryTransport: Transport {
   /// Each request's body as bytes, read whole when the request was received (files and
   /// segments included; nil for no body or an unreadable file), in the order of `requests`.
   /// Meant for tests: a large file body is held in memory.
-  public var receivedBodies: [Data?] { state.withLock { $0.bytes } }
+  package var receivedBodies: [Data?] { state.withLock { $0.bytes } }
 
   /// The body files of every request sent with a whole-file body, in order.
-  public var uploadedFiles: [URL] {
+  package var uploadedFiles: [URL] {
     bodies.compactMap { body in
       if case .file(let url) = body?.contents { return url }
       return nil
@@ -74,7 +80,7 @@ public final class InMemoryTransport: Transport {
   }
 
   /// How many scripted outcomes are left.
-  public var pendingReplies: Int { state.withLock { $0.replies.count } }
+  package var pendingReplies: Int { state.withLock { $0.replies.count } }
 
   /// Answers with the next scripted outcome, after reporting the whole body as sent.
   /// - Parameters:
@@ -115,7 +121,7 @@ public final class InMemoryTransport: Transport {
   private static func read(_ body: RequestBody) throws -> Data {
     var data = Data()
     for segment in try body.segments(context: "") {
-      switch segment {
+      switch segment.contents {
       case .bytes(let bytes): data.append(bytes)
       case .file(let url, let offset, let length):
         let file = try OpenFile.reading(url.path)

@@ -20,13 +20,13 @@ public final class ManualPathMonitor: PathMonitor {
   public var currentPath: NetworkPath { broadcaster.current }
 
   /// The generation whose events are accepted.
-  public var generation: UInt64 { broadcaster.generation }
+  package var generation: UInt64 { broadcaster.generation }
 
   /// How many `updates()` streams are open.
-  public var subscriberCount: Int { broadcaster.subscriberCount }
+  package var subscriberCount: Int { broadcaster.subscriberCount }
 
   /// How many times `run()` was called, and how many calls are still running.
-  public var runCount: (started: Int, active: Int) { runs.withLock { $0 } }
+  package var runCount: (started: Int, active: Int) { runs.withLock { $0 } }
 
   /// Plays an event as a monitor would deliver it.
   /// - Parameter path: the event, stamped with a generation (only the current one is taken).
@@ -42,7 +42,7 @@ public final class ManualPathMonitor: PathMonitor {
   ///   - interfaces: the interfaces to report.
   /// - Returns: whether subscribers were sent it.
   @discardableResult
-  public func send(
+  package func send(
     _ status: PathStatus, expensive: Bool = false, constrained: Bool = false,
     interfaces: [NetworkInterface] = []
   ) -> Bool {
@@ -56,7 +56,7 @@ public final class ManualPathMonitor: PathMonitor {
   /// events of older generations are ignored.
   /// - Returns: the new generation.
   @discardableResult
-  public func restart() -> UInt64 { broadcaster.restart() }
+  package func restart() -> UInt64 { broadcaster.restart() }
 
   /// Waits until the calling task is cancelled, then returns; events come from `send(_:)`.
   /// - Throws: never; the signature is the port's.

@@ -1,6 +1,7 @@
 import CNetlink
 import CourierDomain
 import CourierPorts
+import CourierSystem
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -24,18 +25,18 @@ import Synchronization
 /// once and the sockets are closed before `run()` returns.
 public final class NetlinkPathMonitor: PathMonitor {
   /// How the monitor is set up.
-  public struct Options: Sendable {
+  package struct Options: Sendable {
     /// A network namespace file (`/var/run/netns/NAME`) the monitor's thread enters before
     /// opening its sockets; nil for the process's namespace. Only that thread moves.
-    public var namespacePath: String?
+    package var namespacePath: String?
     /// SO_RCVBUF for the event socket; nil for the system default. A small value provokes
     /// overruns (tests, benchmarks).
-    public var receiveBufferSize: Int?
+    package var receiveBufferSize: Int?
     /// Runs on the monitor's thread before any socket is opened: an injection point for tests
     /// (enter a namespace some other way, fail on purpose). Throwing stops `run()`.
-    public var prepareThread: (@Sendable () throws -> Void)?
+    package var prepareThread: (@Sendable () throws -> Void)?
     /// How long a dump may take before `run()` fails.
-    public var dumpTimeout: Duration
+    package var dumpTimeout: Duration
 
     /// Creates options.
     /// - Parameters:
@@ -43,7 +44,7 @@ public final class NetlinkPathMonitor: PathMonitor {
     ///   - receiveBufferSize: SO_RCVBUF for the event socket, or nil.
     ///   - prepareThread: runs first on the monitor's thread, or nil.
     ///   - dumpTimeout: the longest a dump may take.
-    public init(
+    package init(
       namespacePath: String? = nil, receiveBufferSize: Int? = nil,
       prepareThread: (@Sendable () throws -> Void)? = nil, dumpTimeout: Duration = .seconds(5)
     ) {
@@ -55,21 +56,21 @@ public final class NetlinkPathMonitor: PathMonitor {
   }
 
   /// Counters, for tests and benchmarks.
-  public struct Statistics: Sendable, Hashable {
+  package struct Statistics: Sendable, Hashable {
     /// Full dumps of links, addresses and routes (the first one included).
-    public var fullDumps = 0
+    package var fullDumps = 0
     /// Route-only dumps after a delete or a link losing UP or carrier.
-    public var routeDumps = 0
+    package var routeDumps = 0
     /// Dumps redone because the kernel flagged them interrupted.
-    public var interruptedDumps = 0
+    package var interruptedDumps = 0
     /// Overruns (ENOBUFS, truncated or unparsable datagrams) that forced a resynchronisation.
-    public var resynchronisations = 0
+    package var resynchronisations = 0
     /// Messages ignored because they did not come from the kernel.
-    public var foreignMessages = 0
+    package var foreignMessages = 0
     /// Change messages applied.
-    public var messagesApplied = 0
+    package var messagesApplied = 0
     /// The event socket's granted receive buffer, in bytes.
-    public var receiveBufferSize = 0
+    package var receiveBufferSize = 0
   }
 
   private let options: Options
@@ -78,7 +79,11 @@ public final class NetlinkPathMonitor: PathMonitor {
 
   /// Creates a monitor; nothing happens until `run()`.
   /// - Parameter options: the set-up.
-  public init(options: Options = Options()) { self.options = options }
+  package init(options: Options) { self.options = options }
+
+  /// Creates a monitor of this process's network namespace, over rtnetlink; nothing happens
+  /// until `run()`.
+  public convenience init() { self.init(options: Options()) }
 
   /// A new stream: the current path first, then every change, newest only for a slow consumer.
   /// - Returns: the stream.
@@ -88,10 +93,10 @@ public final class NetlinkPathMonitor: PathMonitor {
   public var currentPath: NetworkPath { broadcaster.current }
 
   /// The generation of the current run (bumped by each `run()` and each resynchronisation).
-  public var generation: UInt64 { broadcaster.generation }
+  package var generation: UInt64 { broadcaster.generation }
 
   /// The counters so far.
-  public var statistics: Statistics { stats.withLock { $0 } }
+  package var statistics: Statistics { stats.withLock { $0 } }
 
   /// Watches until the calling task is cancelled, then closes its sockets and returns. Calling
   /// it again restarts the monitor: a new generation, whose first value is a fresh snapshot,
@@ -152,11 +157,11 @@ public final class NetlinkPathMonitor: PathMonitor {
   }
 
   /// Times full resynchronisations (dump links, addresses and routes, then evaluate) in the
-  /// calling thread's network namespace, for the benchmark (Benchmarks/netlink): SPI, not API.
+  /// calling thread's network namespace, for the probe Benchmarks/netlink runs.
   /// - Parameter repeats: how many snapshots to take.
   /// - Returns: each snapshot's duration, and the last path.
   /// - Throws: `NetlinkMonitorError` when a socket or a dump fails.
-  @_spi(Benchmarks) public static func timeSnapshots(
+  package static func timeSnapshots(
     repeats: Int
   ) throws -> (durations: [Duration], path: NetworkPath) {
     let wake = try WakeSignal()

@@ -14,9 +14,9 @@ import Synchronization
 #endif
 
 /// Why the netlink monitor stopped or could not start.
-public struct NetlinkMonitorError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct NetlinkMonitorError: Error, Sendable, Hashable, CustomStringConvertible {
   /// What failed.
-  public enum Code: String, Sendable, Hashable {
+  package enum Code: String, Sendable, Hashable {
     /// Entering the network namespace failed.
     case namespace
     /// Opening, binding or configuring a socket failed.
@@ -28,31 +28,31 @@ public struct NetlinkMonitorError: Error, Sendable, Hashable, CustomStringConver
   }
 
   /// What failed.
-  public var code: Code
+  package var code: Code
   /// The errno, 0 when none (a timeout).
-  public var errno: Int32
+  package var errno: Int32
   /// What was being done (`setns /var/run/netns/x`, `dump links`).
-  public var context: String
+  package var context: String
 
   /// Creates an error.
   /// - Parameters:
   ///   - code: what failed.
   ///   - errno: the errno, 0 when none.
   ///   - context: what was being done.
-  public init(code: Code, errno: Int32, context: String) {
+  package init(code: Code, errno: Int32, context: String) {
     self.code = code
     self.errno = errno
     self.context = context
   }
 
   /// A message for a person.
-  public var message: String {
+  package var message: String {
     let reason = errno == 0 ? "timed out" : String(cString: strerror(errno))
     return "The network monitor could not \(context): \(reason)."
   }
 
   /// The message.
-  public var description: String { message }
+  package var description: String { message }
 }
 
 /// An eventfd that wakes the monitor's thread; closing and signalling share a lock so a late

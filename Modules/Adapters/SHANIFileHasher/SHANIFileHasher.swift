@@ -14,12 +14,12 @@ import CourierPorts
 /// carries its own target attribute, so no compiler flag is needed and nothing runs them
 /// unless the CPU was asked first: ``init()`` returns nil on a CPU without them (or another
 /// architecture), and the caller keeps the portable one.
-public struct SHANIFileHasher: FileHasher {
+package struct SHANIFileHasher: FileHasher {
   /// Whether this CPU has the SHA extensions (and SSE4.1).
-  public static let isSupported: Bool = courier_sha256_ni_available() != 0
+  package static let isSupported: Bool = courier_sha256_ni_available() != 0
 
   /// The hasher, or nil when this CPU lacks the instructions.
-  public init?() {
+  package init?() {
     guard Self.isSupported else { return nil }
   }
 
@@ -30,7 +30,7 @@ public struct SHANIFileHasher: FileHasher {
   ///   - length: how many bytes.
   /// - Returns: the digest.
   /// - Throws: `CourierError` (`fileUnavailable`, `cancelled`).
-  public func sha256(of file: URL, offset: Int64, length: Int64) throws -> [UInt8] {
+  package func sha256(of file: URL, offset: Int64, length: Int64) throws -> [UInt8] {
     var hasher = Digest()
     try SwiftFileHasher.read(file, offset: offset, length: length) { hasher.update($0) }
     return hasher.finalize()

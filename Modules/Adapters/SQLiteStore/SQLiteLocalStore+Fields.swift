@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import CourierSystem
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -17,7 +18,7 @@ extension SQLiteLocalStore: RecordFieldsReading {
   ///   - collection: the collection.
   /// - Returns: the records' fields, by id.
   /// - Throws: `StoreError`: `corrupt` for a payload that is not JSON.
-  public func fields(_ names: [String], in collection: String) throws -> [RecordFields] {
+  package func fields(_ names: [String], in collection: String) throws -> [RecordFields] {
     // The payload's bytes straight from SQLite, and only the members asked for made into
     // strings (JSONStringMembers, which refuses what a whole read refuses).
     let sql =

@@ -19,9 +19,9 @@ import Synchronization
 /// disk when the call returns), schema versioned with `PRAGMA user_version`, prepared
 /// statements, a busy timeout for other processes. A damaged file is reported, naming it, and
 /// left untouched: the store never resets itself.
-public final class SQLiteLocalStore: LocalStoreBackend {
+public final class SQLiteLocalStore: LocalStore {
   /// How hard each commit is pushed to disk.
-  public enum Synchronous: String, Sendable, CaseIterable {
+  package enum Synchronous: String, Sendable, CaseIterable {
     /// The WAL is synced at every commit: a returned call survives a power loss.
     case full = "FULL"
     /// The WAL is synced at checkpoints only: consistent after a crash, but the last commits
@@ -30,20 +30,20 @@ public final class SQLiteLocalStore: LocalStoreBackend {
   }
 
   /// Opening options.
-  public struct Options: Sendable, Equatable {
+  package struct Options: Sendable, Equatable {
     /// The durability of each commit.
-    public var synchronous: Synchronous
+    package var synchronous: Synchronous
     /// How long to wait for another process holding the database.
-    public var busyTimeout: Duration
+    package var busyTimeout: Duration
     /// Whether to run `PRAGMA quick_check` on open (reads the whole file).
-    public var checkIntegrityOnOpen: Bool
+    package var checkIntegrityOnOpen: Bool
     /// Whether `close()` copies the write-ahead log into the database file and deletes it
     /// (the default: the file alone then holds everything). Off, the log stays for the next
     /// process to append to, and a short-lived process's commit costs one `fdatasync` instead
     /// of five (the log's header, its folder, the commit, a checkpoint's two); a close folds the
     /// log into the file and empties it once it passes 100 pages. The folder's `-wal` file is then part of
     /// the data (decision 1403). The composition root opens its stores this way.
-    public var checkpointOnClose: Bool
+    package var checkpointOnClose: Bool
 
     /// Creates options.
     /// - Parameters:
@@ -51,7 +51,7 @@ public final class SQLiteLocalStore: LocalStoreBackend {
     ///   - busyTimeout: the wait for another process.
     ///   - checkIntegrityOnOpen: whether to check the whole file on open.
     ///   - checkpointOnClose: whether closing folds the log into the database file.
-    public init(
+    package init(
       synchronous: Synchronous = .full, busyTimeout: Duration = .seconds(5),
       checkIntegrityOnOpen: Bool = false, checkpointOnClose: Bool = true
     ) {
@@ -69,13 +69,13 @@ public final class SQLiteLocalStore: LocalStoreBackend {
   /// Whether SQLite runs with Courier's settings for short processes (decision 1410: no memory
   /// statistics, no lookaside, no page cache allocated ahead of use); false when something else
   /// in the process started SQLite before the first store opened, which keeps its defaults.
-  public static var runsWithShortProcessSettings: Bool { SQLiteConnection.configureMemory() }
+  package static var runsWithShortProcessSettings: Bool { SQLiteConnection.configureMemory() }
 
   /// The schema version this code writes.
-  public static let schemaVersion = Int64(SQLiteSchema.migrations.count)
+  package static let schemaVersion = Int64(SQLiteSchema.migrations.count)
 
   /// The database file.
-  public let path: String
+  package let path: String
   private let keepsLog: Bool
   /// Set at open when the kept log is past `keptLogPages`: the first write folds it first
   /// (decision 1403, amended in 1411).
@@ -92,13 +92,22 @@ public final class SQLiteLocalStore: LocalStoreBackend {
     }
   }
 
+  /// Opens (or creates) a store in one SQLite database file, migrating its schema if it is
+  /// older; libsqlite3 is loaded on first use.
+  /// - Parameter path: the database file; its directory must exist.
+  /// - Throws: `StoreError` naming the file: `corrupt` when it is not a readable database
+  ///   (the file is left untouched), `newerSchema` when a newer Courier wrote it, `io`.
+  public convenience init(path: String) throws {
+    try self.init(path: path, options: Options())
+  }
+
   /// Opens (or creates) a store, migrating its schema if it is older.
   /// - Parameters:
   ///   - path: the database file; its directory must exist.
   ///   - options: opening options.
   /// - Throws: `StoreError` naming the file: `corrupt` when it is not a readable database
   ///   (the file is left untouched), `newerSchema` when a newer Courier wrote it, `io`.
-  public init(path: String, options: Options = Options()) throws {
+  package init(path: String, options: Options) throws {
     self.path = path
     let connection = try SQLiteConnection(path: path)
     do {
@@ -207,7 +216,7 @@ public final class SQLiteLocalStore: LocalStoreBackend {
   }
 
   /// Closes the database. Later calls throw `StoreError.unusable`.
-  public func close() {
+  package func close() {
     // One hold of the lock: no other call can find the connection closed but still set.
     locked.withLock { connection in
       guard let open = connection else { return }

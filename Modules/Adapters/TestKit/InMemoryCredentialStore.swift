@@ -10,7 +10,7 @@ public final class InMemoryCredentialStore: CredentialStore {
   public init(_ credentials: Credentials? = nil) { state = Mutex((credentials, 0)) }
 
   /// How many times `save` was called.
-  public var saveCount: Int { state.withLock { $0.saves } }
+  package var saveCount: Int { state.withLock { $0.saves } }
 
   /// The credentials.
   /// - Returns: them.

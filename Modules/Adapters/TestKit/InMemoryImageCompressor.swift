@@ -19,7 +19,7 @@ import Synchronization
 /// `not_an_image`; `compress` writes the scripted bytes or fails with the scripted error.
 public final class InMemoryImageCompressor: ImageCompressor {
   /// What `compress` does.
-  public enum Behavior: Sendable {
+  package enum Behavior: Sendable {
     /// Writes these bytes as the output.
     case produce(Data)
     /// Fails with this error and writes nothing.
@@ -37,23 +37,30 @@ public final class InMemoryImageCompressor: ImageCompressor {
   private let behavior: Behavior
   private let state = Mutex(State())
 
+  /// Creates a compressor that reports `info` for every image and writes a few bytes as each
+  /// compressed file.
+  /// - Parameter info: the header every image reports; nil makes every file "not an image".
+  public convenience init(info: ImageInfo?) {
+    self.init(info: info, behavior: .produce(Data("compressed".utf8)))
+  }
+
   /// Creates a compressor.
   /// - Parameters:
   ///   - info: the header every image reports; nil makes every file "not an image".
   ///   - behavior: what `compress` does.
-  public init(info: ImageInfo?, behavior: Behavior = .produce(Data("compressed".utf8))) {
+  package init(info: ImageInfo?, behavior: Behavior) {
     self.info = info
     self.behavior = behavior
   }
 
   /// The files inspected, in order.
-  public var inspectedFiles: [URL] { state.withLock { $0.inspected } }
+  package var inspectedFiles: [URL] { state.withLock { $0.inspected } }
 
   /// The number of `compress` calls.
-  public var compressCount: Int { state.withLock { $0.compressed.count } }
+  package var compressCount: Int { state.withLock { $0.compressed.count } }
 
   /// The output files `compress` was asked to write, in order.
-  public var outputFiles: [URL] { state.withLock { $0.compressed.map(\.output) } }
+  package var outputFiles: [URL] { state.withLock { $0.compressed.map(\.output) } }
 
   /// Returns the scripted header with the file's real size.
   /// - Parameter input: the file.

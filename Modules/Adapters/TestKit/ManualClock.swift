@@ -1,38 +1,17 @@
 import Synchronization
 
-/// A clock that moves only when a test advances it, so backoff is tested without sleeping.
+/// A clock that moves only when a test advances it, so backoff is tested without sleeping. Its
+/// instants are `ContinuousClock`'s, starting where that clock stood when this one was made.
 public final class ManualClock: Clock, Sendable {
-  /// A point on the manual clock: the time advanced since it was created.
-  public struct Instant: InstantProtocol, Sendable {
-    /// Time since the clock's start.
-    public var offset: Duration
-
-    /// Creates an instant.
-    /// - Parameter offset: time since the clock's start.
-    public init(offset: Duration) { self.offset = offset }
-
-    /// Moves the instant.
-    /// - Parameter duration: how far.
-    /// - Returns: the moved instant.
-    public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-
-    /// The time from this instant to another.
-    /// - Parameter other: the other instant.
-    /// - Returns: the duration.
-    public func duration(to other: Instant) -> Duration { other.offset - offset }
-
-    /// Orders instants.
-    public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
-  }
 
   private struct Sleeper {
     let id: UInt64
-    let deadline: Instant
+    let deadline: ContinuousClock.Instant
     let continuation: CheckedContinuation<Void, any Error>
   }
 
   private struct State {
-    var now = Instant(offset: .zero)
+    var now = ContinuousClock.now
     var nextID: UInt64 = 0
     var sleepers: [Sleeper] = []
     var sleepLog: [Duration] = []
@@ -41,11 +20,11 @@ public final class ManualClock: Clock, Sendable {
 
   private let state = Mutex(State())
 
-  /// Creates a clock at offset zero.
+  /// Creates a clock at the continuous clock's present instant, standing still.
   public init() {}
 
   /// The current instant.
-  public var now: Instant { state.withLock { $0.now } }
+  public var now: ContinuousClock.Instant { state.withLock { $0.now } }
 
   /// The smallest meaningful step.
   public var minimumResolution: Duration { .zero }
@@ -54,18 +33,20 @@ public final class ManualClock: Clock, Sendable {
   public var sleepLog: [Duration] { state.withLock { $0.sleepLog } }
 
   /// How many callers are sleeping now.
-  public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+  package var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
   /// Suspends until the clock is advanced past `deadline`, or the task is cancelled.
   /// - Parameters:
   ///   - deadline: when to wake.
   ///   - tolerance: ignored.
   /// - Throws: `CancellationError` when the task is cancelled while sleeping.
-  public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+  public func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration? = nil)
+    async throws
+  {
     try Task.checkCancellation()
     let id = state.withLock { state -> UInt64 in
       state.nextID += 1
-      state.sleepLog.append(deadline.offset - state.now.offset)
+      state.sleepLog.append(state.now.duration(to: deadline))
       return state.nextID
     }
     try await withTaskCancellationHandler {

@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import CourierSystem
 import Foundation
 import HTTPTypes
 import Synchronization
@@ -200,7 +201,7 @@ enum SegmentSpooler {
     do {
       defer { try? output.close() }
       for segment in segments {
-        switch segment {
+        switch segment.contents {
         case .bytes(let data):
           try output.write(contentsOf: data)
         case .file(let file, let offset, let length):
@@ -336,11 +337,13 @@ private final class Exchange: Sendable {
       let nsError = error as NSError
       let outcome = TransportErrorTable.classify(
         urlErrorCode: nsError.domain == NSURLErrorDomain ? nsError.code : -1,
-        message: nsError.localizedDescription, path: pathStatus())
+        message: nsError.localizedDescription,
+        offline: pathStatus() == .unsatisfied)
       finish(
         .failure(
           CourierError(
-            outcome.kind, mayHaveReachedServer: outcome.mayHaveReachedServer,
+            CourierError.Kind(transportFailure: outcome.kind),
+            mayHaveReachedServer: outcome.mayHaveReachedServer,
             underlying: "URLError \(nsError.code): \(nsError.localizedDescription)",
             context: context)))
       return

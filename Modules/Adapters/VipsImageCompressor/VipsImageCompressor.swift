@@ -1,6 +1,7 @@
 import CVipsShim
 import CourierDomain
 import CourierPorts
+import CourierSystem
 import Dispatch
 import Synchronization
 
@@ -33,7 +34,7 @@ public struct VipsImageCompressor: ImageCompressor {
   /// From `sysconf`, not `ProcessInfo.activeProcessorCount`, which reads the cgroup's CPU quota
   /// through Foundation's file and URL machinery: a seventh of what `courier status` cost, in
   /// every command that builds the composition root (issue 14).
-  public static let defaultConcurrency = min(
+  @usableFromInline package static let defaultConcurrency = min(
     4, max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
 
   /// Creates a compressor.
@@ -45,10 +46,10 @@ public struct VipsImageCompressor: ImageCompressor {
   }
 
   /// libvips' worker threads per image, used when this compressor is the first to load it.
-  public let concurrency: Int
+  package let concurrency: Int
 
   /// The libvips version in use, e.g. "8.14.1" ("unavailable" when it cannot be loaded).
-  public static var libvipsVersion: String {
+  package static var libvipsVersion: String {
     guard VipsRuntime.initialise(concurrency: VipsImageCompressor.defaultConcurrency) else {
       return "unavailable"
     }
@@ -57,13 +58,13 @@ public struct VipsImageCompressor: ImageCompressor {
 
   /// Whether libvips can be loaded and started in this process (it is loaded by this call
   /// when it was not yet).
-  public static var isAvailable: Bool {
+  package static var isAvailable: Bool {
     VipsRuntime.initialise(concurrency: VipsImageCompressor.defaultConcurrency)
   }
 
   /// The input formats this build of libvips can decode among those Courier compresses.
   /// HEIF is present only when libvips was built with libheif (Debian 12's is).
-  public static var supportedFormats: [ImageFormat] {
+  package static var supportedFormats: [ImageFormat] {
     guard VipsRuntime.initialise(concurrency: VipsImageCompressor.defaultConcurrency) else {
       return []
     }
@@ -177,7 +178,7 @@ public struct VipsImageCompressor: ImageCompressor {
   }
 
   static func isCompressible(_ format: ImageFormat) -> Bool {
-    switch format {
+    switch format.storage {
     case .jpeg, .png, .webp, .heif: return true
     case .other: return false
     }

@@ -1,4 +1,5 @@
 import CourierDomain
+import CourierSystem
 import CourierTestSupport
 import Foundation
 import Testing

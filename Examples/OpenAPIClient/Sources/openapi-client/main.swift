@@ -7,7 +7,25 @@
 import CourierLinux
 import CourierOpenAPI
 import Foundation
+import Logging
 import OpenAPIRuntime
+
+/// Prints each retry the pipeline decides, as `retry: <why>`: Courier logs a retry at `info`
+/// with the wait before the next attempt (`courier.retry.delay`), and nothing else at that key.
+struct RetryPrinter: LogHandler {
+  var metadata: Logger.Metadata = [:]
+  var logLevel: Logger.Level = .info
+
+  subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    get { metadata[key] }
+    set { metadata[key] = newValue }
+  }
+
+  func log(event: LogEvent) {
+    guard event.metadata?["courier.retry.delay"] != nil else { return }
+    print("retry: \(event.message)")
+  }
+}
 
 /// The backend's chaos hook (`POST /__chaos`, a test hook outside the document): the next
 /// request to `path` fails with `status` and `Retry-After: retryAfter`.
@@ -36,19 +54,14 @@ struct LogEntry: Decodable {
 
 let env = ProcessInfo.processInfo.environment
 do {
-  let courier = try CourierSession.fromEnvironment()
+  // The session logs its retries to this logger, which prints them.
+  let courier = try CourierSession.fromEnvironment(
+    logger: Logger(label: "openapi-client") { _ in RetryPrinter() })
   try await courier.login(
     username: env["COURIER_USERNAME"] ?? "", password: env["COURIER_PASSWORD"] ?? "")
-  // The session's pipeline (retry, the token, middlewares, libcurl), telling of each retry.
+  // The session's pipeline (retry, the token, middlewares, libcurl).
   let pipeline = courier.environment.client
-  let transport = CourierClientTransport(
-    APIClient(
-      baseURL: pipeline.baseURL, transport: pipeline.transport,
-      options: TransportOptions(
-        deadline: pipeline.options.deadline,
-        onRetry: { event in
-          if case .retrying = event { print("retry: \(event.humanDescription)") }
-        })))
+  let transport = CourierClientTransport(pipeline)
   // The backend writes times with milliseconds; the token goes to the session's origin only.
   let client = Client(
     serverURL: courier.baseURL,
@@ -75,7 +88,8 @@ do {
   ).created.body.json
   print("created: \(second.title) (version \(second.version))")
 
-  let log = try await pipeline.decode([LogEntry].self, from: pipeline.request(.get, "/__log"))
+  let (_, logBody) = try await pipeline.send(.get, "/__log")
+  let log = try JSONDecoder().decode([LogEntry].self, from: logBody.bytes)
   let posts = log.filter { $0.method == "POST" && $0.path == "/articles" }.suffix(2)
   let statuses = posts.map { $0.status.map(String.init) ?? "-" }
   let keys = Set(posts.compactMap(\.idempotencyKey))

@@ -1,0 +1,400 @@
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+/// JSON text (RFC 8259) read by recursive descent over bytes, straight into a `Value`.
+///
+/// `JSONDecoder` reaches a JSON value by trying each case in turn and throwing a
+/// `DecodingError` for every miss; on the sync replay that was about a tenth of the client's
+/// CPU (Docs/benchmarks/sync.md). This reads each byte once. Any value may stand at the top;
+/// whitespace around it is allowed; a number whose value is whole and fits in 64 bits becomes
+/// an integer, exactly, and any other number a `Double`; of repeated member names the first
+/// wins (as with `JSONDecoder`); strings must be valid UTF-8 without raw control characters;
+/// nesting stops at 512 levels. Inlinable, so that the domain's `JSONValue` gets a parser
+/// specialised for it.
+package struct JSONByteParser<Value: JSONTree> {
+  @usableFromInline let bytes: [UInt8]
+  @usableFromInline var index = 0
+  @usableFromInline var depth = 0
+  @inlinable static var maxDepth: Int { 512 }
+
+  /// A parser at the start of `bytes`.
+  /// - Parameter bytes: the text.
+  @inlinable
+  package init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+  /// The one value the text holds, with nothing but whitespace around it.
+  /// - Returns: the value.
+  /// - Throws: `JSONSyntaxError` naming the byte offset.
+  @inlinable
+  package mutating func document() throws(JSONSyntaxError) -> Value {
+    skipWhitespace()
+    let value = try value()
+    skipWhitespace()
+    guard index == bytes.count else { throw failure("text after the value") }
+    return value
+  }
+
+  @inlinable
+  func failure(_ reason: String) -> JSONSyntaxError {
+    JSONSyntaxError(offset: index, reason: reason)
+  }
+
+  @inlinable
+  mutating func skipWhitespace() {
+    while index < bytes.count {
+      switch bytes[index] {
+      case 0x20, 0x09, 0x0A, 0x0D: index += 1
+      default: return
+      }
+    }
+  }
+
+  @inlinable
+  mutating func value() throws(JSONSyntaxError) -> Value {
+    guard index < bytes.count else { throw failure("the text ends where a value should start") }
+    switch bytes[index] {
+    case UInt8(ascii: "{"):
+      return try nested { (parser) throws(JSONSyntaxError) in try parser.object() }
+    case UInt8(ascii: "["):
+      return try nested { (parser) throws(JSONSyntaxError) in try parser.array() }
+    case UInt8(ascii: "\""): return .string(try string())
+    case UInt8(ascii: "t"): return try literal("true", .bool(true))
+    case UInt8(ascii: "f"): return try literal("false", .bool(false))
+    case UInt8(ascii: "n"): return try literal("null", .null)
+    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
+    default: throw failure("unexpected byte 0x\(String(bytes[index], radix: 16))")
+    }
+  }
+
+  @inlinable
+  mutating func nested(
+    _ body: (inout JSONByteParser) throws(JSONSyntaxError) -> Value
+  ) throws(JSONSyntaxError) -> Value {
+    depth += 1
+    guard depth <= Self.maxDepth else { throw failure("nested deeper than \(Self.maxDepth)") }
+    defer { depth -= 1 }
+    return try body(&self)
+  }
+
+  @inlinable
+  mutating func literal(_ word: String, _ value: Value) throws(JSONSyntaxError)
+    -> Value
+  {
+    for byte in word.utf8 {
+      guard index < bytes.count, bytes[index] == byte else { throw failure("expected \(word)") }
+      index += 1
+    }
+    return value
+  }
+
+  @inlinable
+  mutating func object() throws(JSONSyntaxError) -> Value {
+    index += 1  // {
+    var members: [String: Value] = [:]
+    skipWhitespace()
+    if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+      index += 1
+      return .object(members)
+    }
+    while true {
+      skipWhitespace()
+      guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+        throw failure("expected a member name")
+      }
+      let name = try string()
+      skipWhitespace()
+      guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+        throw failure("expected ':' after a member name")
+      }
+      index += 1
+      skipWhitespace()
+      let member = try value()
+      // The first of repeated names wins, as with JSONDecoder.
+      if members[name] == nil { members[name] = member }
+      skipWhitespace()
+      guard index < bytes.count else { throw failure("the text ends inside an object") }
+      switch bytes[index] {
+      case UInt8(ascii: ","): index += 1
+      case UInt8(ascii: "}"):
+        index += 1
+        return .object(members)
+      default: throw failure("expected ',' or '}' in an object")
+      }
+    }
+  }
+
+  @inlinable
+  mutating func array() throws(JSONSyntaxError) -> Value {
+    index += 1  // [
+    var elements: [Value] = []
+    skipWhitespace()
+    if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+      index += 1
+      return .array(elements)
+    }
+    while true {
+      skipWhitespace()
+      elements.append(try value())
+      skipWhitespace()
+      guard index < bytes.count else { throw failure("the text ends inside an array") }
+      switch bytes[index] {
+      case UInt8(ascii: ","): index += 1
+      case UInt8(ascii: "]"):
+        index += 1
+        return .array(elements)
+      default: throw failure("expected ',' or ']' in an array")
+      }
+    }
+  }
+
+  @inlinable
+  mutating func string() throws(JSONSyntaxError) -> String {
+    index += 1  // opening quote
+    let start = index
+    // Fast path: no escape before the closing quote.
+    var ascii = true
+    while index < bytes.count {
+      let byte = bytes[index]
+      if byte == UInt8(ascii: "\"") {
+        let text = try utf8(start, index, ascii: ascii)
+        index += 1
+        return text
+      }
+      if byte == UInt8(ascii: "\\") { break }
+      if byte < 0x20 { throw failure("a control character inside a string") }
+      if byte >= 0x80 { ascii = false }
+      index += 1
+    }
+    var text = try utf8(start, index, ascii: ascii)
+    while index < bytes.count {
+      let byte = bytes[index]
+      switch byte {
+      case UInt8(ascii: "\""):
+        index += 1
+        return text
+      case UInt8(ascii: "\\"):
+        index += 1
+        text.unicodeScalars.append(try escape())
+      case ..<0x20:
+        throw failure("a control character inside a string")
+      default:
+        let runStart = index
+        while index < bytes.count, bytes[index] != UInt8(ascii: "\""),
+          bytes[index] != UInt8(ascii: "\\"), bytes[index] >= 0x20
+        {
+          index += 1
+        }
+        text += try utf8(runStart, index)
+      }
+    }
+    throw failure("the text ends inside a string")
+  }
+
+  @inlinable
+  func utf8(_ start: Int, _ end: Int, ascii: Bool = false) throws(JSONSyntaxError)
+    -> String
+  {
+    let text = bytes.withUnsafeBufferPointer { all -> String? in
+      let run = UnsafeBufferPointer(rebasing: all[start..<end])
+      // ASCII is valid UTF-8 as it is: decoded without the generic validation of
+      // String(validating:), a fifth of a projection read's time (issue 14).
+      return ascii ? String(decoding: run, as: UTF8.self) : String(validating: run, as: UTF8.self)
+    }
+    guard let text else {
+      throw JSONSyntaxError(offset: start, reason: "a string that is not valid UTF-8")
+    }
+    return text
+  }
+
+  @inlinable
+  mutating func escape() throws(JSONSyntaxError) -> Unicode.Scalar {
+    guard index < bytes.count else { throw failure("the text ends inside an escape") }
+    let byte = bytes[index]
+    index += 1
+    switch byte {
+    case UInt8(ascii: "\""): return "\""
+    case UInt8(ascii: "\\"): return "\\"
+    case UInt8(ascii: "/"): return "/"
+    case UInt8(ascii: "b"): return "\u{08}"
+    case UInt8(ascii: "f"): return "\u{0C}"
+    case UInt8(ascii: "n"): return "\n"
+    case UInt8(ascii: "r"): return "\r"
+    case UInt8(ascii: "t"): return "\t"
+    case UInt8(ascii: "u"):
+      let first = try hex4()
+      if (0xD800..<0xDC00).contains(first) {
+        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+          bytes[index + 1] == UInt8(ascii: "u")
+        else { throw failure("a high surrogate without its low half") }
+        index += 2
+        let second = try hex4()
+        guard (0xDC00..<0xE000).contains(second) else {
+          throw failure("a high surrogate without its low half")
+        }
+        let combined = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+        guard let scalar = Unicode.Scalar(combined) else { throw failure("a bad surrogate pair") }
+        return scalar
+      }
+      guard let scalar = Unicode.Scalar(first) else { throw failure("a lone low surrogate") }
+      return scalar
+    default:
+      index -= 1
+      throw failure("an unknown escape")
+    }
+  }
+
+  @inlinable
+  mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
+    guard index + 4 <= bytes.count else { throw failure("a \\u escape needs four hex digits") }
+    var value: UInt32 = 0
+    for _ in 0..<4 {
+      let byte = bytes[index]
+      let digit: UInt8
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+      default: throw failure("a \\u escape needs four hex digits")
+      }
+      value = value << 4 | UInt32(digit)
+      index += 1
+    }
+    return value
+  }
+
+  @inlinable
+  mutating func number() throws(JSONSyntaxError) -> Value {
+    let start = index
+    func digits(_ parser: inout JSONByteParser) -> Int {
+      let from = parser.index
+      while parser.index < parser.bytes.count,
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(parser.bytes[parser.index])
+      {
+        parser.index += 1
+      }
+      return parser.index - from
+    }
+    if bytes[index] == UInt8(ascii: "-") { index += 1 }
+    guard index < bytes.count else { throw failure("a number without digits") }
+    if bytes[index] == UInt8(ascii: "0") {
+      index += 1
+    } else if digits(&self) == 0 {
+      throw failure("a number without digits")
+    }
+    var digitsOnly = true
+    if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+      digitsOnly = false
+      index += 1
+      guard digits(&self) > 0 else { throw failure("a fraction without digits") }
+    }
+    if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+      digitsOnly = false
+      index += 1
+      if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")
+      {
+        index += 1
+      }
+      guard digits(&self) > 0 else { throw failure("an exponent without digits") }
+    }
+    let text = String(decoding: bytes[start..<index], as: UTF8.self)
+    // Whole and within 64 bits: exact, so ids above 2^53 keep every digit.
+    if digitsOnly, let integer = Int64(text) { return .integer(integer) }
+    guard let value = Double(text), value.isFinite else {
+      throw JSONSyntaxError(offset: start, reason: "a number out of range")
+    }
+    // Spelled with a fraction or an exponent but whole ("1.5e3"): the integer it says, exactly.
+    if value.rounded() == value, abs(value) <= 0x1p63,
+      let integer = JSONNumber.exactInteger(spelled: text)
+    {
+      return .integer(integer)
+    }
+    return .number(value)
+  }
+}
+
+extension JSONByteParser {
+  /// `document()` for an object whose members `names` (as UTF-8) are wanted as strings: the
+  /// other members are parsed (and checked) as `document()` parses them, the object itself is
+  /// never built (`JSONStringMembers`, which skips them as `JSONSkip`). At most 64 names.
+  mutating func stringMembers(_ names: [[UInt8]]) throws(JSONSyntaxError) -> [String?] {
+    var found = [String?](repeating: nil, count: names.count)
+    var seen: UInt64 = 0
+    skipWhitespace()
+    guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else {
+      _ = try document()
+      return found
+    }
+    depth += 1
+    index += 1  // {
+    skipWhitespace()
+    if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+      index += 1
+    } else {
+      members: while true {
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+          throw failure("expected a member name")
+        }
+        let wanted = try memberName(in: names)
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+          throw failure("expected ':' after a member name")
+        }
+        index += 1
+        skipWhitespace()
+        if let wanted, seen & (1 << UInt64(wanted)) == 0 {
+          seen |= 1 << UInt64(wanted)
+          if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+            found[wanted] = try string()
+          } else {
+            _ = try value()
+          }
+        } else {
+          _ = try value()
+        }
+        skipWhitespace()
+        guard index < bytes.count else { throw failure("the text ends inside an object") }
+        switch bytes[index] {
+        case UInt8(ascii: ","): index += 1
+        case UInt8(ascii: "}"):
+          index += 1
+          break members
+        default: throw failure("expected ',' or '}' in an object")
+        }
+      }
+    }
+    depth -= 1
+    skipWhitespace()
+    guard index == bytes.count else { throw failure("text after the value") }
+    return found
+  }
+
+  /// Reads a member name and answers which of `names` it is: compared as bytes when it is
+  /// plain ASCII without an escape (no `String` made), else decoded as `string()` does.
+  private mutating func memberName(in names: [[UInt8]]) throws(JSONSyntaxError) -> Int? {
+    let start = index + 1
+    var end = start
+    while end < bytes.count {
+      let byte = bytes[end]
+      if byte == UInt8(ascii: "\"") {
+        index = end + 1
+        return names.firstIndex { name in
+          guard name.count == end - start else { return false }
+          var offset = 0
+          while offset < name.count {
+            if name[offset] != bytes[start + offset] { return false }
+            offset += 1
+          }
+          return true
+        }
+      }
+      if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
+      end += 1
+    }
+    let name = Array(try string().utf8)
+    return names.firstIndex(of: name)
+  }
+}

@@ -1,0 +1,30 @@
+/// What `JSONByteParser` builds: the JSON value type of a module above this one. The domain's
+/// `JSONValue` conforms with its cases; `JSONSkip` checks a text and builds nothing.
+package protocol JSONTree {
+  /// `null`.
+  static var null: Self { get }
+  /// `true` or `false`.
+  /// - Parameter value: which.
+  /// - Returns: the value.
+  static func bool(_ value: Bool) -> Self
+  /// A whole number within 64 bits, exact.
+  /// - Parameter value: the number.
+  /// - Returns: the value.
+  static func integer(_ value: Int64) -> Self
+  /// Any other number.
+  /// - Parameter value: the number.
+  /// - Returns: the value.
+  static func number(_ value: Double) -> Self
+  /// A string, unescaped.
+  /// - Parameter value: the text.
+  /// - Returns: the value.
+  static func string(_ value: String) -> Self
+  /// An array, in order.
+  /// - Parameter elements: the elements.
+  /// - Returns: the value.
+  static func array(_ elements: [Self]) -> Self
+  /// An object; of repeated names, the first member.
+  /// - Parameter members: the members.
+  /// - Returns: the value.
+  static func object(_ members: [String: Self]) -> Self
+}
