@@ -39,6 +39,7 @@ MAX_NOTE_TEXT = 10_000
 MAX_TAGS = 20
 MAX_TAG = 50
 LIST_CACHE_CONTROL = "max-age=5, stale-while-revalidate=30"
+GONE_ANSWERS = ("recreate", "conflict", "not_found")
 
 
 # ---------------------------------------------------------------------- request helpers
@@ -298,6 +299,13 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
         log.error("unhandled error", exc_info=exc)
         return json_response(500, error_payload("internal_error", "The server failed to handle the request."))
 
+    def gone_error(noun: str) -> ApiError:
+        # A write based on a version of a record that is not there, as `gone_answer` says (a
+        # test-only switch, POST /__config): 409 without `current`, or 404.
+        if store.config.gone_answer == "conflict":
+            return ApiError(409, "version_conflict", f"The {noun} was changed by someone else.")
+        return ApiError(404, "not_found", f"No such {noun}.")
+
     def require_user(request: Request) -> str:
         header = request.headers.get("authorization")
         user = store.user_for_access_token(bearer_token(header) or "") if header else None
@@ -442,7 +450,7 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
     async def get_config() -> Response:
         return json_response(200, {"token_ttl": store.config.token_ttl, "max_upload": store.config.max_upload,
                                    "tus_max_size": store.config.tus_max_size, "tus_ttl": store.config.tus_ttl,
-                                   "data_dir": settings.data_dir})
+                                   "gone_answer": store.config.gone_answer, "data_dir": settings.data_dir})
 
     @api.post("/__config")
     async def set_config(request: Request) -> Response:
@@ -453,6 +461,11 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
                 if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                     raise ApiError(422, "validation_failed", f"'{name}' must be an integer >= 0.", field=name)
                 setattr(store.config, name, value)
+        if "gone_answer" in data:
+            if data["gone_answer"] not in GONE_ANSWERS:
+                raise ApiError(422, "validation_failed", "'gone_answer' must be recreate, conflict or not_found.",
+                               field="gone_answer")
+            store.config.gone_answer = data["gone_answer"]
         return await get_config()
 
     # ------------------------------------------------------------ auth
@@ -597,6 +610,8 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
                            'Updating an existing article needs its base version (If-Match: "v<n>" or body.version).')
         if outcome == "precondition_failed":
             raise ApiError(412, "precondition_failed", "If-Match: * but the article does not exist.")
+        if outcome == "gone":
+            raise gone_error("article")
         raise ApiError(409, "version_conflict", "The article was changed by someone else.", current=article)
 
     @api.post("/articles")
@@ -622,6 +637,8 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
         outcome, current = store.delete_article(article_id, base)
         if outcome == "not_found":
             raise ApiError(404, "not_found", "No such article.")
+        if outcome == "gone":
+            raise gone_error("article")
         if outcome == "conflict":
             raise ApiError(409, "version_conflict", "The article was changed by someone else.", current=current)
         return Response(status_code=204)

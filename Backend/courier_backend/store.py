@@ -147,6 +147,11 @@ class RuntimeConfig:
     max_upload: int
     tus_max_size: int
     tus_ttl: int
+    # What a write based on a version answers for an article that is not there (deleted meanwhile):
+    # "recreate" (the contract's reading: a PUT creates it, a DELETE is 404), "conflict" (409
+    # version_conflict without `current`, as another server does) or "not_found" (404). Test-only,
+    # set through POST /__config; /__reset restores "recreate".
+    gone_answer: str = "recreate"
 
 
 @dataclass
@@ -286,6 +291,8 @@ class Store:
             if current is None:
                 if base == "*":
                     return "precondition_failed", None
+                if isinstance(base, int) and self.config.gone_answer != "recreate":
+                    return "gone", None
                 db.execute("INSERT INTO articles(id, title, body, version, updated_at) VALUES (?,?,?,?,?)",
                            (article_id, title, body, 1, stamp))
                 return "created", {"id": article_id, "title": title, "body": body, "version": 1, "updated_at": stamp}
@@ -313,6 +320,8 @@ class Store:
         with self._tx() as db:
             current = self._article(db.execute("SELECT * FROM articles WHERE id=?", (article_id,)).fetchone())
             if current is None:
+                if isinstance(base, int) and self.config.gone_answer == "conflict":
+                    return "gone", None
                 return "not_found", None
             if base is not None and base != "*" and base != current["version"]:
                 return "conflict", current

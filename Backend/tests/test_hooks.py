@@ -229,3 +229,51 @@ def test_hold_is_validated_and_reset_releases_it(client):
     client.post("/__reset")
     assert client.get("/__hold").json()["armed"] is False
     assert client.get("/health").status_code == 200
+
+
+# ---------------------------------------------------------------- gone_answer (decision 2401)
+def _deleted_article(client, auth) -> str:
+    article_id = str(uuid.uuid4())
+    r = client.put(f"/articles/{article_id}", json={"title": "t", "body": "b"}, headers=auth)
+    assert r.status_code == 201, r.text
+    assert client.delete(f"/articles/{article_id}", headers=auth).status_code == 204
+    return article_id
+
+
+def test_gone_answer_recreate_is_the_default(client, auth):
+    assert client.get("/__config").json()["gone_answer"] == "recreate"
+    article_id = _deleted_article(client, auth)
+    r = client.put(f"/articles/{article_id}", json={"title": "again", "body": "b"},
+                   headers={**auth, "If-Match": '"v1"'})
+    assert r.status_code == 201 and r.json()["version"] == 1, r.text
+    assert client.delete(f"/articles/{article_id}", headers={**auth, "If-Match": '"v1"'}).status_code == 204
+    assert_error(client.delete(f"/articles/{article_id}", headers={**auth, "If-Match": '"v1"'}), 404, "not_found")
+
+
+def test_gone_answer_conflict_answers_409_without_current(client, auth):
+    assert client.post("/__config", json={"gone_answer": "conflict"}).json()["gone_answer"] == "conflict"
+    article_id = _deleted_article(client, auth)
+    based = {**auth, "If-Match": '"v1"'}
+    body = assert_error(client.put(f"/articles/{article_id}", json={"title": "again", "body": "b"}, headers=based),
+                        409, "version_conflict")
+    assert "current" not in body
+    body = assert_error(client.delete(f"/articles/{article_id}", headers=based), 409, "version_conflict")
+    assert "current" not in body
+    # Without a base version it is a create, and a delete of nothing is 404, as always.
+    assert_error(client.delete(f"/articles/{article_id}", headers=auth), 404, "not_found")
+    r = client.put(f"/articles/{article_id}", json={"title": "again", "body": "b"}, headers=auth)
+    assert r.status_code == 201 and r.json()["version"] == 1, r.text
+    # /__reset restores the contract's reading.
+    client.post("/__reset")
+    assert client.get("/__config").json()["gone_answer"] == "recreate"
+
+
+def test_gone_answer_not_found_answers_404(client, auth):
+    client.post("/__config", json={"gone_answer": "not_found"})
+    article_id = _deleted_article(client, auth)
+    assert_error(client.put(f"/articles/{article_id}", json={"title": "again", "body": "b"},
+                            headers={**auth, "If-Match": '"v1"'}), 404, "not_found")
+
+
+def test_gone_answer_is_validated(client):
+    assert_error(client.post("/__config", json={"gone_answer": "maybe"}), 422, "validation_failed", "gone_answer")

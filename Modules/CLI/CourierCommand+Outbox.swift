@@ -6,24 +6,30 @@ extension CourierCommand {
   package struct Outbox: CourierSubcommand {
     package static let configuration = CommandConfiguration(
       commandName: "outbox",
-      abstract: "Show writes waiting to be sent, refused, or in conflict.",
+      abstract: "Show writes waiting to be sent, refused, in conflict or parked, and why.",
       usage: """
         courier outbox [<global options>]
         courier outbox retry <id> | --all [<global options>]
         courier outbox discard <id> [<global options>]
         """,
       discussion: """
-        Lists the writes waiting to be sent, those the server refused (with its message), and \
-        those in conflict with the server's version. ID is the entry's number (#3 or 3) or its \
-        operation id (shown with --json). A queued upload (`courier upload --queue`) shows the \
-        bytes the server confirmed of its total ("upload" with --json).
+        Lists the writes waiting to be sent and why each waits (the next sync sends it; sent \
+        before without a reply that proved it; behind an earlier write of its record), those the \
+        server refused (with its message), those in conflict with the server's version or with \
+        its deletion of the record, and those parked: their replies never proved them after 3 \
+        sends while the server answered, so the writes of other records went on ("waits" and \
+        "waits_for" with --json). ID is the entry's number (#3 or 3) or its operation id (shown \
+        with --json). A queued upload (`courier upload --queue`) shows the bytes the server \
+        confirmed of its total ("upload" with --json).
 
         `retry` puts a refused or conflicted entry (every one with --all) back in the queue \
         under a new Idempotency-Key (the server keeps its answer under the old one), rebased on \
-        the server's version for a conflict, then sends the queue. `discard` drops the entry \
-        with every local change to its record (an article, or a record of a declared \
-        collection) and shows the server's copy again (for a queued upload: the entry and the \
-        bytes kept for it). The outbox holds every collection's writes, in one order.
+        the server's version for a conflict (sent as a new record when the server deleted it), \
+        and a parked one under its own key (the server may hold it), then sends the queue. \
+        `discard` drops the entry with every local change to its record (an article, or a \
+        record of a declared collection) and shows the server's copy again (for a queued \
+        upload: the entry and the bytes kept for it). The outbox holds every collection's \
+        writes, in one order.
 
         Exit codes: 0 done (a retry that could not be sent yet is kept pending), 64 usage, \
         65 no such entry or refused again, 73/74 the local store could not be used, 75 \
@@ -51,7 +57,7 @@ extension CourierCommand.Outbox {
   package struct Retry: CourierSubcommand {
     package static let configuration = CommandConfiguration(
       commandName: "retry",
-      abstract: "Put a refused or conflicted entry back in the queue, then send.",
+      abstract: "Put a refused, conflicted or parked entry back in the queue, then send.",
       usage: "courier outbox retry <id> | --all [<global options>]",
       discussion: CourierCommand.globalOptionsHelp)
 
@@ -66,7 +72,7 @@ extension CourierCommand.Outbox {
     package var id: String?
 
     /// `--all`.
-    @Flag(help: "Every refused or conflicted entry.") package var all = false
+    @Flag(help: "Every refused, conflicted or parked entry.") package var all = false
 
     /// Creates the command's definition (swift-argument-parser's; parse to get values).
     package init() {}
@@ -124,9 +130,14 @@ extension CourierCommand {
         (default: the newer write wins the whole record), serverWins, manual (kept in the \
         outbox for you), or merge (field by field against the copy the edit started from: \
         fields only one side changed keep that side's value; fields both changed go to the \
-        newer write).
+        newer write). An edit of a record deleted on the server follows the same policy: \
+        lastWriteWins re-creates it, serverWins drops the edit and says so, manual and merge \
+        keep it in the outbox for you.
 
-        Writes go one at a time, in the outbox's order. With replay_concurrency N in the \
+        Writes go one at a time, in the outbox's order. A write whose reply does not prove \
+        the server applied it (a login page, a redirect elsewhere) stops the sync and is kept; \
+        after 3 such sends, if the server answers a read of its record, it is parked and the \
+        writes of other records go on (see `courier outbox`); the sync then exits 76. With replay_concurrency N in the \
         config file (or COURIER_REPLAY_CONCURRENCY, 1 to 16), writes of different records go N \
         at a time over N connections: each record's writes keep their order, the order across \
         records is lost.

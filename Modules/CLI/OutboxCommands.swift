@@ -15,6 +15,7 @@ enum OutboxCommands {
   static func list(context: CommandContext) async throws -> ExitCode {
     let entries = try context.openOutbox().entries()
     let counts = OutboxCounts(entries)
+    let waits = OutboxWait.of(entries)
     let now = Date()
     // Queued uploads: the bytes the server confirmed, of the total.
     var uploads: [UUID: QueuedUploadProgress] = [:]
@@ -25,9 +26,11 @@ enum OutboxCommands {
       context.output.out(
         JSONLine.encode([
           "pending": .int(counts.pending), "rejected": .int(counts.rejected),
-          "conflicted": .int(counts.conflicted),
+          "conflicted": .int(counts.conflicted), "parked": .int(counts.parked),
           "entries": .array(
-            entries.map { OutboxText.entryObject($0, now: now, upload: uploads[$0.id]) }),
+            zip(entries, waits).map { entry, wait in
+              OutboxText.entryObject(entry, now: now, upload: uploads[entry.id], wait: wait)
+            }),
         ]) + "\n")
       return .success
     }
@@ -36,18 +39,20 @@ enum OutboxCommands {
       return .success
     }
     context.output.out(
-      "\(counts.pending) pending, \(counts.rejected) refused, \(counts.conflicted) in conflict:\n")
-    for entry in entries {
+      "\(counts.pending) pending, \(counts.rejected) refused, \(counts.conflicted) in conflict, "
+        + "\(counts.parked) parked:\n")
+    for (entry, wait) in zip(entries, waits) {
       context.output.out(
         OutboxText.entryLine(
           entry, now: now, schema: OutboxText.schema(entry, context: context),
-          upload: uploads[entry.id]))
+          upload: uploads[entry.id], wait: wait))
     }
     return .success
   }
 
   /// `courier outbox retry ID|--all`: refused or conflicted entries back in the queue under a
-  /// new key, then a replay (unless another courier is syncing: it will send them).
+  /// new key, parked ones under their own, then a replay (unless another courier is syncing:
+  /// it will send them).
   static func retry(id: String?, context: CommandContext) async throws -> ExitCode {
     let outbox = try context.openOutbox()
     var retried: [OutboxEntry]
@@ -62,7 +67,9 @@ enum OutboxCommands {
     let (report, heldBy) = try await SyncCommands.replayIfFree(context, activity: "outbox retry")
     let state = outbox.state
     let keys = Set(retried.map(\.key))
-    let refusedAgain = (state.rejected + state.conflicted).filter { keys.contains($0.key) }
+    let refusedAgain = (state.rejected + state.conflicted + state.parked).filter {
+      keys.contains($0.key)
+    }
     if context.global.json {
       var object = OutboxText.reportObject(report)
       object["retried"] = .array(retried.map { OutboxText.entryObject($0, now: Date()) })
@@ -80,8 +87,8 @@ enum OutboxCommands {
     } else {
       context.output.out(
         retried.isEmpty
-          ? "Nothing to retry: no refused or conflicted entry.\n"
-          : "Queued again under a new key: \(retried.count) entr\(retried.count == 1 ? "y" : "ies").\n"
+          ? "Nothing to retry: no refused, conflicted or parked entry.\n"
+          : "Queued again: \(retried.count) entr\(retried.count == 1 ? "y" : "ies").\n"
       )
       if let heldBy {
         context.output.out(

@@ -26,6 +26,24 @@ enum OutboxText {
     case .pending: return "pending"
     case .rejected: return "refused"
     case .conflicted: return "conflict"
+    case .parked: return "parked"
+    }
+  }
+
+  /// Why an entry waits, for a person (decision 2401); nil when its state line says it.
+  static func waitText(_ wait: OutboxWait, sequence: Int64) -> String? {
+    switch wait {
+    case .next: return "waits for the next sync"
+    case .again(let attempts):
+      return "sent \(attempts) time(s) without a reply that proved it; the next sync sends it "
+        + "again (same key)"
+    case .behind(let earlier): return "waits for #\(earlier), an earlier write of this record"
+    case .held(let earlier):
+      return "held until #\(earlier), an earlier write of this record, is settled"
+    case .refused, .conflict: return nil
+    case .parked:
+      return "'courier outbox retry \(sequence)' sends it again (same key); "
+        + "'courier outbox discard \(sequence)' drops it"
     }
   }
 
@@ -36,7 +54,7 @@ enum OutboxText {
 
   static func entryLine(
     _ entry: OutboxEntry, now: Date, schema: RecordSchema? = nil,
-    upload: QueuedUploadProgress? = nil
+    upload: QueuedUploadProgress? = nil, wait: OutboxWait? = nil
   ) -> String {
     let operation = entry.operation
     let base = operation.baseVersion.map { " on v\($0)" } ?? ""
@@ -54,6 +72,10 @@ enum OutboxText {
     switch entry.state {
     case .pending: break
     case .rejected: line += "      refused: \(LogText.escaped(refusalText(entry.state)))\n"
+    case .parked(let reason, let code):
+      line += "      parked: \(LogText.escaped(reason))\(code.map { " (\(LogText.escaped($0)))" } ?? "")\n"
+    case .conflicted(.null) where operation.kind != .create:
+      line += "      the server has no copy: it was deleted there\n"
     case .conflicted(let server):
       // The collection's own names: `rev` for notes, the first text field for the title.
       let schema = schema ?? .standard
@@ -66,6 +88,9 @@ enum OutboxText {
           .compactMap { members[$0]?.stringValue }.first
       }
       line += "      the server has \(version): “\(LogText.escaped(title ?? ""))”\n"
+    }
+    if let wait, let text = waitText(wait, sequence: entry.sequence) {
+      line += "      \(text)\n"
     }
     return line
   }
@@ -80,9 +105,10 @@ enum OutboxText {
     context.session.collections.declared.first { $0.name == entry.key.collection }?.schema
   }
 
-  static func entryObject(_ entry: OutboxEntry, now: Date, upload: QueuedUploadProgress? = nil)
-    -> JSONValue
-  {
+  static func entryObject(
+    _ entry: OutboxEntry, now: Date, upload: QueuedUploadProgress? = nil,
+    wait: OutboxWait? = nil
+  ) -> JSONValue {
     let operation = entry.operation
     var object: [String: JSONValue] = [
       "sequence": .int(entry.sequence),
@@ -107,6 +133,14 @@ enum OutboxText {
       if let code { object["code"] = .string(code) }
     case .conflicted(let server):
       object["server_record"] = server
+      if server == .null, operation.kind != .create { object["server_deleted"] = .bool(true) }
+    case .parked(let reason, let code):
+      object["message"] = .string(reason)
+      if let code { object["code"] = .string(code) }
+    }
+    if let wait {
+      object["waits"] = .string(wait.name)
+      if let earlier = wait.waitsFor { object["waits_for"] = .int(earlier) }
     }
     return .object(object)
   }
@@ -118,20 +152,25 @@ enum OutboxText {
       "conflicts_server_kept": .int(report.conflictsTakenFromServer),
       "conflicts_kept": .int(report.conflictsKept),
       "conflicts_merged": .int(report.conflictsMerged),
+      "conflicts_recreated": .int(report.conflictsRecreated),
+      "conflicts_gone": .int(report.conflictsGone),
+      "conflicts_gone_dropped": .int(report.conflictsGoneDropped), "parked": .int(report.parked),
       "waiting_for_sender": .int(report.withoutSender), "pending": .int(report.pending),
       "status": .string(report.stoppedBy == nil ? "ok" : "stopped"),
     ]
   }
 
-  /// The refused and conflicted entries a replay left, one line each, then why it stopped
-  /// (`stopped` names the moment: "stopped", "not sent yet") on standard error.
+  /// The refused, conflicted and parked entries a replay left, one line each, then why it
+  /// stopped (`stopped` names the moment: "stopped", "not sent yet") on standard error.
   static func show(
     _ entries: [OutboxEntry], after report: ReplayReport, stopped: String,
     context: CommandContext
   ) {
     for entry in entries {
       context.output.out(
-        entryLine(entry, now: Date(), schema: schema(entry, context: context)))
+        entryLine(
+          entry, now: Date(), schema: schema(entry, context: context),
+          wait: entry.state.isParked ? .parked : nil))
     }
     if let error = report.stoppedBy {
       context.output.err(
@@ -146,8 +185,16 @@ enum OutboxText {
     if report.conflicts > 0 {
       line +=
         " (\(report.conflictsResent) re-sent, \(report.conflictsMerged) merged, "
-        + "\(report.conflictsTakenFromServer) took the server's, \(report.conflictsKept) kept for you)"
+        + "\(report.conflictsTakenFromServer) took the server's, \(report.conflictsKept) kept for you"
+      if report.conflictsGone > 0 {
+        line +=
+          "; \(report.conflictsGone) against a record deleted on the server: "
+          + "\(report.conflictsRecreated) re-created by your edit, "
+          + "\(report.conflictsGoneDropped) dropped as the deletion won"
+      }
+      line += ")"
     }
+    if report.parked > 0 { line += ", parked \(report.parked)" }
     return line + ", pending \(report.pending).\n"
   }
 }

@@ -41,6 +41,8 @@ enum SyncCommands {
         state.rejected.map { OutboxText.entryObject($0, now: Date()) })
       object["conflicted_entries"] = .array(
         state.conflicted.map { OutboxText.entryObject($0, now: Date()) })
+      object["parked_entries"] = .array(
+        state.parked.map { OutboxText.entryObject($0, now: Date(), wait: .parked) })
       if let error = report.stoppedBy {
         object["error"] = .object(CommandContext.failureObject(error))
       }
@@ -48,10 +50,13 @@ enum SyncCommands {
     } else {
       context.output.out(OutboxText.reportLine(report))
       OutboxText.show(
-        state.rejected + state.conflicted, after: report, stopped: "stopped", context: context)
+        state.rejected + state.conflicted + state.parked, after: report, stopped: "stopped",
+        context: context)
     }
     if let error = report.stoppedBy { return ExitCode.forError(error) }
-    return report.rejected > 0 || report.conflictsKept > 0 ? .businessRefusal : .success
+    if report.rejected > 0 || report.conflictsKept > 0 { return .businessRefusal }
+    // A parked write: the server answered, but its replies to it never proved it (2401).
+    return report.parked > 0 ? .protocolError : .success
   }
 
   /// Reports that another process is syncing this data directory: exit 75 (EX_TEMPFAIL).
@@ -156,6 +161,7 @@ enum SyncCommands {
         "path": .string(state.path.rawValue), "online": .bool(state.isOnline),
         "syncing": .bool(state.isSyncing), "pending": .int(state.pendingCount),
         "rejected": .int(state.rejected.count), "conflicted": .int(state.conflicted.count),
+        "parked": .int(state.parked.count),
       ]
       if let error = state.lastError {
         object["error"] = .object(CommandContext.failureObject(error))
@@ -167,6 +173,7 @@ enum SyncCommands {
     var text =
       "\(online)\(busy): \(state.pendingCount) pending, \(state.rejected.count) refused, "
       + "\(state.conflicted.count) in conflict"
+    if !state.parked.isEmpty { text += ", \(state.parked.count) parked" }
     if let error = state.lastError {
       text += " (last error: \(LogText.escaped(error.userMessage)))"
     }

@@ -8,9 +8,9 @@ import CourierPorts
   import Foundation
 #endif
 
-/// The outbox of a session's local store: every collection's waiting, refused and conflicted
-/// writes and the queued uploads, in the order the session's `sync()` and `watch()` send them,
-/// with the state those publish. Get it with ``CourierSession/outbox(warn:)``.
+/// The outbox of a session's local store: every collection's waiting, refused, conflicted and
+/// parked writes and the queued uploads, in the order the session's `sync()` and `watch()` send
+/// them, with the state those publish. Get it with ``CourierSession/outbox(warn:)``.
 public struct SessionOutbox: Sendable {
   private let shared: OutboxSync
 
@@ -39,7 +39,9 @@ public struct SessionOutbox: Sendable {
   public func states() -> AsyncStream<SyncState> { shared.replayer.states() }
 
   /// Puts a refused or conflicted write back in the queue under a new `Idempotency-Key` (a
-  /// conflicted one rebased on the server's version it was shown).
+  /// conflicted one rebased on the server's version it was shown, or sent as a new record when
+  /// the server deleted it), or a parked one under its own (the server may hold it; decision
+  /// 2401).
   /// - Parameter operationID: the entry's operation id.
   /// - Returns: the entry, pending again.
   /// - Throws: `StoreError.notFound` for an unknown id; `StoreError` when it cannot be saved.
@@ -50,7 +52,7 @@ public struct SessionOutbox: Sendable {
     return entry
   }
 
-  /// Puts every refused and conflicted write back in the queue.
+  /// Puts every refused, conflicted and parked write back in the queue.
   /// - Returns: the entries now pending, in queue order.
   /// - Throws: `StoreError` when the store cannot be written (the entries before the failure
   ///   are requeued, the others are kept as they were).

@@ -35,6 +35,7 @@ extension OutboxReplayer {
       CourierLogKey.replayRejected: "\(report.rejected)",
       CourierLogKey.replayPending: "\(report.pending)",
     ]
+    if report.parked > 0 { metadata[CourierLogKey.replayParked] = "\(report.parked)" }
     guard let stop = report.stoppedBy else {
       logger.debug("Replay pass ended", metadata: metadata)
       return

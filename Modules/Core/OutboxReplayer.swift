@@ -218,6 +218,10 @@ package final class OutboxReplayer: Sendable {
       if case .conflicted = $0.state { return true }
       return false
     }
+    state.parked = entries.filter {
+      if case .parked = $0.state { return true }
+      return false
+    }
   }
 
   /// Publishes the pending count after a write, as the store counts it (not one more than

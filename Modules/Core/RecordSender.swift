@@ -10,11 +10,13 @@ import CourierPorts
 /// The default `ReplaySender` of a record collection: sends the request `ReplayRequest`
 /// describes (`PUT <path>/<id>` or `DELETE`, `If-Match`, `Idempotency-Key`, canonical JSON body)
 /// through the request pipeline, and answers `.delivered` only when `DeliveryProof` finds the
-/// reply to be the collection's record with the id written and a newer version (decision 0414).
+/// reply to be the collection's record with the id written and a newer version (decision 0414),
+/// `.recreated` when an update was answered `201` with the record made anew (decision 2401).
+/// It can also probe the server about an entry's record (`ReplayProbing`).
 ///
 /// Its requests log to the client's logger with the entry's `courier.operation.id` and
 /// `courier.collection` (decision 2203); the replayer records a proven delivery's lag.
-package struct RecordSender: ReplaySender {
+package struct RecordSender: ReplaySender, ReplayProbing {
   /// The request pipeline (retries, auth, logging, the transport).
   package let client: APIClient
   /// The collection: its path, record schema and what its server's answers mean.
@@ -51,15 +53,46 @@ package struct RecordSender: ReplaySender {
       let reply = try await client.exchange(
         request, body: body, progress: progress, options: client.options.forEntry(entry))
       // A login page or any other 2xx that is not the record throws `notTheServer`: the entry
-      // stays pending (decision 0414).
-      return .delivered(
-        try DeliveryProof.write(
-          operation, response: reply.response, body: reply.body.bytes, attempts: reply.attempts,
-          collection: collection))
+      // stays pending (decision 0414). An update the server made anew is told apart (2401).
+      switch try DeliveryProof.proof(
+        operation, response: reply.response, body: reply.body.bytes, attempts: reply.attempts,
+        collection: collection)
+      {
+      case .applied(let record): return .delivered(record)
+      case .recreated(let record): return .recreated(record)
+      }
     } catch let error as CourierError {
       return .failed(error)
     } catch {
       return .failed(CourierError.wrapping(error, context: "sending \(operation.key)"))
+    }
+  }
+
+  /// Asks the server about an entry's record, writing nothing (decision 2401): `GET
+  /// <path>/<id>`, without a validator and with `Cache-Control: no-cache`.
+  /// - Parameter entry: the entry about to be parked.
+  /// - Returns: nil when the server itself answered: the collection's record with this id, or a
+  ///   refusal with the server's own error body (a `404` for a record it does not have); else
+  ///   the failure (a page, a redirect, a reply that is not the record, offline...).
+  package func probe(_ entry: OutboxEntry) async -> CourierError? {
+    let path = "\(collection.path)/\(ReplayRequest.pathSegment(entry.key.id))"
+    do {
+      let request = try client.request(.get, path, headerFields: [.cacheControl: "no-cache"])
+      let (response, body) = try await client.send(request)
+      if let json = try? JSONValue(parsing: body.bytes),
+        let record = try? collection.schema.serverRecord(from: json), record.id == entry.key.id
+      {
+        return nil
+      }
+      return CourierError(
+        .notTheServer, status: response.status.code,
+        code: DeliveryProof.Shortfall.notRecord.rawValue,
+        underlying: "\(body.bytes.count) bytes", context: "GET \(path)")
+    } catch let error as CourierError {
+      // The API's own refusal (`ResponseClassifier` gives these kinds only with its error body).
+      return error.kind == .business || error.kind == .conflict ? nil : error
+    } catch {
+      return CourierError.wrapping(error, context: "GET \(path)")
     }
   }
 }

@@ -78,6 +78,22 @@ struct ReplayPassRunner {
           } catch {
             action = pass.failed(Self.error(error, "recording the outcome of \(outcome.entry.key)"))
           }
+        case .probe(let outcome):
+          // Only a sender that can read its record can show the server answers; without one
+          // the entry stays pending and the pass stops with its failure, as before parking
+          // (decision 2401).
+          let entry = outcome.entry
+          if Task.isCancelled {
+            action = pass.cancelled()
+          } else if let prober = replayer.route(for: entry.key.collection)?.sender
+            as? any ReplayProbing
+          {
+            action = pass.probed(await prober.probe(entry))
+          } else if case .park(let error) = outcome.step {
+            action = pass.probed(error)
+          } else {
+            action = pass.probed(CourierError(.unexpected, context: "probing \(entry.key)"))
+          }
         case .finish(let report):
           group.cancelAll()
           return report

@@ -1,6 +1,12 @@
 import CourierDomain
 import CourierPorts
 
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
 /// Carries out what `ReplayPass` settles against the store, and publishes what it changes: a
 /// window's completions in one commit, then each other step's store calls. The rules are
 /// `ReplayDecision`'s and `ReplayPass`'s; this only executes them.
@@ -61,9 +67,53 @@ struct ReplaySettlement {
         $0.rejected.append(rejected)
         $0.lastError = error
       }
+    case .recreate:
+      try store.recreate(entry.id, as: UUID())
+    case .takeGone:
+      try store.takeGone(entry.key)
+    case .deleteAgain(let server):
+      try store.deleteAgain(entry.id, as: UUID(), onto: server)
+    case .keepGone(let server):
+      let kept = try store.keepGone(entry.id, adopting: server)
+      publisher.update {
+        $0.pendingCount = max(0, $0.pendingCount - 1)
+        $0.conflicted.append(kept)
+      }
+    case .park(let error):
+      let parked = try store.markParked(
+        entry.id, reason: Self.parkReason(error), code: error.code)
+      publisher.update {
+        $0.pendingCount = max(0, $0.pendingCount - 1)
+        $0.parked.append(parked)
+        $0.lastError = error
+      }
     }
     var carried = outcome
     carried.step = step
     return carried
+  }
+
+  /// Why an entry is parked, for a person: what its reply lacked (decision 2401). A parked
+  /// entry's reply came while the server answered other requests, so the reason is not the
+  /// "Wi-Fi login page?" of a stop.
+  static func parkReason(_ error: CourierError) -> String {
+    let shortfall: String
+    switch error.code.flatMap(DeliveryProof.Shortfall.init(rawValue:)) {
+    case .staleVersion?: shortfall = "the record it returned is not newer than the one edited"
+    case .otherRecord?: shortfall = "it returned another record"
+    case .notRecord?: shortfall = "it was not the record"
+    case .notJSON?: shortfall = "it was not JSON"
+    case .unexpectedStatus?: shortfall = "its status is not one the server gives for it"
+    case .unexpectedBody?: shortfall = "it carried a body where none was due"
+    case .refusalWithoutServerBody?: shortfall = "it was a refusal without the server's message"
+    case .notUploadRecord?: shortfall = "it did not describe the stored file"
+    case nil:
+      shortfall =
+        error.kind == .invalidResponse
+        ? "it could not be understood" : "it was not the server's answer"
+    }
+    let status = error.status.map { " (status \($0))" } ?? ""
+    return "The server answered, but its reply to this write never proved that it was applied: "
+      + "\(shortfall)\(status). Kept, not sent again until retried."
   }
 }

@@ -425,11 +425,12 @@ extension SyncEngine where Record: SyncRecord {
 // MARK: - Retrying and discarding outbox entries
 
 extension SyncEngine {
-  /// Puts a refused or conflicted entry back in the queue, to be sent by the next replay
+  /// Puts a refused, conflicted or parked entry back in the queue, to be sent by the next replay
   /// (`OutboxReplayer.retryEntry`: a new operation id, hence a new `Idempotency-Key`; a
-  /// conflicted entry is rebased on the server's version it was shown).
+  /// conflicted entry is rebased on the server's version it was shown; a parked one keeps its
+  /// key, decision 2401).
   /// - Parameter operationID: the entry's operation id.
-  /// - Returns: the entry now pending (with its new operation id).
+  /// - Returns: the entry now pending (with its new operation id, unless it was parked).
   /// - Throws: `StoreError.notFound` when no entry has this id; `StoreError` when the store
   ///   cannot be written.
   @discardableResult
@@ -439,7 +440,7 @@ extension SyncEngine {
     return entry
   }
 
-  /// Puts every refused and conflicted entry back in the queue (see `retryEntry`).
+  /// Puts every refused, conflicted and parked entry back in the queue (see `retryEntry`).
   /// - Returns: the entries now pending, in queue order.
   /// - Throws: `StoreError` when the store cannot be written (the entries before the failure
   ///   are requeued, the others are kept as they were).

@@ -67,8 +67,7 @@ package enum DeliveryProof {
     _ operation: OutboxOperation, response: HTTPResponse, body: Data, attempts: Int = 1,
     schema: RecordSchema
   ) throws -> ServerRecord? {
-    try write(
-      operation, Reply(response, body, attempts), schema: schema, answers: .contract)
+    try applied(operation, Reply(response, body, attempts), schema: schema, answers: .contract)
   }
 
   /// Checks the 2xx reply to a replayed write of a declared collection: as
@@ -86,7 +85,39 @@ package enum DeliveryProof {
     _ operation: OutboxOperation, response: HTTPResponse, body: Data, attempts: Int = 1,
     collection: CollectionDescription
   ) throws -> ServerRecord? {
-    try write(
+    try applied(
+      operation, Reply(response, body, attempts), schema: collection.schema,
+      answers: collection.answers)
+  }
+
+  /// What a 2xx reply to a replayed write proves.
+  package enum Proof: Equatable, Sendable {
+    /// The write was applied: the server's record for a create or an update, nil for a delete.
+    case applied(ServerRecord?)
+    /// An update was applied as a creation: `201 Created` with the record written, at a
+    /// version not above the write's base. The record had been deleted at the server, whose
+    /// `PUT` creates a missing record (the reference backend's), and this write made it anew
+    /// (decision 2401). As much proof as a create's; a `200` at such a version stays
+    /// `reply_stale_version`.
+    case recreated(ServerRecord)
+  }
+
+  /// Checks the 2xx reply to a replayed write of a declared collection, telling a re-creation
+  /// apart: as ``write(_:response:body:attempts:collection:)``, but an update answered `201` with
+  /// the record at a version not above its base is `.recreated`, not a failure.
+  /// - Parameters:
+  ///   - operation: the operation that was sent.
+  ///   - response: the reply; 2xx.
+  ///   - body: the reply's body.
+  ///   - attempts: how many attempts the call made (1 without retries), for the error.
+  ///   - collection: the collection's declaration.
+  /// - Returns: what the reply proves.
+  /// - Throws: `CourierError` of kind `notTheServer` naming the shortfall.
+  package static func proof(
+    _ operation: OutboxOperation, response: HTTPResponse, body: Data, attempts: Int = 1,
+    collection: CollectionDescription
+  ) throws -> Proof {
+    try proof(
       operation, Reply(response, body, attempts), schema: collection.schema,
       answers: collection.answers)
   }
@@ -105,10 +136,21 @@ package enum DeliveryProof {
     }
   }
 
-  private static func write(
+  /// The record of an applied write; a re-creation is not one (`reply_stale_version`).
+  private static func applied(
     _ operation: OutboxOperation, _ response: Reply, schema: RecordSchema,
     answers: ServerAnswers
   ) throws -> ServerRecord? {
+    switch try proof(operation, response, schema: schema, answers: answers) {
+    case .applied(let record): return record
+    case .recreated: throw failure(.staleVersion, response, operation)
+    }
+  }
+
+  private static func proof(
+    _ operation: OutboxOperation, _ response: Reply, schema: RecordSchema,
+    answers: ServerAnswers
+  ) throws -> Proof {
     switch operation.kind {
     case .delete:
       // 204 has no body; a 200 with an empty body says the same. A body here is a page.
@@ -120,7 +162,7 @@ package enum DeliveryProof {
           declared || response.status == 200 ? .unexpectedBody : .unexpectedStatus, response,
           operation)
       }
-      return nil
+      return .applied(nil)
     case .create, .update:
       guard answers.writeStatuses.contains(response.status) else {
         throw failure(.unexpectedStatus, response, operation)
@@ -135,9 +177,12 @@ package enum DeliveryProof {
         throw failure(.otherRecord, response, operation)
       }
       if let base = operation.baseVersion, record.version <= base {
-        throw failure(.staleVersion, response, operation)
+        guard operation.kind == .update, response.status == 201 else {
+          throw failure(.staleVersion, response, operation)
+        }
+        return .recreated(record)
       }
-      return record
+      return .applied(record)
     }
   }
 

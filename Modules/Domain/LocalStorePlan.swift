@@ -344,3 +344,109 @@ package enum LocalStorePlan {
     return StorePlan(mutations, result: ())
   }
 }
+
+// An edit or a delete against a record deleted on the server, settled (decision 2401).
+extension LocalStorePlan {
+  /// Sends a write again as a create (last write wins against a deletion): the entry gets a new
+  /// operation id and no base version (a create cannot replace a record that exists), the
+  /// record loses its server copy, and the record's later pending entries on the same base move
+  /// off it, to be rebased on the version the create makes.
+  /// - Parameters:
+  ///   - entry: the entry.
+  ///   - newID: its new operation id.
+  ///   - record: the local record.
+  ///   - entries: the record's entries, in queue order, `entry` included.
+  /// - Returns: the plan, returning the entry after.
+  package static func recreate(
+    _ entry: OutboxEntry, as newID: UUID, record: LocalRecord?, entries: [OutboxEntry]
+  ) -> StorePlan<OutboxEntry> {
+    var updated = entry
+    updated.operation.id = newID
+    updated.operation.kind = entry.operation.kind == .delete ? .delete : .create
+    updated.operation.baseVersion = nil
+    updated.operation.basePayload = nil
+    updated.state = .pending
+    var mutations: [StoreMutation] = [.replaceEntry(updated)]
+    for other in entries
+    where other.sequence > entry.sequence && other.state.isPending
+      && other.operation.baseVersion == entry.operation.baseVersion
+    {
+      var moved = other
+      moved.operation.baseVersion = nil
+      moved.operation.basePayload = nil
+      mutations.append(.replaceEntry(moved))
+    }
+    mutations += following(server: nil, record: record, key: entry.key)
+    return StorePlan(mutations, result: updated)
+  }
+
+  /// Takes the server's deletion (server wins against a deletion): every entry of the record
+  /// goes, and the record.
+  /// - Parameters:
+  ///   - key: the record.
+  ///   - record: the local record.
+  ///   - entries: its entries.
+  /// - Returns: the plan.
+  package static func takeGone(_ key: RecordKey, record: LocalRecord?, entries: [OutboxEntry])
+    -> StorePlan<Void>
+  {
+    var mutations = entries.map { StoreMutation.deleteEntry(sequence: $0.sequence) }
+    if record != nil { mutations.append(.deleteRecord(key)) }
+    return StorePlan(mutations, result: ())
+  }
+
+  /// Deletes again a record the server re-created from a write that a deletion had overtaken
+  /// (server wins): the entry becomes a delete of the re-created version under a new operation
+  /// id, the record's other entries go, and the record shows as deleted with the re-creation as
+  /// its server copy.
+  /// - Parameters:
+  ///   - entry: the entry the server re-created the record from.
+  ///   - newID: the delete's operation id.
+  ///   - server: the re-created record.
+  ///   - entries: the record's entries, in queue order, `entry` included.
+  /// - Returns: the plan, returning the entry after.
+  package static func deleteAgain(
+    _ entry: OutboxEntry, as newID: UUID, onto server: ServerRecord, entries: [OutboxEntry]
+  ) -> StorePlan<OutboxEntry> {
+    var updated = entry
+    updated.operation.id = newID
+    updated.operation.kind = .delete
+    updated.operation.payload = nil
+    updated.operation = updated.operation.rebased(onto: server.version, payload: server.payload)
+    updated.state = .pending
+    var mutations: [StoreMutation] = [.replaceEntry(updated)]
+    for other in entries where other.sequence != entry.sequence {
+      mutations.append(.deleteEntry(sequence: other.sequence))
+    }
+    mutations.append(
+      .putRecord(LocalRecord(key: entry.key, payload: nil, state: .deleted, server: server)))
+    return StorePlan(mutations, result: updated)
+  }
+
+  /// Keeps an edit against a deletion for the user: the entry is conflicted with `.null` (the
+  /// server shows no record), and the record's server copy becomes the server's re-creation
+  /// from this write, or none; its local changes stay.
+  /// - Parameters:
+  ///   - entry: the entry.
+  ///   - server: the record the server re-created from the entry, if it did.
+  ///   - record: the local record.
+  /// - Returns: the plan, returning the entry after.
+  package static func keepGone(
+    _ entry: OutboxEntry, adopting server: ServerRecord?, record: LocalRecord?
+  ) -> StorePlan<OutboxEntry> {
+    var updated = entry
+    updated.state = .conflicted(serverRecord: .null)
+    let mutations =
+      [.replaceEntry(updated)] + following(server: server, record: record, key: entry.key)
+    return StorePlan(mutations, result: updated)
+  }
+
+  /// The mutation that makes a record follow news from the server (`merging`), if any.
+  private static func following(server: ServerRecord?, record: LocalRecord?, key: RecordKey)
+    -> [StoreMutation]
+  {
+    let after = merging(server: server, into: record, key: key)
+    guard after != record else { return [] }
+    return [after.map(StoreMutation.putRecord) ?? .deleteRecord(key)]
+  }
+}

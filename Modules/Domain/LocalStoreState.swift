@@ -163,6 +163,7 @@ package struct LocalStoreState: Sendable, Equatable {
       case .pending: counts.pending += 1
       case .rejected: counts.rejected += 1
       case .conflicted: counts.conflicted += 1
+      case .parked: counts.parked += 1
       }
     }
     return counts

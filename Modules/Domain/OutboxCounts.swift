@@ -12,6 +12,9 @@ public struct OutboxCounts: Sendable, Equatable {
   package var rejected: Int
   /// Entries in conflict with the server's record.
   package var conflicted: Int
+  /// Entries parked: their replies never proved delivery while the server answered (decision
+  /// 2401).
+  package var parked: Int = 0
 
   /// Creates counts.
   /// - Parameters:
@@ -33,10 +36,11 @@ public struct OutboxCounts: Sendable, Equatable {
       case .pending: pending += 1
       case .rejected: rejected += 1
       case .conflicted: conflicted += 1
+      case .parked: parked += 1
       }
     }
   }
 
   /// Every entry.
-  package var total: Int { pending + rejected + conflicted }
+  package var total: Int { pending + rejected + conflicted + parked }
 }

@@ -5,8 +5,8 @@
 #endif
 
 /// Decides what the replay does with an outbox entry once the server answered (decisions 0410,
-/// 0411, 0414): complete it, send it again on a new base, keep it conflicted, mark it refused,
-/// or stop the replay.
+/// 0411, 0414, 2401): complete it, send it again on a new base, keep it conflicted, mark it
+/// refused, settle an edit against a deletion by the policy, park it, or stop the replay.
 ///
 /// Pure: every row is a table test (`ReplayDecisionTests`); the sync engine only carries the
 /// step out against its store.
@@ -24,6 +24,9 @@ package struct ReplayDecision: Sendable {
   /// What the collection's server answers mean: which `409` codes are a stale base version and
   /// which `404` to a delete means it is already applied.
   package var answers: ServerAnswers = .contract
+  /// How many sends of an entry may end in a reply that proves nothing (`notTheServer`,
+  /// `invalidResponse`) before it is parked instead of stopping the replay (decision 2401).
+  package var parkAfter = 3
 
   /// Creates a decision.
   /// - Parameters:
@@ -73,21 +76,51 @@ package struct ReplayDecision: Sendable {
     switch answer {
     case .delivered(let record):
       return .complete(serverRecord: record)
+    case .recreated(let record):
+      return gone(recreated: record)
     case .failed(let failure):
       error = failure
     }
+    let kind = entry.operation.kind
     // Already gone: the delete's effect holds (a replay after a lost response), when the 404
     // is the server's own and not a portal's page.
-    if entry.operation.kind == .delete, answers.isAlreadyGone(error) {
+    if kind == .delete, answers.isAlreadyGone(error) {
       return .complete(serverRecord: nil)
+    }
+    // A reply that proves nothing stops the replay and keeps the entry pending with its
+    // Idempotency-Key (0414), up to its bound; then it is parked, if the server answers
+    // (decision 2401).
+    if error.kind == .notTheServer || error.kind == .invalidResponse {
+      return entry.attempts >= parkAfter ? .park(error) : .stop(error)
     }
     // Only the server's own refusal is recorded against a write. Anything else stops the
     // replay and keeps the entry pending with its Idempotency-Key (0414).
     guard error.kind == .business || error.kind == .conflict else { return .stop(error) }
+    // The record was deleted on the server: a delete's effect holds; an edit is settled by the
+    // policy (decision 2401).
+    if kind != .create, answers.isRecordGone(error) {
+      return kind == .delete ? .complete(serverRecord: nil) : gone(recreated: nil)
+    }
     if answers.isConflict(error) {
       return conflict(entry, current: error.current, resends: resends, base: base)
     }
     return .reject(message: error.serverMessage ?? error.userMessage, code: error.code)
+  }
+
+  /// An edit against a deletion on the server, settled by the policy (decision 2401).
+  /// - Parameter recreated: the record the server made anew from the edit, when its `PUT`
+  ///   creates a missing record; nil when it answered that the record is gone.
+  private func gone(recreated: ServerRecord?) -> ReplayStep {
+    if policy == .lastWriteWins {
+      // The edit wins: the record is made again (already, when the server re-created it).
+      return recreated.map { .complete(serverRecord: $0) } ?? .recreate
+    }
+    if policy == .serverWins {
+      // The deletion wins: a re-creation the server made is deleted again.
+      return recreated.map { .deleteAgain($0) } ?? .takeGone
+    }
+    // manual, merge (a deletion against an edit has no field-by-field answer): the user decides.
+    return .keepGone(adopting: recreated)
   }
 
   private func conflict(

@@ -13,6 +13,11 @@
 /// none of them stops the pass or changes the queue, and the finished window is settled while it
 /// goes. A window starts at one entry and doubles after each clean one, up to `maxWindow`.
 ///
+/// An entry to be parked (its replies proved nothing after its bounded attempts, decision 2401)
+/// stops its window; once the window is settled the pass probes the server: when the server
+/// itself answers, the entry is parked and the outbox read again (the writes behind it that do
+/// not depend on it go on); otherwise the pass stops and the entry stays pending.
+///
 /// Each method is an event (the outbox read, attempts counted, a window left, its answers came,
 /// completions committed, a step recorded, a store failure, cancellation) and returns the one
 /// thing the shell does next. Pure: table-tested in `ReplayPassTests`, without a store or a
@@ -35,6 +40,9 @@ package struct ReplayPass {
     case complete([OutboxCompletion], delivered: Int)
     /// Carry out one step other than a completion against the store (`recorded(_:)`).
     case record(ReplayOutcome)
+    /// Ask whether the server itself answers, about this outcome's record (`probed(_:)`): its
+    /// entry is to be parked (`ReplayStep.park`).
+    case probe(ReplayOutcome)
     /// The pass is over: cancel a window still on its way, and report.
     case finish(ReplayReport)
   }
@@ -53,6 +61,10 @@ package struct ReplayPass {
     var halt: ReplayWindow.Halt?
     var completions: [ReplayOutcome]
     var steps: [ReplayOutcome]
+    /// Entries to park once the server is shown to answer.
+    var parks: [ReplayOutcome]
+    /// Whether the probe was asked for (and the parks are being recorded).
+    var probed = false
   }
 
   private let sequential: Bool
@@ -126,7 +138,7 @@ package struct ReplayPass {
     flying = nil
     answered = Settling(
       flight: flight, halt: halt, completions: outcomes.filter { $0.step.completed != nil },
-      steps: outcomes.filter(\.step.isRecorded))
+      steps: outcomes.filter(\.step.isRecorded), parks: outcomes.filter(\.step.isPark))
     // The next window leaves now, while this one is settled.
     if halt == nil, !flight.isShort, let next = ready {
       return .send(next.attempted, resends: resends)
@@ -138,7 +150,14 @@ package struct ReplayPass {
   /// - Parameter rebases: the rebases they made (applied to the entries not yet picked).
   package mutating func completed(_ rebases: [OutboxRebase]) -> Action {
     schedule.apply(rebases)
-    report.sent += settling?.completions.count ?? 0
+    let completions = settling?.completions ?? []
+    report.sent += completions.count
+    // An edit the server re-created from a deletion, kept by last write wins (decision 2401).
+    let recreated = completions.filter {
+      if case .recreated = $0.answer { true } else { false }
+    }.count
+    report.conflictsRecreated += recreated
+    report.conflictsGone += recreated
     return next()
   }
 
@@ -161,9 +180,38 @@ package struct ReplayPass {
       schedule.hold(outcome.entry.key)
     case .reject:
       report.rejected += 1
+    case .recreate:
+      report.conflictsRecreated += 1
+      report.conflictsGone += 1
+    case .takeGone, .deleteAgain:
+      report.conflictsTakenFromServer += 1
+      report.conflictsGone += 1
+      report.conflictsGoneDropped += 1
+    case .keepGone:
+      report.conflictsKept += 1
+      report.conflictsGone += 1
+      schedule.hold(outcome.entry.key)
+    case .park:
+      report.parked += 1
+      schedule.hold(outcome.entry.key)
     case .complete, .stop:
       break
     }
+    return next()
+  }
+
+  /// The server was probed, for the entries to park.
+  /// - Parameter failure: nil when the server itself answered; else why not (the pass stops
+  ///   with it, and the entries stay pending).
+  package mutating func probed(_ failure: CourierError?) -> Action {
+    guard var window = settling, !window.parks.isEmpty else { return next() }
+    if let failure {
+      window.parks = []
+      settling = window
+      return stop(failure)
+    }
+    window.probed = true
+    settling = window
     return next()
   }
 
@@ -222,7 +270,10 @@ package struct ReplayPass {
       settling = window
       if !window.completions.isEmpty {
         let delivered = window.completions.filter {
-          if case .delivered = $0.answer { true } else { false }
+          switch $0.answer {
+          case .delivered, .recreated: true
+          case .failed: false
+          }
         }
         return .complete(
           window.completions.map {
@@ -236,12 +287,20 @@ package struct ReplayPass {
       settling = window
       return .record(step)
     }
+    if let park = window.parks.first {
+      // Parked only once the server is shown to answer: a portal answers every write alike.
+      guard window.probed else { return ending == nil ? .probe(park) : nil }
+      window.parks.removeFirst()
+      settling = window
+      return .record(park)
+    }
     settling = nil
     // The window's records may be picked again.
     schedule.settle(window.flight.picks.map(\.entry.key))
     switch window.halt {
     case .stop(let error)?: return stop(error)
-    case .reread?:
+    case .reread?, .probe?:
+      // The queue changed, or an entry was parked: what the window did not send goes again.
       rereading = true
       return nil
     case nil: break
@@ -274,8 +333,15 @@ extension ReplayStep {
   /// committed with its window's, and a stop, which only ends the pass).
   fileprivate var isRecorded: Bool {
     switch self {
-    case .complete, .stop: false
-    case .resend, .resendMerged, .takeServer, .keepConflict, .reject: true
+    case .complete, .stop, .park: false
+    case .resend, .resendMerged, .takeServer, .keepConflict, .reject, .recreate, .takeGone,
+      .deleteAgain, .keepGone:
+      true
     }
+  }
+
+  /// Whether the step parks the entry (recorded once the server is shown to answer).
+  fileprivate var isPark: Bool {
+    if case .park = self { true } else { false }
   }
 }

@@ -6,9 +6,9 @@
 
 /// Walks one read of the outbox in queue order and says which entry the replay sends next
 /// (decision 0410): pending entries in sequence order; none of a record behind its conflicted
-/// entry (they were based on the same stale version) or behind an entry the replay just kept
-/// conflicted (`hold`); and with each entry, its record's earlier refused entries, which the
-/// newer write supersedes and the replay removes before sending it.
+/// or parked entry (they were based on a stale version, or on a write not proven) or behind an
+/// entry the replay just kept conflicted (`hold`); and with each entry, its record's earlier
+/// refused entries, which the newer write supersedes and the replay removes before sending it.
 ///
 /// Pure: table-tested in `ReplayQueueTests`; the sync engine asks it, then sends.
 package struct ReplayQueue: Sendable {
@@ -31,7 +31,7 @@ package struct ReplayQueue: Sendable {
       let entry = entries[position]
       position += 1
       switch entry.state {
-      case .conflicted:
+      case .conflicted, .parked:
         blocked.insert(entry.key)
         continue
       case .rejected:

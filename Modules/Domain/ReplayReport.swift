@@ -18,6 +18,18 @@ public struct ReplayReport: Sendable, Equatable {
   package var conflictsKept: Int = 0
   /// Conflicts settled by a three-way merge and sent again (merge policy).
   package var conflictsMerged: Int = 0
+  /// Edits of a record deleted on the server that re-created it (last write wins, decision
+  /// 2401): already, when the server's `PUT` made it anew, or sent again as a create.
+  package var conflictsRecreated: Int = 0
+  /// Of the conflicts, those against a record deleted on the server (edit against deletion),
+  /// whichever way they were settled.
+  package var conflictsGone: Int = 0
+  /// Of those, the edits dropped because the deletion won (server wins; counted in
+  /// `conflictsTakenFromServer` too).
+  package var conflictsGoneDropped: Int = 0
+  /// Entries parked: their replies proved nothing after their bounded attempts, while the
+  /// server answered (decision 2401).
+  package var parked: Int = 0
   /// Entries still pending when the replay ended.
   public var pending: Int = 0
   /// Pending entries of collections that have no sender registered (they wait, with their
@@ -32,5 +44,6 @@ public struct ReplayReport: Sendable, Equatable {
   /// Every conflict met.
   package var conflicts: Int {
     conflictsResent + conflictsTakenFromServer + conflictsKept + conflictsMerged
+      + conflictsRecreated
   }
 }

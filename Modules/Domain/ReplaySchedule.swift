@@ -5,12 +5,12 @@
 #endif
 
 /// Which outbox entries one pass sends next, a window at a time (decisions 0410, 1204): like
-/// `ReplayQueue`, pending entries in queue order, none of a record behind its conflicted entry or
-/// behind one the pass kept conflicted or could not route (`hold`), and with each entry its
-/// record's earlier refused entries, which it supersedes; and besides, **at most one entry of a
-/// record in a window, and a record's next entry only once the window before settled** (its
-/// completion rebases it: `apply`), so the order of each record's writes is kept however the
-/// window is sent.
+/// `ReplayQueue`, pending entries in queue order, none of a record behind its conflicted or
+/// parked entry or behind one the pass kept conflicted or could not route (`hold`), and with
+/// each entry its record's earlier refused entries, which it supersedes; and besides, **at most
+/// one entry of a record in a window, and a record's next entry only once the window before
+/// settled** (its completion rebases it: `apply`), so the order of each record's writes is kept
+/// however the window is sent.
 ///
 /// - `sequential`: a window also stops at the first entry whose record is already in it, so a
 ///   window sent in its order keeps the outbox's global order (FIFO across records).
@@ -83,7 +83,7 @@ package struct ReplaySchedule: Sendable {
         continue
       }
       switch entry.state {
-      case .conflicted:
+      case .conflicted, .parked:
         blocked.insert(key)
         consume(index)
         continue

@@ -29,4 +29,27 @@ package enum ReplayStep: Sendable, Equatable {
   /// Anything else (transient, session, local, unreadable reply): keep the entry pending with
   /// its attempt counted and stop the replay with this error.
   case stop(CourierError)
+
+  // An edit or a delete against a record the server deleted (decision 2401).
+
+  /// The local write wins against the deletion: send it again as a create (no base version,
+  /// so it cannot replace a record that exists), under a new Idempotency-Key; the record's
+  /// server copy is dropped.
+  case recreate
+  /// The deletion wins: drop every local change to the record, and the record.
+  case takeGone
+  /// The deletion wins, but the server re-created the record from this write (`recreated`):
+  /// the entry becomes a delete of that version under a new Idempotency-Key, the record's other
+  /// local changes are dropped and it shows as deleted.
+  case deleteAgain(ServerRecord)
+  /// Kept for the user: mark the entry conflicted with `.null` (the server has no record to
+  /// show), hold the record's later entries, and make `adopting` the record's server copy: the
+  /// server's re-creation from this write, or none.
+  case keepGone(adopting: ServerRecord?)
+
+  /// Parked: the reply did not prove the write after its bounded attempts; once the server
+  /// is shown to answer (`ReplayPass` probes it), the entry is set aside with this reason and
+  /// the writes behind it that do not depend on it go on. Otherwise the replay stops as for
+  /// `stop`.
+  case park(CourierError)
 }

@@ -1,8 +1,10 @@
 /// The sends of one replay window as a value (decision 1204): which of its entries leave now,
 /// up to `concurrency` at a time (one after another when 1), and when no more may leave: after
-/// an answer whose step stops the pass (`halt` `.stop`) or changes the queue (a re-send, a
-/// merge, the server's copy taken: `.reread`), or once the task is cancelled. Sends already out
-/// finish. Pure: table-tested in `ReplayWindowTests`; `ReplayWindowSender` sends what it says.
+/// an answer whose step stops the pass (`halt` `.stop`), changes the queue (a re-send, a merge,
+/// the server's copy taken, an edit against a deletion settled: `.reread`) or parks an entry
+/// (`.probe`: the pass asks whether the server answers, decision 2401), or once the task is
+/// cancelled. Sends already out finish. Pure: table-tested in `ReplayWindowTests`;
+/// `ReplayWindowSender` sends what it says.
 package struct ReplayWindow: Sendable {
   /// Why a window stopped sending.
   package enum Halt: Sendable, Equatable {
@@ -10,6 +12,8 @@ package struct ReplayWindow: Sendable {
     case reread
     /// The pass stops with this error (transient, local, cancelled).
     case stop(CourierError)
+    /// An entry is to be parked: nothing more leaves until the pass has probed the server.
+    case probe
   }
 
   /// The first reason the window stopped sending, nil while it goes on.
@@ -41,8 +45,10 @@ package struct ReplayWindow: Sendable {
     if halt == nil {
       switch step {
       case .stop(let error): halt = .stop(error)
-      case .resend, .resendMerged, .takeServer: halt = .reread
-      case .complete, .keepConflict, .reject: break
+      case .resend, .resendMerged, .takeServer, .recreate, .takeGone, .deleteAgain:
+        halt = .reread
+      case .park: halt = .probe
+      case .complete, .keepConflict, .keepGone, .reject: break
       }
     }
     return launch(cancelled: cancelled)

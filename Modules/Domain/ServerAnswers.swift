@@ -67,4 +67,19 @@ package struct ServerAnswers: Sendable, Equatable, Codable {
   package func isAlreadyGone(_ error: CourierError) -> Bool {
     error.status == 404 && error.code.map { goneCodes.contains($0) } == true
   }
+
+  /// Whether the server's own refusal of a write based on a version says that the record is
+  /// no longer there (decision 2401): a `404` with one of `goneCodes`, a `410` with the
+  /// server's error body, or a version conflict (`isConflict`'s codes) that shows no current
+  /// record (`current` absent or `null`).
+  /// - Parameter error: the classified refusal.
+  /// - Returns: true when the record was deleted on the server.
+  package func isRecordGone(_ error: CourierError) -> Bool {
+    guard error.kind == .business || error.kind == .conflict else { return false }
+    if isAlreadyGone(error) || error.status == 410 { return true }
+    guard error.kind == .conflict, error.current == nil || error.current == .null else {
+      return false
+    }
+    return error.code.map { conflictCodes.contains($0) } == true
+  }
 }

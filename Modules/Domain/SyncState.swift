@@ -18,6 +18,9 @@ public struct SyncState: Sendable, Equatable {
   public var rejected: [OutboxEntry]
   /// Entries in conflict with the server's record (manual policy).
   public var conflicted: [OutboxEntry]
+  /// Entries parked: their replies never proved delivery while the server answered (decision
+  /// 2401); `retry` sends them again.
+  package var parked: [OutboxEntry] = []
   /// The last failure of a replay or a refresh; cleared by the next success.
   public var lastError: CourierError?
   /// When a replay last finished with an empty queue, or a refresh succeeded.

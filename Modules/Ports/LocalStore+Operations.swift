@@ -358,4 +358,88 @@ extension LocalStore {
         key, record: try reader.record(key), entries: try reader.entries(for: key))
     }
   }
+
+  // An edit or a delete against a record deleted on the server, and parked writes (decision
+  // 2401): each one transaction, from `LocalStorePlan`'s rules.
+
+  /// Marks an entry parked: its replies proved nothing after its bounded attempts while the
+  /// server answered. It keeps its operation id (the server may hold the write).
+  /// - Parameters:
+  ///   - id: the operation id.
+  ///   - reason: why, for a person.
+  ///   - code: the reply's shortfall, if any.
+  /// - Returns: the updated entry.
+  /// - Throws: `StoreError.notFound` when absent.
+  @discardableResult
+  package func markParked(_ id: UUID, reason: String, code: String?) throws -> OutboxEntry {
+    try write {
+      LocalStorePlan.setState(try Self.existing($0, id), .parked(reason: reason, code: code))
+    }
+  }
+
+  /// Sends a write again as a create, under a new operation id (`LocalStorePlan.recreate`).
+  /// - Parameters:
+  ///   - id: the entry's operation id.
+  ///   - newID: the operation id it is sent under from now on.
+  /// - Returns: the entry after.
+  /// - Throws: `StoreError.notFound` when absent, `duplicate` when `newID` is taken.
+  @discardableResult
+  package func recreate(_ id: UUID, as newID: UUID) throws -> OutboxEntry {
+    try write { reader in
+      let entry = try Self.existing(reader, id)
+      return LocalStorePlan.recreate(
+        entry, as: newID, record: try reader.record(entry.key),
+        entries: try reader.entries(for: entry.key))
+    }
+  }
+
+  /// Takes the server's deletion of a record: its entries and the record go
+  /// (`LocalStorePlan.takeGone`).
+  /// - Parameter key: the record.
+  /// - Throws: `StoreError` when it cannot be written.
+  package func takeGone(_ key: RecordKey) throws {
+    try write { reader in
+      LocalStorePlan.takeGone(
+        key, record: try reader.record(key), entries: try reader.entries(for: key))
+    }
+  }
+
+  /// Turns an entry into a delete of the record the server re-created from it, under a new
+  /// operation id (`LocalStorePlan.deleteAgain`).
+  /// - Parameters:
+  ///   - id: the entry's operation id.
+  ///   - newID: the delete's operation id.
+  ///   - server: the re-created record.
+  /// - Returns: the entry after.
+  /// - Throws: `StoreError.notFound` when absent, `invalidInput` when `server` is another record.
+  @discardableResult
+  package func deleteAgain(_ id: UUID, as newID: UUID, onto server: ServerRecord) throws
+    -> OutboxEntry
+  {
+    try write { reader in
+      let entry = try Self.existing(reader, id)
+      guard server.id == entry.key.id else {
+        throw StoreError(.invalidInput, "The server's record \(server.id) is not \(entry.key).")
+      }
+      return LocalStorePlan.deleteAgain(
+        entry, as: newID, onto: server, entries: try reader.entries(for: entry.key))
+    }
+  }
+
+  /// Keeps an edit against a deletion for the user (`LocalStorePlan.keepGone`).
+  /// - Parameters:
+  ///   - id: the entry's operation id.
+  ///   - server: the record the server re-created from the entry, if it did.
+  /// - Returns: the entry after.
+  /// - Throws: `StoreError.notFound` when absent, `invalidInput` when `server` is another record.
+  @discardableResult
+  package func keepGone(_ id: UUID, adopting server: ServerRecord?) throws -> OutboxEntry {
+    try write { reader in
+      let entry = try Self.existing(reader, id)
+      if let server, server.id != entry.key.id {
+        throw StoreError(.invalidInput, "The server's record \(server.id) is not \(entry.key).")
+      }
+      return LocalStorePlan.keepGone(entry, adopting: server, record: try reader.record(entry.key))
+    }
+  }
 }

@@ -40,10 +40,12 @@ package enum CourierLogKey {
   package static let pathStatus = "courier.path.status"
   /// The status a path changed from.
   package static let pathPreviousStatus = "courier.path.previous_status"
-  /// What a replay pass did: entries sent, refused, still pending.
+  /// What a replay pass did: entries sent, refused, parked (decision 2401), still pending.
   package static let replaySent = "courier.replay.sent"
   /// See ``replaySent``.
   package static let replayRejected = "courier.replay.rejected"
+  /// See ``replaySent``; only when the pass parked one.
+  package static let replayParked = "courier.replay.parked"
   /// See ``replaySent``.
   package static let replayPending = "courier.replay.pending"
 

@@ -36,3 +36,15 @@ extension ReplaySender {
   /// None: the replay's sends run where its task would anyway.
   package var taskExecutor: (any TaskExecutor)? { nil }
 }
+
+/// A sender that can also ask the server about an entry's record without writing, so that the
+/// replay tells a write whose replies prove nothing from a network that answers in the server's
+/// place (decision 2401): before an entry is parked, the pass probes; only when the server
+/// itself answers is the entry parked and the queue behind it sent.
+package protocol ReplayProbing: ReplaySender {
+  /// Reads the entry's record (`GET <path>/<id>` for a record collection).
+  /// - Parameter entry: the entry about to be parked.
+  /// - Returns: nil when the server itself answered (the record, or its own refusal such as a
+  ///   `404` with its error body); else why not (a page, a redirect, offline...).
+  func probe(_ entry: OutboxEntry) async -> CourierError?
+}

@@ -104,7 +104,7 @@ package final class CoreBridge: TUIActions {
           }
           guard
             state.pendingCount != last?.pendingCount || state.rejected != last?.rejected
-              || state.conflicted != last?.conflicted
+              || state.conflicted != last?.conflicted || state.parked != last?.parked
           else { continue }
           let (rejected, conflicts) = Self.issues(state)
           self.hub.send(.issues(rejected: rejected, conflicts: conflicts))
@@ -314,19 +314,26 @@ package final class CoreBridge: TUIActions {
       }
   }
 
-  /// The refused operations and the conflicts of a sync state, as the interface lists them.
+  /// The refused operations and the conflicts of a sync state, as the interface lists them; a
+  /// parked write (decision 2401) is listed with the refused ones, with its reason.
   /// - Parameter state: the sync engine's state.
-  /// - Returns: the refused operations (with the server's message) and the conflicts.
+  /// - Returns: the refused and parked operations (with the reason) and the conflicts.
   package static func issues(_ state: SyncState) -> (rejected: [SyncIssue], conflicts: [SyncIssue])
   {
-    let rejected = state.rejected.compactMap { entry -> SyncIssue? in
-      guard case .rejected(let message, _) = entry.state else { return nil }
-      return SyncIssue(articleID: entry.key.id, title: title(of: entry), message: message)
+    let rejected = (state.rejected + state.parked).compactMap { entry -> SyncIssue? in
+      switch entry.state {
+      case .rejected(let message, _), .parked(let message, _):
+        return SyncIssue(articleID: entry.key.id, title: title(of: entry), message: message)
+      case .pending, .conflicted:
+        return nil
+      }
     }
     let conflicts = state.conflicted.map {
       SyncIssue(
         articleID: $0.key.id, title: title(of: $0),
-        message: "This item was changed elsewhere since you last saw it.")
+        message: $0.state == .conflicted(serverRecord: .null) && $0.operation.kind != .create
+          ? "This item was deleted elsewhere since you last saw it."
+          : "This item was changed elsewhere since you last saw it.")
     }
     return (rejected, conflicts)
   }

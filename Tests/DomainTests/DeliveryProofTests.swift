@@ -248,6 +248,51 @@ struct DeliveryProofTests {
     #expect(deleteStatus?.code == DeliveryProof.Shortfall.unexpectedStatus.rawValue)
   }
 
+  /// Decision 2401: an update answered `201 Created` with its record at a version not above its
+  /// base was applied as a creation: the record had been deleted at the server.
+  @Test("an update made anew (201, the record, an older version) is told apart, nothing else")
+  func recreated() throws {
+    let articles = CollectionDescription.articles
+    func proof(_ kind: OutboxKind, base: Int?, _ reply: Reply) throws -> DeliveryProof.Proof {
+      try DeliveryProof.proof(
+        Self.operation(kind, base: base), response: reply.head, body: reply.body,
+        collection: articles)
+    }
+    let made = try proof(.update, base: 3, Self.reply(201, Self.record(version: 1)))
+    #expect(made == .recreated(try #require(try? proofRecord(Self.record(version: 1)))))
+    // Based on version 1 and made anew at version 1: the same.
+    #expect(
+      try proof(.update, base: 1, Self.reply(201, Self.record(version: 1)))
+        == .recreated(try #require(try? proofRecord(Self.record(version: 1)))))
+    // A 200 at such a version proves nothing (decision 0414), nor another record or a page.
+    for (reply, shortfall) in [
+      (Self.reply(200, Self.record(version: 1)), DeliveryProof.Shortfall.staleVersion),
+      (Self.reply(201, Self.record(id: "other", version: 1)), .otherRecord),
+      (Self.reply(201, Self.portal, type: "text/html"), .notJSON),
+    ] {
+      let error = #expect(throws: CourierError.self) { try proof(.update, base: 3, reply) }
+      #expect(error?.code == shortfall.rawValue)
+    }
+    // A create's 201 is an ordinary proof; a newer version is an ordinary update.
+    #expect(
+      try proof(.create, base: nil, Self.reply(201, Self.record(version: 1)))
+        == .applied(try proofRecord(Self.record(version: 1))))
+    #expect(
+      try proof(.update, base: 3, Self.reply(201, Self.record(version: 4)))
+        == .applied(try proofRecord(Self.record(version: 4))))
+    // `write` (public) still refuses it as it did.
+    let old = #expect(throws: CourierError.self) {
+      try Self.write(
+        Self.operation(.update, base: 3), Self.reply(201, Self.record(version: 1)),
+        collection: articles)
+    }
+    #expect(old?.code == DeliveryProof.Shortfall.staleVersion.rawValue)
+  }
+
+  func proofRecord(_ text: String) throws -> ServerRecord {
+    try RecordSchema.standard.serverRecord(from: try JSONValue(parsing: Data(text.utf8)))
+  }
+
   @Test("a delete's 404 counts as applied only with the server's own error body")
   func deleteNotFound() {
     let server = Self.classify(

@@ -37,4 +37,48 @@ struct OutboxEntryTests {
     #expect(try JSONDecoder().decode(OutboxEntry.self, from: old) == bare)
     #expect(entry != bare, "the base copy takes part in equality")
   }
+
+  /// `OutboxEntryState` as Courier declared it before parking, coded as Swift synthesizes it:
+  /// what an older Courier reads a file journal with.
+  enum StateBefore: Codable, Equatable {
+    case pending
+    case rejected(message: String, code: String?)
+    case conflicted(serverRecord: JSONValue)
+  }
+
+  @Test("a parked entry is written as a pending one carrying its reason (decision 2401)")
+  func parkedCodable() throws {
+    var parked = Self.entry(basePayload: nil)
+    parked.state = .parked(reason: "Its reply never proved it.", code: "reply_stale_version")
+    parked.attempts = 3
+    let data = try JSONEncoder().encode(parked)
+    #expect(try JSONDecoder().decode(OutboxEntry.self, from: data) == parked)
+    let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    let state = try #require(object["state"] as? [String: Any])
+    #expect(Array(state.keys) == ["pending"])
+    let carried = (state["pending"] as? [String: Any])?["parked"] as? [String: Any]
+    #expect(carried?["code"] as? String == "reply_stale_version")
+    // An older Courier reads it as pending (and sends it again under its key).
+    let stateData = try JSONEncoder().encode(parked.state)
+    #expect(try JSONDecoder().decode(StateBefore.self, from: stateData) == .pending)
+    // The other states are coded as before, both ways.
+    let before: [(StateBefore, OutboxEntryState)] = [
+      (.pending, .pending),
+      (
+        .rejected(message: "No.", code: "validation_failed"),
+        .rejected(message: "No.", code: "validation_failed")
+      ),
+      (.rejected(message: "No.", code: nil), .rejected(message: "No.", code: nil)),
+      (.conflicted(serverRecord: .null), .conflicted(serverRecord: .null)),
+      (
+        .conflicted(serverRecord: .object(["version": .integer(3)])),
+        .conflicted(serverRecord: .object(["version": .integer(3)]))
+      ),
+    ]
+    for (old, new) in before {
+      #expect(
+        try JSONDecoder().decode(OutboxEntryState.self, from: JSONEncoder().encode(old)) == new)
+      #expect(try JSONDecoder().decode(StateBefore.self, from: JSONEncoder().encode(new)) == old)
+    }
+  }
 }

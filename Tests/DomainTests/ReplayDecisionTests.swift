@@ -82,8 +82,8 @@ struct ReplayDecisionTests {
       name: "delete meets a portal's 404 → stop, keep it", kind: .delete,
       answer: .failed(portal404), expected: .stop(portal404)),
     Row(
-      name: "update meets the server's 404 → rejected with its message",
-      answer: .failed(notFound), expected: .reject(message: "No such article.", code: "not_found")),
+      name: "update meets the server's 404 → the record is gone: LWW sends it as a create",
+      answer: .failed(notFound), expected: .recreate),
     Row(
       name: "422 → rejected with the server's message",
       answer: .failed(invalid),
@@ -132,8 +132,12 @@ struct ReplayDecisionTests {
       answer: .failed(conflict(current(offset: -5))),
       expected: .keepConflict(current: current(offset: -5), adopting: record(offset: -5))),
     Row(
-      name: "version_conflict without current → keep conflicted with null",
-      answer: .failed(conflict(nil)), expected: .keepConflict(current: .null, adopting: nil)),
+      name: "version_conflict without current → the record is gone: LWW sends it as a create",
+      answer: .failed(conflict(nil)), expected: .recreate),
+    Row(
+      name: "a create's version_conflict without current → keep conflicted with null",
+      kind: .create, answer: .failed(conflict(nil)),
+      expected: .keepConflict(current: .null, adopting: nil)),
     Row(
       name: "unreadable current → keep conflicted with it, adopt nothing",
       answer: .failed(conflict(.object(["title": .string("x")]))),
@@ -178,9 +182,12 @@ struct ReplayDecisionTests {
         .conflict, status: 409, code: "version_conflict", serverMessage: "no"),
       expected: .reject(message: "no", code: "version_conflict")),
     AnswersRow(
-      name: "the declared conflict code without current → kept conflicted with null",
+      name: "the declared conflict code without current → gone, kept for the user (manual)",
       error: CourierError(.conflict, status: 409, code: "stale_rev"),
-      expected: .keepConflict(current: .null, adopting: nil)),
+      expected: .keepGone(adopting: nil)),
+    AnswersRow(
+      name: "an update meets the declared gone code → gone, kept for the user (manual)",
+      error: CourierError(.business, status: 404, code: "gone"), expected: .keepGone(adopting: nil)),
     AnswersRow(
       name: "a delete meets the declared gone code → already applied", kind: .delete,
       error: CourierError(.business, status: 404, code: "gone"),
@@ -294,8 +301,8 @@ struct ReplayDecisionMergeTests {
         current: ReplayDecisionMergeTests.json(server(["title": "T", "body": "B3"])),
         adopting: server(["title": "T", "body": "B3"]))),
     Row(
-      name: "no readable current → kept conflicted", server: nil,
-      expected: .keepConflict(current: .null, adopting: nil)),
+      name: "no current: the record is gone (decision 2401) → kept for the user", server: nil,
+      expected: .keepGone(adopting: nil)),
     Row(
       name: "exact base copy, the record's copy replaced by a refresh: the server's body is kept",
       base: ServerRecord(id: "a", payload: fields(["title": "T", "body": "B5"]), version: 5),

@@ -15,7 +15,9 @@ struct ReplayPassTests {
     case countedWithout(String)
     case launched
     /// `a1=done b1=offline…` in the order the answers came (`done`, `gone` for a delete
-    /// already applied, `refused`, `kept`, `resend`, `merged`, `theirs`, `offline`); `!` at
+    /// already applied, `refused`, `kept`, `resend`, `merged`, `theirs`, `offline`; against a
+    /// deletion `recreated` (the server made it anew, last write wins), `recreate`, `takegone`,
+    /// `deleteagain`, `keepgone`; `park` for a reply that proved nothing at its bound); `!` at
     /// the end: the task was cancelled by the last answer.
     case answered(String)
     case completed
@@ -26,6 +28,9 @@ struct ReplayPassTests {
     case recordedAsKept
     case failed
     case cancelled
+    /// The probe: the server itself answered, or not (a page: `notTheServer`).
+    case probed
+    case probeFailed
 
     var description: String {
       switch self {
@@ -40,6 +45,8 @@ struct ReplayPassTests {
       case .recordedAsKept: "recorded as kept"
       case .failed: "failed"
       case .cancelled: "cancelled"
+      case .probed: "probed"
+      case .probeFailed: "probe failed"
       }
     }
   }
@@ -224,6 +231,78 @@ struct ReplayPassTests {
         (.answered("a1=done!"), "complete a1, 1 delivered"),
         (.completed, "finish sent 1, stopped cancelled"),
       ]),
+    // Decision 2401: an edit against a deletion, and a write whose replies prove nothing.
+    Row(
+      name: "an edit the server re-created (last write wins) completes, counted as re-created",
+      steps: [
+        (.read(["a1", "b1"]), "count a1"), (.counted, "send a1"), (.launched, "await"),
+        (.answered("a1=recreated"), "complete a1, 1 delivered"), (.completed, "count b1"),
+        (.counted, "send b1"), (.launched, "await"),
+        (.answered("b1=done"), "complete b1, 1 delivered"), (.completed, "read"),
+        (.read([]), "finish sent 2, recreated 1, gone 1"),
+      ]),
+    Row(
+      name: "an edit against a deletion sent again as a create reads the outbox again",
+      steps: [
+        (.read(["a1", "b1"]), "count a1"), (.counted, "send a1"), (.launched, "await"),
+        (.answered("a1=recreate"), "record recreate a1"), (.recorded, "read"),
+        (.read(["a1", "b1"]), "count a1"),
+      ]),
+    Row(
+      name: "the deletion taken, or a re-creation deleted again: counted as the server's",
+      steps: [
+        (.read(["a1", "b1", "c1"]), "count a1"), (.counted, "send a1"), (.launched, "await"),
+        (.answered("a1=done"), "complete a1, 1 delivered"), (.completed, "count b1 c1"),
+        (.counted, "send b1 c1"), (.launched, "await"),
+        (.answered("b1=takegone c1=deleteagain"), "record takegone b1"),
+        (.recorded, "record deleteagain c1"), (.recorded, "read"),
+        (.read([]), "finish sent 1, theirs 2, gone 2, dropped 2"),
+      ]),
+    Row(
+      name: "an edit against a deletion kept for the user holds its record; the others go on",
+      steps: [
+        (.read(["a1", "a2", "b1"]), "count a1"), (.counted, "send a1"), (.launched, "await"),
+        (.answered("a1=keepgone"), "record keepgone a1"), (.recorded, "count b1"),
+        (.counted, "send b1"), (.launched, "await"),
+        (.answered("b1=done"), "complete b1, 1 delivered"), (.completed, "read"),
+        (.read(["a1:conflicted", "a2"]), "finish sent 1, kept 1, gone 1"),
+      ]),
+    Row(
+      name: "an entry to park: the server answers the probe, it is parked, the others go on",
+      steps: [
+        (.read(["a1", "a2", "b1", "c1"]), "count a1"), (.counted, "send a1"),
+        (.launched, "await"), (.answered("a1=park"), "probe a1"), (.probed, "record park a1"),
+        // What the window did not send goes again, from a new read.
+        (.recorded, "read"), (.read(["a1:parked", "a2", "b1", "c1"]), "count b1"),
+        (.counted, "send b1"), (.launched, "await"),
+        (.answered("b1=done"), "complete b1, 1 delivered"), (.completed, "count c1"),
+        (.counted, "send c1"), (.launched, "await"),
+        (.answered("c1=done"), "complete c1, 1 delivered"), (.completed, "read"),
+        (.read(["a1:parked", "a2"]), "finish sent 2, parked 1"),
+      ]),
+    Row(
+      name: "an entry to park: the server does not answer the probe, the pass stops",
+      steps: [
+        (.read(["a1", "b1"]), "count a1"), (.counted, "send a1"), (.launched, "await"),
+        (.answered("a1=park"), "probe a1"),
+        (.probeFailed, "finish sent 0, stopped notTheServer"),
+      ]),
+    Row(
+      name: "a window's completions and steps are settled before the probe",
+      concurrency: 3,
+      steps: [
+        (.read(["a1", "b1", "c1", "d1"]), "count a1"), (.counted, "send a1"),
+        (.launched, "await"), (.answered("a1=done"), "complete a1, 1 delivered"),
+        (.completed, "count b1 c1"), (.counted, "send b1 c1"), (.launched, "count d1"),
+        (.counted, "await"), (.answered("b1=park c1=refused"), "record reject c1"),
+        (.recorded, "probe b1"), (.probed, "record park b1"), (.recorded, "read"),
+      ]),
+    Row(
+      name: "cancelled before the probe: nothing is parked",
+      steps: [
+        (.read(["a1", "b1"]), "count a1"), (.counted, "send a1"), (.launched, "await"),
+        (.answered("a1=park"), "probe a1"), (.cancelled, "finish sent 0, stopped cancelled"),
+      ]),
     Row(
       name: "cancelled before a read: nothing is read",
       steps: [(.cancelled, "finish sent 0, stopped cancelled")]),
@@ -275,6 +354,10 @@ struct ReplayPassTests {
         return text(pass.failed(CourierError(.localStore)))
       case .cancelled:
         return text(pass.cancelled())
+      case .probed:
+        return text(pass.probed(nil))
+      case .probeFailed:
+        return text(pass.probed(CourierError(.notTheServer, code: "reply_not_json")))
       }
     }
 
@@ -318,6 +401,17 @@ struct ReplayPassTests {
           .failed(CourierError(.conflict)), .resendMerged(payload: .object([:]), onto: server)
         )
       case "theirs": return (.failed(CourierError(.conflict)), .takeServer(server))
+      case "recreated":
+        let made = ServerRecord(id: entry.key.id, payload: .object([:]), version: 1)
+        return (.recreated(made), .complete(serverRecord: made))
+      case "recreate": return (.failed(CourierError(.business, status: 404)), .recreate)
+      case "takegone": return (.failed(CourierError(.business, status: 404)), .takeGone)
+      case "deleteagain": return (.recreated(server), .deleteAgain(server))
+      case "keepgone":
+        return (.failed(CourierError(.business, status: 404)), .keepGone(adopting: nil))
+      case "park":
+        let error = CourierError(.notTheServer, code: "reply_stale_version")
+        return (.failed(error), .park(error))
       default:
         let error = CourierError(.offline)
         return (.failed(error), .stop(error))
@@ -360,14 +454,23 @@ struct ReplayPassTests {
           case .keepConflict: "keep"
           case .complete: "complete"
           case .stop: "stop"
+          case .recreate: "recreate"
+          case .takeGone: "takegone"
+          case .deleteAgain: "deleteagain"
+          case .keepGone: "keepgone"
+          case .park: "park"
           }
         return "record \(name) \(label(outcome.entry))"
+      case .probe(let outcome):
+        return "probe \(label(outcome.entry))"
       case .finish(let report):
         var parts = ["finish sent \(report.sent)"]
         for (count, name) in [
           (report.rejected, "rejected"), (report.conflictsResent, "re-sent"),
           (report.conflictsMerged, "merged"), (report.conflictsTakenFromServer, "theirs"),
-          (report.conflictsKept, "kept"), (report.withoutSender, "without sender"),
+          (report.conflictsKept, "kept"), (report.conflictsRecreated, "recreated"),
+          (report.conflictsGone, "gone"), (report.conflictsGoneDropped, "dropped"),
+          (report.parked, "parked"), (report.withoutSender, "without sender"),
         ] where count > 0 {
           parts.append("\(name) \(count)")
         }

@@ -15,6 +15,9 @@ struct ReplayScheduleTests {
     } else if name.hasSuffix(":conflicted") {
       name.removeLast(":conflicted".count)
       state = .conflicted(serverRecord: .null)
+    } else if name.hasSuffix(":parked") {
+      name.removeLast(":parked".count)
+      state = .parked(reason: "unproven", code: "reply_stale_version")
     }
     let parts = name.split(separator: ":").map(String.init)
     let collection = parts.count == 2 ? parts[0] : "articles"

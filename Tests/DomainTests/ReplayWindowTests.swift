@@ -4,14 +4,15 @@ import Testing
 @Suite("ReplayWindow")
 struct ReplayWindowTests {
   /// One event: `start`, or an answer `index=step` (`done`, `refused`, `kept`, `offline`,
-  /// `resend`, `merged`, `theirs`), with `!` when the task is cancelled by then.
+  /// `resend`, `merged`, `theirs`; against a deletion `recreate`, `takegone`, `deleteagain`,
+  /// `keepgone`; `park`), with `!` when the task is cancelled by then.
   struct Row: Sendable, CustomTestStringConvertible {
     var name: String
     var count: Int
     var concurrency: Int
     /// Each event with the indices it lets leave (`-` for none).
     var steps: [(String, String)]
-    /// The halt at the end: `-`, `reread`, or the stop's error kind.
+    /// The halt at the end: `-`, `reread`, `probe`, or the stop's error kind.
     var halt: String
     var testDescription: String { name }
   }
@@ -38,6 +39,24 @@ struct ReplayWindowTests {
       steps: [("start", "0 1 2"), ("1=theirs", "-"), ("0=offline", "-"), ("2=done", "-")],
       halt: "reread"),
     Row(
+      name: "an edit against a deletion settled by a new write, or the record dropped: reread",
+      count: 3, concurrency: 1, steps: [("start", "0"), ("0=recreate", "-")], halt: "reread"),
+    Row(
+      name: "the server's deletion taken: reread", count: 2, concurrency: 1,
+      steps: [("start", "0"), ("0=takegone", "-")], halt: "reread"),
+    Row(
+      name: "a re-creation deleted again: reread", count: 2, concurrency: 1,
+      steps: [("start", "0"), ("0=deleteagain", "-")], halt: "reread"),
+    Row(
+      name: "an edit against a deletion kept for the user: the window goes on", count: 2,
+      concurrency: 1, steps: [("start", "0"), ("0=keepgone", "1"), ("1=done", "-")], halt: "-"),
+    Row(
+      name: "an entry to park: nothing more leaves until the pass has probed", count: 3,
+      concurrency: 1, steps: [("start", "0"), ("0=done", "1"), ("1=park", "-")], halt: "probe"),
+    Row(
+      name: "at once: those out when an entry is to be parked finish", count: 4, concurrency: 2,
+      steps: [("start", "0 1"), ("0=park", "-"), ("1=done", "-")], halt: "probe"),
+    Row(
       name: "cancelled before the first send: nothing leaves", count: 2, concurrency: 1,
       steps: [("start!", "-")], halt: "cancelled"),
     Row(
@@ -54,6 +73,11 @@ struct ReplayWindowTests {
     case "resend": return .resend(baseVersion: 2, adopting: server)
     case "merged": return .resendMerged(payload: .object([:]), onto: server)
     case "theirs": return .takeServer(server)
+    case "recreate": return .recreate
+    case "takegone": return .takeGone
+    case "deleteagain": return .deleteAgain(server)
+    case "keepgone": return .keepGone(adopting: nil)
+    case "park": return .park(CourierError(.notTheServer, code: "reply_stale_version"))
     default: return .stop(CourierError(.offline))
     }
   }
@@ -79,6 +103,7 @@ struct ReplayWindowTests {
       switch window.halt {
       case nil: "-"
       case .reread?: "reread"
+      case .probe?: "probe"
       case .stop(let error)?: error.kind.rawValue
       }
     #expect(halt == row.halt)

@@ -181,17 +181,33 @@ struct CoreBridgeTests {
       key: RecordKey(collection: "articles", id: "a"), kind: kind,
       payload: hasTitle ? .object(["title": .string("Lunch")]) : nil, baseVersion: nil,
       enqueuedAt: Date())
-    let state = SyncState(
+    let server: JSONValue = .object(["id": .string("a"), "version": .integer(2)])
+    var state = SyncState(
       rejected: [
         OutboxEntry(sequence: 1, operation: operation, state: .rejected(message: "No.", code: nil))
       ],
       conflicted: [
-        OutboxEntry(sequence: 2, operation: operation, state: .conflicted(serverRecord: .null))
+        OutboxEntry(sequence: 2, operation: operation, state: .conflicted(serverRecord: server))
       ])
+    // A parked write (decision 2401) is listed with the refused ones, with its reason.
+    state.parked = [
+      OutboxEntry(
+        sequence: 3, operation: operation, state: .parked(reason: "Never proved.", code: nil))
+    ]
     let (rejected, conflicts) = CoreBridge.issues(state)
-    #expect(rejected == [SyncIssue(articleID: "a", title: title, message: "No.")])
+    #expect(
+      rejected == [
+        SyncIssue(articleID: "a", title: title, message: "No."),
+        SyncIssue(articleID: "a", title: title, message: "Never proved."),
+      ])
     #expect(conflicts.map(\.title) == [title])
     #expect(conflicts.first?.message.contains("changed elsewhere") == true)
+    // A conflict that shows no server record: deleted there, unless it was a create.
+    state.conflicted = [
+      OutboxEntry(sequence: 2, operation: operation, state: .conflicted(serverRecord: .null))
+    ]
+    let gone = CoreBridge.issues(state).conflicts.first?.message ?? ""
+    #expect(gone.contains(kind == .create ? "changed elsewhere" : "deleted elsewhere"), "\(gone)")
   }
 
   @Test("the uploader's states become the upload line; a cancelled upload shows nothing")

@@ -51,6 +51,36 @@ enum SQLiteSchema {
     """
     ALTER TABLE outbox ADD COLUMN base_payload TEXT;
     """,
+    // 2 → 3: parked entries (decision 2401): `state` may be 'parked', its reason and code in
+    // `reject_message` and `reject_code`. SQLite cannot widen a CHECK in place: the table is
+    // written again, rows, numbers and index as they were.
+    """
+    CREATE TABLE outbox_v3(
+      sequence INTEGER PRIMARY KEY,
+      operation_id TEXT NOT NULL UNIQUE,
+      collection TEXT NOT NULL,
+      record_id TEXT NOT NULL,
+      kind TEXT NOT NULL CHECK (kind IN ('create', 'update', 'delete')),
+      payload TEXT,
+      base_version INTEGER,
+      enqueued_at REAL NOT NULL,
+      state TEXT NOT NULL CHECK (state IN ('pending', 'rejected', 'conflicted', 'parked')),
+      reject_message TEXT,
+      reject_code TEXT,
+      conflict_record TEXT,
+      attempts INTEGER NOT NULL DEFAULT 0,
+      base_payload TEXT
+    );
+    INSERT INTO outbox_v3(sequence, operation_id, collection, record_id, kind, payload,
+      base_version, enqueued_at, state, reject_message, reject_code, conflict_record, attempts,
+      base_payload)
+    SELECT sequence, operation_id, collection, record_id, kind, payload, base_version,
+      enqueued_at, state, reject_message, reject_code, conflict_record, attempts, base_payload
+    FROM outbox;
+    DROP TABLE outbox;
+    ALTER TABLE outbox_v3 RENAME TO outbox;
+    CREATE INDEX outbox_by_record ON outbox(collection, record_id, sequence);
+    """,
   ]
 }
 
@@ -113,6 +143,7 @@ struct SQLiteReader: LocalStoreReader {
     case "conflicted":
       guard let record = try json(row.text(11), what) else { throw damaged(what) }
       state = .conflicted(serverRecord: record)
+    case "parked": state = .parked(reason: row.text(9) ?? "", code: row.text(10))
     default: throw damaged(what)
     }
     let operation = OutboxOperation(
@@ -256,11 +287,14 @@ struct SQLiteReader: LocalStoreReader {
     let rows = try connection.query(
       "SELECT count(*) FILTER (WHERE state = 'pending'), "
         + "count(*) FILTER (WHERE state = 'rejected'), "
-        + "count(*) FILTER (WHERE state = 'conflicted') FROM outbox"
+        + "count(*) FILTER (WHERE state = 'conflicted'), "
+        + "count(*) FILTER (WHERE state = 'parked') FROM outbox"
     ) { row in
-      OutboxCounts(
+      var counts = OutboxCounts(
         pending: Int(row.int(0) ?? 0), rejected: Int(row.int(1) ?? 0),
         conflicted: Int(row.int(2) ?? 0))
+      counts.parked = Int(row.int(3) ?? 0)
+      return counts
     }
     return rows.first ?? OutboxCounts()
   }
@@ -396,6 +430,10 @@ enum SQLiteWriter {
     case .conflicted(let record):
       state = "conflicted"
       conflict = .text(record.jsonText)
+    case .parked(let reason, let parkCode):
+      state = "parked"
+      message = .text(reason)
+      code = parkCode.map { .text($0) } ?? .null
     }
     return [
       .int(entry.sequence), .text(operation.id.uuidString), .text(operation.key.collection),
