@@ -66,7 +66,13 @@ struct PipelineIntegrationTests {
       backend, ["get", "/health", "--json", "--verbose", "--transport", transport], dataDir: dir)
     #expect(result.code == 0, "\(result.output.stderr)")
     #expect(result.output.stdout.contains(#""attempts":3"#))
-    #expect(result.output.stderr.contains("server busy (503), retrying in 1.0 s, attempt 2 of 4"))
+    // The wait: the backoff's first draw (1–2 s, decision 2410) or Retry-After: 1 spread up to
+    // 1.5 s, whichever is longer; never shorter than the server asked.
+    let waits = result.output.stderr.matches(
+      of: /server busy \(503\), retrying in (\d+\.\d) s, attempt 2 of 4/
+    ).compactMap { Double($0.output.1) }
+    #expect(
+      waits.count == 1 && waits.allSatisfy { $0 >= 1.0 && $0 <= 2.0 }, "\(result.output.stderr)")
     #expect(result.output.stderr.contains("attempt 3 of 4"))
     // Retry-After: 1 was honoured twice.
     #expect(start.duration(to: .now) >= .seconds(2))
