@@ -73,7 +73,8 @@ enum OutboxText {
     case .pending: break
     case .rejected: line += "      refused: \(LogText.escaped(refusalText(entry.state)))\n"
     case .parked(let reason, let code):
-      line += "      parked: \(LogText.escaped(reason))\(code.map { " (\(LogText.escaped($0)))" } ?? "")\n"
+      line +=
+        "      parked: \(LogText.escaped(reason))\(code.map { " (\(LogText.escaped($0)))" } ?? "")\n"
     case .conflicted(.null) where operation.kind != .create:
       line += "      the server has no copy: it was deleted there\n"
     case .conflicted(let server):
