@@ -198,3 +198,39 @@ public func freeLoopbackPort() -> Int {
   server.stop()
   return port
 }
+
+/// A loopback port that refuses every connection for as long as this value lives: a TCP socket
+/// bound to it and never listening, so no other process or test can take the port in between
+/// (what a port found free and closed again allows).
+public final class RefusingLoopbackPort: Sendable {
+  /// The port.
+  public let port: Int
+  private let descriptor: Int32
+
+  /// Binds a socket to a free loopback port without listening on it.
+  public init() throws {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw POSIXError(.EMFILE) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let named = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    guard bound == 0, named == 0 else {
+      close(fd)
+      throw POSIXError(.EADDRINUSE)
+    }
+    descriptor = fd
+    port = Int(UInt16(bigEndian: address.sin_port))
+  }
+
+  deinit { close(descriptor) }
+}

@@ -296,8 +296,10 @@ public struct TransportContract: Sendable, CustomStringConvertible {
   static let refused = TransportContract(
     name: "connection refused → cannot reach host, or offline when the path is down"
   ) { make, _ in
-    let port = freeLoopbackPort()
-    let url = try #require(URL(string: "http://127.0.0.1:\(port)/"))
+    // Bound and never listening for the whole check: refused, and no one else can take it.
+    let refusing = try RefusingLoopbackPort()
+    let url = try #require(URL(string: "http://127.0.0.1:\(refusing.port)/"))
+    defer { withExtendedLifetime(refusing) {} }
     for (path, kind) in [
       (PathStatus.satisfied, CourierError.Kind.cannotReachHost), (.unsatisfied, .offline),
       (.unknown, .cannotReachHost),
