@@ -1,4 +1,5 @@
 import CourierDomain
+import CourierSystem
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -52,11 +53,7 @@ public struct CourierConfig: Sendable, Equatable {
   /// - Returns: the home directory's path.
   package static func home(_ environment: [String: String]) -> String {
     if let home = environment["HOME"], !home.isEmpty { return home }
-    if let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir {
-      let path = String(cString: directory)
-      if !path.isEmpty { return path }
-    }
-    return "/"
+    return PasswordDatabase.home(ofUID: getuid()) ?? "/"
   }
 
   /// Creates the defaults for an environment.

@@ -2,6 +2,7 @@ import CourierCore
 import CourierDomain
 import CourierLinux
 import CourierPorts
+import CourierSystem
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -209,7 +210,7 @@ package final class CoreBridge: TUIActions {
     let home =
       user.isEmpty
       ? CourierConfig.home(ProcessInfo.processInfo.environment)
-      : getpwnam(user)?.pointee.pw_dir.map { String(cString: $0) }
+      : PasswordDatabase.home(ofUser: user)
     guard let home, !home.isEmpty else { return path }
     return home + rest[slash...]
   }
