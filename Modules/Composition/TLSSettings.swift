@@ -36,14 +36,18 @@ package enum TLSSettings {
   /// - Returns: the pin.
   /// - Throws: `PinError` when it is not `sha256/` and the base64 of 32 bytes.
   package static func pin(_ text: String) throws(PinError) -> String {
-    var digest = Substring(text)
-    guard digest.hasPrefix("sha256/") else { throw PinError(pin: text) }
-    digest = digest.dropFirst(7)
-    if digest.hasPrefix("/") { digest = digest.dropFirst() }
-    guard let bytes = Data(base64Encoded: String(digest)), bytes.count == 32 else {
-      throw PinError(pin: text)
+    guard text.hasPrefix("sha256/") else { throw PinError(pin: text) }
+    let digest = text.dropFirst(7)
+    func isSHA256(_ base64: Substring) -> Bool {
+      Data(base64Encoded: String(base64))?.count == 32
     }
-    return "sha256/" + digest
+    // A digest's base64 may itself begin with "/": only when the text after "sha256/" is not
+    // one is a leading "/" curl's spelling (`sha256//BASE64`).
+    if isSHA256(digest) { return text }
+    if digest.hasPrefix("/"), isSHA256(digest.dropFirst()) {
+      return "sha256/" + digest.dropFirst()
+    }
+    throw PinError(pin: text)
   }
 
   /// A pin that is not `sha256/` and the base64 of a SHA-256.

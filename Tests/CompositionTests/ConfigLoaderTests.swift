@@ -424,6 +424,18 @@ struct ConfigLoaderTests {
     #expect(try load(flags: ["pinned_public_keys": curl]).pinnedPublicKeys == [Self.pinA])
   }
 
+  /// Digests whose base64 begins with "/" (0xFC…) or "+" (0xF8…): a test PKI's random key once
+  /// had one, and a leading "/" was taken for curl's `sha256//`.
+  @Test(
+    "a pin whose base64 begins with / or + is kept as it is; curl's spelling of it too",
+    arguments: [Data([0xFC]) + Data(repeating: 7, count: 31), Data([0xF8]) + Data(count: 31)])
+  func pinStartingWithSlash(_ digest: Data) throws {
+    let pin = "sha256/" + digest.base64EncodedString()
+    #expect(try load(flags: ["pinned_public_keys": pin]).pinnedPublicKeys == [pin])
+    let curl = "sha256//" + digest.base64EncodedString()
+    #expect(try load(flags: ["pinned_public_keys": curl]).pinnedPublicKeys == [pin])
+  }
+
   @Test(
     "a pin that is not sha256/ and the base64 of 32 bytes is refused, naming its layer",
     arguments: [
