@@ -123,8 +123,8 @@ struct CurlTLSSettingsTests {
     let without = try environment(server) { $0.caBundle = pki.ca }
     let error = await failure { _ = try await without.client.send(.get, "/m") }
     #expect(error?.kind == .tls, "\(String(describing: error))")
-    #expect(error?.code == "tls_client_certificate")
-    #expect(error?.attempts == 1)
+    #expect(error?.code == "tls_client_certificate", "\(String(describing: error))")
+    #expect(error?.attempts == 1, "\(String(describing: error))")
     #expect(server.connections == 1)
     let with = try environment(server) {
       $0.caBundle = pki.ca

@@ -31,12 +31,17 @@ public struct TestPKI: Sendable {
   /// The other key's pin.
   public let otherPin: String
 
-  /// Makes a PKI in a new temporary folder.
-  /// - Parameter sans: more subject alternative names for the server (`IP:10.0.0.1`).
+  /// Makes a PKI in a folder (created, or its files replaced).
+  /// - Parameters:
+  ///   - directory: the folder; a new temporary one by default (the caller removes it).
+  ///   - sans: more subject alternative names for the server (`IP:10.0.0.1`).
   /// - Throws: when openssl fails.
-  public init(sans: [String] = []) throws {
-    directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "courier-pki-\(UUID().uuidString)")
+  public init(
+    directory: URL = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "courier-pki-\(UUID().uuidString)"),
+    sans: [String] = []
+  ) throws {
+    self.directory = directory
     let script = ReferenceBackend.repositoryRoot.appendingPathComponent(
       "Backend/make-test-certs.sh")
     let process = Process()
@@ -58,15 +63,21 @@ public struct TestPKI: Sendable {
 
   private static let made = Mutex<Result<TestPKI, POSIXError>?>(nil)
 
-  /// The process's one PKI, made on first use (a fraction of a second of openssl).
+  /// Where the process's one PKI lives; removed when the process exits.
+  static let sharedDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(
+    "courier-pki-\(getpid())-\(UUID().uuidString)")
+
+  /// The process's one PKI, made on first use (a fraction of a second of openssl) and removed
+  /// when the process exits.
   /// - Returns: the PKI.
   /// - Throws: when it could not be made.
   public static func shared() throws -> TestPKI {
     try made.withLock { made in
       if let made { return try made.get() }
       let result: Result<TestPKI, POSIXError>
+      atexit { try? FileManager.default.removeItem(at: TestPKI.sharedDirectory) }
       do {
-        result = .success(try TestPKI())
+        result = .success(try TestPKI(directory: sharedDirectory))
       } catch {
         result = .failure(error as? POSIXError ?? POSIXError(.EIO))
       }

@@ -15,6 +15,7 @@ import argparse
 import http.server
 import json
 import os
+import socket
 import ssl
 import sys
 import threading
@@ -43,6 +44,21 @@ def main():
             with open(temporary, "w") as f:
                 f.write(str(accepted[0]))
             os.replace(temporary, args.count)
+
+    def linger(tls):
+        """Closes a refused connection gracefully, as a careful server does: the alert is
+        sent, the writing side shut, and what the client already sent (under TLS 1.3 its
+        request follows its handshake at once) read and dropped until it closes, so that no
+        reset overtakes the alert (a reset makes the client's send fail before it reads it)."""
+        try:
+            tls.shutdown(socket.SHUT_WR)
+            tls.settimeout(5)
+            while tls.recv(4096):
+                pass
+        except OSError:
+            pass
+        finally:
+            tls.close()
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -79,9 +95,11 @@ def main():
 
         def finish_request(self, request, client_address):
             # The handshake in the connection's own thread: a refused one ends it alone.
+            tls = context.wrap_socket(request, server_side=True, do_handshake_on_connect=False)
             try:
-                tls = context.wrap_socket(request, server_side=True)
+                tls.do_handshake()
             except (ssl.SSLError, OSError):
+                linger(tls)
                 return
             try:
                 self.RequestHandlerClass(tls, client_address, self)
