@@ -1,6 +1,4 @@
-import CourierCurl
 import CourierDomain
-import CourierSystem
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -8,14 +6,9 @@ import CourierSystem
   import Foundation
 #endif
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
-/// The TLS settings of a configuration (decision 2430): their spelling in every layer, their
-/// checks, and what the curl transport gets from them.
+/// The TLS settings of a configuration (decision 2430): their spelling in every layer and the
+/// checks the loader makes (what the environment checks and the curl transport gets from them
+/// is in `TLSSettings+Files.swift`, apart, so that the config fuzzer builds without libcurl).
 package enum TLSSettings {
   /// The configuration keys of the TLS settings a transport must honour.
   package static let keys = ["ca_bundle", "pinned_public_keys", "client_certificate", "client_key"]
@@ -70,15 +63,6 @@ package enum TLSSettings {
       || config.clientCertificate != nil || config.clientKey != nil
   }
 
-  /// The settings as the curl transport takes them.
-  /// - Parameter config: the configuration.
-  /// - Returns: the transport's TLS settings.
-  static func curl(_ config: CourierConfig) -> CurlTransport.TLS {
-    CurlTransport.TLS(
-      caBundle: config.caBundle, pinnedPublicKeys: config.pinnedPublicKeys,
-      clientCertificate: config.clientCertificate, clientKey: config.clientKey)
-  }
-
   /// Checks what the layers cannot check one value at a time: a key needs a certificate, and
   /// the URLSession transport takes none of the settings (decision 2432: FoundationNetworking
   /// on Linux offers no reliable way to trust another CA, pin, or present a certificate, and
@@ -112,48 +96,5 @@ package enum TLSSettings {
             + "transport, the default, or remove \(set.count == 1 ? "it" : "them").")
       }
     #endif
-  }
-
-  /// Checks a configuration built in code, before a transport uses it: each pin's spelling,
-  /// the combination, and that each file is there to be read (a CA bundle that is missing
-  /// would otherwise fail every request as a TLS error).
-  /// - Parameter config: the configuration.
-  /// - Throws: `ConfigError` naming the key and the file.
-  package static func check(_ config: CourierConfig) throws {
-    let source = "configuration"
-    for pin in config.pinnedPublicKeys {
-      do {
-        _ = try Self.pin(pin)
-      } catch {
-        throw ConfigError(source: source, key: "pinned_public_keys", message: error.message)
-      }
-    }
-    try checkCombination(config, source: { _ in source })
-    let files: [(String, URL?)] = [
-      ("ca_bundle", config.caBundle), ("client_certificate", config.clientCertificate),
-      ("client_key", config.clientKey),
-    ]
-    for case (let key, let url?) in files {
-      if let problem = unreadable(FileURLPath.of(url)) {
-        throw ConfigError(source: source, key: key, message: problem)
-      }
-    }
-  }
-
-  /// Why a file cannot be read as a settings file, or nil when it can.
-  /// - Parameter path: the file.
-  /// - Returns: the sentence.
-  static func unreadable(_ path: String) -> String? {
-    var info = stat()
-    guard stat(path, &info) == 0 else {
-      return "can't read \(LogText.escaped(path)): \(String(cString: strerror(errno)))."
-    }
-    guard info.st_mode & S_IFMT == S_IFREG else {
-      return "\(LogText.escaped(path)) is not a regular file."
-    }
-    guard access(path, R_OK) == 0 else {
-      return "can't read \(LogText.escaped(path)): \(String(cString: strerror(errno)))."
-    }
-    return nil
   }
 }
