@@ -2,10 +2,13 @@
 # Start the Courier reference backend (uvicorn, one worker).
 #
 #   ./run.sh [--host H] [--port P]     # defaults: $COURIER_BACKEND_HOST or 127.0.0.1, $COURIER_BACKEND_PORT or 8080
+#   ./run.sh --tls DIR [--client-certs required|optional]   # HTTPS with make-test-certs.sh's DIR
 #   ./run.sh --setup-only              # only create/refresh the virtualenv (what setup.sh does)
 #
 # The virtualenv Backend/.venv is created on first use and reinstalled whenever
-# requirements.txt (or the Python version) changes.
+# requirements.txt (or the Python version) changes. With --tls, uvicorn serves HTTPS with
+# DIR/server.pem and DIR/server-key.pem; --client-certs makes it ask for a client certificate
+# signed by DIR/ca.pem (mutual TLS), required or optional.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -14,8 +17,10 @@ PYTHON="${COURIER_BACKEND_PYTHON:-python3}"
 HOST="${COURIER_BACKEND_HOST:-127.0.0.1}"
 PORT="${COURIER_BACKEND_PORT:-8080}"
 SETUP_ONLY=0
+TLS_DIR=""
+CLIENT_CERTS=""
 
-usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -23,6 +28,10 @@ while [ $# -gt 0 ]; do
     --host=*) HOST="${1#*=}"; shift ;;
     --port) PORT="${2:?--port needs a value}"; shift 2 ;;
     --port=*) PORT="${1#*=}"; shift ;;
+    --tls) TLS_DIR="${2:?--tls needs a folder}"; shift 2 ;;
+    --tls=*) TLS_DIR="${1#*=}"; shift ;;
+    --client-certs) CLIENT_CERTS="${2:?--client-certs needs required or optional}"; shift 2 ;;
+    --client-certs=*) CLIENT_CERTS="${1#*=}"; shift ;;
     --setup-only) SETUP_ONLY=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run.sh: unknown argument: $1" >&2; usage >&2; exit 64 ;;
@@ -79,6 +88,21 @@ if [ "$SETUP_ONLY" = 1 ]; then
   exit 0
 fi
 
+TLS_ARGS=()
+if [ -n "$TLS_DIR" ]; then
+  TLS_DIR="$(cd "$TLS_DIR" && pwd)"
+  TLS_ARGS=(--ssl-certfile "$TLS_DIR/server.pem" --ssl-keyfile "$TLS_DIR/server-key.pem")
+  case "$CLIENT_CERTS" in
+    "") ;;
+    required) TLS_ARGS+=(--ssl-ca-certs "$TLS_DIR/ca.pem" --ssl-cert-reqs 2) ;;
+    optional) TLS_ARGS+=(--ssl-ca-certs "$TLS_DIR/ca.pem" --ssl-cert-reqs 1) ;;
+    *) echo "run.sh: --client-certs takes required or optional, not $CLIENT_CERTS" >&2; exit 64 ;;
+  esac
+elif [ -n "$CLIENT_CERTS" ]; then
+  echo "run.sh: --client-certs needs --tls" >&2; exit 64
+fi
+
 cd "$HERE"
 exec "$VENV/bin/python" -m uvicorn courier_backend.app:app --app-dir "$HERE" \
-  --host "$HOST" --port "$PORT" --workers 1 --log-level "${COURIER_BACKEND_LOG_LEVEL:-info}"
+  --host "$HOST" --port "$PORT" --workers 1 --log-level "${COURIER_BACKEND_LOG_LEVEL:-info}" \
+  ${TLS_ARGS[@]+"${TLS_ARGS[@]}"}

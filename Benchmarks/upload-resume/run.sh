@@ -106,9 +106,11 @@ if [ "${SKIP_LINK:-0}" != 1 ]; then
   counted() { # PORT → bytes counted into the server's namespace for it
     ip netns exec "$SRV" iptables -nvx -L INPUT | awk -v p="dpt:$1" '$0 ~ p { print $2 }'
   }
+  # Plain http to the server's link address (not loopback): allowed, as this measures the
+  # upload itself, without TLS (decision 2431).
   client() { # DATA_DIR BASE_URL [BINARY]: the courier command line in the client's namespace, as CMD
-    CMD=(env HOME="$1" XDG_CONFIG_HOME="$1/cfg" ip netns exec "$CLI" "${3:-$COURIER}" --base-url "$2"
-      --data-dir "$1" --timeout 600)
+    CMD=(env HOME="$1" XDG_CONFIG_HOME="$1/cfg" COURIER_ALLOW_INSECURE_HTTP=1 ip netns exec "$CLI"
+      "${3:-$COURIER}" --base-url "$2" --data-dir "$1" --timeout 600)
   }
   # run_interrupted PORT COMMAND... (an external command, so that `&` gives its own pid): kills
   # it with -9 each time another SIZE/(KILLS+1)

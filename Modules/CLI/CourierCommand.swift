@@ -17,11 +17,19 @@ package struct CourierCommand: AsyncParsableCommand, Sendable {
       this build.
 
       Exit codes: 0 success, 64 usage, 65 refused by the server, 66 missing input file, \
-      69 offline or host unreachable, 70 unexpected failure, 73 the data folder or local store \
+      69 offline, host unreachable or TLS refused (an untrusted certificate, no pin matching), \
+      70 unexpected failure, 73 the data folder or local store \
       cannot be created, 74 the local store cannot be read or written, 75 transient failure \
       after retries (or another courier is syncing this data folder), 76 bad reply, 77 not \
-      logged in or session expired, 78 bad configuration, 130 interrupted (SIGINT), 143 ended \
-      by SIGTERM.
+      logged in or session expired, 78 bad configuration (credentials refused over plain \
+      http:// to a host other than loopback among it), 130 interrupted (SIGINT), 143 ended by \
+      SIGTERM.
+
+      TLS: certificates are always verified, against the system's trust store or --ca-bundle; \
+      --pin refuses a server whose public key matches no pin; --client-certificate and \
+      --client-key present a certificate for mutual TLS. The session and the password go over \
+      plain http:// only to loopback (127.0.0.0/8, ::1, localhost) unless \
+      --allow-insecure-http (or "allow_insecure_http": true) says otherwise.
       """,
     subcommands: [
       Login.self, Logout.self, Get.self, Upload.self, Status.self, Watch.self, Articles.self,
@@ -51,8 +59,9 @@ package struct CourierCommand: AsyncParsableCommand, Sendable {
   /// The last paragraph of every command's help: its global options are the root's.
   package static let globalOptionsHelp = """
     It also takes the global options (--base-url, --config, --data-dir, --transport, \
-    --timeout, --max-attempts, --conflict-policy, --json, --verbose, --version), before or after \
-    its name: see 'courier --help'.
+    --timeout, --max-attempts, --conflict-policy, --ca-bundle, --pin, --client-certificate, \
+    --client-key, --allow-insecure-http, --json, --verbose, --version), before or after its \
+    name: see 'courier --help'.
     """
 
   /// What `courier` with no command says before its usage.

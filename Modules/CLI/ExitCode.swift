@@ -53,6 +53,8 @@ package enum ExitCode: Int32, Sendable {
   /// - Parameter error: the failure.
   /// - Returns: the code.
   package static func forError(_ error: CourierError) -> ExitCode {
+    // Credentials refused for plain http: the configuration must change (decision 2431).
+    if error.code == InsecureHTTP.code { return .config }
     switch error.kind.code {
     case .business, .conflict, .invalidInput: return .businessRefusal
     case .fileUnavailable: return .missingInput

@@ -66,6 +66,54 @@ package struct GlobalOptions: ParsableArguments, Sendable {
     completion: .list(conflictPolicyNames))
   package var conflictPolicy: String?
 
+  /// `--ca-bundle`: the certificate authorities to trust instead of the system's
+  /// (`ca_bundle`, decision 2430).
+  @Option(
+    name: .customLong("ca-bundle"), parsing: .unconditional,
+    help: ArgumentHelp(
+      "A PEM file of the certificate authorities to trust instead of the system's, for a "
+        + "server with a private CA (env COURIER_CA_BUNDLE).",
+      valueName: "file"),
+    completion: .file())
+  package var caBundle: String?
+
+  /// `--pin`, repeatable: the server's public key must match one (`pinned_public_keys`).
+  @Option(
+    name: .customLong("pin"), parsing: .unconditionalSingleValue,
+    help: ArgumentHelp(
+      "A pin of the server's public key, sha256/BASE64 as OkHttp spells it; repeat for "
+        + "several (env COURIER_PINNED_PUBLIC_KEYS, comma-separated). Any other key is refused.",
+      valueName: "pin"))
+  package var pins: [String] = []
+
+  /// `--client-certificate`: a PEM certificate for mutual TLS (`client_certificate`).
+  @Option(
+    name: .customLong("client-certificate"), parsing: .unconditional,
+    help: ArgumentHelp(
+      "A PEM client certificate for mutual TLS (env COURIER_CLIENT_CERTIFICATE).",
+      valueName: "file"),
+    completion: .file())
+  package var clientCertificate: String?
+
+  /// `--client-key`: the client certificate's unencrypted PEM key (`client_key`).
+  @Option(
+    name: .customLong("client-key"), parsing: .unconditional,
+    help: ArgumentHelp(
+      "The client certificate's unencrypted PEM key, when not in its file "
+        + "(env COURIER_CLIENT_KEY).",
+      valueName: "file"),
+    completion: .file())
+  package var clientKey: String?
+
+  /// `--allow-insecure-http`: credentials may go over plain http to any host
+  /// (`allow_insecure_http`, decision 2431).
+  @Flag(
+    name: .customLong("allow-insecure-http"),
+    help: ArgumentHelp(
+      "Send the session and the password over plain http:// to hosts other than loopback too "
+        + "(env COURIER_ALLOW_INSECURE_HTTP=1); refused by default."))
+  package var allowInsecureHTTP = false
+
   /// `--json`: one JSON object per line, for scripts.
   @Flag(name: .customLong("json"), help: "Print one JSON object per line, for scripts.")
   package var json = false
@@ -99,6 +147,11 @@ package struct GlobalOptions: ParsableArguments, Sendable {
     flags["timeout_seconds"] = timeout
     flags["max_attempts"] = maxAttempts
     flags["conflict_policy"] = conflictPolicy
+    flags["ca_bundle"] = caBundle
+    if !pins.isEmpty { flags["pinned_public_keys"] = pins.joined(separator: ",") }
+    flags["client_certificate"] = clientCertificate
+    flags["client_key"] = clientKey
+    if allowInsecureHTTP { flags["allow_insecure_http"] = "true" }
     return flags
   }
 }

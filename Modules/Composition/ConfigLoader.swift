@@ -30,7 +30,15 @@ package enum ConfigLoader {
     ("conflict_policy", "COURIER_CONFLICT_POLICY"),
     ("resumable_uploads", "COURIER_RESUMABLE_UPLOADS"),
     ("replay_concurrency", "COURIER_REPLAY_CONCURRENCY"),
+    ("ca_bundle", "COURIER_CA_BUNDLE"), ("pinned_public_keys", "COURIER_PINNED_PUBLIC_KEYS"),
+    ("client_certificate", "COURIER_CLIENT_CERTIFICATE"), ("client_key", "COURIER_CLIENT_KEY"),
+    ("allow_insecure_http", "COURIER_ALLOW_INSECURE_HTTP"),
   ]
+
+  /// The keys that name a file: a relative path in a config file is taken from the file's
+  /// folder (where a CA bundle beside it is found), one in the environment or a flag from the
+  /// working directory.
+  static let fileKeys: Set<String> = ["ca_bundle", "client_certificate", "client_key"]
 
   /// The keys only a config file may set, each holding an object: `collections` (the record
   /// collections it declares, see `CourierConfig.collections`).
@@ -126,6 +134,18 @@ package enum ConfigLoader {
     for (key, _) in keys {
       if let value = flags[key] { try set(key, value, source: "command line", on: &config) }
     }
+    // The layer a key's value came from names a conflict between keys.
+    let configFile = config.configFile
+    func source(of key: String) -> String {
+      if flags[key] != nil { return "command line" }
+      if let name = keys.first(where: { $0.key == key })?.environment,
+        environment[name]?.isEmpty == false
+      {
+        return "environment variable \(name)"
+      }
+      return configFile ?? "configuration"
+    }
+    try TLSSettings.checkCombination(config, source: source(of:))
     return config
   }
 
@@ -163,9 +183,17 @@ package enum ConfigLoader {
         let names = (keys.map(\.key) + fileOnlyKeys).joined(separator: ", ")
         throw ConfigError(source: path, key: key, message: "unknown key (known: \(names)).")
       }
-      let text: String
+      var text: String
       switch value {
       case .string(let string): text = string
+      case .array(let items) where key == "pinned_public_keys":
+        // A list of pins: each a string, joined as the environment spells them.
+        text = try items.map { item in
+          guard case .string(let pin) = item else {
+            throw ConfigError(source: path, key: key, message: "must list pins as strings.")
+          }
+          return pin
+        }.joined(separator: ",")
       case .integer(let number): text = String(number)
       case .number(let number):
         // Int(exactly:): a non-finite number, a fraction or one beyond Int (1e93, found by
@@ -173,6 +201,11 @@ package enum ConfigLoader {
         text = Int(exactly: number).map(String.init) ?? String(number)
       case .bool(let bool): text = String(bool)
       default: throw ConfigError(source: path, key: key, message: "must be a string or a number.")
+      }
+      if fileKeys.contains(key), !text.isEmpty, !text.hasPrefix("/"),
+        let slash = path.lastIndex(of: "/")
+      {
+        text = String(path[...slash]) + text
       }
       try set(key, text, source: path, on: &config)
     }
@@ -208,6 +241,17 @@ package enum ConfigLoader {
       }
       return adapter
     }
+    func bool(_ value: String) throws -> Bool {
+      switch Self.trimmingBlanks(value).lowercased() {
+      case "true", "1", "yes": return true
+      case "false", "0", "no": return false
+      default: throw fail("must be true or false, not “\(Self.shown(value))”.")
+      }
+    }
+    // An empty path sets the file back to none (the system's trust store, no certificate).
+    func file(_ value: String) -> URL? {
+      value.isEmpty ? nil : URL(fileURLWithPath: value, isDirectory: false)
+    }
     switch key {
     case "base_url":
       guard let url = URL(string: value), let scheme = url.scheme?.lowercased(),
@@ -233,11 +277,16 @@ package enum ConfigLoader {
         throw fail("unknown conflict policy “\(Self.shown(value))” (known: \(names)).")
       }
       config.conflictPolicy = policy
-    case "resumable_uploads":
-      switch Self.trimmingBlanks(value).lowercased() {
-      case "true", "1", "yes": config.resumableUploads = true
-      case "false", "0", "no": config.resumableUploads = false
-      default: throw fail("must be true or false, not “\(Self.shown(value))”.")
+    case "resumable_uploads": config.resumableUploads = try bool(value)
+    case "allow_insecure_http": config.allowsInsecureHTTP = try bool(value)
+    case "ca_bundle": config.caBundle = file(value)
+    case "client_certificate": config.clientCertificate = file(value)
+    case "client_key": config.clientKey = file(value)
+    case "pinned_public_keys":
+      do {
+        config.pinnedPublicKeys = try TLSSettings.pins(value)
+      } catch {
+        throw fail(error.message)
       }
     case "max_attempts": config.retry.maxAttempts = try whole(value)
     case "timeout_seconds": config.timeout = .seconds(try whole(value))

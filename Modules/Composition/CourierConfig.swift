@@ -42,6 +42,25 @@ public struct CourierConfig: Sendable, Equatable {
   /// (`replay_concurrency`, 1 to 16): 1 (the default) keeps the outbox's global order; more
   /// keeps each record's order only, over as many keep-alive connections (decision 1204).
   package var replayConcurrency = 1
+  /// A PEM file of the certificate authorities to trust instead of the system's trust store
+  /// (`ca_bundle`), for a server whose certificate a private authority signed. Certificates
+  /// are always verified; nil trusts the system's store.
+  public var caBundle: URL?
+  /// Pins of the server's public key (`pinned_public_keys`), each `sha256/BASE64`: the
+  /// SHA-256 of its DER SubjectPublicKeyInfo, as OkHttp's `CertificatePinner` spells it
+  /// (`openssl x509 -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256
+  /// -binary | base64`). When any is given, a server whose key matches none is refused
+  /// before anything is sent, and never retried; the certificate is verified as well.
+  public var pinnedPublicKeys: [String] = []
+  /// A PEM client certificate for mutual TLS (`client_certificate`).
+  public var clientCertificate: URL?
+  /// The client certificate's unencrypted PEM key (`client_key`); nil when the certificate's
+  /// file holds it.
+  public var clientKey: URL?
+  /// Whether a token, refresh token or password may go over plain `http://` to a host that
+  /// is not loopback (`allow_insecure_http`). Off: such a request is refused before anything
+  /// is sent (`insecure_http`); loopback (127.0.0.0/8, `::1`, `localhost`) is always allowed.
+  public var allowsInsecureHTTP = false
   /// The record collections the config file declares (`collections`), besides the built-in
   /// articles: each gets the same reads, outbox and conflicts (`Collections.records(_:warn:)`,
   /// `courier records NAME …`).

@@ -84,12 +84,18 @@ public struct CourierEnvironment: Sendable {
   ///   - metrics: the application's metrics backend; by default the global system's factory
   ///     (no-op until the application bootstraps one).
   ///   - middlewares: the user's own steps, outermost first, run inside retry and auth.
-  /// - Throws: `ConfigError` for an adapter this build cannot provide.
+  /// - Throws: `ConfigError` for an adapter this build cannot provide, a pin that is not
+  ///   `sha256/BASE64`, a CA bundle, client certificate or key that cannot be read, or TLS
+  ///   settings the URLSession transport cannot honour.
   public init(
     config: CourierConfig, overrides: AdapterOverrides = AdapterOverrides(),
     logger: Logger = .courierDiscarding, metrics: any MetricsFactory = MetricsSystem.factory,
     middlewares: [any TransportMiddleware] = []
   ) throws {
+    // The transport's TLS settings, checked before anything is built: a missing CA bundle
+    // would otherwise fail every request as a TLS error, and a setting the transport cannot
+    // honour would be ignored (decisions 2430, 2432).
+    if overrides.transport == nil, TLSSettings.anySet(config) { try TLSSettings.check(config) }
     self.config = config
     self.overrides = overrides
     self.logger = logger
@@ -139,7 +145,7 @@ private struct Pipeline: Sendable {
         // A concurrent replay needs as many connections as it has sends on their way.
         base = CurlTransport(
           configuration: .init(
-            pathStatus: { monitor.currentPath.status },
+            pathStatus: { monitor.currentPath.status }, tls: TLSSettings.curl(config),
             maxConnectionsPerHost: max(6, config.replayConcurrency)))
       case .memory: base = InMemoryTransport()
       }
@@ -166,7 +172,9 @@ private struct Pipeline: Sendable {
       URL(string: config.baseURL.absoluteString.trimmingSuffix("/") + "/auth/refresh")
       ?? config.baseURL
     let authenticator = RefreshTokenAuthenticator(store: credentials, refreshURL: refreshURL)
-    stack = AuthTransport(stack, authenticator: authenticator, credentialOrigin: config.baseURL)
+    stack = AuthTransport(
+      stack, authenticator: authenticator, credentialOrigin: config.baseURL,
+      allowsInsecureHTTP: config.allowsInsecureHTTP)
     singleAttempt = stack
     // The retry step logs its decisions to each call's logger and counts them and the calls.
     let executor = RetryExecutor(policy: config.retry, clock: ContinuousClock(), metrics: metrics)

@@ -175,7 +175,10 @@ public final class CourierSession: Sendable {
   ///   - username: the user name.
   ///   - password: the password.
   /// - Throws: `CourierError`: `.unauthorized` for wrong credentials, a transport kind when
-  ///   the server cannot be reached, `.fileUnavailable` when the session cannot be saved.
+  ///   the server cannot be reached, `.fileUnavailable` when the session cannot be saved,
+  ///   `.invalidInput` (code `insecure_http`) before anything is sent when the password would
+  ///   go over plain `http://` to a host that is not loopback and
+  ///   ``CourierConfig/allowsInsecureHTTP`` is off.
   public func login(username: String, password: String) async throws {
     // Never through the auth decorator (there is no session to refresh yet), but retried
     // like any call: a 503 or a reset during a login is as transient as anywhere else.
@@ -186,6 +189,11 @@ public final class CourierSession: Sendable {
     let body: ResponseBody
     do {
       var request = try client.request(.post, "/auth/token")
+      // The password never goes in clear text off loopback (decision 2431).
+      if let url = request.url {
+        try InsecureHTTP.check(
+          url, allowed: environment.config.allowsInsecureHTTP, context: request.summary)
+      }
       request.headerFields[.contentType] = "application/json; charset=utf-8"
       body =
         try await client.exchange(

@@ -20,7 +20,9 @@ import Synchronization
 /// a request to any other origin is sent as it is, without `Authorization` and without a
 /// renewal (Docs/decisions/0005). A stored token that cannot be sent as a header value (a CR
 /// or LF, a space, a control character) is refused before anything is sent, the same way
-/// whichever adapter lies beneath.
+/// whichever adapter lies beneath. Nor does a session go over plain `http://` to a host that
+/// is not loopback unless the configuration allows it (`InsecureHTTP`, decision 2431): such a
+/// request is refused, before its token is added or renewed, with `insecure_http`.
 package final class AuthTransport: Transport {
   private let base: any Transport
 
@@ -30,6 +32,7 @@ package final class AuthTransport: Transport {
   private let credentialOrigin: URL
   private let wallClock: any WallClock
   private let refreshLeeway: Duration
+  private let allowsInsecureHTTP: Bool
   private let refreshing = Mutex<Task<Credentials?, any Error>?>(nil)
 
   /// Wraps a transport.
@@ -39,15 +42,19 @@ package final class AuthTransport: Transport {
   ///   - credentialOrigin: a URL of the only origin that gets the token.
   ///   - wallClock: the clock compared with a token's expiry.
   ///   - refreshLeeway: how long before its expiry a token is renewed (30 s by default).
+  ///   - allowsInsecureHTTP: whether the session may go over plain `http://` to a host that
+  ///     is not loopback (`allow_insecure_http`); refused by default.
   package init(
     _ base: any Transport, authenticator: any Authenticator, credentialOrigin: URL,
-    wallClock: any WallClock = SystemWallClock(), refreshLeeway: Duration = .seconds(30)
+    wallClock: any WallClock = SystemWallClock(), refreshLeeway: Duration = .seconds(30),
+    allowsInsecureHTTP: Bool = false
   ) {
     self.base = base
     self.authenticator = authenticator
     self.credentialOrigin = credentialOrigin
     self.wallClock = wallClock
     self.refreshLeeway = refreshLeeway
+    self.allowsInsecureHTTP = allowsInsecureHTTP
   }
 
   /// Wraps a transport with the shipped `RefreshTokenAuthenticator`.
@@ -94,6 +101,10 @@ package final class AuthTransport: Transport {
       return try await send(request)
     }
     var credentials = try authenticator.credentials()
+    // No token, and no renewal with the refresh token, in clear text off loopback (2431).
+    if credentials != nil {
+      try InsecureHTTP.check(url, allowed: allowsInsecureHTTP, context: request.summary)
+    }
     var renewedAlready = false
     if let current = credentials, isAboutToExpire(current) {
       // Renewed before it lapses; should that fail, the old token is tried and a 401 still

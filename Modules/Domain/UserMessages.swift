@@ -1,3 +1,5 @@
+import CourierSystem
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -21,7 +23,7 @@ package enum UserMessages {
     case .dns:
       return "The server's address couldn't be found. Check the address and your connection."
     case .tls:
-      return "A secure connection to the server couldn't be established."
+      return tlsMessage(code: error.code)
     case .connectionLost:
       return "The connection was lost before the server answered. Please try again."
     case .server:
@@ -89,6 +91,30 @@ package enum UserMessages {
         + "and nothing is kept to send later; try again once the network lets you through."
     }
     return message(for: error)
+  }
+
+  /// The sentence for a TLS failure, by its code (`TLSFailureCode`): what went wrong and which
+  /// setting changes it (decision 2430). Pins and trust failures are never retried.
+  /// - Parameter code: the error's code.
+  /// - Returns: a plain sentence for a person.
+  static func tlsMessage(code: String?) -> String {
+    switch code {
+    case TLSFailureCode.pinMismatch:
+      return "The server's public key matches none of the pinned keys (pinned_public_keys), so "
+        + "this may not be your server: nothing was sent. If the server's key was changed, "
+        + "update the pins."
+    case TLSFailureCode.untrusted:
+      return "The server's certificate isn't trusted: it is signed by an authority this "
+        + "machine doesn't trust, has expired, or is for another name. For a server with a "
+        + "private certificate authority, set ca_bundle (--ca-bundle, COURIER_CA_BUNDLE)."
+    case TLSFailureCode.clientCertificate:
+      return "The client certificate couldn't be used, or the server refused it: check "
+        + "client_certificate and client_key."
+    case TLSFailureCode.caBundle:
+      return "The CA bundle (ca_bundle) couldn't be read as PEM certificates."
+    default:
+      return "A secure connection to the server couldn't be established."
+    }
   }
 
   /// A wait for a person: "3 seconds", "2 minutes".

@@ -113,6 +113,43 @@ package enum CurlErrorTable {
     return outcome
   }
 
+  /// The code of a TLS failure a person can act on (`TLSFailureCode`), or nil.
+  /// - Parameters:
+  ///   - code: the `CURLcode` number.
+  ///   - detail: libcurl's error text (its error buffer).
+  /// - Returns: the code.
+  package static func tlsCode(curlCode code: Int, detail: String) -> String? {
+    switch code {
+    case Code.sslPinnedPubKeyNotMatch: return TLSFailureCode.pinMismatch
+    case Code.peerFailedVerification, Code.sslIssuerError, Code.sslInvalidCertStatus:
+      return TLSFailureCode.untrusted
+    case Code.sslCertProblem, Code.sslClientCert: return TLSFailureCode.clientCertificate
+    case Code.sslCACertBadFile: return TLSFailureCode.caBundle
+    default:
+      return isCertificateAlert(curlCode: code, detail: detail)
+        ? TLSFailureCode.clientCertificate : nil
+    }
+  }
+
+  /// Whether a failure is the server's TLS alert refusing the client's certificate (none
+  /// given, not trusted, unusable). Under TLS 1.3 the client's handshake is over before the
+  /// server has checked its certificate, so OpenSSL reports the server's alert when the reply
+  /// is read, as a receive error: only its text ("tlsv13 alert certificate required",
+  /// "tlsv1 alert unknown ca", "sslv3 alert bad certificate") tells it from a lost
+  /// connection. The server processed nothing: the exchange never began.
+  /// - Parameters:
+  ///   - code: the `CURLcode` number.
+  ///   - detail: libcurl's error text.
+  /// - Returns: true for such an alert.
+  package static func isCertificateAlert(curlCode code: Int, detail: String) -> Bool {
+    guard [Code.recvError, Code.sendError, Code.sslConnectError].contains(code) else {
+      return false
+    }
+    let text = detail.lowercased()
+    guard text.contains("alert") else { return false }
+    return text.contains("certificate") || text.contains("unknown ca")
+  }
+
   static func row(_ code: Int, offline: Bool) -> TransportErrorTable.Outcome {
     typealias Outcome = TransportErrorTable.Outcome
     switch code {

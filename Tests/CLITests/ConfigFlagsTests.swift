@@ -31,4 +31,32 @@ struct ConfigFlagsTests {
     #expect(error.source == "command line" && error.key == "conflict_policy")
     #expect(error.message.contains("merge"))
   }
+
+  @Test("the TLS flags beat the environment: --ca-bundle, --pin (repeated), the client certificate")
+  func tlsFlags() throws {
+    let pinA = "sha256/" + Data(repeating: 1, count: 32).base64EncodedString()
+    let pinB = "sha256/" + Data(repeating: 2, count: 32).base64EncodedString()
+    let environment = [
+      "COURIER_CA_BUNDLE": "/env/ca.pem", "COURIER_PINNED_PUBLIC_KEYS": pinA,
+      "COURIER_CLIENT_CERTIFICATE": "/env/c.pem", "COURIER_CLIENT_KEY": "/env/k.pem",
+    ]
+    let flagged = try GlobalOptions.parse([
+      "--ca-bundle", "/flag/ca.pem", "--pin", pinB, "--pin", pinA, "--client-certificate",
+      "/flag/c.pem", "--client-key", "/flag/k.pem", "--allow-insecure-http",
+    ])
+    let config = try load(flags: flagged.configFlags, environment: environment)
+    #expect(config.caBundle?.path == "/flag/ca.pem")
+    #expect(config.pinnedPublicKeys == [pinB, pinA])
+    #expect(config.clientCertificate?.path == "/flag/c.pem")
+    #expect(config.clientKey?.path == "/flag/k.pem")
+    #expect(config.allowsInsecureHTTP)
+    let unflagged = try load(
+      flags: try GlobalOptions.parse([]).configFlags, environment: environment)
+    #expect(unflagged.caBundle?.path == "/env/ca.pem")
+    #expect(unflagged.pinnedPublicKeys == [pinA])
+    #expect(!unflagged.allowsInsecureHTTP)
+    let wrong = try GlobalOptions.parse(["--pin", "sha256/short"])
+    let error = try #require(throws: ConfigError.self) { try load(flags: wrong.configFlags) }
+    #expect(error.source == "command line" && error.key == "pinned_public_keys")
+  }
 }

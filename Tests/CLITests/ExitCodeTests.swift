@@ -30,6 +30,10 @@ struct ExitCodeTests {
     Row(error: CourierError(.invalidResponse), code: 76),
     Row(error: CourierError(.unauthorized, status: 401), code: 77),
     Row(error: CourierError(.cancelled), code: 130),
+    Row(error: CourierError(.tls, code: "tls_pin_mismatch"), code: 69),
+    Row(error: CourierError(.tls, code: "tls_untrusted"), code: 69),
+    // Credentials refused over plain http: the configuration must change (decision 2431).
+    Row(error: InsecureHTTP.refusal(host: "192.0.2.1"), code: 78),
   ]
 
   @Test("each kind exits with its sysexits code", arguments: rows)

@@ -230,6 +230,37 @@ struct HostileServerTests {
     }
   }
 
+  /// Decision 2430: an impostor with a certificate the trusted CA issued for the same names
+  /// (a compromised or coerced authority, an inspecting proxy with its CA installed) passes
+  /// verification; only the pin tells it apart. It gets one connection and no byte of a
+  /// request, the writes stay pending, and the refusal is not retried.
+  @Test("a certificate of the trusted CA with an unpinned key: one connection, nothing sent, 69")
+  func unpinnedKey() async throws {
+    let pki = try TestPKI.shared()
+    let dir = try await queuedClient()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let impostor = try TLSTestServer(certificate: pki.other, key: pki.otherKey)
+    defer { impostor.stop() }
+    let url = impostor.url("").absoluteString
+    let pinned = ["COURIER_CA_BUNDLE": pki.ca.path, "COURIER_PINNED_PUBLIC_KEYS": pki.serverPin]
+    // Four attempts allowed: a transient failure would be tried again.
+    let sync = await cli.run(
+      url, ["sync", "--json", "--max-attempts", "4"], dataDir: dir, environment: pinned)
+    #expect(sync.code == 69, "\(sync.output.stdout) \(sync.output.stderr)")
+    #expect(impostor.connections == 1)
+    let report = try #require(sync.lines.first)
+    #expect(report["sent"] as? Int == 0 && report["pending"] as? Int == 2, "\(report)")
+    let human = await cli.run(
+      url, ["sync", "--max-attempts", "4"], dataDir: dir, environment: pinned)
+    #expect(human.code == 69)
+    #expect(human.output.stderr.contains("pinned_public_keys"), "\(human.output.stderr)")
+    #expect(impostor.connections == 2)
+    let outbox = try await cli.outbox(CLIFixture.deadURL, dataDir: dir)
+    #expect(outbox["pending"] as? Int == 2 && outbox["rejected"] as? Int == 0, "\(outbox)")
+    // No token and no raw control printed or stored (the mode only names a failure).
+    await expectClean(human, dir: dir, .portal200)
+  }
+
   @Test("after a captive portal, the real server gets every write exactly once")
   func portalThenServer() async throws {
     let backend = try await ReferenceBackend()

@@ -82,8 +82,10 @@ struct ReconnectReplayTests {
       \((try? String(contentsOf: backendLog, encoding: .utf8)) ?? "")
       """)
 
+    // The server is on a link of the test's own, not loopback: plain http is allowed to it.
     let courier = [
       "ip", "netns", "exec", a, binary.path, "--base-url", base, "--data-dir", dir.path,
+      "--allow-insecure-http",
     ]
     let login = try await shell(
       courier + ["login", "--username", "alice", "--password-stdin"], input: "secret\n")

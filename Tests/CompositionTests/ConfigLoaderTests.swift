@@ -364,4 +364,143 @@ struct ConfigLoaderTests {
     #expect(error.key == row.key, "\(error)")
     #expect(!error.message.isEmpty)
   }
+
+  // MARK: TLS (decisions 2430, 2431, 2432)
+
+  /// Two pins of the right shape: `sha256/` and the base64 of 32 bytes.
+  static let pinA = "sha256/" + Data(repeating: 0xA1, count: 32).base64EncodedString()
+  static let pinB = "sha256/" + Data(repeating: 0xB2, count: 32).base64EncodedString()
+
+  @Test(
+    "ca_bundle, client_certificate, client_key: none by default, then file < environment < flags",
+    arguments: [
+      ("ca_bundle", "COURIER_CA_BUNDLE"), ("client_certificate", "COURIER_CLIENT_CERTIFICATE"),
+      ("client_key", "COURIER_CLIENT_KEY"),
+    ])
+  func tlsFiles(_ key: String, _ variable: String) throws {
+    func value(_ config: CourierConfig) -> String? {
+      switch key {
+      case "ca_bundle": config.caBundle?.path
+      case "client_certificate": config.clientCertificate?.path
+      default: config.clientKey?.path
+      }
+    }
+    // A key needs its certificate; the certificate alone stays as it is.
+    let certificate = key == "client_key" ? #","client_certificate":"/c.pem""# : ""
+    let file = [Self.file: #"{"\#(key)":"/etc/file.pem"\#(certificate)}"#]
+    let certificateFlag = key == "client_key" ? ["client_certificate": "/c.pem"] : [:]
+    #expect(value(try load()) == nil)
+    #expect(value(try load(files: file)) == "/etc/file.pem")
+    #expect(value(try load(environment: [variable: "/env.pem"], files: file)) == "/env.pem")
+    #expect(
+      value(
+        try load(
+          flags: [key: "/flag.pem"].merging(certificateFlag) { $1 },
+          environment: [variable: "/env.pem"], files: file)) == "/flag.pem")
+    // A relative path in a file is taken from the file's folder.
+    let relative = [Self.file: #"{"\#(key)":"certs/x.pem"\#(certificate)}"#]
+    #expect(value(try load(files: relative)) == "/home/u/.config/courier/certs/x.pem")
+    // An empty flag sets it back to none.
+    #expect(
+      value(try load(flags: [key: ""].merging(certificateFlag) { $1 }, files: file)) == nil)
+  }
+
+  @Test("pinned_public_keys: a list in the file, comma-separated in the environment and flags")
+  func pins() throws {
+    #expect(try load().pinnedPublicKeys.isEmpty)
+    let file = [Self.file: #"{"pinned_public_keys":["\#(Self.pinA)","\#(Self.pinB)"]}"#]
+    #expect(try load(files: file).pinnedPublicKeys == [Self.pinA, Self.pinB])
+    let single = [Self.file: #"{"pinned_public_keys":"\#(Self.pinB)"}"#]
+    #expect(try load(files: single).pinnedPublicKeys == [Self.pinB])
+    let environment = ["COURIER_PINNED_PUBLIC_KEYS": "\(Self.pinB), \(Self.pinA)"]
+    #expect(
+      try load(environment: environment, files: file).pinnedPublicKeys == [Self.pinB, Self.pinA])
+    #expect(
+      try load(
+        flags: ["pinned_public_keys": Self.pinA], environment: environment, files: file
+      ).pinnedPublicKeys == [Self.pinA])
+    // curl's spelling, sha256//BASE64, is taken and spelled as OkHttp does.
+    let curl = Self.pinA.replacingOccurrences(of: "sha256/", with: "sha256//")
+    #expect(try load(flags: ["pinned_public_keys": curl]).pinnedPublicKeys == [Self.pinA])
+  }
+
+  /// Digests whose base64 begins with "/" (0xFC…) or "+" (0xF8…): a test PKI's random key once
+  /// had one, and a leading "/" was taken for curl's `sha256//`.
+  @Test(
+    "a pin whose base64 begins with / or + is kept as it is; curl's spelling of it too",
+    arguments: [Data([0xFC]) + Data(repeating: 7, count: 31), Data([0xF8]) + Data(count: 31)])
+  func pinStartingWithSlash(_ digest: Data) throws {
+    let pin = "sha256/" + digest.base64EncodedString()
+    #expect(try load(flags: ["pinned_public_keys": pin]).pinnedPublicKeys == [pin])
+    let curl = "sha256//" + digest.base64EncodedString()
+    #expect(try load(flags: ["pinned_public_keys": curl]).pinnedPublicKeys == [pin])
+  }
+
+  @Test(
+    "a pin that is not sha256/ and the base64 of 32 bytes is refused, naming its layer",
+    arguments: [
+      "sha1/AAAA", "sha256/", "sha256/not base64!",
+      "sha256/" + Data(count: 20).base64EncodedString(),
+      "AQIDBA==",
+    ])
+  func badPin(_ pin: String) throws {
+    let error = try #require(throws: ConfigError.self) {
+      try load(environment: ["COURIER_PINNED_PUBLIC_KEYS": "\(Self.pinA),\(pin)"])
+    }
+    #expect(error.source == "environment variable COURIER_PINNED_PUBLIC_KEYS")
+    #expect(error.key == "pinned_public_keys")
+    #expect(error.message.contains("sha256/"), "\(error)")
+    let fromFile = try #require(throws: ConfigError.self) {
+      try load(files: [Self.file: #"{"pinned_public_keys":[1]}"#])
+    }
+    #expect(fromFile.key == "pinned_public_keys")
+  }
+
+  @Test("allow_insecure_http: off by default; from the file, the environment and the flags")
+  func allowInsecureHTTP() throws {
+    #expect(try load().allowsInsecureHTTP == false)
+    let file = [Self.file: #"{"allow_insecure_http":true}"#]
+    #expect(try load(files: file).allowsInsecureHTTP)
+    #expect(
+      try load(environment: ["COURIER_ALLOW_INSECURE_HTTP": "0"], files: file).allowsInsecureHTTP
+        == false)
+    #expect(try load(environment: ["COURIER_ALLOW_INSECURE_HTTP": "1"]).allowsInsecureHTTP)
+    #expect(
+      try load(
+        flags: ["allow_insecure_http": "true"], environment: ["COURIER_ALLOW_INSECURE_HTTP": "0"]
+      ).allowsInsecureHTTP)
+    let error = try #require(throws: ConfigError.self) {
+      try load(environment: ["COURIER_ALLOW_INSECURE_HTTP": "maybe"])
+    }
+    #expect(error.key == "allow_insecure_http")
+  }
+
+  @Test("a client key without its certificate is refused, naming the key's layer")
+  func keyWithoutCertificate() throws {
+    let error = try #require(throws: ConfigError.self) {
+      try load(environment: ["COURIER_CLIENT_KEY": "/k.pem"])
+    }
+    #expect(error.key == "client_key")
+    #expect(error.source == "environment variable COURIER_CLIENT_KEY")
+    #expect(error.message.contains("client_certificate"))
+  }
+
+  @Test("the urlsession transport with a CA bundle, pins or a client certificate is refused")
+  func urlSessionRefusesTLSSettings() throws {
+    let settings: [[String: String]] = [
+      ["COURIER_CA_BUNDLE": "/ca.pem"], ["COURIER_PINNED_PUBLIC_KEYS": Self.pinA],
+      ["COURIER_CLIENT_CERTIFICATE": "/c.pem"],
+    ]
+    for setting in settings {
+      let error = try #require(throws: ConfigError.self) {
+        try load(flags: ["transport": "urlsession"], environment: setting)
+      }
+      #expect(error.key == "transport", "\(setting)")
+      #expect(error.source == "command line")
+      #expect(error.message.contains("curl"), "\(error)")
+    }
+    // Without them, urlsession is fine; with them, curl is.
+    #expect(try load(flags: ["transport": "urlsession"]).transport.rawValue == "urlsession")
+    #expect(try load(environment: settings[0]).transport == .curl)
+  }
 }

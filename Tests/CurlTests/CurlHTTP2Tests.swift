@@ -37,7 +37,7 @@ struct CurlHTTP2Tests {
   func negotiated() async throws {
     let server = try Self.server()
     defer { server.stop() }
-    let transport = CurlTransport(configuration: .init(caBundle: server.certificate))
+    let transport = CurlTransport(configuration: .init(tls: .init(caBundle: server.certificate)))
     try await server.ready(transport)
     let url = try #require(URL(string: "https://127.0.0.1:\(server.port)/hello.txt"))
     let before = Self.connections(server.log).count
@@ -61,10 +61,11 @@ struct CurlHTTP2Tests {
   func switchedOff() async throws {
     let server = try Self.server()
     defer { server.stop() }
-    try await server.ready(CurlTransport(configuration: .init(caBundle: server.certificate)))
+    try await server.ready(
+      CurlTransport(configuration: .init(tls: .init(caBundle: server.certificate))))
     let url = try #require(URL(string: "https://127.0.0.1:\(server.port)/hello.txt"))
     let http1 = CurlTransport(
-      configuration: .init(caBundle: server.certificate, allowsHTTP2: false))
+      configuration: .init(tls: .init(caBundle: server.certificate), allowsHTTP2: false))
     do {
       let (response, _) = try await http1.send(
         HTTPRequest(method: .get, url: url), options: TransportOptions(deadline: .seconds(10)))

@@ -107,7 +107,7 @@ struct CurlTLSTests {
       #expect(error.kind == .tls)
       #expect(error.underlying?.contains("CURLcode 60") == true)
     }
-    let trusting = CurlTransport(configuration: .init(caBundle: server.certificate))
+    let trusting = CurlTransport(configuration: .init(tls: .init(caBundle: server.certificate)))
     let (response, _) = try await trusting.send(HTTPRequest(method: .get, url: url))
     #expect(response.status == 200)
   }

@@ -73,4 +73,20 @@ struct CourierErrorTests {
         "\(failure)")
     }
   }
+
+  @Test("a TLS failure says what to change: the pins, the CA bundle, the client certificate")
+  func tlsMessages() {
+    let pin = CourierError(.tls, code: "tls_pin_mismatch")
+    #expect(pin.userMessage.contains("pinned_public_keys"))
+    #expect(pin.userMessage.contains("nothing was sent"))
+    #expect(!pin.isTransient)
+    let untrusted = CourierError(.tls, code: "tls_untrusted")
+    #expect(untrusted.userMessage.contains("ca_bundle"))
+    #expect(!untrusted.isTransient)
+    #expect(
+      CourierError(.tls, code: "tls_client_certificate").userMessage.contains("client_certificate"))
+    #expect(
+      CourierError(.tls).userMessage
+        == "A secure connection to the server couldn't be established.")
+  }
 }

@@ -5,12 +5,33 @@ import Foundation
 #endif
 
 /// The project's reference backend (Backend/), started on a free loopback port for one test
-/// suite and stopped afterwards. State lives in a temporary directory of its own.
+/// suite and stopped afterwards. State lives in a temporary directory of its own. Over HTTPS
+/// when given a ``TLS``: its test hooks then go through `curl` with the PKI's CA and client
+/// certificate (FoundationNetworking cannot be told to trust another CA).
 public final class ReferenceBackend: Sendable {
+  /// HTTPS with a test PKI.
+  public struct TLS: Sendable {
+    /// The certificates.
+    public var pki: TestPKI
+    /// Whether the backend requires a client certificate signed by the PKI's CA.
+    public var requiresClientCertificate: Bool
+
+    /// HTTPS with `pki`'s server certificate.
+    /// - Parameters:
+    ///   - pki: the certificates.
+    ///   - requiresClientCertificate: whether a client certificate is required (mutual TLS).
+    public init(pki: TestPKI, requiresClientCertificate: Bool = false) {
+      self.pki = pki
+      self.requiresClientCertificate = requiresClientCertificate
+    }
+  }
+
   /// The base URL.
   public let url: URL
   /// The port.
   public let port: Int
+  /// HTTPS's settings, when it serves HTTPS.
+  public let tls: TLS?
   private let process: Process
   private let dataDirectory: URL
 
@@ -23,9 +44,11 @@ public final class ReferenceBackend: Sendable {
   ///   - host: the address to bind (loopback by default; a namespace's address otherwise).
   ///   - environment: extra environment (`COURIER_BACKEND_TOKEN_TTL`...).
   ///   - launcher: a command prefix (`ip netns exec NAME`) to run it elsewhere.
+  ///   - tls: HTTPS with a test PKI; plain HTTP when nil.
   /// - Throws: when it does not come up within 120 s.
   public init(
-    host: String = "127.0.0.1", environment: [String: String] = [:], launcher: [String] = []
+    host: String = "127.0.0.1", environment: [String: String] = [:], launcher: [String] = [],
+    tls: TLS? = nil
   )
     async throws
   {
@@ -35,7 +58,11 @@ public final class ReferenceBackend: Sendable {
     try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
     let process = Process()
     let script = Self.repositoryRoot.appendingPathComponent("Backend/run.sh").path
-    let command = launcher + ["/bin/bash", script, "--host", host, "--port", String(port)]
+    var command = launcher + ["/bin/bash", script, "--host", host, "--port", String(port)]
+    if let tls {
+      command += ["--tls", tls.pki.directory.path]
+      if tls.requiresClientCertificate { command += ["--client-certs", "required"] }
+    }
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = command
     var env = ProcessInfo.processInfo.environment
@@ -51,11 +78,14 @@ public final class ReferenceBackend: Sendable {
     self.process = process
     self.port = port
     self.dataDirectory = data
-    self.url = URL(string: "http://\(host):\(port)") ?? URL(fileURLWithPath: "/")
+    self.tls = tls
+    self.url =
+      URL(string: "\(tls == nil ? "http" : "https")://\(host):\(port)")
+      ?? URL(fileURLWithPath: "/")
     let deadline = ContinuousClock.now + .seconds(120)
     while ContinuousClock.now < deadline {
       if !process.isRunning { break }
-      if await Self.isHealthy(url) { return }
+      if await Self.isHealthy(url, tls: tls) { return }
       try await Task.sleep(for: .milliseconds(100))
     }
     stop()
@@ -76,6 +106,9 @@ public final class ReferenceBackend: Sendable {
   )
     async throws -> (status: Int, body: Data)
   {
+    if let tls {
+      return try await Self.curl(tls, method, url.appendingPathComponent(path), json, headers)
+    }
     var request = URLRequest(url: url.appendingPathComponent(path))
     request.httpMethod = method
     for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
@@ -125,7 +158,31 @@ public final class ReferenceBackend: Sendable {
 
   deinit { stop() }
 
-  static func isHealthy(_ url: URL) async -> Bool {
+  /// One request through `curl` with the PKI's CA and client certificate.
+  static func curl(
+    _ tls: TLS, _ method: String, _ url: URL, _ json: String?, _ headers: [String: String],
+    timeout: Int = 30
+  ) async throws -> (status: Int, body: Data) {
+    var arguments =
+      ["curl", "-sS", "--max-time", String(timeout), "-X", method, "-w", "\n%{http_code}"]
+      + tls.pki.curlArguments
+    for (name, value) in headers { arguments += ["-H", "\(name): \(value)"] }
+    if json != nil {
+      arguments += ["-H", "Content-Type: application/json", "--data-binary", "@-"]
+    }
+    let result = try await ChildProcess.run(arguments + [url.absoluteString], input: json)
+    guard result.succeeded, let newline = result.stdout.lastIndex(of: "\n"),
+      let status = Int(result.stdout[result.stdout.index(after: newline)...])
+    else { throw POSIXError(.EIO) }
+    return (status, Data(result.stdout[..<newline].utf8))
+  }
+
+  static func isHealthy(_ url: URL, tls: TLS?) async -> Bool {
+    if let tls {
+      let answer = try? await curl(
+        tls, "GET", url.appendingPathComponent("health"), nil, [:], timeout: 2)
+      return answer?.status == 200
+    }
     var request = URLRequest(url: url.appendingPathComponent("health"))
     request.timeoutInterval = 2
     guard let (_, response) = try? await URLSession.shared.data(for: request) else { return false }

@@ -9,8 +9,23 @@ public struct SharedBackend: SuiteTrait, TestScoping {
   /// The backend of the running suite.
   @TaskLocal public static var current: ReferenceBackend?
 
-  /// Creates the trait.
-  public init() {}
+  /// Whether the backend serves HTTPS with the process's ``TestPKI``, and whether it requires
+  /// a client certificate then.
+  let https: Bool
+  let requiresClientCertificate: Bool
+
+  /// Creates the trait: plain HTTP.
+  public init() {
+    https = false
+    requiresClientCertificate = false
+  }
+
+  /// Creates the trait: HTTPS with the process's ``TestPKI/shared()``.
+  /// - Parameter requiresClientCertificate: whether the backend requires a client certificate.
+  public init(httpsRequiringClientCertificate requiresClientCertificate: Bool) {
+    https = true
+    self.requiresClientCertificate = requiresClientCertificate
+  }
 
   /// Starts the backend, runs the suite with it, stops it.
   /// - Parameters:
@@ -21,7 +36,11 @@ public struct SharedBackend: SuiteTrait, TestScoping {
   public func provideScope(
     for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
   ) async throws {
-    let backend = try await ReferenceBackend()
+    let tls =
+      https
+      ? ReferenceBackend.TLS(
+        pki: try TestPKI.shared(), requiresClientCertificate: requiresClientCertificate) : nil
+    let backend = try await ReferenceBackend(tls: tls)
     var failure: (any Error)?
     do {
       try await Self.$current.withValue(backend) { try await function() }
@@ -45,4 +64,10 @@ public struct SharedBackend: SuiteTrait, TestScoping {
 extension Trait where Self == SharedBackend {
   /// Starts one reference backend around the suite.
   public static var sharedBackend: SharedBackend { SharedBackend() }
+
+  /// Starts one reference backend around the suite, serving HTTPS with the process's
+  /// ``TestPKI`` and requiring its client certificate (mutual TLS).
+  public static var sharedMutualTLSBackend: SharedBackend {
+    SharedBackend(httpsRequiringClientCertificate: true)
+  }
 }

@@ -115,4 +115,43 @@ struct CurlErrorTableTests {
       #expect(!Self.transient.contains(kind), "code \(code)")
     }
   }
+
+  @Test("TLS failures a person can act on get a code: pins, trust, the client certificate")
+  func tlsCodes() {
+    #expect(
+      CurlErrorTable.tlsCode(curlCode: Code.sslPinnedPubKeyNotMatch, detail: "")
+        == "tls_pin_mismatch")
+    #expect(
+      CurlErrorTable.tlsCode(curlCode: Code.peerFailedVerification, detail: "") == "tls_untrusted")
+    #expect(
+      CurlErrorTable.tlsCode(curlCode: Code.sslCertProblem, detail: "") == "tls_client_certificate")
+    #expect(CurlErrorTable.tlsCode(curlCode: Code.sslCACertBadFile, detail: "") == "tls_ca_bundle")
+    #expect(
+      CurlErrorTable.tlsCode(curlCode: Code.sslConnectError, detail: "wrong version number") == nil)
+    #expect(
+      CurlErrorTable.tlsCode(curlCode: Code.recvError, detail: "Connection reset by peer") == nil)
+    for code in [Code.sslPinnedPubKeyNotMatch, Code.peerFailedVerification, Code.sslCertProblem] {
+      #expect(CurlErrorTable.classify(curlCode: code, offline: false).kind == .tls, "code \(code)")
+    }
+  }
+
+  @Test("a TLS 1.3 server's alert refusing the client certificate is told from a lost connection")
+  func certificateAlerts() {
+    let alerts = [
+      "OpenSSL SSL_read: OpenSSL/3.0.19: error:0A00045C:SSL routines::tlsv13 alert certificate "
+        + "required, errno 0",
+      "OpenSSL SSL_read: error:0A000418:SSL routines::tlsv1 alert unknown ca, errno 0",
+      "OpenSSL SSL_read: error:0A000412:SSL routines::sslv3 alert bad certificate, errno 0",
+    ]
+    for detail in alerts {
+      #expect(CurlErrorTable.isCertificateAlert(curlCode: Code.recvError, detail: detail))
+      #expect(
+        CurlErrorTable.tlsCode(curlCode: Code.recvError, detail: detail) == "tls_client_certificate"
+      )
+    }
+    #expect(
+      !CurlErrorTable.isCertificateAlert(
+        curlCode: Code.recvError, detail: "Connection reset by peer"))
+    #expect(!CurlErrorTable.isCertificateAlert(curlCode: Code.gotNothing, detail: alerts[0]))
+  }
 }

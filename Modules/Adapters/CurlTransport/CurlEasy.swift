@@ -82,9 +82,7 @@ final class CurlEasy {
       CURLOPT_HTTP_VERSION,
       Int(configuration.allowsHTTP2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1))
     if configuration.allowsHTTP2 { try set(CURLOPT_PIPEWAIT, 1) }
-    try set(CURLOPT_SSL_VERIFYPEER, 1)
-    try set(CURLOPT_SSL_VERIFYHOST, 2)
-    if let bundle = configuration.caBundle { try set(CURLOPT_CAINFO, string: bundle.path) }
+    try configureTLS(configuration.tls)
     try set(CURLOPT_TCP_KEEPALIVE, 1)
     try set(CURLOPT_EXPECT_100_TIMEOUT_MS, 1000)
     try set(CURLOPT_UPLOAD_BUFFERSIZE, configuration.uploadBufferSize)
@@ -122,6 +120,22 @@ final class CurlEasy {
     try configureMethodAndBody(configuration, me: me)
     try configureHeaders(configuration)
     if case .file(let destination) = transfer.sink { try openOutput(destination) }
+  }
+
+  /// Verification is always on; the settings add a CA bundle instead of the system's trust
+  /// store, pins of the server's public key, and a client certificate (decision 2430).
+  private func configureTLS(_ tls: CurlTransport.TLS) throws(CourierError) {
+    try set(CURLOPT_SSL_VERIFYPEER, 1)
+    try set(CURLOPT_SSL_VERIFYHOST, 2)
+    if let bundle = tls.caBundle { try set(CURLOPT_CAINFO, string: bundle.path) }
+    if let pins = tls.pinnedPublicKeysOption {
+      try set(CURLOPT_PINNEDPUBLICKEY, string: pins)
+    }
+    if let certificate = tls.clientCertificate {
+      try set(CURLOPT_SSLCERT, string: certificate.path)
+      // Without a key file, libcurl reads the key from the certificate's file.
+      if let key = tls.clientKey { try set(CURLOPT_SSLKEY, string: key.path) }
+    }
   }
 
   private func configureMethodAndBody(
@@ -319,11 +333,17 @@ final class CurlEasy {
     if let failure = localFailure ?? reader?.failure { return .failure(failure) }
     var requestBytes = 0
     _ = courier_curl_getinfo_long(handle, CURLINFO_REQUEST_SIZE, &requestBytes)
-    let outcome = CurlErrorTable.classify(
+    var outcome = CurlErrorTable.classify(
       curlCode: code, offline: transfer.pathStatus() == .unsatisfied,
       requestSent: requestBytes > 0)
     var detail = String(cString: errorBuffer)
     if detail.isEmpty { detail = String(cString: curl_easy_strerror(CURLcode(UInt32(code)))) }
+    // A pin, trust or client-certificate failure says which setting to look at, and the
+    // server's refusal of the client certificate is no lost connection (decision 2430).
+    let tlsCode = CurlErrorTable.tlsCode(curlCode: code, detail: detail)
+    if CurlErrorTable.isCertificateAlert(curlCode: code, detail: detail) {
+      outcome = .init(.tls)
+    }
     if code == CurlErrorTable.Code.operationTimedOut, idleExpired,
       let idle = transfer.idleTimeout
     {
@@ -334,6 +354,7 @@ final class CurlEasy {
     return .failure(
       CourierError(
         CourierError.Kind(transportFailure: outcome.kind),
+        code: outcome.kind == .tls ? tlsCode : nil,
         mayHaveReachedServer: outcome.mayHaveReachedServer,
         underlying: "CURLcode \(code): \(detail)", context: transfer.context))
   }

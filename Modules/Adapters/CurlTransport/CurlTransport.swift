@@ -25,9 +25,8 @@ public final class CurlTransport: Transport {
     package var pathStatus: @Sendable () -> PathStatus
     /// The largest response body held in memory; a longer one fails as `invalidResponse`.
     package var maxResponseBytes: Int
-    /// A PEM bundle of the certificate authorities to trust instead of the system's.
-    /// Verification itself is always on.
-    package var caBundle: URL?
+    /// What the TLS handshake trusts and presents; verification itself is always on.
+    package var tls: TLS
     /// Whether to offer HTTP/2 (over TLS, by ALPN); plain `http://` always uses HTTP/1.1.
     package var allowsHTTP2: Bool
     /// Bodies of at least this many bytes ask `Expect: 100-continue` first, so a server that
@@ -42,24 +41,64 @@ public final class CurlTransport: Transport {
     /// - Parameters:
     ///   - pathStatus: the path monitor's current status.
     ///   - maxResponseBytes: the largest response body held in memory.
-    ///   - caBundle: a PEM bundle of trusted authorities; nil for the system's.
+    ///   - tls: the CA bundle, the server's pinned keys and the client certificate.
     ///   - allowsHTTP2: whether to offer HTTP/2 over TLS.
     ///   - expectContinueThreshold: the body size from which `Expect: 100-continue` is sent.
     ///   - maxConnectionsPerHost: the most connections to one host.
     ///   - uploadBufferSize: libcurl's upload buffer, in bytes (16 KiB to 2 MiB).
     package init(
       pathStatus: @escaping @Sendable () -> PathStatus = { .unknown },
-      maxResponseBytes: Int = 64 << 20, caBundle: URL? = nil, allowsHTTP2: Bool = true,
+      maxResponseBytes: Int = 64 << 20, tls: TLS = TLS(), allowsHTTP2: Bool = true,
       expectContinueThreshold: Int64 = 64 << 10, maxConnectionsPerHost: Int = 6,
       uploadBufferSize: Int = 512 << 10
     ) {
       self.pathStatus = pathStatus
       self.maxResponseBytes = maxResponseBytes
-      self.caBundle = caBundle
+      self.tls = tls
       self.allowsHTTP2 = allowsHTTP2
       self.expectContinueThreshold = expectContinueThreshold
       self.maxConnectionsPerHost = maxConnectionsPerHost
       self.uploadBufferSize = min(2 << 20, max(16 << 10, uploadBufferSize))
+    }
+  }
+
+  /// What the TLS handshake trusts and presents (decision 2430). Certificates are always
+  /// verified, against the system's trust store or the CA bundle; pins are checked on top.
+  package struct TLS: Sendable, Equatable {
+    /// A PEM bundle of the certificate authorities to trust instead of the system's.
+    package var caBundle: URL?
+    /// The SHA-256 pins of the server's public key (its DER SubjectPublicKeyInfo), each
+    /// `sha256/BASE64` as OkHttp spells them, already checked: the server's key must match
+    /// one of them. Empty: no pinning.
+    package var pinnedPublicKeys: [String]
+    /// A PEM client certificate for mutual TLS.
+    package var clientCertificate: URL?
+    /// The PEM key of the client certificate, unencrypted; nil when the certificate's file
+    /// holds it.
+    package var clientKey: URL?
+
+    /// Creates the settings; the defaults trust the system's store and pin nothing.
+    /// - Parameters:
+    ///   - caBundle: a PEM bundle of trusted authorities; nil for the system's.
+    ///   - pinnedPublicKeys: `sha256/BASE64` pins of the server's public key.
+    ///   - clientCertificate: a PEM client certificate.
+    ///   - clientKey: its PEM key, when not in the certificate's file.
+    package init(
+      caBundle: URL? = nil, pinnedPublicKeys: [String] = [], clientCertificate: URL? = nil,
+      clientKey: URL? = nil
+    ) {
+      self.caBundle = caBundle
+      self.pinnedPublicKeys = pinnedPublicKeys
+      self.clientCertificate = clientCertificate
+      self.clientKey = clientKey
+    }
+
+    /// The pins as `CURLOPT_PINNEDPUBLICKEY` takes them (`sha256//A;sha256//B`), nil without.
+    var pinnedPublicKeysOption: String? {
+      guard !pinnedPublicKeys.isEmpty else { return nil }
+      return pinnedPublicKeys.map { pin in
+        "sha256//" + (pin.hasPrefix("sha256/") ? String(pin.dropFirst(7)) : pin)
+      }.joined(separator: ";")
     }
   }
 
