@@ -1,5 +1,4 @@
 import CourierSystem
-
 import HTTPTypes
 
 #if canImport(FoundationEssentials)
@@ -223,8 +222,7 @@ package enum DeliveryProof {
     let id: String? =
       switch json["id"] {
       case .string(let text): text.isEmpty ? nil : text
-      case .integer(let number): String(number)
-      case .number(let number): number.isFinite ? String(number) : nil
+      case .number(let number): number.int64Value.map(String.init) ?? number.description
       default: nil
       }
     guard case .object = json, id != nil else { throw failure(.notUploadRecord, response, nil) }

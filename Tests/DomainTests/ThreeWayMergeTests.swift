@@ -36,6 +36,7 @@ struct ThreeWayMergeTests {
       switch value {
       case nil: "-"
       case .string(let text)?: text
+      case .number(let number)?: number.description
       case let other?: "\(other)"
       }
     }
@@ -179,7 +180,7 @@ struct ThreeWayMergeTests {
     let outcome = ThreeWayMerge.merge(
       base: .integer(1), mine: .integer(2), theirs: .integer(3),
       resolve: Resolver.marker.resolve)
-    #expect(outcome == .merged(.string(":integer(1)|integer(2)|integer(3)")))
+    #expect(outcome == .merged(.string(":1|2|3")))
     #expect(
       ThreeWayMerge.merge(
         base: .integer(1), mine: .integer(1), theirs: .integer(3), resolve: { _, _, _, _ in nil })
