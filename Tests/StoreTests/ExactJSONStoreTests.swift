@@ -21,7 +21,7 @@ struct ExactJSONStoreTests {
     #"{"big":18446744073709551617,"deep":\#(deep(JSONValue.maximumDepth - 1)),"#
     + #""fraction":0.10,"minus_zero":-0,"title":"T"}"#
 
-  static let adapters: [StoreAdapter] = [.inMemory, .sqlite, .sqliteKept]
+  static let adapters: [StoreAdapter] = [.inMemory, .sqlite, .sqliteKept, .file]
 
   @Test("records, entries and conflicts keep every digit and level", arguments: adapters)
   func exact(adapter: StoreAdapter) throws {
