@@ -141,27 +141,46 @@ public enum JSONValue: Sendable, Hashable, Codable {
   ///   - rhs: another.
   /// - Returns: true when they are the same JSON.
   public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    // Containers of the same kind and size wait here to have their items compared.
     var pending: [(JSONValue, JSONValue)] = []
-    var pair = (lhs, rhs)
-    while true {
+    guard shallowEqual(lhs, rhs, deferring: &pending) else { return false }
+    while let pair = pending.popLast() {
       switch pair {
-      case (.null, .null): break
-      case (.bool(let a), .bool(let b)): guard a == b else { return false }
-      case (.number(let a), .number(let b)): guard a == b else { return false }
-      case (.string(let a), .string(let b)): guard a == b else { return false }
       case (.array(let a), .array(let b)):
-        guard a.count == b.count else { return false }
-        for index in a.indices { pending.append((a[index], b[index])) }
-      case (.object(let a), .object(let b)):
-        guard a.count == b.count else { return false }
-        for (key, value) in a {
-          guard let other = b[key] else { return false }
-          pending.append((value, other))
+        for index in a.indices {
+          guard shallowEqual(a[index], b[index], deferring: &pending) else { return false }
         }
-      default: return false
+      case (.object(let a), .object(let b)):
+        for (key, value) in a {
+          guard let other = b[key], shallowEqual(value, other, deferring: &pending) else {
+            return false
+          }
+        }
+      default: continue
       }
-      guard let next = pending.popLast() else { return true }
-      pair = next
+    }
+    return true
+  }
+
+  /// Whether two values can be equal: scalars compared, containers by kind and size (a pair
+  /// with items is appended to `pending`, whose items decide).
+  private static func shallowEqual(
+    _ lhs: JSONValue, _ rhs: JSONValue, deferring pending: inout [(JSONValue, JSONValue)]
+  ) -> Bool {
+    switch (lhs, rhs) {
+    case (.null, .null): return true
+    case (.bool(let a), .bool(let b)): return a == b
+    case (.number(let a), .number(let b)): return a == b
+    case (.string(let a), .string(let b)): return a == b
+    case (.array(let a), .array(let b)):
+      guard a.count == b.count else { return false }
+      if !a.isEmpty { pending.append((lhs, rhs)) }
+      return true
+    case (.object(let a), .object(let b)):
+      guard a.count == b.count else { return false }
+      if !a.isEmpty { pending.append((lhs, rhs)) }
+      return true
+    default: return false
     }
   }
 
