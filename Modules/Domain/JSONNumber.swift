@@ -9,19 +9,35 @@ import CourierSystem
 public struct JSONNumber: Sendable, Hashable, CustomStringConvertible, ExpressibleByIntegerLiteral,
   ExpressibleByFloatLiteral
 {
+  /// The text, or, for plain digits within 64 bits (what most numbers are), the integer they
+  /// spell, which makes no text until one is asked for.
+  private enum Storage: Sendable {
+    case integer(Int64)
+    case text(String)
+  }
+
+  private let storage: Storage
+
   /// The number's JSON text, as read or as made.
-  public let description: String
+  public var description: String {
+    switch storage {
+    case .integer(let value): String(value)
+    case .text(let text): text
+    }
+  }
 
   /// A number whose text is known to be valid JSON (the parser's).
-  package init(verbatim text: String) { description = text }
+  package init(verbatim text: String) { storage = .text(text) }
 
   /// An integer, in its decimal digits.
   /// - Parameter value: the integer.
-  public init(_ value: Int64) { description = String(value) }
+  public init(_ value: Int64) { storage = .integer(value) }
 
   /// Any integer, in its decimal digits, however large.
   /// - Parameter value: the integer.
-  package init(integer value: some BinaryInteger) { description = String(value) }
+  package init(integer value: some BinaryInteger) {
+    storage = Int64(exactly: value).map(Storage.integer) ?? .text(String(value))
+  }
 
   /// A `Double`, as the digits that read back to it: a whole value within 64 bits as the
   /// integer (`3`), any other in Swift's shortest spelling (`0.1`, `1e-07`). Nil for NaN and
@@ -30,9 +46,9 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible, Expressib
   public init?(_ value: Double) {
     guard value.isFinite else { return nil }
     if let whole = Int64(exactly: value) {
-      description = String(whole)
+      storage = .integer(whole)
     } else {
-      description = "\(value)"
+      storage = .text("\(value)")
     }
   }
 
@@ -41,7 +57,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible, Expressib
   /// - Parameter text: the text.
   public init?(_ text: String) {
     guard JSONNumberText.isValid(text) else { return nil }
-    description = text
+    storage = .text(text)
   }
 
   /// An integer literal.
@@ -58,15 +74,34 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible, Expressib
 
   /// The value as a 64-bit integer, when it is whole and fits, however spelled (`1.5e3` is
   /// 1500, `2.0` is 2); nil otherwise.
-  public var int64Value: Int64? { JSONNumberText.exactInteger(spelled: description) }
+  public var int64Value: Int64? {
+    switch storage {
+    case .integer(let value): value
+    case .text(let text): JSONNumberText.exactInteger(spelled: text)
+    }
+  }
+
+  /// The integer when the number is stored as one: plain digits that `String(value)` spells.
+  package var plainInteger: Int64? {
+    if case .integer(let value) = storage { return value }
+    return nil
+  }
 
   /// Whether the value is a whole number (`3`, `3.0`, `1e400`; not `0.5`), of any size.
-  package var isWhole: Bool { JSONNumberText.isWhole(description) }
+  package var isWhole: Bool {
+    switch storage {
+    case .integer: true
+    case .text(let text): JSONNumberText.isWhole(text)
+    }
+  }
 
   /// The value as the nearest `Double`: beyond 2^53 an integer rounds, and beyond the
   /// `Double` range the value is ±infinity.
   public var doubleValue: Double {
-    Double(description) ?? (description.hasPrefix("-") ? -.infinity : .infinity)
+    switch storage {
+    case .integer(let value): Double(value)
+    case .text(let text): Double(text) ?? (text.hasPrefix("-") ? -.infinity : .infinity)
+    }
   }
 
   /// Whether two numbers are the same value.
@@ -75,13 +110,25 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible, Expressib
   ///   - rhs: another.
   /// - Returns: true when they are.
   public static func == (lhs: JSONNumber, rhs: JSONNumber) -> Bool {
-    lhs.description == rhs.description
-      || JSONNumberText.normalized(lhs.description) == JSONNumberText.normalized(rhs.description)
+    switch (lhs.storage, rhs.storage) {
+    case (.integer(let a), .integer(let b)): return a == b
+    case (.text(let a), .text(let b)) where a == b: return true
+    default:
+      return JSONNumberText.normalized(lhs.description)
+        == JSONNumberText.normalized(rhs.description)
+    }
   }
 
-  /// Hashes the value, so that equal numbers however spelled hash alike.
+  /// Hashes the value, so that equal numbers however spelled hash alike: a whole value within
+  /// 64 bits as that integer, any other by its one spelling per value.
   /// - Parameter hasher: the hasher.
   public func hash(into hasher: inout Hasher) {
-    hasher.combine(JSONNumberText.normalized(description))
+    if let value = int64Value {
+      hasher.combine(0)
+      hasher.combine(value)
+    } else {
+      hasher.combine(1)
+      hasher.combine(JSONNumberText.normalized(description))
+    }
   }
 }

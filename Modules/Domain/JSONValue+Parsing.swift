@@ -14,6 +14,13 @@ extension JSONValue: JSONTree {
   package static func number(literal text: String) -> JSONValue {
     .number(JSONNumber(verbatim: text))
   }
+
+  /// A number the parser read as plain digits within 64 bits.
+  /// - Parameter value: the number.
+  /// - Returns: the value.
+  package static func number(integer value: Int64) -> JSONValue {
+    .number(JSONNumber(value))
+  }
 }
 
 extension JSONValue {

@@ -123,7 +123,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
     case .null: try container.encodeNil()
     case .bool(let value): try container.encode(value)
     case .number(let value):
-      if let integer = Int64(value.description) {
+      if let integer = value.plainInteger ?? Int64(value.description) {
         try container.encode(integer)
       } else {
         try container.encode(value.doubleValue)

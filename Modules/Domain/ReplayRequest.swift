@@ -78,6 +78,7 @@ package struct ReplayRequest: Sendable, Equatable {
     while let (value, level) = pending.popLast() {
       switch value {
       case .number(let number):
+        if number.plainInteger != nil { continue }
         let text = number.description
         if let integer = Int64(text), String(integer) == text { continue }
         guard let double = Double(text), Int64(exactly: double) == nil,
@@ -109,7 +110,9 @@ package struct ReplayRequest: Sendable, Equatable {
     case .number(let number):
       // Digits as Int64 spells them; any other spelling is the encoder's own, or exact text.
       let text = number.description
-      guard let integer = Int64(text), String(integer) == text else { return false }
+      guard number.plainInteger != nil || Int64(text).map(String.init) == text else {
+        return false
+      }
       bytes += Array(text.utf8)
     case .string(let text): return write(text, into: &bytes)
     case .array(let items):

@@ -134,7 +134,12 @@ package struct JSONByteParser<Value: JSONTree> {
       case UInt8(ascii: "f"): result = try literal("false", .bool(false))
       case UInt8(ascii: "n"): result = try literal("null", .null)
       case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-        result = .number(literal: try number())
+        let start = index
+        if let integer = try scanNumber() {
+          result = .number(integer: integer)
+        } else {
+          result = .number(literal: text(start, index))
+        }
       default: throw failure("unexpected byte 0x\(String(bytes[index], radix: 16))")
       }
       // The value is whole: it goes into the container around it, and each container it
@@ -353,27 +358,55 @@ package struct JSONByteParser<Value: JSONTree> {
   @inlinable
   mutating func number() throws(JSONSyntaxError) -> String {
     let start = index
+    _ = try scanNumber()
+    return text(start, index)
+  }
+
+  /// The bytes of `start..<end`, which are ASCII.
+  @inlinable
+  func text(_ start: Int, _ end: Int) -> String {
+    bytes.withUnsafeBufferPointer { all in
+      String(decoding: UnsafeBufferPointer(rebasing: all[start..<end]), as: UTF8.self)
+    }
+  }
+
+  /// Reads past a number, checking RFC 8259's grammar; returns its value when it is plain
+  /// digits that `Int64` holds and that `String(value)` spells back (at most 18 digits, not
+  /// `-0`), else nil (the caller keeps the text).
+  @inlinable
+  mutating func scanNumber() throws(JSONSyntaxError) -> Int64? {
+    func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
     func digits(_ parser: inout JSONByteParser) -> Int {
       let from = parser.index
-      while parser.index < parser.bytes.count,
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(parser.bytes[parser.index])
-      {
+      while parser.index < parser.bytes.count, isDigit(parser.bytes[parser.index]) {
         parser.index += 1
       }
       return parser.index - from
     }
-    if bytes[index] == UInt8(ascii: "-") { index += 1 }
+    let negative = bytes[index] == UInt8(ascii: "-")
+    if negative { index += 1 }
     guard index < bytes.count else { throw failure("a number without digits") }
+    var magnitude: Int64 = 0
+    var count = 0
     if bytes[index] == UInt8(ascii: "0") {
       index += 1
-    } else if digits(&self) == 0 {
-      throw failure("a number without digits")
+      count = 1
+    } else {
+      while index < bytes.count, isDigit(bytes[index]) {
+        if count < 18 { magnitude = magnitude * 10 + Int64(bytes[index] &- UInt8(ascii: "0")) }
+        count += 1
+        index += 1
+      }
+      guard count > 0 else { throw failure("a number without digits") }
     }
+    var plain = true
     if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+      plain = false
       index += 1
       guard digits(&self) > 0 else { throw failure("a fraction without digits") }
     }
     if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+      plain = false
       index += 1
       if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")
       {
@@ -381,9 +414,8 @@ package struct JSONByteParser<Value: JSONTree> {
       }
       guard digits(&self) > 0 else { throw failure("an exponent without digits") }
     }
-    return bytes.withUnsafeBufferPointer { all in
-      String(decoding: UnsafeBufferPointer(rebasing: all[start..<index]), as: UTF8.self)
-    }
+    guard plain, count <= 18, !(negative && magnitude == 0) else { return nil }
+    return negative ? -magnitude : magnitude
   }
 }
 

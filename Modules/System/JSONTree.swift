@@ -12,6 +12,11 @@ package protocol JSONTree {
   /// - Parameter text: the number's text.
   /// - Returns: the value.
   static func number(literal text: String) -> Self
+  /// A number spelled as plain digits that `Int64` holds (at most 18 of them, not `-0`): the
+  /// text is exactly `String(value)`, so no text need be made.
+  /// - Parameter value: the number.
+  /// - Returns: the value.
+  static func number(integer value: Int64) -> Self
   /// A string, unescaped.
   /// - Parameter value: the text.
   /// - Returns: the value.
