@@ -319,6 +319,11 @@ let package = Package(
     .executableTarget(
       name: "multipart-bench", dependencies: ["CourierCore", "CourierDomain"],
       path: "Tests/MultipartProbe", swiftSettings: strict),
+    // A large list refresh's JSON: parse, the store's writer, read back and compare
+    // (Benchmarks/json/run.sh).
+    .executableTarget(
+      name: "json-bench", dependencies: ["CourierDomain"], path: "Tests/JSONBench",
+      swiftSettings: strict),
     .executableTarget(
       name: "sync-bench-enqueue",
       dependencies: ["CourierLinux", "CourierSQLite", "CourierCore", "CourierDomain"],

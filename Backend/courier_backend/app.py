@@ -9,6 +9,7 @@ import hashlib
 import json
 import logging
 import os
+import sys
 import uuid
 from typing import Any
 
@@ -40,6 +41,12 @@ MAX_TAGS = 20
 MAX_TAG = 50
 LIST_CACHE_CONTROL = "max-age=5, stale-while-revalidate=30"
 GONE_ANSWERS = ("recreate", "conflict", "not_found")
+# Documents nest as deep as Courier reads (10,000 levels): the json module's C parser and
+# encoder count each level against the recursion limit (1,000 by default), so a list of such
+# documents needs about 10,000 more. Deeper bodies are refused with a 400 (RecursionError),
+# never a 500. The handlers run on the event loop's thread, the main one, with 8 MiB of stack.
+DOCUMENT_DEPTH = 10_000
+sys.setrecursionlimit(max(sys.getrecursionlimit(), 2 * DOCUMENT_DEPTH + 1_000))
 
 
 # ---------------------------------------------------------------------- request helpers
@@ -55,6 +62,8 @@ async def read_json_object(request: Request) -> dict:
         data = json.loads(bytes(chunks))
     except (ValueError, UnicodeDecodeError):
         raise ApiError(400, "bad_request", "The request body is not valid JSON.")
+    except RecursionError:
+        raise ApiError(400, "bad_request", "The request body is nested too deep.")
     if not isinstance(data, dict):
         raise ApiError(400, "bad_request", "The request body must be a JSON object.")
     return data
@@ -729,6 +738,84 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
             raise ApiError(404, "not_found", "No such note.")
         if outcome == "conflict":
             raise ApiError(409, "version_conflict", "The note was changed by someone else.", current=current)
+        return Response(status_code=204)
+
+    # ------------------------------------------------------------ documents (Docs/contract.md)
+    # Free-form records: any members beside id, version and updated_at, kept as sent (integers of
+    # any size exactly, nesting to DOCUMENT_DEPTH levels); "v<n>" tags as articles.
+    def document_fields(document_id: str, data: dict) -> tuple[dict, int | None]:
+        body_id = data.get("id")
+        if body_id is not None and body_id != document_id:
+            raise ApiError(422, "validation_failed", "The body's id does not match the URL.", field="id")
+        version = data.get("version")
+        if version is not None and (isinstance(version, bool) or not isinstance(version, int) or version < 0):
+            raise ApiError(422, "validation_failed", "'version' must be an integer >= 0.", field="version")
+        fields = {k: v for k, v in data.items() if k not in ("id", "version", "updated_at")}
+        try:
+            json.dumps(fields, allow_nan=False)
+        except ValueError:
+            raise ApiError(422, "validation_failed", "A number is beyond what the server stores.")
+        return fields, version
+
+    @api.get("/documents")
+    async def list_documents(request: Request) -> Response:
+        require_user(request)
+        body = json.dumps(store.list_documents(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+        if none_match(request.headers.get("if-none-match"), etag):
+            return not_modified(etag, {"Cache-Control": LIST_CACHE_CONTROL})
+        return Response(body, 200, {"ETag": etag, "Cache-Control": LIST_CACHE_CONTROL},
+                        media_type="application/json; charset=utf-8")
+
+    @api.get("/documents/{document_id}")
+    async def get_document(document_id: str, request: Request) -> Response:
+        require_user(request)
+        document = store.get_document(document_id)
+        if document is None:
+            raise ApiError(404, "not_found", "No such document.")
+        if none_match(request.headers.get("if-none-match"), etag_for(document)):
+            return not_modified(etag_for(document))
+        return json_response(200, document, {"ETag": etag_for(document)})
+
+    @api.put("/documents/{document_id}")
+    async def put_document(document_id: str, request: Request) -> Response:
+        require_user(request)
+        data = await read_json_object(request)
+        validate_id(document_id)
+        fields, version = document_fields(document_id, data)
+        base: int | str | None = None
+        if_match = request.headers.get("if-match")
+        if if_match is not None:
+            base = parse_version_tag(if_match)
+        if version is not None:
+            if base is not None and base != "*" and base != version:
+                raise ApiError(400, "bad_request", "If-Match and body.version disagree.", field="version")
+            if base is None:
+                base = version
+        outcome, document = store.put_document(document_id, fields, base)
+        if outcome == "created":
+            return json_response(201, document, {
+                "ETag": etag_for(document),
+                "Location": str(request.url_for("get_document", document_id=document_id))})
+        if outcome == "replaced":
+            return json_response(200, document, {"ETag": etag_for(document)})
+        if outcome == "precondition_required":
+            raise ApiError(428, "precondition_required",
+                           'Updating an existing document needs its base version (If-Match: "v<n>" or body.version).')
+        if outcome == "precondition_failed":
+            raise ApiError(412, "precondition_failed", "If-Match: * but the document does not exist.")
+        raise ApiError(409, "version_conflict", "The document was changed by someone else.", current=document)
+
+    @api.delete("/documents/{document_id}")
+    async def delete_document(document_id: str, request: Request) -> Response:
+        require_user(request)
+        if_match = request.headers.get("if-match")
+        base = parse_version_tag(if_match) if if_match is not None else None
+        outcome, current = store.delete_document(document_id, base)
+        if outcome == "not_found":
+            raise ApiError(404, "not_found", "No such document.")
+        if outcome == "conflict":
+            raise ApiError(409, "version_conflict", "The document was changed by someone else.", current=current)
         return Response(status_code=204)
 
     return api, store

@@ -48,6 +48,13 @@ CREATE TABLE IF NOT EXISTS notes (  -- the second collection (Docs/notes.md): ot
     rev INTEGER NOT NULL,
     modified_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS documents (  -- free-form records (Docs/contract.md, "Documents")
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    fields TEXT NOT NULL,            -- a JSON object: every member but id, version, updated_at
+    version INTEGER NOT NULL,
+    updated_at TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS idempotency (
     scope TEXT NOT NULL,
     key TEXT NOT NULL,
@@ -211,7 +218,8 @@ class Store:
     # ------------------------------------------------------------------ reset
     def reset(self) -> None:
         with self._tx() as db:
-            for table in ("tokens", "articles", "notes", "idempotency", "log", "photos", "uploads"):
+            for table in ("tokens", "articles", "notes", "documents", "idempotency", "log", "photos",
+                          "uploads"):
                 db.execute(f"DELETE FROM {table}")
             db.execute("DELETE FROM sqlite_sequence")
             self.chaos = Chaos()
@@ -376,6 +384,57 @@ class Store:
             if base is not None and base != "*" and base != current["rev"]:
                 return "conflict", current
             db.execute("DELETE FROM notes WHERE note_id=?", (note_id,))
+            return "deleted", current
+
+    # ------------------------------------------------------------------ documents
+    @staticmethod
+    def _document(row: sqlite3.Row | None) -> dict | None:
+        if row is None:
+            return None
+        return {**json.loads(row["fields"]), "id": row["id"], "version": row["version"],
+                "updated_at": row["updated_at"]}
+
+    def list_documents(self) -> list[dict]:
+        with self.lock:
+            rows = self.db.execute("SELECT * FROM documents ORDER BY seq").fetchall()
+        return [self._document(r) for r in rows]
+
+    def get_document(self, document_id: str) -> dict | None:
+        with self.lock:
+            return self._document(
+                self.db.execute("SELECT * FROM documents WHERE id=?", (document_id,)).fetchone())
+
+    def put_document(self, document_id: str, fields: dict, base: int | str | None) -> tuple[str, dict | None]:
+        """Create-or-replace, as put_article: created | replaced | precondition_required | conflict |
+        precondition_failed. `fields` are stored as the client sent them (json: integers of any size)."""
+        encoded = json.dumps(fields, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        with self._tx() as db:
+            current = self._document(db.execute("SELECT * FROM documents WHERE id=?", (document_id,)).fetchone())
+            stamp = now_rfc3339()
+            if current is None:
+                if base == "*":
+                    return "precondition_failed", None
+                db.execute("INSERT INTO documents(id, fields, version, updated_at) VALUES (?,?,?,?)",
+                           (document_id, encoded, 1, stamp))
+                return "created", {**fields, "id": document_id, "version": 1, "updated_at": stamp}
+            if base is None:
+                return "precondition_required", current
+            if base != "*" and base != current["version"]:
+                return "conflict", current
+            version = current["version"] + 1
+            db.execute("UPDATE documents SET fields=?, version=?, updated_at=? WHERE id=?",
+                       (encoded, version, stamp, document_id))
+            return "replaced", {**fields, "id": document_id, "version": version, "updated_at": stamp}
+
+    def delete_document(self, document_id: str, base: int | str | None) -> tuple[str, dict | None]:
+        """deleted | not_found | conflict, with the current document."""
+        with self._tx() as db:
+            current = self._document(db.execute("SELECT * FROM documents WHERE id=?", (document_id,)).fetchone())
+            if current is None:
+                return "not_found", None
+            if base is not None and base != "*" and base != current["version"]:
+                return "conflict", current
+            db.execute("DELETE FROM documents WHERE id=?", (document_id,))
             return "deleted", current
 
     # ------------------------------------------------------------------ photos

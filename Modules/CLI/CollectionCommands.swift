@@ -51,7 +51,11 @@ enum CollectionCommands {
       let age = snapshot.age.map { "refreshed \(OutboxText.ageText($0)) ago" } ?? "never refreshed"
       counted("Cached (stale, \(age))")
     case .network:
-      if let error = snapshot.error {
+      if let error = snapshot.error, error.code == "record_too_deep" {
+        // The other records were refreshed; the one refused is kept as it was (decision 2428).
+        counted("Refreshed")
+        context.output.err("courier: \(LogText.escaped(error.userMessage))\n")
+      } else if let error = snapshot.error {
         context.output.err(
           "courier: could not refresh: \(LogText.escaped(error.userMessage)) The cached list "
             + "above is kept.\n")

@@ -63,10 +63,8 @@ enum JSONLine {
 }
 
 extension JSONValue {
-  /// An integer of any width (`Int`, `Int64`, a pid): `.integer` when it fits in 64 bits.
-  static func int(_ value: some BinaryInteger) -> JSONValue {
-    Int64(exactly: value).map(JSONValue.integer) ?? .number(Double(value))
-  }
+  /// An integer of any width (`Int`, `Int64`, a pid), as its digits.
+  static func int(_ value: some BinaryInteger) -> JSONValue { .integer(value) }
 
   /// Strings as a JSON array.
   static func strings(_ values: [String]) -> JSONValue {

@@ -287,7 +287,7 @@ package struct CommandContext: Sendable {
     if let status = error.status { object["http_status"] = .int(status) }
     if let field = error.field { object["field"] = .string(field) }
     if let retryAfter = error.retryAfter {
-      object["retry_after_seconds"] = .number(retryAfter.seconds)
+      object["retry_after_seconds"] = .double(retryAfter.seconds)
     }
     return object
   }
@@ -306,7 +306,7 @@ package struct CommandContext: Sendable {
       "source": .string(snapshot.source.rawValue), "stale": .bool(snapshot.isStale),
       items: .array(snapshot.items.map(item)),
     ]
-    if let age = snapshot.age { object["age_seconds"] = .number((age * 1000).rounded() / 1000) }
+    if let age = snapshot.age { object["age_seconds"] = .double((age * 1000).rounded() / 1000) }
     if let last = snapshot.lastRefresh {
       object["last_refresh"] = .string(RFC3339.string(from: last))
     }

@@ -196,7 +196,7 @@ final class UploadView: Sendable {
       if json {
         var object: [String: JSONValue] = [
           "event": .string("retrying"), "attempt": .int(attempt), "next_attempt": .int(attempt + 1),
-          "max_attempts": .int(maxAttempts), "delay_seconds": .number(delay.seconds),
+          "max_attempts": .int(maxAttempts), "delay_seconds": .double(delay.seconds),
           "kind": .string(reason.kind.rawValue), "message": .string(event.humanDescription),
         ]
         if let status = reason.status { object["http_status"] = .int(status) }

@@ -194,11 +194,11 @@ package enum ConfigLoader {
           }
           return pin
         }.joined(separator: ",")
-      case .integer(let number): text = String(number)
       case .number(let number):
-        // Int(exactly:): a non-finite number, a fraction or one beyond Int (1e93, found by
-        // fuzzing) keeps its own spelling and is refused by `set` like any other bad number.
-        text = Int(exactly: number).map(String.init) ?? String(number)
+        // A whole number within 64 bits as its digits (`1.5e3` is 1500); a fraction or one
+        // beyond (1e93, found by fuzzing) keeps its own spelling and is refused by `set` like
+        // any other bad number.
+        text = number.int64Value.map(String.init) ?? number.description
       case .bool(let bool): text = String(bool)
       default: throw ConfigError(source: path, key: key, message: "must be a string or a number.")
       }

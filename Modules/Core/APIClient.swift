@@ -93,11 +93,13 @@ public struct APIClient: Sendable {
     return request
   }
 
-  /// Encodes a value as a JSON body.
+  /// Encodes a value as a JSON body: a `JSONValue` as its own text (every number as it came,
+  /// any nesting it holds), any other value with `JSONEncoder`.
   /// - Parameter value: the value.
   /// - Returns: the body's bytes.
   /// - Throws: `CourierError.invalidInput` when the value cannot be encoded.
   package static func json(_ value: any Encodable & Sendable) throws -> RequestBody {
+    if let value = value as? JSONValue { return .bytes(Data(value.jsonText.utf8)) }
     do {
       return .bytes(try JSONEncoder().encode(value))
     } catch {

@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import CourierSystem
 import HTTPTypes
 
 #if canImport(FoundationEssentials)
@@ -69,9 +70,13 @@ package struct CollectionReader: Sendable {
 
   /// Asks the server for the list with the stored `ETag`: a 200 replaces the stored list (local
   /// pending changes are kept, `LocalStorePlan.refresh`), a 304 keeps it and renews its time.
+  /// A record holding a field nested deeper than Courier reads (`JSONValue.maximumDepth`) is
+  /// refused, its stored copy left as it was, while the others are refreshed; the `ETag` is
+  /// not kept then, so the next refresh asks again (decision 2428).
   /// - Returns: true for a 304.
   /// - Throws: the `CourierError` of a failed request or a list that is not the server's (the
-  ///   store is left as it was), or a `StoreError`.
+  ///   store is left as it was); `record_too_deep` naming the collection, the record and the
+  ///   field, after the other records were stored; or a `StoreError`.
   package func revalidate() async throws -> Bool {
     let state = try store.collectionState(collection.name)
     var fields: HTTPFields = [:]
@@ -82,26 +87,63 @@ package struct CollectionReader: Sendable {
       try store.markNotModified(collection: collection.name, refreshedAt: now())
       return true
     }
-    let records = try parseList(body.bytes, contentType: response.headerFields[.contentType])
+    let list = try parseList(body.bytes, contentType: response.headerFields[.contentType])
     try store.applyServerList(
-      records, collection: collection.name, etag: response.headerFields[.eTag], refreshedAt: now())
+      list.records, collection: collection.name,
+      etag: list.tooDeep.isEmpty ? response.headerFields[.eTag] : nil, refreshedAt: now(),
+      keeping: Set(list.tooDeep.map(\.id)))
+    if !list.tooDeep.isEmpty { throw tooDeep(list.tooDeep) }
     return false
   }
 
+  /// A list reply read: the records, and those refused for a field nested too deep.
+  package struct List: Sendable {
+    /// The records read.
+    package var records: [ServerRecord]
+    /// The records the list holds but that were not read: each one's id and the field nested
+    /// deeper than `JSONValue.maximumDepth`.
+    package var tooDeep: [(id: String, field: String)]
+  }
+
+  /// The refusal of records holding fields nested too deep: a bad reply (`invalidResponse`,
+  /// exit 76), naming the collection, the first record and its field.
+  func tooDeep(_ refused: [(id: String, field: String)]) -> CourierError {
+    let first = refused[0]
+    let others =
+      refused.count == 1
+      ? "" : " (and \(refused.count - 1) other record\(refused.count == 2 ? "" : "s"))"
+    return CourierError(
+      .invalidResponse, status: 200, code: "record_too_deep",
+      serverMessage:
+        "The server's \(collection.name) record “\(Self.shown(first.id))”\(others) holds the "
+        + "field “\(Self.shown(first.field))” nested deeper than \(JSONValue.maximumDepth) "
+        + "levels, more than Courier reads: it was not refreshed, and the copy kept here is "
+        + "unchanged. The other records were refreshed.",
+      field: first.field, mayHaveReachedServer: true,
+      context: "the \(collection.name) list, record \(first.id)")
+  }
+
+  /// A server's text in a sentence: at most 60 characters.
+  static func shown(_ text: String) -> String {
+    text.count > 60 ? String(text.prefix(60)) + "…" : text
+  }
+
   /// Reads a list reply as the collection's records.
-  /// - Returns: the records.
+  /// - Returns: the records, and the ids of those holding a field nested deeper than Courier
+  ///   reads, with that field.
   /// - Throws: `CourierError`: `notTheServer` for a body that is not JSON, `decoding` for one
-  ///   that is not a list of records.
+  ///   that is not a list of records, `invalidResponse` (`list_too_deep`) for nesting too deep
+  ///   that no record's field holds (an element that is not a record, a record's id).
   /// A body that says it is JSON (`Content-Type`) and does not parse is a bad reply
   /// (`invalidResponse`, `reply_bad_json`), not a login page (`DeliveryProof.unparseable`,
   /// decision 2423).
   /// - Parameters:
   ///   - body: the reply's body.
   ///   - contentType: the reply's `Content-Type`, if known.
-  package func parseList(_ body: Data, contentType: String? = nil) throws -> [ServerRecord] {
-    let json: JSONValue
+  package func parseList(_ body: Data, contentType: String? = nil) throws -> List {
+    let parsed: (value: JSONValue, tooDeep: [[JSONPathStep]])
     do {
-      json = try JSONValue(parsing: body)
+      parsed = try JSONValue.parsingSkippingTooDeep(body)
     } catch {
       // A list that is not JSON at all is a page from something else on the network (a Wi-Fi
       // login page answering every request): the stored list is kept, as for any failure.
@@ -112,10 +154,35 @@ package struct CollectionReader: Sendable {
       failure.underlying = String(describing: error)
       throw failure
     }
-    guard case .array(let elements) = json else {
+    guard case .array(let elements) = parsed.value else {
       throw CourierError(
         .decoding, code: "list_not_array", context: "the \(collection.name) list")
     }
-    return try elements.map { try collection.schema.serverRecord(from: $0) }
+    // Each value nested too deep is a field of one record (`[i].field…`), or the list is not
+    // one this reader can keep any of.
+    var refused: [Int: String] = [:]
+    for path in parsed.tooDeep {
+      guard path.count >= 2, case .element(let index) = path[0], case .member(let field) = path[1],
+        field != collection.schema.idKey,
+        let id = elements[index][collection.schema.idKey]?.stringValue, !id.isEmpty
+      else {
+        throw CourierError(
+          .invalidResponse, status: 200, code: "list_too_deep", mayHaveReachedServer: true,
+          underlying: "nested deeper than \(JSONValue.maximumDepth) levels at "
+            + JSONPathStep.text(path),
+          context: "the \(collection.name) list")
+      }
+      if refused[index] == nil { refused[index] = field }
+    }
+    var list = List(records: [], tooDeep: [])
+    list.records.reserveCapacity(elements.count)
+    for (index, element) in elements.enumerated() {
+      if let field = refused[index], let id = element[collection.schema.idKey]?.stringValue {
+        list.tooDeep.append((id, field))
+      } else {
+        list.records.append(try collection.schema.serverRecord(from: element))
+      }
+    }
+    return list
   }
 }

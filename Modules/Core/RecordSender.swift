@@ -79,12 +79,15 @@ package struct RecordSender: ReplaySender, ReplayProbing {
     do {
       let request = try client.request(.get, path, headerFields: [.cacheControl: "no-cache"])
       let (response, body) = try await client.send(request)
-      guard let json = try? JSONValue(parsing: body.bytes) else {
+      let json: JSONValue
+      do {
+        json = try JSONValue(parsing: body.bytes)
+      } catch {
         // Told apart as any reply is (decision 2423): JSON that does not parse is a bad reply,
         // anything else a page from something other than the server.
         return DeliveryProof.unparseable(
           contentType: response.headerFields[.contentType], status: response.status.code,
-          bytes: body.bytes.count, context: "GET \(path)")
+          bytes: body.bytes.count, context: "GET \(path)", error: error)
       }
       if let record = try? collection.schema.serverRecord(from: json), record.id == entry.key.id {
         return nil

@@ -1,5 +1,4 @@
 import CourierSystem
-
 import HTTPTypes
 
 #if canImport(FoundationEssentials)
@@ -167,8 +166,11 @@ package enum DeliveryProof {
       guard answers.writeStatuses.contains(response.status) else {
         throw failure(.unexpectedStatus, response, operation)
       }
-      guard let json = try? JSONValue(parsing: response.body) else {
-        throw unparseable(response, operation)
+      let json: JSONValue
+      do {
+        json = try JSONValue(parsing: response.body)
+      } catch {
+        throw unparseable(response, operation, error)
       }
       guard let record = try? schema.serverRecord(from: json) else {
         throw failure(.notRecord, response, operation)
@@ -216,15 +218,17 @@ package enum DeliveryProof {
     if confirmation == .status {
       return isBlank(response.body) ? nil : try? JSONValue(parsing: response.body)
     }
-    guard let json = try? JSONValue(parsing: response.body) else {
-      throw unparseable(response, nil)
+    let json: JSONValue
+    do {
+      json = try JSONValue(parsing: response.body)
+    } catch {
+      throw unparseable(response, nil, error)
     }
     guard confirmation == .record else { return json }
     let id: String? =
       switch json["id"] {
       case .string(let text): text.isEmpty ? nil : text
-      case .integer(let number): String(number)
-      case .number(let number): number.isFinite ? String(number) : nil
+      case .number(let number): number.int64Value.map(String.init) ?? number.description
       default: nil
       }
     guard case .object = json, id != nil else { throw failure(.notUploadRecord, response, nil) }
@@ -247,8 +251,10 @@ package enum DeliveryProof {
   package static func apiReply(_ response: HTTPResponse, body: Data, attempts: Int = 1) throws {
     let response = Reply(response, body, attempts)
     guard !isBlank(response.body) else { return }
-    guard (try? JSONValue(parsing: response.body)) != nil else {
-      throw unparseable(response, nil)
+    do {
+      _ = try JSONValue(parsing: response.body)
+    } catch {
+      throw unparseable(response, nil, error)
     }
   }
 
@@ -257,20 +263,29 @@ package enum DeliveryProof {
   /// parse (broken, cut short, nested past the parser's depth) came from something that speaks
   /// the API: a bad reply, `invalidResponse` (`reply_bad_json`, exit 76). Any other (a page, a
   /// text, no type) is what a Wi-Fi login page or a proxy answers: `notTheServer`
-  /// (`reply_not_json`, exit 69). Either way nothing is known to have been applied, and a
-  /// queued write stays pending with its Idempotency-Key.
+  /// (`reply_not_json`, exit 69). JSON refused for its nesting alone (deeper than
+  /// `JSONValue.maximumDepth`) is a bad reply whatever its type (`reply_too_deep`, decision
+  /// 2428): no portal nests its page 10,000 levels deep. Either way nothing is known to have
+  /// been applied, and a queued write stays pending with its Idempotency-Key.
   /// - Parameters:
   ///   - contentType: the reply's `Content-Type`, if any.
   ///   - status: the reply's status.
   ///   - bytes: the body's length.
   ///   - attempts: how many attempts the call made.
   ///   - context: what was being done.
+  ///   - error: why the parser refused the body, when known.
   /// - Returns: the error.
   package static func unparseable(
-    contentType: String?, status: Int, bytes: Int, attempts: Int = 1, context: String?
+    contentType: String?, status: Int, bytes: Int, attempts: Int = 1, context: String?,
+    error: JSONValue.ParseError? = nil
   ) -> CourierError {
     let type = contentType.map { ", Content-Type \($0)" } ?? ""
     let underlying = "status \(status)\(type), \(bytes) bytes"
+    if let error, error.tooDeepAt != nil {
+      return CourierError(
+        .invalidResponse, status: status, code: "reply_too_deep", mayHaveReachedServer: true,
+        attempts: attempts, underlying: underlying + ", \(error)", context: context)
+    }
     guard saysJSON(contentType) else {
       return CourierError(
         .notTheServer, status: status, code: Shortfall.notJSON.rawValue, attempts: attempts,
@@ -289,13 +304,13 @@ package enum DeliveryProof {
     return media.hasSuffix("/json") || media.hasSuffix("+json")
   }
 
-  private static func unparseable(_ response: Reply, _ operation: OutboxOperation?)
-    -> CourierError
-  {
+  private static func unparseable(
+    _ response: Reply, _ operation: OutboxOperation?, _ error: JSONValue.ParseError
+  ) -> CourierError {
     unparseable(
       contentType: response.head.headerFields[.contentType], status: response.status,
       bytes: response.body.count, attempts: response.attempts,
-      context: operation.map { "\($0.kind.rawValue) \($0.key)" })
+      context: operation.map { "\($0.kind.rawValue) \($0.key)" }, error: error)
   }
 
   private static func isBlank(_ body: Data) -> Bool {

@@ -1,24 +1,25 @@
+import CourierSystem
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
   import Foundation
 #endif
 
-/// Any JSON value, kept as is: a server's record carried by a conflict, say.
+/// Any JSON value, kept as is: a record's fields, a server's record carried by a conflict.
 ///
-/// A number whose value is whole and fits in 64 bits is read as `.integer`, exactly, however it
-/// is spelled (`9007199254740993` stays that id; `1.5e3` is `.integer(1500)`); any other number
-/// is a `.number`. The two compare and hash by value (`.integer(3) == .number(3)`), and a whole
-/// `.number` within 64 bits is written as the integer it is.
+/// A number keeps the text that spells it (``JSONNumber``), so an integer of any size and any
+/// decimal go back to the server with every digit; numbers compare by value (`1.0 == 1`).
+/// Objects do not keep their members' order. Parsing refuses text nested deeper than
+/// ``maximumDepth``; comparing, hashing and writing a value never recurse on the machine stack
+/// (decision 2428).
 public enum JSONValue: Sendable, Hashable, Codable {
   /// JSON's `null`: a member present with no value.
   case null
   /// `true` or `false`.
   case bool(Bool)
-  /// A whole number that fits in 64 bits, exact.
-  case integer(Int64)
-  /// Any other number (a fraction, an exponent, or beyond 64 bits), as a `Double`.
-  case number(Double)
+  /// A number, as its text.
+  case number(JSONNumber)
   /// A JSON string, unescaped.
   case string(String)
   /// A JSON array, in order.
@@ -26,20 +27,71 @@ public enum JSONValue: Sendable, Hashable, Codable {
   /// A JSON object; member order is not kept.
   case object([String: JSONValue])
 
-  /// Decodes any JSON value.
+  /// The deepest nesting of arrays and objects `init(parsing:)` reads: 10,000 levels on Linux
+  /// (glibc), 1,000 elsewhere, where threads may have less stack to free a value with (the
+  /// Swift runtime frees nested values recursively, about 280 bytes a level). Deeper text is
+  /// refused, naming where, never cut short.
+  public static let maximumDepth = JSONLimits.maxDepth
+
+  /// The deepest nesting `Codable` reads or writes: Foundation's own limit. The coders recurse
+  /// on the machine stack, a level at a time; Courier's own store and requests use
+  /// `init(parsing:)` and `jsonText`, which do not.
+  static let codableDepth = 512
+
+  /// When the coder's `userInfo` holds `true` under this key, a value is coded as one string,
+  /// its `jsonText`, and read back with `init(parsing:)`: exact for every number and nesting
+  /// `init(parsing:)` reads, whatever the coder's own number types and depth (the file store's
+  /// format 2).
+  package static let codedAsText: CodingUserInfoKey = {
+    guard let key = CodingUserInfoKey(rawValue: "courier.jsonValue.codedAsText") else {
+      preconditionFailure("CodingUserInfoKey refused a plain name")
+    }
+    return key
+  }()
+
+  /// A whole number, as its decimal digits.
+  /// - Parameter value: the number.
+  /// - Returns: the value.
+  package static func integer(_ value: some BinaryInteger) -> JSONValue {
+    .number(JSONNumber(integer: value))
+  }
+
+  /// A `Double` as `JSONNumber` spells it; `null` for NaN and the infinities, which JSON cannot
+  /// hold.
+  /// - Parameter value: the number.
+  /// - Returns: the value.
+  package static func double(_ value: Double) -> JSONValue {
+    JSONNumber(value).map(JSONValue.number) ?? .null
+  }
+
+  /// Decodes any JSON value. A number is exact when the decoder gives it as an `Int64` or as a
+  /// `Double` that spells it; the others round to the nearest `Double`.
   /// - Parameter decoder: the decoder.
-  /// - Throws: `DecodingError` when the input is not JSON.
+  /// - Throws: `DecodingError` when the input is not JSON, or nested deeper than 512 levels.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.singleValueContainer()
+    if decoder.userInfo[Self.codedAsText] as? Bool == true {
+      let text = try container.decode(String.self)
+      do {
+        self = try JSONValue(parsing: text)
+      } catch {
+        throw DecodingError.dataCorruptedError(
+          in: container, debugDescription: "Not JSON text: \(error)")
+      }
+      return
+    }
+    guard decoder.codingPath.count < Self.codableDepth else {
+      throw DecodingError.dataCorruptedError(
+        in: container, debugDescription: "Nested deeper than \(Self.codableDepth) levels.")
+    }
     if container.decodeNil() {
       self = .null
     } else if let value = try? container.decode(Bool.self) {
       self = .bool(value)
     } else if let value = try? container.decode(Int64.self) {
-      // Like the parser: any spelling of a whole value within 64 bits, exactly.
-      self = .integer(value)
+      self = .number(JSONNumber(value))
     } else if let value = try? container.decode(Double.self) {
-      self = .number(value)
+      self = .double(value)
     } else if let value = try? container.decode(String.self) {
       self = .string(value)
     } else if let value = try? container.decode([JSONValue].self) {
@@ -49,20 +101,32 @@ public enum JSONValue: Sendable, Hashable, Codable {
     }
   }
 
-  /// Encodes the value as JSON.
+  /// Encodes the value. A number goes as an `Int64` when its text is one, else as the nearest
+  /// `Double` (exact when the `Double` spells it).
   /// - Parameter encoder: the encoder.
-  /// - Throws: what the encoder throws.
+  /// - Throws: what the encoder throws; `EncodingError` for a value nested deeper than 512
+  ///   levels.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.singleValueContainer()
+    if encoder.userInfo[Self.codedAsText] as? Bool == true {
+      try container.encode(jsonText)
+      return
+    }
+    guard encoder.codingPath.count < Self.codableDepth else {
+      throw EncodingError.invalidValue(
+        self,
+        .init(
+          codingPath: encoder.codingPath,
+          debugDescription: "Nested deeper than \(Self.codableDepth) levels."))
+    }
     switch self {
     case .null: try container.encodeNil()
     case .bool(let value): try container.encode(value)
-    case .integer(let value): try container.encode(value)
     case .number(let value):
-      if let whole = Int64(exactly: value) {
-        try container.encode(whole)
+      if let integer = value.plainInteger ?? Int64(value.description) {
+        try container.encode(integer)
       } else {
-        try container.encode(value)
+        try container.encode(value.doubleValue)
       }
     case .string(let value): try container.encode(value)
     case .array(let value): try container.encode(value)
@@ -70,56 +134,99 @@ public enum JSONValue: Sendable, Hashable, Codable {
     }
   }
 
-  /// Whether two values are the same JSON: numbers compare by value, so `.integer(3)` equals
-  /// `.number(3)` (and `.number(3.5)` equals no integer).
+  /// Whether two values are the same JSON: numbers compare by value (`1.0` equals `1`),
+  /// objects whatever their members' order. A loop, not a recursion: any nesting is safe.
   /// - Parameters:
   ///   - lhs: a value.
   ///   - rhs: another.
   /// - Returns: true when they are the same JSON.
   public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    // Containers of the same kind and size wait here to have their items compared.
+    var pending: [(JSONValue, JSONValue)] = []
+    guard shallowEqual(lhs, rhs, deferring: &pending) else { return false }
+    while let pair = pending.popLast() {
+      switch pair {
+      case (.array(let a), .array(let b)):
+        for index in a.indices {
+          guard shallowEqual(a[index], b[index], deferring: &pending) else { return false }
+        }
+      case (.object(let a), .object(let b)):
+        for (key, value) in a {
+          guard let other = b[key], shallowEqual(value, other, deferring: &pending) else {
+            return false
+          }
+        }
+      default: continue
+      }
+    }
+    return true
+  }
+
+  /// Whether two values can be equal: scalars compared, containers by kind and size (a pair
+  /// with items is appended to `pending`, whose items decide).
+  private static func shallowEqual(
+    _ lhs: JSONValue, _ rhs: JSONValue, deferring pending: inout [(JSONValue, JSONValue)]
+  ) -> Bool {
     switch (lhs, rhs) {
-    case (.null, .null): true
-    case (.bool(let a), .bool(let b)): a == b
-    case (.integer(let a), .integer(let b)): a == b
-    case (.number(let a), .number(let b)): a == b
-    case (.integer(let a), .number(let b)), (.number(let b), .integer(let a)):
-      Int64(exactly: b) == a
-    case (.string(let a), .string(let b)): a == b
-    case (.array(let a), .array(let b)): a == b
-    case (.object(let a), .object(let b)): a == b
-    default: false
+    case (.null, .null): return true
+    case (.bool(let a), .bool(let b)): return a == b
+    case (.number(let a), .number(let b)): return a == b
+    case (.string(let a), .string(let b)): return a == b
+    case (.array(let a), .array(let b)):
+      guard a.count == b.count else { return false }
+      if !a.isEmpty { pending.append((lhs, rhs)) }
+      return true
+    case (.object(let a), .object(let b)):
+      guard a.count == b.count else { return false }
+      if !a.isEmpty { pending.append((lhs, rhs)) }
+      return true
+    default: return false
     }
   }
 
-  /// Hashes the value so that equal values (`.integer(3)`, `.number(3)`) hash alike.
+  /// Hashes the value so that equal values hash alike: numbers by value, an object's members
+  /// in the order of their names. A loop, not a recursion.
   /// - Parameter hasher: the hasher.
   public func hash(into hasher: inout Hasher) {
-    switch self {
-    case .null: hasher.combine(0)
-    case .bool(let value):
-      hasher.combine(1)
-      hasher.combine(value)
-    case .integer(let value):
-      hasher.combine(2)
-      hasher.combine(value)
-    case .number(let value):
-      if let whole = Int64(exactly: value) {
+    // What is left to hash, last first: values, and the names of members before their values.
+    var pending: [HashStep] = [.value(self)]
+    while let step = pending.popLast() {
+      switch step {
+      case .name(let name):
+        hasher.combine(name)
+      case .value(.null): hasher.combine(0)
+      case .value(.bool(let value)):
+        hasher.combine(1)
+        hasher.combine(value)
+      case .value(.number(let value)):
         hasher.combine(2)
-        hasher.combine(whole)
-      } else {
+        hasher.combine(value)
+      case .value(.string(let value)):
         hasher.combine(3)
         hasher.combine(value)
+      case .value(.array(let items)):
+        hasher.combine(4)
+        hasher.combine(items.count)
+        for item in items.reversed() { pending.append(.value(item)) }
+      case .value(.object(let members)):
+        hasher.combine(5)
+        hasher.combine(members.count)
+        for (name, value) in Self.sorted(members).reversed() {
+          pending.append(.value(value))
+          pending.append(.name(name))
+        }
       }
-    case .string(let value):
-      hasher.combine(4)
-      hasher.combine(value)
-    case .array(let value):
-      hasher.combine(5)
-      hasher.combine(value)
-    case .object(let value):
-      hasher.combine(6)
-      hasher.combine(value)
     }
+  }
+
+  private enum HashStep {
+    case value(JSONValue)
+    case name(String)
+  }
+
+  /// An object's members in the order of their names' UTF-8 bytes.
+  static func sorted(_ members: [String: JSONValue]) -> [(key: String, value: JSONValue)] {
+    members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
   }
 
   /// The member of an object, or nil.
@@ -137,28 +244,39 @@ public enum JSONValue: Sendable, Hashable, Codable {
 
   /// The number as an integer, when this is a whole number that fits in `Int`.
   package var intValue: Int? {
-    switch self {
-    case .integer(let value): Int(exactly: value)
-    case .number(let value) where value.rounded() == value && abs(value) < 1e15: Int(value)
-    default: nil
-    }
+    guard case .number(let number) = self, let value = number.int64Value else { return nil }
+    return Int(exactly: value)
   }
 
   /// The number as a `Double` (an integer beyond 2^53 rounds), when this is a number.
   package var doubleValue: Double? {
-    switch self {
-    case .integer(let value): Double(value)
-    case .number(let value): value
-    default: nil
-    }
+    if case .number(let number) = self { return number.doubleValue }
+    return nil
   }
 
-  /// Compact JSON text, keys sorted by their UTF-8 bytes, written directly (no `JSONEncoder`:
-  /// the local store writes every payload with it, and Foundation's encoder cost several times
-  /// as much, Docs/benchmarks/sync.md). `JSONValue(parsing:)` reads it back to an equal value; a
-  /// number that is not finite (which JSON cannot hold) is written `null`. Not the bytes of a
-  /// request body: those stay `JSONEncoder`'s (`ReplayRequest.body()`), so a replay after an
-  /// upgrade sends what the server stored under its `Idempotency-Key`.
+  /// How deeply arrays and objects nest in the value: 0 for a scalar, 1 for `[]` or `[1]`.
+  package var depth: Int {
+    var deepest = 0
+    var pending: [(JSONValue, Int)] = [(self, 0)]
+    while let (value, level) = pending.popLast() {
+      switch value {
+      case .array(let items):
+        deepest = max(deepest, level + 1)
+        for item in items { pending.append((item, level + 1)) }
+      case .object(let members):
+        deepest = max(deepest, level + 1)
+        for item in members.values { pending.append((item, level + 1)) }
+      default: continue
+      }
+    }
+    return deepest
+  }
+
+  /// Compact JSON text, keys sorted by their UTF-8 bytes, numbers as their text, written
+  /// directly (no `JSONEncoder`: the local store writes every payload with it, and Foundation's
+  /// encoder cost several times as much, Docs/benchmarks/sync.md, and rounds numbers).
+  /// `JSONValue(parsing:)` reads it back to the same value and the same text. A loop, not a
+  /// recursion: any nesting is safe.
   package var jsonText: String {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(64)
@@ -166,38 +284,48 @@ public enum JSONValue: Sendable, Hashable, Codable {
     return String(decoding: bytes, as: UTF8.self)
   }
 
-  private func write(into bytes: inout [UInt8]) {
-    switch self {
-    case .null: bytes += Array("null".utf8)
-    case .bool(let value): bytes += Array((value ? "true" : "false").utf8)
-    case .integer(let value): bytes += Array(String(value).utf8)
-    case .number(let value):
-      if let whole = Int64(exactly: value) {
-        bytes += Array(String(whole).utf8)
-      } else if value.isFinite {
-        bytes += Array("\(value)".utf8)
-      } else {
-        bytes += Array("null".utf8)
+  /// Appends `jsonText`'s bytes.
+  /// - Parameter bytes: where they go.
+  package func write(into bytes: inout [UInt8]) {
+    // The arrays and objects being written, outermost first, each with the next item's index.
+    var open: [WriteFrame] = []
+    var value = self
+    while true {
+      switch value {
+      case .null: bytes.append(contentsOf: "null".utf8)
+      case .bool(let flag): bytes.append(contentsOf: (flag ? "true" : "false").utf8)
+      case .number(let number): bytes.append(contentsOf: number.description.utf8)
+      case .string(let text): Self.write(string: text, into: &bytes)
+      case .array(let items):
+        bytes.append(UInt8(ascii: "["))
+        open.append(WriteFrame(items: items))
+      case .object(let members):
+        bytes.append(UInt8(ascii: "{"))
+        let sorted = Self.sorted(members)
+        open.append(WriteFrame(names: sorted.map(\.key), items: sorted.map(\.value)))
       }
-    case .string(let value): Self.write(string: value, into: &bytes)
-    case .array(let items):
-      bytes.append(UInt8(ascii: "["))
-      for (index, item) in items.enumerated() {
-        if index > 0 { bytes.append(UInt8(ascii: ",")) }
-        item.write(into: &bytes)
+      // The next item of the innermost container that has one; each finished one is closed.
+      while let frame = open.last, frame.next == frame.items.count {
+        bytes.append(UInt8(ascii: frame.names == nil ? "]" : "}"))
+        open.removeLast()
       }
-      bytes.append(UInt8(ascii: "]"))
-    case .object(let members):
-      bytes.append(UInt8(ascii: "{"))
-      let keys = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-      for (index, key) in keys.enumerated() {
-        if index > 0 { bytes.append(UInt8(ascii: ",")) }
-        Self.write(string: key, into: &bytes)
+      guard !open.isEmpty else { return }
+      let last = open.count - 1
+      let next = open[last].next
+      if next > 0 { bytes.append(UInt8(ascii: ",")) }
+      if let names = open[last].names {
+        Self.write(string: names[next], into: &bytes)
         bytes.append(UInt8(ascii: ":"))
-        members[key]?.write(into: &bytes)
       }
-      bytes.append(UInt8(ascii: "}"))
+      value = open[last].items[next]
+      open[last].next += 1
     }
+  }
+
+  private struct WriteFrame {
+    var names: [String]?
+    var items: [JSONValue]
+    var next = 0
   }
 
   private static func write(string: String, into bytes: inout [UInt8]) {

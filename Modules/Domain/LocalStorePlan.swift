@@ -322,15 +322,18 @@ package enum LocalStorePlan {
   ///   - etag: the list's `ETag`.
   ///   - refreshedAt: when it was received.
   ///   - existing: the collection's local records.
+  ///   - keeping: ids the list holds but that could not be read (a field nested past the
+  ///     parser's limit): their local records are left exactly as they are, neither replaced
+  ///     nor dropped.
   /// - Returns: the plan.
   package static func refresh(
     _ list: [ServerRecord], collection: String, etag: String?, refreshedAt: Date,
-    existing: [LocalRecord]
+    existing: [LocalRecord], keeping: Set<String> = []
   ) -> StorePlan<Void> {
     var local: [String: LocalRecord] = [:]
     for record in existing { local[record.key.id] = record }
     var mutations: [StoreMutation] = []
-    var seen = Set<String>()
+    var seen = keeping
     for server in list where seen.insert(server.id).inserted {
       let key = RecordKey(collection: collection, id: server.id)
       mutations += applyServer(server, key: key, record: local[server.id]).mutations

@@ -182,7 +182,9 @@ package struct QueuedUpload: Sendable, Equatable {
     guard let form = Self.confirmation(try text("form_confirmation")) else {
       throw Self.unreadable("form_confirmation")
     }
-    guard case .integer(let length)? = payload["length"], length >= 0 else {
+    guard case .number(let number)? = payload["length"], let length = number.int64Value,
+      length >= 0
+    else {
       throw Self.unreadable("length")
     }
     guard case .array(let list)? = payload["fields"] else { throw Self.unreadable("fields") }

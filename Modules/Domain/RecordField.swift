@@ -68,11 +68,19 @@ package struct RecordField: Sendable, Equatable, Codable {
     case .string:
       return .string(text)
     case .integer:
-      guard let number = Int64(trimmed) else { throw refuse("a whole number") }
-      return .integer(number)
+      // Digits as typed, of any size; within 64 bits as Int64 reads them (`+7`, `007`).
+      if let number = Int64(trimmed) { return .integer(number) }
+      guard let number = JSONNumber(trimmed), number.isWhole, !trimmed.contains("."),
+        !trimmed.lowercased().contains("e")
+      else { throw refuse("a whole number") }
+      return .number(number)
     case .number:
-      guard let number = Double(trimmed), number.isFinite else { throw refuse("a number") }
-      if let whole = Int64(exactly: number), !trimmed.contains(".") { return .integer(whole) }
+      // JSON's spelling is kept as typed (`0.10`, `1e400`); any other Double reads (`.5`, `1.`)
+      // as that Double.
+      if let number = JSONNumber(trimmed) { return .number(number) }
+      guard let number = Double(trimmed).flatMap(JSONNumber.init) else {
+        throw refuse("a number")
+      }
       return .number(number)
     case .boolean:
       switch trimmed.lowercased() {
@@ -87,8 +95,14 @@ package struct RecordField: Sendable, Equatable, Codable {
           .string($0.trimmingSpacesAndTabs())
         })
     case .json:
-      guard let value = try? JSONValue(parsing: Data(text.utf8)) else { throw refuse("JSON") }
-      return value
+      do {
+        return try JSONValue(parsing: Data(text.utf8))
+      } catch {
+        guard error.tooDeepAt == nil else {
+          throw refuse("JSON nested at most \(JSONValue.maximumDepth) levels deep")
+        }
+        throw refuse("JSON")
+      }
     }
   }
 
@@ -98,9 +112,10 @@ package struct RecordField: Sendable, Equatable, Codable {
   package func accepts(_ value: JSONValue) -> Bool {
     switch (kind, value) {
     case (.json, _): return true
-    case (.string, .string), (.integer, .integer), (.number, .integer), (.number, .number),
-      (.boolean, .bool):
+    case (.string, .string), (.number, .number), (.boolean, .bool):
       return true
+    case (.integer, .number(let number)):
+      return number.isWhole
     case (.strings, .array(let items)):
       return items.allSatisfy { if case .string = $0 { return true } else { return false } }
     default: return false

@@ -44,44 +44,83 @@ package struct ReplayRequest: Sendable, Equatable {
     }
   }
 
-  /// The body's canonical bytes: sorted keys, slashes unescaped, so the same payload gives the
-  /// same bytes in every process (a replay after a crash must match what the server stored
-  /// under the Idempotency-Key; dictionary order changes between runs).
+  /// The body's canonical bytes: sorted keys, slashes unescaped, every number as its text, so
+  /// the same payload gives the same bytes in every process (a replay after a crash must match
+  /// what the server stored under the Idempotency-Key; dictionary order changes between runs).
   /// - Returns: the bytes, nil for a delete.
-  /// - Throws: the encoder's error when the payload cannot be encoded (a non-finite number).
+  /// - Throws: the encoder's error when the payload cannot be encoded.
   package func body() throws -> Data? {
     guard let json else { return nil }
-    // The bytes are `JSONEncoder`'s (sorted keys, slashes as they are): a replay after an
-    // upgrade must match what the server stored under the Idempotency-Key. A payload made only of
-    // what both writers spell the same (keys of lowercase letters and `_`, strings without
-    // control characters, whole numbers, booleans, null) is written directly, the same bytes
-    // (`ReplayRequestTests` checks them against the encoder): Foundation's encoder was 4 % of a
-    // replay's CPU (Docs/benchmarks/sync.md).
+    // The bytes are `JSONEncoder`'s (sorted keys, slashes as they are) whenever the encoder
+    // writes the payload exactly: a replay after an upgrade must match what the server stored
+    // under the Idempotency-Key. A payload made only of what both writers spell the same (keys
+    // of lowercase letters and `_`, strings without control characters, integers as Int64
+    // spells them, booleans, null) is written directly, the same bytes (`ReplayRequestTests`
+    // checks them against the encoder): Foundation's encoder was 4 % of a replay's CPU
+    // (Docs/benchmarks/sync.md). A payload the encoder would change (a number it would round
+    // or respell, nesting past what it walks safely) is `jsonText`, every digit as it came
+    // (decision 2428).
     if let bytes = Self.simpleBytes(json) { return Data(bytes) }
+    guard Self.encoderWritesExactly(json) else { return Data(json.jsonText.utf8) }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     return try encoder.encode(json)
+  }
+
+  /// The nesting up to which a body may be written by recursion (`simpleBytes`, the encoder).
+  static let recursionDepth = 64
+
+  /// Whether `JSONEncoder` writes a value exactly: nested at most `recursionDepth` levels, and
+  /// every number one it spells as its text (an Int64's digits, or a Double's shortest
+  /// spelling that is not whole).
+  static func encoderWritesExactly(_ value: JSONValue) -> Bool {
+    var pending: [(JSONValue, Int)] = [(value, 0)]
+    while let (value, level) = pending.popLast() {
+      switch value {
+      case .number(let number):
+        if number.plainInteger != nil { continue }
+        let text = number.description
+        if let integer = Int64(text), String(integer) == text { continue }
+        guard let double = Double(text), Int64(exactly: double) == nil,
+          JSONNumber(double)?.description == text
+        else { return false }
+      case .array(let items):
+        guard level < recursionDepth else { return false }
+        for item in items { pending.append((item, level + 1)) }
+      case .object(let members):
+        guard level < recursionDepth else { return false }
+        for item in members.values { pending.append((item, level + 1)) }
+      case .null, .bool, .string: continue
+      }
+    }
+    return true
   }
 
   /// The canonical bytes of a value both writers spell alike, or nil for any other.
   static func simpleBytes(_ value: JSONValue) -> [UInt8]? {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(96)
-    return write(value, into: &bytes) ? bytes : nil
+    return write(value, into: &bytes, level: 0) ? bytes : nil
   }
 
-  private static func write(_ value: JSONValue, into bytes: inout [UInt8]) -> Bool {
+  private static func write(_ value: JSONValue, into bytes: inout [UInt8], level: Int) -> Bool {
     switch value {
     case .null: bytes += Array("null".utf8)
     case .bool(let flag): bytes += Array((flag ? "true" : "false").utf8)
-    case .integer(let number): bytes += Array(String(number).utf8)
-    case .number: return false  // a fraction's spelling is the encoder's own
+    case .number(let number):
+      // Digits as Int64 spells them; any other spelling is the encoder's own, or exact text.
+      let text = number.description
+      guard number.plainInteger != nil || Int64(text).map(String.init) == text else {
+        return false
+      }
+      bytes += Array(text.utf8)
     case .string(let text): return write(text, into: &bytes)
     case .array(let items):
+      guard level < recursionDepth else { return false }
       bytes.append(UInt8(ascii: "["))
       for (index, item) in items.enumerated() {
         if index > 0 { bytes.append(UInt8(ascii: ",")) }
-        guard write(item, into: &bytes) else { return false }
+        guard write(item, into: &bytes, level: level + 1) else { return false }
       }
       bytes.append(UInt8(ascii: "]"))
     case .object(let members):
@@ -90,7 +129,7 @@ package struct ReplayRequest: Sendable, Equatable {
         !key.isEmpty
           && key.utf8.allSatisfy { $0 == UInt8(ascii: "_") || (0x61...0x7A).contains($0) }
       }
-      guard simple else { return false }
+      guard simple, level < recursionDepth else { return false }
       bytes.append(UInt8(ascii: "{"))
       for (index, key) in members.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) })
         .enumerated()
@@ -98,7 +137,7 @@ package struct ReplayRequest: Sendable, Equatable {
         if index > 0 { bytes.append(UInt8(ascii: ",")) }
         guard write(key, into: &bytes), let member = members[key] else { return false }
         bytes.append(UInt8(ascii: ":"))
-        guard write(member, into: &bytes) else { return false }
+        guard write(member, into: &bytes, level: level + 1) else { return false }
       }
       bytes.append(UInt8(ascii: "}"))
     }

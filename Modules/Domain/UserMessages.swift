@@ -53,9 +53,16 @@ package enum UserMessages {
       return error.serverMessage
         ?? "This item was changed elsewhere since you last saw it."
     case .invalidResponse:
-      // A resumable upload's impossible offset says what was stopped and why (decision 1301).
-      if error.code?.hasPrefix("tus_") == true, let message = error.serverMessage {
+      // A resumable upload's impossible offset says what was stopped and why (decision 1301);
+      // a record nested too deep says which (decision 2428).
+      if error.code?.hasPrefix("tus_") == true || error.code == "record_too_deep",
+        let message = error.serverMessage
+      {
         return message
+      }
+      if error.code == "reply_too_deep" || error.code == "list_too_deep" {
+        return "The server sent JSON nested deeper than \(JSONValue.maximumDepth) levels, more "
+          + "than Courier reads; nothing of it was kept."
       }
       return "The server sent a reply that couldn't be understood."
     case .decoding:

@@ -48,14 +48,16 @@ extension LocalStore {
   ///   - collection: the collection.
   ///   - etag: the list's `ETag`.
   ///   - refreshedAt: when it was received.
+  ///   - keeping: ids the list holds but whose records could not be read: left as they are.
   /// - Throws: `StoreError` when it cannot be written; nothing changed then.
   package func applyServerList(
-    _ records: [ServerRecord], collection: String, etag: String?, refreshedAt: Date
+    _ records: [ServerRecord], collection: String, etag: String?, refreshedAt: Date,
+    keeping: Set<String> = []
   ) throws {
     try write { reader in
       LocalStorePlan.refresh(
         records, collection: collection, etag: etag, refreshedAt: refreshedAt,
-        existing: try reader.records(in: collection))
+        existing: try reader.records(in: collection), keeping: keeping)
     }
   }
 

@@ -7,14 +7,16 @@ package protocol JSONTree {
   /// - Parameter value: which.
   /// - Returns: the value.
   static func bool(_ value: Bool) -> Self
-  /// A whole number within 64 bits, exact.
+  /// A number, as the text spells it (checked against RFC 8259's grammar, not converted): no
+  /// digit is lost to a binary type.
+  /// - Parameter text: the number's text.
+  /// - Returns: the value.
+  static func number(literal text: String) -> Self
+  /// A number spelled as plain digits that `Int64` holds (at most 18 of them, not `-0`): the
+  /// text is exactly `String(value)`, so no text need be made.
   /// - Parameter value: the number.
   /// - Returns: the value.
-  static func integer(_ value: Int64) -> Self
-  /// Any other number.
-  /// - Parameter value: the number.
-  /// - Returns: the value.
-  static func number(_ value: Double) -> Self
+  static func number(integer value: Int64) -> Self
   /// A string, unescaped.
   /// - Parameter value: the text.
   /// - Returns: the value.

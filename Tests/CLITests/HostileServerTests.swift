@@ -33,6 +33,8 @@ struct HostileServerTests {
     case .tokenEcho: [65]
     // A list where a record was due: not the server's answer to the write (69).
     case .terminalInjection: [69]
+    // JSON nested past what Courier reads: a bad reply, never a page (decision 2428).
+    case .tooDeep: [76]
     }
   }
 
@@ -227,6 +229,22 @@ struct HostileServerTests {
       let articles = try #require(json.lines.first?["articles"] as? [[String: Any]])
       let titles = articles.compactMap { $0["title"] as? String }
       #expect(titles.contains("\u{1B}]0;owned\u{07}Safe\rForged \u{202E}txt.exe\u{9B}31m"))
+    }
+    if mode == .tooDeep {
+      // Refused by name, a bad reply; the queued articles are listed and kept.
+      #expect(list.code == 76, "\(list.output.stderr)")
+      #expect(
+        list.output.stderr.contains(
+          "articles record “\(HostileMode.deepID)” holds the field “\(HostileMode.deepField)”"),
+        "\(list.output.stderr)")
+      #expect(!list.output.stderr.contains("login page"), "\(list.output.stderr)")
+      let json = await cli.run(
+        server.url.absoluteString, ["articles", "list", "--json"], dataDir: dir)
+      #expect(json.code == 76)
+      let error = json.lines.last?["error"] as? [String: Any]
+      #expect(error?["code"] as? String == "record_too_deep", "\(json.output.stdout)")
+      #expect(error?["field"] as? String == HostileMode.deepField)
+      try await expectKept(dir, mode)
     }
   }
 

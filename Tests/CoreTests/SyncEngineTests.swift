@@ -109,6 +109,45 @@ struct SyncEngineTests {
     #expect(try store.pending().count == 1)
   }
 
+  @Test(
+    "a record nested too deep is refused by name, its cached copy kept; the others refresh")
+  func refreshRefusesTooDeep() async throws {
+    try seed(["a", "deep", "gone"])
+    let cachedDeep = try store.record(RecordKey(collection: "articles", id: "deep"))
+    let engine = engine()
+    let deep =
+      String(repeating: "[", count: 100_000) + "18446744073709551617"
+      + String(repeating: "]", count: 100_000)
+    let list =
+      "[\(Self.json("a", "A2", version: 2, updated: clock.now)),"
+      + #"{"id":"deep","title":"D2","body":"","version":2,"meta":\#(deep)},"#
+      + "\(Self.json("new", "N", version: 1, updated: clock.now))]"
+    transport.enqueue(status: 200, json: list, headerFields: [.eTag: "\"list-2\""])
+    let fresh = await engine.refresh()
+    let error = try #require(fresh.error)
+    #expect(error.kind == .invalidResponse && error.code == "record_too_deep")
+    #expect(error.field == "meta")
+    #expect(error.userMessage.contains("articles record “deep”"), "\(error.userMessage)")
+    #expect(error.userMessage.contains("“meta”"), "\(error.userMessage)")
+    #expect(fresh.items.map(\.value.id) == ["a", "deep", "new"])
+    #expect(fresh.items.first?.value.title == "A2")
+    #expect(try store.record(RecordKey(collection: "articles", id: "deep")) == cachedDeep)
+    // Not kept: the next refresh asks for the whole list again, and says so again.
+    #expect(try store.collectionState("articles").etag == nil)
+    // A list whose nesting no record's field holds is refused whole, nothing changed.
+    transport.enqueue(
+      status: 200, json: "[" + String(repeating: "[", count: 100_000), headerFields: [:])
+    let broken = await engine.refresh()
+    #expect(broken.error?.kind == .invalidResponse, "\(String(describing: broken.error))")
+    transport.enqueue(
+      status: 200,
+      json: "[" + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_001),
+      headerFields: [.contentType: "text/html"])
+    let whole = await engine.refresh()
+    #expect(whole.error?.code == "list_too_deep", "\(String(describing: whole.error))")
+    #expect(whole.items.map(\.value.id) == ["a", "deep", "new"])
+  }
+
   @Test("list(): the cache first, then the network snapshot, then the end")
   func listStream() async throws {
     try seed(["a"])

@@ -36,7 +36,7 @@ struct JSONStringMembersTests {
     "refuses what JSONValue(parsing:) refuses",
     arguments: [
       #"{"title":"T""#, #"{"title":"T",}"#, #"{"title" "T"}"#, #"{"title":"T"} x"#,
-      "{\"title\":\"a\u{01}b\"}", #"{"title":"\x"}"#, #"{"title":"\ud800"}"#, #"{"title":1e999}"#,
+      "{\"title\":\"a\u{01}b\"}", #"{"title":"\x"}"#, #"{"title":"\ud800"}"#, #"{"title":1e}"#,
       #"{title:"T"}"#, "", "{\"\u{01}\":1}",
     ])
   func refuses(text: String) {

@@ -19,7 +19,10 @@ struct RecordFieldTests {
     Row(kind: .integer, text: " 42 ", expected: .integer(42)),
     Row(kind: .integer, text: "-7", expected: .integer(-7)),
     Row(kind: .integer, text: "4.5", expected: nil),
-    Row(kind: .integer, text: "99999999999999999999", expected: nil),
+    Row(kind: .integer, text: "99999999999999999999", expected: .literal("99999999999999999999")),
+    Row(kind: .integer, text: "1e3", expected: nil),
+    Row(kind: .number, text: "0.10", expected: .literal("0.10")),
+    Row(kind: .number, text: "-1e400", expected: .literal("-1e400")),
     Row(kind: .number, text: "4.5", expected: .number(4.5)),
     Row(kind: .number, text: "3", expected: .integer(3)),
     Row(kind: .number, text: "nan", expected: nil),
@@ -59,5 +62,12 @@ struct RecordFieldTests {
     #expect(!RecordField("f", .strings).accepts(.array([.integer(1)])))
     #expect(RecordField("f", .json).accepts(.null))
     #expect(!RecordField("f", .boolean).accepts(.null))
+  }
+}
+
+extension JSONValue {
+  /// A number as written (a test's own text, so a typing mistake shows as a string).
+  static func literal(_ text: String) -> JSONValue {
+    JSONNumber(text).map(JSONValue.number) ?? .string("not a JSON number: \(text)")
   }
 }

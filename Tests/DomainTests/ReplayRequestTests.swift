@@ -150,4 +150,29 @@ struct ReplayRequestTests {
         "\(random.seedDescription): \(String(decoding: body, as: UTF8.self))")
     }
   }
+
+  @Test("a payload the encoder would round or cannot walk is sent as its own text, every digit")
+  func exactBody() throws {
+    let deep =
+      String(repeating: "[", count: JSONValue.maximumDepth - 1) + "1e400"
+      + String(repeating: "]", count: JSONValue.maximumDepth - 1)
+    for text in [
+      #"{"big":18446744073709551617,"title":"T"}"#, #"{"n":-0,"title":"T"}"#,
+      #"{"n":0.10,"title":"T"}"#, #"{"deep":\#(deep),"title":"T"}"#,
+      #"{"Key":"é\n","big":-99999999999999999999999,"n":1.5}"#,
+    ] {
+      let payload = try JSONValue(parsing: text)
+      let request = ReplayRequest(
+        Self.operation(.update, base: 2, payload: payload), collection: Self.articles)
+      let body = try #require(try request.body())
+      let exact = String(decoding: body, as: UTF8.self) == text
+      #expect(exact, "\(text.prefix(60))")
+    }
+    // What the encoder writes exactly stays the encoder's bytes (a replay after an upgrade).
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let plain: JSONValue = .object(["n": .double(0.1), "Key": .integer(-5), "t": .string("a/b")])
+    let request = ReplayRequest(Self.operation(.update, payload: plain), collection: Self.articles)
+    #expect(try request.body() == (try encoder.encode(plain)))
+  }
 }

@@ -146,6 +146,40 @@ struct FileLocalStoreTests {
     #expect(error.code == .newerSchema)
   }
 
+  @Test("a store of format 1 opens, reads the same, and is rewritten in format 2 at once")
+  func formatOneUpgraded() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let folder = directory.path + "/store"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    // A snapshot and a journal as format 1 wrote them: JSON values as JSON.
+    let snapshot =
+      #"{"collections":[],"format":1,"journalSequence":1,"records":[{"key":{"collection":"#
+      + #""articles","id":"a"},"payload":{"n":9007199254740993,"title":"A"},"server":{"id":"a","#
+      + #""payload":{"n":9007199254740993,"title":"A"},"version":1},"state":"synced"}]}"#
+    let id = F.operationID(1)
+    let line =
+      #"{"m":[{"insertEntry":{"_0":{"attempts":0,"operation":{"baseVersion":1,"enqueuedAt":5,"#
+      + #""id":"\#(id.uuidString)","key":{"collection":"articles","id":"a"},"kind":"update","#
+      + #""payload":{"n":0.5,"title":"A2"}},"sequence":1,"state":{"pending":{}}}}}],"seq":2}"#
+    try Data(snapshot.utf8).write(to: URL(fileURLWithPath: folder + "/records.json"))
+    try Data((#"{"courierJournal":1}"# + "\n" + line + "\n").utf8).write(
+      to: URL(fileURLWithPath: folder + "/outbox.journal"))
+    for round in ["opened", "reopened"] {
+      let store = try FileLocalStore(directory: folder)
+      defer { store.close() }
+      let record = try #require(try store.record(F.key("a")), "\(round)")
+      #expect(record.payload?.jsonText == #"{"n":9007199254740993,"title":"A"}"#, "\(round)")
+      let entry = try #require(try store.entry(id), "\(round)")
+      #expect(entry.operation.payload?.jsonText == #"{"n":0.5,"title":"A2"}"#, "\(round)")
+      let journal = try String(contentsOfFile: folder + "/outbox.journal", encoding: .utf8)
+      #expect(journal.hasPrefix(#"{"courierJournal":2}"#), "\(round): \(journal)")
+      let records = try String(contentsOfFile: folder + "/records.json", encoding: .utf8)
+      #expect(records.contains(#""format":2"#), "\(round)")
+      #expect(records.contains(#""payload":"{\"n\":9007199254740993,"#), "\(round): \(records)")
+    }
+  }
+
   @Test("compaction keeps the live state and bounds the journal")
   func compaction() throws {
     let directory = try TemporaryDirectory()

@@ -43,6 +43,10 @@ public enum HostileMode: String, CaseIterable, Sendable, CustomStringConvertible
   /// OSC window title ended by BEL, a CR that overwrites the line, U+202E): they must reach a
   /// terminal only as visible escapes (decision 2420).
   case terminalInjection
+  /// A 200 list of one article with a member nested 100,000 levels deep, past what Courier
+  /// reads (decision 2428), typed `text/plain`: refused by name (the record and the field), a
+  /// bad reply (76) and never a page, whatever else the reply is answering.
+  case tooDeep
 
   /// The mode's name.
   public var description: String { rawValue }
@@ -73,6 +77,11 @@ public enum HostileMode: String, CaseIterable, Sendable, CustomStringConvertible
   /// The id and title `terminalInjection` lists, as JSON escapes (the body itself is ASCII).
   static let injectedID = #"evil\u001b[2J"#
   static let injectedTitle = #"\u001b]0;owned\u0007Safe\rForged \u202Etxt.exe\u009b31m"#
+
+  /// The id of the article `tooDeep` lists.
+  public static let deepID = "deep-1"
+  /// The member of that article nested past the limit.
+  public static let deepField = "meta"
 
   /// Whether the mode's answer is the server's own refusal of the writes (a 400 with the API's
   /// error body), recorded against each, rather than a reply that keeps them pending.
@@ -161,6 +170,13 @@ public enum HostileMode: String, CaseIterable, Sendable, CustomStringConvertible
         #"{"id":"\#(Self.injectedID)","title":"\#(Self.injectedTitle)","body":"b","#
         + #""version":1,"updated_at":"2026-01-01T00:00:00.000Z"}"#
       return .raw(Self.response("200 OK", type: "application/json", body: "[\(article)]"))
+    case .tooDeep:
+      let levels = 100_000
+      let article =
+        #"{"id":"\#(Self.deepID)","title":"Deep","body":"b","version":1,"\#(Self.deepField)":"#
+        + String(repeating: "[", count: levels) + "1" + String(repeating: "]", count: levels) + "}"
+      return .raw(
+        Self.response("200 OK", type: "text/plain; charset=utf-8", body: "[\(article)]"))
     }
   }
 

@@ -59,10 +59,13 @@ public final class FileLocalStore: LocalStore {
     package var droppedTornBytes: Int
   }
 
-  /// The journal format this code writes.
-  package static let journalFormat = 1
-  /// The snapshot format this code writes.
-  package static let snapshotFormat = 1
+  /// The journal format this code writes: 2, every JSON value (a payload, a server copy, a
+  /// conflict's record) as its text in a JSON string, so that no number is rounded and no
+  /// nesting is cut by the coders (decision 2428). Format 1 (JSON values as JSON) is read, and
+  /// rewritten as 2 when the store opens.
+  package static let journalFormat = 2
+  /// The snapshot format this code writes (2, as the journal's).
+  package static let snapshotFormat = 2
 
   /// The store's directory.
   package let directory: String
@@ -123,10 +126,12 @@ public final class FileLocalStore: LocalStore {
       }
       usleep(10_000)
     }
+    let olderFormat: Bool
     do {
       let loaded = try Self.load(
         directory: directory, snapshotPath: directory + "/records.json",
         journalPath: directory + "/outbox.journal")
+      olderFormat = loaded.olderFormat
       recovery = Recovery(droppedTornBytes: loaded.dropped)
       let journal = try FileIO.open(
         directory + "/outbox.journal", O_WRONLY | O_APPEND, what: "opened")
@@ -138,6 +143,16 @@ public final class FileLocalStore: LocalStore {
     } catch {
       Self.release(lock)
       throw error
+    }
+    // A file of format 1 is rewritten in this code's format before anything is appended; if
+    // that fails, the files are closed (by `close()`, once) and what the disk holds stays.
+    if olderFormat {
+      do {
+        try compact()
+      } catch {
+        close()
+        throw error
+      }
     }
   }
 
@@ -318,23 +333,32 @@ public final class FileLocalStore: LocalStore {
   private static func encode(_ value: some Encodable) throws -> [UInt8] {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    encoder.userInfo[JSONValue.codedAsText] = true
     return Array(try encoder.encode(value))
   }
 
+  /// The decoder of a file of `format`: from 2 on, JSON values are read from their text.
+  private static func decoder(format: Int) -> JSONDecoder {
+    let decoder = JSONDecoder()
+    decoder.userInfo[JSONValue.codedAsText] = format >= 2
+    return decoder
+  }
+
   private static func load(directory: String, snapshotPath: String, journalPath: String) throws
-    -> (state: LocalStoreState, lastSequence: Int64, dropped: Int)
+    -> (state: LocalStoreState, lastSequence: Int64, dropped: Int, olderFormat: Bool)
   {
     var state = LocalStoreState()
     var snapshotSequence: Int64 = 0
+    var olderFormat = false
     if FileIO.exists(snapshotPath) {
       let bytes = try FileIO.readAll(snapshotPath)
       let snapshot: Snapshot
+      let format = try? JSONDecoder().decode(FormatProbe.self, from: Data(bytes)).format
       do {
-        snapshot = try JSONDecoder().decode(Snapshot.self, from: Data(bytes))
+        snapshot = try decoder(format: format ?? snapshotFormat).decode(
+          Snapshot.self, from: Data(bytes))
       } catch {
-        if let format = try? JSONDecoder().decode(FormatProbe.self, from: Data(bytes)).format,
-          format > snapshotFormat
-        {
+        if let format, format > snapshotFormat {
           throw newer(snapshotPath, format)
         }
         throw StoreError(
@@ -344,6 +368,7 @@ public final class FileLocalStore: LocalStore {
           path: snapshotPath, underlying: "\(error)")
       }
       if snapshot.format > snapshotFormat { throw newer(snapshotPath, snapshot.format) }
+      olderFormat = snapshot.format < snapshotFormat
       snapshotSequence = snapshot.journalSequence
       try state.apply(
         snapshot.records.map { .putRecord($0) } + snapshot.collections.map { .putCollection($0) })
@@ -377,10 +402,12 @@ public final class FileLocalStore: LocalStore {
       throw damaged(journalPath, line: 1, "it does not start with a Courier journal header")
     }
     if header.courierJournal > journalFormat { throw newer(journalPath, header.courierJournal) }
+    olderFormat = olderFormat || header.courierJournal < journalFormat
+    let lineDecoder = decoder(format: header.courierJournal)
     var parsed: [JournalLine] = []
     for (index, text) in complete.enumerated().dropFirst() {
       do {
-        parsed.append(try JSONDecoder().decode(JournalLine.self, from: Data(text)))
+        parsed.append(try lineDecoder.decode(JournalLine.self, from: Data(text)))
       } catch {
         if index == complete.count - 1, lines.last?.isEmpty == true {
           // A last line that does not parse, with nothing after it, is a torn append whose
@@ -415,7 +442,7 @@ public final class FileLocalStore: LocalStore {
       if ftruncate(fd, off_t(keptBytes)) != 0 { throw FileIO.failure("repaired", journalPath) }
       if fsync(fd) != 0 { throw FileIO.failure("flushed to disk", journalPath) }
     }
-    return (state, lastSequence, dropped)
+    return (state, lastSequence, dropped, olderFormat)
   }
 
   private static func damaged(_ path: String, line: Int, _ why: String) -> StoreError {

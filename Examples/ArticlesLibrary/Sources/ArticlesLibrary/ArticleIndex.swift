@@ -66,7 +66,9 @@ public struct ArticleIndex<C: Clock>: Sendable where C.Duration == Duration {
       throw CourierError(.decoding, context: "GET /articles")
     }
     return items.compactMap { item in
-      guard case .integer(let id) = item["id"], case .string(let title) = item["title"] else {
+      guard case .number(let number) = item["id"], let id = number.int64Value,
+        case .string(let title) = item["title"]
+      else {
         return nil
       }
       return ArticleSummary(id: id, title: title)
