@@ -64,41 +64,71 @@ extension HTTPResponse {
   /// do: `Content-Length` values that differ (in two fields or in one list, `10, 20`), one
   /// that is not a number, or a `Content-Length` beside a `Transfer-Encoding` (which the
   /// RFC says ought to be handled as an error: it is how responses are split and requests
-  /// smuggled). The same length repeated is one length (RFC 9110 §8.6).
+  /// smuggled). The same length repeated is one length (RFC 9110 §8.6). By bytes, without an
+  /// allocation for a head that is right: this runs for every response.
   /// - Parameter fields: the head's fields, as received.
   /// - Returns: what is wrong, for logs; nil for a head with one length or none.
   package static func receivedLengthConflict(
     in fields: some Collection<(name: String, value: String)>
   ) -> String? {
-    var length: String?
+    var length: UInt64?
     var encoded = false
     for field in fields {
-      // Most fields are neither: their names' lengths differ from both before any case is
-      // folded.
-      let size = field.name.utf8.count
-      guard size == 14 || size == 17 else { continue }
-      if size == 17, field.name.lowercased() == "transfer-encoding" {
+      if isName(field.name, "transfer-encoding") {
         encoded = true
         continue
       }
-      guard size == 14, field.name.lowercased() == "content-length" else { continue }
-      for element in field.value.split(separator: ",", omittingEmptySubsequences: false) {
-        let value = element.trimmingSpacesAndTabs()
-        guard !value.isEmpty, value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
-          return "Content-Length “\(LogText.escaped(String(field.value.prefix(64))))”"
-        }
-        // A number, leading zeros aside (`010` is ten).
-        let number = String(value.drop { $0 == "0" })
-        if let known = length, known != number {
-          return "Content-Length \(known.isEmpty ? "0" : known) and \(value)"
-        }
-        length = number
+      guard isName(field.name, "content-length") else { continue }
+      if let wrong = merge(field.value, into: &length) { return wrong }
+    }
+    if encoded, let length { return "Content-Length \(length) beside Transfer-Encoding" }
+    return nil
+  }
+
+  /// Whether a field's name is `lowercased`, in any case (ASCII).
+  private static func isName(_ name: String, _ lowercased: StaticString) -> Bool {
+    guard name.utf8.count == lowercased.utf8CodeUnitCount else { return false }
+    return lowercased.withUTF8Buffer { expected in
+      zip(name.utf8, expected).allSatisfy { byte, wanted in
+        (0x41...0x5A).contains(byte) ? byte | 0x20 == wanted : byte == wanted
       }
     }
-    if encoded, let length {
-      return "Content-Length \(length.isEmpty ? "0" : length) beside Transfer-Encoding"
+  }
+
+  /// Takes the numbers of a `Content-Length` value, a list of one or more (`10`, `10, 10`;
+  /// an empty member is skipped, as in any list, RFC 9110 §5.6.1), into the length found so far.
+  /// - Returns: what is wrong, or nil: a value without a number, a member that is not a number
+  ///   of at most 18 digits (more is no body a reply can have), or one that differs from the
+  ///   length.
+  private static func merge(_ value: String, into length: inout UInt64?) -> String? {
+    func invalid() -> String { "Content-Length “\(LogText.escaped(String(value.prefix(64))))”" }
+    var number: UInt64 = 0
+    var digits = 0
+    var spaced = false  // spaces after the digits
+    var members = 0
+    func take() -> String? {
+      guard digits > 0 else { return nil }
+      members += 1
+      if let known = length, known != number { return "Content-Length \(known) and \(number)" }
+      length = number
+      (number, digits, spaced) = (0, 0, false)
+      return nil
     }
-    return nil
+    for byte in value.utf8 {
+      switch byte {
+      case 0x30...0x39 where !spaced && digits < 18:
+        number = number * 10 + UInt64(byte - 0x30)
+        digits += 1
+      case 0x20, 0x09:
+        spaced = digits > 0
+      case 0x2C:
+        if let wrong = take() { return wrong }
+      default:
+        return invalid()
+      }
+    }
+    if let wrong = take() { return wrong }
+    return members > 0 ? nil : invalid()
   }
 
   private static func badReply(_ code: String, _ what: String, context: String?) -> CourierError {
