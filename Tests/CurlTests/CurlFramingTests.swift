@@ -99,4 +99,28 @@ struct CurlFramingTests {
     #expect(error.userMessage == "The server sent a reply that couldn't be understood.")
     #expect(error.underlying?.contains("Http/1.1 200 OK") == true, "\(error)")
   }
+
+  @Test("a download whose reply is bad leaves no file: the destination keeps what it had")
+  func badDownload() async throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "courier-framing-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let destination = directory.appendingPathComponent("out.txt")
+    try Data("before".utf8).write(to: destination)
+    // libcurl reads the last length (10 bytes) and calls it a success.
+    let server = try LoopbackServer(
+      .raw("HTTP/1.1 200 OK\r\nContent-Length: 20\r\nContent-Length: 10\r\n\r\n0123456789"))
+    defer { server.stop() }
+    do {
+      let response = try await CurlTransport().download(
+        HTTPRequest(method: .get, url: server.url), to: destination,
+        options: TransportOptions(deadline: .seconds(10)))
+      Issue.record("expected a failure, got \(response.status)")
+    } catch let error as CourierError {
+      #expect(error.code == "reply_length_conflict", "\(error)")
+    }
+    #expect(try Data(contentsOf: destination) == Data("before".utf8))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.txt"])
+  }
 }

@@ -327,6 +327,25 @@ final class CurlEasy {
     if code == 0 {
       var status = 0
       _ = courier_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+      defer {
+        body = Data()
+        fields = []
+        trailers = nil
+      }
+      let answer: CurlAnswer
+      do throws(CourierError) {
+        let head = try HTTPResponse(
+          receivedStatus: status, fields: fields, context: transfer.context)
+        var trailerFields: HTTPFields?
+        if let trailers {
+          trailerFields = try HTTPResponse.receivedFields(trailers, context: transfer.context)
+        }
+        answer = (head, ResponseBody(bytes: body, trailerFields: trailerFields))
+      } catch {
+        // A bad reply's body is not the file's: it never takes the destination's place.
+        discardOutput()
+        return .failure(error)
+      }
       if let output {
         self.output = nil
         Glibc.close(output.fd)
@@ -339,22 +358,7 @@ final class CurlEasy {
               mayHaveReachedServer: true, context: transfer.context))
         }
       }
-      defer {
-        body = Data()
-        fields = []
-        trailers = nil
-      }
-      do throws(CourierError) {
-        let head = try HTTPResponse(
-          receivedStatus: status, fields: fields, context: transfer.context)
-        var trailerFields: HTTPFields?
-        if let trailers {
-          trailerFields = try HTTPResponse.receivedFields(trailers, context: transfer.context)
-        }
-        return .success((head, ResponseBody(bytes: body, trailerFields: trailerFields)))
-      } catch {
-        return .failure(error)
-      }
+      return .success(answer)
     }
     // The partial file goes before the caller hears of the failure, so none is ever seen.
     discardOutput()
