@@ -105,7 +105,7 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
   /// - Parameters:
   ///   - safeToRepeat: whether the operation is idempotent (or carries an idempotency key).
   ///   - readsOnly: whether the operation only reads (a `GET`, a `HEAD`): the first reply of it
-  ///     cut short of its length is then asked for once more (decision 2432).
+  ///     cut short of its length is then asked for once more (decision 2436).
   ///   - logger: where each decision is logged.
   ///   - onEvent: receives each decision.
   ///   - operation: the work; it receives the attempt number (from 1).

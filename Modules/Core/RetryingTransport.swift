@@ -15,7 +15,7 @@ import Logging
 /// its retries), so a retry after a timeout or a reset never makes the server act twice.
 /// `PUT` and `DELETE` are idempotent by method and get none unless the caller adds one.
 /// A reply cut short of its length is not a passing fault: a `GET` or `HEAD` asks for it once
-/// more, a write is not sent again (decision 2432).
+/// more, a write is not sent again (decision 2436).
 /// It classifies each response (`ResponseClassifier`) to decide whether to retry: when the
 /// retries end on an HTTP failure, or on one not worth retrying, the last response is returned
 /// as it came. Every decision, the attempt count included, goes to the call's `onRetry`, from

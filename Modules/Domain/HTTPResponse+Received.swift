@@ -140,7 +140,7 @@ extension HTTPResponse {
 
 extension CourierError {
   /// A reply whose fields give its body more than one length (`HTTPResponse
-  /// .receivedLengthConflict(in:)`): which bytes are the reply is unknown (decision 2430).
+  /// .receivedLengthConflict(in:)`): which bytes are the reply is unknown (decision 2434).
   /// - Parameters:
   ///   - conflict: what the fields say, for logs.
   ///   - context: the request's summary.
@@ -153,7 +153,7 @@ extension CourierError {
 
   /// A reply whose first line is not an HTTP status line (RFC 9112 §4): the HTTP-version's
   /// name is `HTTP` in capitals, then a digit or two, a space and a three-digit code
-  /// (decision 2430).
+  /// (decision 2434).
   /// - Parameters:
   ///   - line: the line as received, for logs.
   ///   - context: the request's summary.
@@ -166,7 +166,7 @@ extension CourierError {
       context: context)
   }
 
-  /// Whether this is a reply that ended before its length (`reply_truncated`, decision 2432).
+  /// Whether this is a reply that ended before its length (`reply_truncated`, decision 2436).
   package var isTruncatedReply: Bool {
     kind == .invalidResponse && code == TransportErrorTable.Outcome.truncatedReply.code
   }

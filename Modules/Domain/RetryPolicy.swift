@@ -60,7 +60,7 @@ public struct RetryPolicy: Sendable, Equatable {
   ///   - budgetAllows: whether the client's shared retry budget has a token.
   ///   - asksAgainIfCutShort: whether a reply cut short of its length (`reply_truncated`) is
   ///     asked for once more: true for a request that only reads (`GET`, `HEAD`) none of whose
-  ///     earlier replies was cut short (decision 2432). A write's is never: the server answered
+  ///     earlier replies was cut short (decision 2436). A write's is never: the server answered
   ///     it, and the outbox keeps it pending to send later with its Idempotency-Key.
   /// - Returns: the decision.
   package func decide(

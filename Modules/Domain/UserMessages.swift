@@ -55,7 +55,7 @@ package enum UserMessages {
       if error.code?.hasPrefix("tus_") == true, let message = error.serverMessage {
         return message
       }
-      // The head came, the body stopped short of its length (decision 2432).
+      // The head came, the body stopped short of its length (decision 2436).
       if error.isTruncatedReply { return "The server's reply was cut short before its end." }
       return "The server sent a reply that couldn't be understood."
     case .decoding:

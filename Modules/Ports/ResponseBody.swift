@@ -19,7 +19,7 @@ public struct ResponseBody: Sendable, Equatable {
 
   /// The trailer fields sent after the body (RFC 9110 §6.5), kept apart from the head's header
   /// fields as the RFC requires: nil when the reply had none, or when its transport cannot see
-  /// them (URLSession, decision 2431). Fields a server puts here (a checksum, a gRPC status)
+  /// them (URLSession, decision 2435). Fields a server puts here (a checksum, a gRPC status)
   /// are known only once the whole body has come.
   public let trailerFields: HTTPFields?
 

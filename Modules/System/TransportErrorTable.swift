@@ -10,7 +10,7 @@ package enum TransportErrorTable {
     /// Whether the request may have reached the server.
     package var mayHaveReachedServer: Bool
     /// The error's code when the kind alone does not say what happened: `reply_truncated` for
-    /// a reply that ended before its length (decision 2432).
+    /// a reply that ended before its length (decision 2436).
     package var code: String?
 
     /// Creates an outcome.
@@ -27,7 +27,7 @@ package enum TransportErrorTable {
     }
 
     /// A reply whose head came and whose body ended before its `Content-Length` or its last
-    /// chunk: the server answered, and what it answered is cut short (decision 2432). A bad
+    /// chunk: the server answered, and what it answered is cut short (decision 2436). A bad
     /// reply rather than a lost connection, so that the retry step does not take it for a
     /// passing fault.
     package static let truncatedReply = Outcome(

@@ -26,9 +26,9 @@ struct HostileServerTests {
     // JSON cut short by its Content-Length: a bad reply from something speaking the API (76),
     // not a login page (decision 2423).
     case .lyingLength: [76]
-    // A body cut short of its length: a truncated reply, not a lost connection (decision 2432).
+    // A body cut short of its length: a truncated reply, not a lost connection (decision 2436).
     case .truncatedBody: [76]
-    // A status line or lengths that are not HTTP (decision 2430).
+    // A status line or lengths that are not HTTP (decision 2434).
     case .badStatusLine, .conflictingLength: [76]
     case .notHTTP, .gzipBomb, .badFieldName, .manyFields: [76]
     // libcurl reports an oversized header section as a receive error (transient).
@@ -42,7 +42,7 @@ struct HostileServerTests {
     }
   }
 
-  /// The code and the sentence `get` reports for a reply framed wrongly (decisions 2430, 2432).
+  /// The code and the sentence `get` reports for a reply framed wrongly (decisions 2434, 2436).
   static func framingFailure(_ mode: HostileMode) -> (code: String, message: String)? {
     let unreadable = "The server sent a reply that couldn't be understood."
     switch mode {
@@ -260,7 +260,7 @@ struct HostileServerTests {
     }
   }
 
-  /// Decision 2432: a reply cut short of its length is a truncated reply, not a lost
+  /// Decision 2436: a reply cut short of its length is a truncated reply, not a lost
   /// connection. Under the default retry policy a write it answered is not sent again in the
   /// same sync: it stays pending and unproven, and the next sync sends it with the same
   /// Idempotency-Key. A GET is asked for once more.

@@ -7,8 +7,8 @@ import Foundation
 import HTTPTypes
 import Testing
 
-/// How the libcurl adapter and the retry step take a reply framed wrongly (decisions 2430,
-/// 2432): a reply cut short is asked for again once when the request only reads, never when
+/// How the libcurl adapter and the retry step take a reply framed wrongly (decisions 2434,
+/// 2436): a reply cut short is asked for again once when the request only reads, never when
 /// it writes.
 @Suite("CurlTransport and the framing of a reply")
 struct CurlFramingTests {

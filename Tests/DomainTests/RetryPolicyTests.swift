@@ -24,7 +24,7 @@ struct RetryPolicyTests {
     let jitter: Double
     let budget: Bool
     let expected: RetryDecision
-    /// Whether a reply cut short may be asked for once more (a GET's first, decision 2432).
+    /// Whether a reply cut short may be asked for once more (a GET's first, decision 2436).
     var asksAgain = false
     var testDescription: String { name }
   }

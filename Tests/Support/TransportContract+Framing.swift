@@ -8,7 +8,7 @@ import Testing
   import Glibc
 #endif
 
-/// What an adapter cannot do as the contract asks, each limit recorded in a decision (2431): a
+/// What an adapter cannot do as the contract asks, each limit recorded in a decision (2435): a
 /// check that meets one asserts the limit as it is, so that a platform that lifts it fails the
 /// check, and the limit is taken off.
 public struct TransportLimits: Sendable {
@@ -35,7 +35,7 @@ public struct TransportLimits: Sendable {
 
 // How a reply is framed (RFC 9112): the status line, the body's length and the trailer fields
 // that may follow a chunked body. A reply whose framing is wrong is a bad reply, never a
-// success, a lost connection or a crash (decisions 2430, 2431, 2432).
+// success, a lost connection or a crash (decisions 2434, 2435, 2436).
 extension TransportContract {
   /// The framing checks, run with the others by `all`.
   static let framing: [TransportContract] = [

@@ -76,7 +76,7 @@ public struct TransportContract: Sendable, CustomStringConvertible {
   /// Runs the check.
   /// - Parameters:
   ///   - factory: makes the transport under test.
-  ///   - limits: what the adapter is known not to do as the contract asks (decision 2431).
+  ///   - limits: what the adapter is known not to do as the contract asks (decision 2435).
   /// - Throws: what the check throws (expectations are recorded as issues).
   /// - Returns: every transport the check made, for the adapter's own checks afterwards.
   @discardableResult
@@ -327,7 +327,7 @@ public struct TransportContract: Sendable, CustomStringConvertible {
   static let closedMidBody = TransportContract(
     name: "closed mid-body → a truncated reply, not a lost connection"
   ) { make, _ in
-    // The server answered and closed before the length it announced (decision 2432).
+    // The server answered and closed before the length it announced (decision 2436).
     let error = try await failure(of: make(.satisfied), against: .closeMidBody)
     #expect(error.kind == .invalidResponse, "\(error)")
     #expect(error.code == "reply_truncated", "\(error)")

@@ -53,7 +53,7 @@ struct CurlErrorTableTests {
     row(Code.sendError, "SEND_ERROR", .connectionLost, reached: true),
     row(Code.recvError, "RECV_ERROR", .connectionLost, reached: true),
     row(Code.gotNothing, "GOT_NOTHING", .connectionLost, reached: true),
-    // The reply ended before its length: a truncated reply (decision 2432).
+    // The reply ended before its length: a truncated reply (decision 2436).
     row(Code.partialFile, "PARTIAL_FILE", .invalidResponse, reached: true),
     row(Code.http2, "HTTP2", .connectionLost, reached: true),
     row(Code.http2Stream, "HTTP2_STREAM", .connectionLost, reached: true),

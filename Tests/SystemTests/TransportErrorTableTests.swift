@@ -20,7 +20,7 @@ struct TransportErrorTableTests {
     Row(code: -1004, message: "", offline: false, kind: .cannotReachHost),
     Row(code: -1, message: "Couldn't connect to server", offline: false, kind: .cannotReachHost),
     Row(code: -1, message: "Couldn't connect to server", offline: true, kind: .offline),
-    // libcurl's CURLE_PARTIAL_FILE: the reply ended before its length (decision 2432).
+    // libcurl's CURLE_PARTIAL_FILE: the reply ended before its length (decision 2436).
     Row(
       code: -1, message: "transfer closed with 990 bytes remaining to read", offline: false,
       kind: .invalidResponse),

@@ -9,7 +9,7 @@ import Testing
 /// be left stuck by a cancelled task, platform notes).
 @Suite("URLSessionTransport passes the transport contract", .contractBackends)
 struct URLSessionContractTests {
-  /// What FoundationNetworking does not let the adapter do (decision 2431): it hands over a
+  /// What FoundationNetworking does not let the adapter do (decision 2435): it hands over a
   /// status code without the status line, refuses a status line that ends at its code, and
   /// stops the process on a reply with trailer fields.
   static let limits: TransportLimits = {

@@ -255,7 +255,7 @@ final class CurlEasy {
     case (.other, .afterHead) where bodyStarted || trailers != nil:
       break
     case (.field, .awaitingStatus), (.end, .awaitingStatus), (.other, _):
-      // Not a status line where one is due (`Http/1.1 200 OK`): not HTTP (decision 2430).
+      // Not a status line where one is due (`Http/1.1 200 OK`): not HTTP (decision 2434).
       localFailure = .statusLineInvalid(
         String(decoding: bytes, as: UTF8.self).trimmingWhitespaceAndNewlines(),
         context: transfer.context)
@@ -366,7 +366,7 @@ final class CurlEasy {
     if code == CurlErrorTable.Code.partialFile,
       let conflict = HTTPResponse.receivedLengthConflict(in: fields)
     {
-      // Cut short of the length libcurl went by, one of several the head gave (decision 2430).
+      // Cut short of the length libcurl went by, one of several the head gave (decision 2434).
       return .failure(.lengthConflict(conflict, context: transfer.context))
     }
     var requestBytes = 0

@@ -17,7 +17,7 @@ import Synchronization
 /// even when libcurl is slow to stop; URLSession's own cache and cookies are off, so ETags
 /// and sessions are the pipeline's business. It never logs anything, headers included.
 ///
-/// What FoundationNetworking keeps it from doing on Linux (decision 2431): a reply with
+/// What FoundationNetworking keeps it from doing on Linux (decision 2435): a reply with
 /// trailer fields after a chunked body stops the process there, before any of this adapter's
 /// code runs; a status line that ends at its code (`HTTP/1.1 200`) is refused as a bad reply;
 /// and only the status code reaches the adapter, so a status line that is not HTTP's
@@ -351,7 +351,7 @@ private final class Exchange: Sendable {
       if outcome.code == TransportErrorTable.Outcome.truncatedReply.code,
         let conflict = HTTPResponse.receivedLengthConflict(in: fields)
       {
-        // Cut short of the length libcurl went by, one of several the head gave (decision 2430).
+        // Cut short of the length libcurl went by, one of several the head gave (decision 2434).
         finish(.failure(CourierError.lengthConflict(conflict, context: context)))
         return
       }
