@@ -169,7 +169,9 @@ public struct APIClient: Sendable {
       throw failure
     }
     if let redaction, !(200..<300).contains(response.status.code) {
-      received = ResponseBody(bytes: redaction.body(received.bytes))
+      received = ResponseBody(
+        bytes: redaction.body(received.bytes),
+        trailerFields: received.trailerFields.map(redaction.fields))
     }
     // The retry step classified it too, to decide on retrying; the verdict is the same pure
     // function of the same answer.

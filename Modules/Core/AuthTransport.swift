@@ -139,8 +139,8 @@ package final class AuthTransport: Transport {
     return Self.redacting(try await send(replay), renewed, credentials)
   }
 
-  /// A reply that is not a success with the session's tokens taken out of its body and header
-  /// values (decision 2421): a server that repeats the request's headers in its error message
+  /// A reply that is not a success with the session's tokens taken out of its body, header
+  /// and trailer values (decision 2421): a server that repeats the request's headers in its error message
   /// must not put the token on a screen or in the outbox. A success passes exact (its body is
   /// data).
   /// - Parameters:
@@ -155,12 +155,13 @@ package final class AuthTransport: Transport {
       sessions.flatMap { [$0?.accessToken, $0?.refreshToken] })
     guard !redaction.isEmpty else { return answer }
     var head = answer.0
-    var fields = HTTPFields()
-    for field in head.headerFields {
-      fields.append(HTTPField(name: field.name, value: redaction.text(field.value)))
-    }
-    head.headerFields = fields
-    return (head, ResponseBody(bytes: redaction.body(answer.1.bytes)))
+    head.headerFields = redaction.fields(head.headerFields)
+    return (
+      head,
+      ResponseBody(
+        bytes: redaction.body(answer.1.bytes),
+        trailerFields: answer.1.trailerFields.map(redaction.fields))
+    )
   }
 
   /// Whether a token with a known expiry is within the leeway of it and can be renewed.

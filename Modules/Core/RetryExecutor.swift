@@ -104,6 +104,8 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
   /// Runs `operation` as ``run(safeToRepeat:logger:_:)`` does, telling `onEvent` each decision.
   /// - Parameters:
   ///   - safeToRepeat: whether the operation is idempotent (or carries an idempotency key).
+  ///   - readsOnly: whether the operation only reads (a `GET`, a `HEAD`): the first reply of it
+  ///     cut short of its length is then asked for once more (decision 2436).
   ///   - logger: where each decision is logged.
   ///   - onEvent: receives each decision.
   ///   - operation: the work; it receives the attempt number (from 1).
@@ -111,7 +113,7 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
   /// - Throws: the last error (a `CourierError`, or the operation's own `CourierErrorCarrying`
   ///   error), its `attempts` set; `cancelled` on cancellation.
   package func run<T: Sendable>(
-    safeToRepeat: Bool, logger: Logger = .courierDiscarding,
+    safeToRepeat: Bool, readsOnly: Bool = false, logger: Logger = .courierDiscarding,
     onEvent: @Sendable (RetryEvent) -> Void,
     _ operation: @Sendable (_ attempt: Int) async throws -> T
   ) async throws -> T {
@@ -121,6 +123,7 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
     }
     let start = clock.now
     var attempt = 0
+    var cutShortBefore = false
     while true {
       attempt += 1
       if Task.isCancelled { throw CourierError(.cancelled, attempts: attempt - 1) }
@@ -143,7 +146,9 @@ public struct RetryExecutor<C: Clock>: Sendable where C.Duration == Duration {
         if failure.isTransient { budget.recordFailure() }
         let decision = policy.decide(
           after: failure, attempt: attempt, elapsed: start.duration(to: clock.now),
-          safeToRepeat: safeToRepeat, jitter: random.next(), budgetAllows: budget.allowsRetry)
+          safeToRepeat: safeToRepeat, jitter: random.next(), budgetAllows: budget.allowsRetry,
+          asksAgainIfCutShort: readsOnly && !cutShortBefore)
+        if failure.isTruncatedReply { cutShortBefore = true }
         switch decision {
         case .giveUp(let reason):
           report(.gaveUp(attempts: attempt, reason: reason, error: failure))

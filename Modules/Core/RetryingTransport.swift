@@ -14,6 +14,8 @@ import Logging
 /// Every `POST` and `PATCH` without an `Idempotency-Key` gets one here (a UUID kept across
 /// its retries), so a retry after a timeout or a reset never makes the server act twice.
 /// `PUT` and `DELETE` are idempotent by method and get none unless the caller adds one.
+/// A reply cut short of its length is not a passing fault: a `GET` or `HEAD` asks for it once
+/// more, a write is not sent again (decision 2436).
 /// It classifies each response (`ResponseClassifier`) to decide whether to retry: when the
 /// retries end on an HTTP failure, or on one not worth retrying, the last response is returned
 /// as it came. Every decision, the attempt count included, goes to the call's `onRetry`, from
@@ -82,7 +84,8 @@ package struct RetryingTransport<C: Clock>: Transport where C.Duration == Durati
     }
     do {
       let (response, received, failure) = try await executor.run(
-        safeToRepeat: keyed.isSafeToRepeat, logger: call.logger,
+        safeToRepeat: keyed.isSafeToRepeat,
+        readsOnly: keyed.method == .get || keyed.method == .head, logger: call.logger,
         onEvent: { event in
           onEvent(keyed, event)
           callObserver?(event)

@@ -58,12 +58,17 @@ public struct RetryPolicy: Sendable, Equatable {
   ///   - safeToRepeat: whether the request is idempotent or carries an `Idempotency-Key`.
   ///   - jitter: a uniform draw in `0..<1`.
   ///   - budgetAllows: whether the client's shared retry budget has a token.
+  ///   - asksAgainIfCutShort: whether a reply cut short of its length (`reply_truncated`) is
+  ///     asked for once more: true for a request that only reads (`GET`, `HEAD`) none of whose
+  ///     earlier replies was cut short (decision 2436). A write's is never: the server answered
+  ///     it, and the outbox keeps it pending to send later with its Idempotency-Key.
   /// - Returns: the decision.
   package func decide(
     after error: CourierError, attempt: Int, elapsed: Duration, safeToRepeat: Bool,
-    jitter: Double, budgetAllows: Bool = true
+    jitter: Double, budgetAllows: Bool = true, asksAgainIfCutShort: Bool = false
   ) -> RetryDecision {
-    guard error.isTransient else { return .giveUp(.notTransient) }
+    let askedAgain = asksAgainIfCutShort && error.isTruncatedReply
+    guard error.isTransient || askedAgain else { return .giveUp(.notTransient) }
     if error.kind == .notTheServer { return .giveUp(.notTheServer) }
     if error.mayHaveReachedServer && !safeToRepeat { return .giveUp(.notSafeToRepeat) }
     guard attempt < maxAttempts else { return .giveUp(.attemptsExhausted) }

@@ -1,3 +1,5 @@
+import HTTPTypes
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -52,6 +54,14 @@ package struct SecretRedaction: Sendable {
       result = result.replacing(spelling, with: Self.mark)
     }
     return result
+  }
+
+  /// Fields (a reply's header or trailer section) with every secret replaced in their values.
+  /// - Parameter fields: the fields.
+  /// - Returns: the fields, in order, the same when they hold no secret.
+  package func fields(_ fields: HTTPFields) -> HTTPFields {
+    guard !isEmpty else { return fields }
+    return HTTPFields(fields.map { HTTPField(name: $0.name, value: text($0.value)) })
   }
 
   /// A JSON value with every secret replaced in its strings and member names.

@@ -64,6 +64,8 @@ package enum UserMessages {
         return "The server sent JSON nested deeper than \(JSONValue.maximumDepth) levels, more "
           + "than Courier reads; nothing of it was kept."
       }
+      // The head came, the body stopped short of its length (decision 2436).
+      if error.isTruncatedReply { return "The server's reply was cut short before its end." }
       return "The server sent a reply that couldn't be understood."
     case .decoding:
       return "The server's reply couldn't be read."

@@ -165,9 +165,13 @@ package enum CurlErrorTable {
       Code.sslCRLBadFile, Code.sslIssuerError, Code.sslPinnedPubKeyNotMatch,
       Code.sslInvalidCertStatus, Code.sslClientCert:
       return Outcome(.tls)
-    case Code.sendError, Code.recvError, Code.gotNothing, Code.partialFile, Code.http2,
-      Code.http2Stream, Code.http3, Code.uploadFailed, Code.sendFailRewind:
+    case Code.sendError, Code.recvError, Code.gotNothing, Code.http2, Code.http2Stream,
+      Code.http3, Code.uploadFailed, Code.sendFailRewind:
       return Outcome(.connectionLost, mayHaveReachedServer: true)
+    case Code.partialFile:
+      // The connection closed cleanly before the body's length or its last chunk: the server
+      // answered, and its reply is cut short (a reset mid-body is RECV_ERROR, a lost connection).
+      return .truncatedReply
     case Code.weirdServerReply, Code.badContentEncoding, Code.tooManyRedirects,
       Code.filesizeExceeded, Code.writeError, Code.unsupportedProtocol:
       // A write error comes from the transport's own bound on the response's size. An

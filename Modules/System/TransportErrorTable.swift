@@ -9,15 +9,29 @@ package enum TransportErrorTable {
     package var kind: TransportFailure
     /// Whether the request may have reached the server.
     package var mayHaveReachedServer: Bool
+    /// The error's code when the kind alone does not say what happened: `reply_truncated` for
+    /// a reply that ended before its length (decision 2436).
+    package var code: String?
 
     /// Creates an outcome.
     /// - Parameters:
     ///   - kind: the kind.
     ///   - mayHaveReachedServer: whether the request may have been processed.
-    package init(_ kind: TransportFailure, mayHaveReachedServer: Bool = false) {
+    ///   - code: the error's code, when the kind needs one.
+    package init(
+      _ kind: TransportFailure, mayHaveReachedServer: Bool = false, code: String? = nil
+    ) {
       self.kind = kind
       self.mayHaveReachedServer = mayHaveReachedServer
+      self.code = code
     }
+
+    /// A reply whose head came and whose body ended before its `Content-Length` or its last
+    /// chunk: the server answered, and what it answered is cut short (decision 2436). A bad
+    /// reply rather than a lost connection, so that the retry step does not take it for a
+    /// passing fault.
+    package static let truncatedReply = Outcome(
+      .invalidResponse, mayHaveReachedServer: true, code: "reply_truncated")
   }
 
   /// Classifies a URLError code.
@@ -66,6 +80,11 @@ package enum TransportErrorTable {
     if text.contains("resolve") { return Outcome(offline ? .offline : .dns) }
     if text.contains("timed out") || text.contains("timeout") {
       return Outcome(.timedOut, mayHaveReachedServer: true)
+    }
+    // CURLE_PARTIAL_FILE's texts: "transfer closed with 990 bytes remaining to read", "…with
+    // outstanding read data remaining", and curl_easy_strerror's "Transferred a partial file".
+    if text.contains("transfer closed with") || text.contains("partial file") {
+      return .truncatedReply
     }
     if text.contains("transfer closed") || text.contains("reset") || text.contains("recv")
       || text.contains("send") || text.contains("empty reply")

@@ -19,11 +19,17 @@ struct HostileServerTests {
   /// The exit codes each mode may end with (sysexits, README).
   static func expectedExits(_ mode: HostileMode) -> Set<Int32> {
     switch mode {
-    case .portal200, .portal302, .portal511, .proxy403, .jsonNotRecord: [69]
+    // A reply whose JSON is not the record, however it was framed (trailers, no reason phrase).
+    case .portal200, .portal302, .portal511, .proxy403, .jsonNotRecord, .chunkedTrailers,
+      .bareStatusLine:
+      [69]
     // JSON cut short by its Content-Length: a bad reply from something speaking the API (76),
     // not a login page (decision 2423).
     case .lyingLength: [76]
-    case .truncatedBody: [75]
+    // A body cut short of its length: a truncated reply, not a lost connection (decision 2436).
+    case .truncatedBody: [76]
+    // A status line or lengths that are not HTTP (decision 2434).
+    case .badStatusLine, .conflictingLength: [76]
     case .notHTTP, .gzipBomb, .badFieldName, .manyFields: [76]
     // libcurl reports an oversized header section as a receive error (transient).
     case .hugeHeaders: [75, 76]
@@ -35,6 +41,18 @@ struct HostileServerTests {
     case .terminalInjection: [69]
     // JSON nested past what Courier reads: a bad reply, never a page (decision 2428).
     case .tooDeep: [76]
+    }
+  }
+
+  /// The code and the sentence `get` reports for a reply framed wrongly (decisions 2434, 2436).
+  static func framingFailure(_ mode: HostileMode) -> (code: String, message: String)? {
+    let unreadable = "The server sent a reply that couldn't be understood."
+    switch mode {
+    case .badStatusLine: return ("reply_status_line_invalid", unreadable)
+    case .conflictingLength: return ("reply_length_conflict", unreadable)
+    case .truncatedBody:
+      return ("reply_truncated", "The server's reply was cut short before its end.")
+    default: return nil
     }
   }
 
@@ -194,11 +212,23 @@ struct HostileServerTests {
     defer { server.stop() }
     let get = await cli.run(server.url.absoluteString, ["get", "/articles"], dataDir: dir)
     // A 2xx `{"ok":true}` or `{}` is a valid JSON reply to a GET: printed, exit 0.
-    let expected: Set<Int32> =
-      mode == .jsonNotRecord || mode == .terminalInjection
-      ? [0] : Self.expectedExits(mode)
+    let printed: Set<HostileMode> = [
+      .jsonNotRecord, .terminalInjection, .chunkedTrailers, .bareStatusLine,
+    ]
+    let expected: Set<Int32> = printed.contains(mode) ? [0] : Self.expectedExits(mode)
     #expect(expected.contains(get.code), "\(mode): exit \(get.code) \(get.output.stderr)")
     expectNoPage(get, mode)
+    if let (code, message) = Self.framingFailure(mode) {
+      // The sentence for a person, and the reason by its code, never libcurl's words.
+      #expect(get.output.stderr == "courier: \(message)\n", "\(mode)")
+      let json = await cli.run(
+        server.url.absoluteString, ["get", "/articles", "--json"], dataDir: dir)
+      #expect(json.lines.last?["code"] as? String == code, "\(mode): \(json.output.stdout)")
+    }
+    if mode == .chunkedTrailers || mode == .bareStatusLine {
+      #expect(get.output.stdout.contains(#""ok""#), "\(mode): \(get.output.stdout)")
+      #expect(!get.output.stdout.contains("abc"), "\(mode): \(get.output.stdout)")
+    }
     // Into a pipe the body is data, exact; it holds the controls only as JSON escapes, and
     // --json writes those a terminal acts on as \u escapes too (the same JSON value).
     await expectClean(get, dir: dir, mode)
@@ -277,6 +307,43 @@ struct HostileServerTests {
     #expect(outbox["pending"] as? Int == 2 && outbox["rejected"] as? Int == 0, "\(outbox)")
     // No token and no raw control printed or stored (the mode only names a failure).
     await expectClean(human, dir: dir, .portal200)
+  }
+
+  /// Decision 2436: a reply cut short of its length is a truncated reply, not a lost
+  /// connection. Under the default retry policy a write it answered is not sent again in the
+  /// same sync: it stays pending and unproven, and the next sync sends it with the same
+  /// Idempotency-Key. A GET is asked for once more.
+  @Test("a reply cut short: the write is sent once per sync with its key, a GET twice")
+  func truncatedNotRetried() async throws {
+    let dir = try await queuedClient()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let server = try HostileMode.truncatedBody.start()
+    defer { server.stop() }
+    let url = server.url.absoluteString
+    let environment = ["COURIER_TOKEN": HostileMode.token]
+    let flags = ["--timeout", "2"]
+    for round in 1...2 {
+      let sync = await InProcessCLI.run(
+        url, ["sync", "--json"], dataDir: dir, environment: environment, globalFlags: flags)
+      #expect(sync.code == 76, "round \(round): \(sync.output.stdout) \(sync.output.stderr)")
+      #expect(sync.lines.first?["pending"] as? Int == 2, "\(sync.output.stdout)")
+      #expect(Self.writes(server).count == round, "\(server.requestHeads)")
+    }
+    let keys = Self.writes(server).map { head in
+      head.split(separator: "\r\n").first { $0.hasPrefix("idempotency-key:") }
+    }
+    #expect(keys.count == 2 && keys[0] != nil && keys[0] == keys[1], "\(server.requestHeads)")
+    try await expectKept(dir, .truncatedBody)
+    let before = server.requestHeads.count
+    let get = await InProcessCLI.run(
+      url, ["get", "/articles"], dataDir: dir, environment: environment, globalFlags: flags)
+    #expect(get.code == 76, "\(get.output.stderr)")
+    #expect(server.requestHeads.count - before == 2, "\(server.requestHeads)")
+  }
+
+  /// The heads of the writes a server received, in order.
+  static func writes(_ server: LoopbackServer) -> [String] {
+    server.requestHeads.filter { $0.hasPrefix("put ") || $0.hasPrefix("post ") }
   }
 
   @Test("after a captive portal, the real server gets every write exactly once")

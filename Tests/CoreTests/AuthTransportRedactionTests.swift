@@ -33,6 +33,23 @@ struct AuthTransportRedactionTests {
     #expect(error.kind == .business && error.code == "bad_request")
   }
 
+  @Test("a refusal repeating the token in a trailer field: taken out there too, kept apart")
+  func trailers() async throws {
+    let transport = InMemoryTransport()
+    transport.enqueue(
+      .response(
+        HTTPResponse(status: 400, headerFields: [.contentType: "application/json"]),
+        body: ResponseBody(
+          bytes: Data(#"{"code":"bad_request","message":"no"}"#.utf8),
+          trailerFields: [HTTPField.Name("X-Echo")!: "Bearer tok-5"])))
+    let auth = AuthTransport(
+      transport, store: InMemoryCredentialStore(Credentials(accessToken: "tok-5")),
+      refreshURL: refreshURL)
+    let (response, body) = try await auth.send(HTTPRequest(method: .put, url: url))
+    #expect(body.trailerFields == [HTTPField.Name("X-Echo")!: "Bearer \(mark)"])
+    #expect(response.headerFields[HTTPField.Name("X-Echo")!] == nil)
+  }
+
   @Test("the replay after a renewal: the old and the new tokens are both taken out")
   func afterRenewal() async throws {
     let transport = InMemoryTransport()

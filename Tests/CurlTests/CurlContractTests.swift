@@ -10,7 +10,8 @@ import Testing
 struct CurlContractTests {
   @Test(arguments: TransportContract.all)
   func contract(_ check: TransportContract) async throws {
-    let made = try await check.run { path in CurlTransport(pathStatus: { path }) }
+    let made = try await check.run(
+      { path in CurlTransport(pathStatus: { path }) }, limits: TransportLimits(probeName: "curl"))
     for transport in made {
       #expect(try await TransportContract.healthStatus(through: transport) == 200)
       let curl = try #require(transport as? CurlTransport)

@@ -75,4 +75,60 @@ struct HTTPResponseReceivedTests {
     #expect(error?.kind == .invalidResponse)
     #expect(error?.code == "reply_too_many_fields")
   }
+
+  struct LengthRow: Sendable, CustomTestStringConvertible {
+    let fields: [String]
+    let conflict: Bool
+    var testDescription: String { "\(fields) → \(conflict ? "bad reply" : "one length")" }
+  }
+
+  /// Each field `Name: value`.
+  static let lengthRows: [LengthRow] = [
+    LengthRow(fields: ["Content-Length: 10"], conflict: false),
+    LengthRow(fields: ["Content-Length: 10", "content-length: 10"], conflict: false),
+    LengthRow(fields: ["Content-Length: 10, 10", "Content-Length:10"], conflict: false),
+    LengthRow(fields: ["Content-Length: 010", "Content-Length: 10"], conflict: false),
+    LengthRow(fields: ["Content-Length: 0"], conflict: false),
+    // A list may have empty members (RFC 9110 §5.6.1).
+    LengthRow(fields: ["Content-Length: 10,", "Content-Length: , 10"], conflict: false),
+    LengthRow(fields: ["Content-Length: 999999999999999999"], conflict: false),
+    LengthRow(fields: ["Transfer-Encoding: chunked"], conflict: false),
+    LengthRow(fields: ["X-Content-Length: 1", "Content-Length: 2"], conflict: false),
+    LengthRow(fields: ["Content-Length: 10", "Content-Length: 20"], conflict: true),
+    LengthRow(fields: ["CONTENT-LENGTH: 20", "Content-Length: 10"], conflict: true),
+    LengthRow(fields: ["Content-Length: 10, 20"], conflict: true),
+    LengthRow(fields: ["Content-Length: 10", "Transfer-Encoding: chunked"], conflict: true),
+    LengthRow(fields: ["transfer-encoding: gzip, chunked", "Content-Length: 3"], conflict: true),
+    LengthRow(fields: ["Content-Length: abc"], conflict: true),
+    LengthRow(fields: ["Content-Length: "], conflict: true),
+    LengthRow(fields: ["Content-Length: ,"], conflict: true),
+    LengthRow(fields: ["Content-Length: -1"], conflict: true),
+    LengthRow(fields: ["Content-Length: +1"], conflict: true),
+    LengthRow(fields: ["Content-Length: 1 0"], conflict: true),
+    LengthRow(fields: ["Content-Length: 0x10"], conflict: true),
+    LengthRow(fields: ["Content-Length: 1234567890123456789"], conflict: true),
+    LengthRow(fields: ["Content-Length: ١٠"], conflict: true),
+  ]
+
+  @Test(
+    "a head gives its body one length, or it is a bad reply (RFC 9112 §6.3)",
+    arguments: lengthRows)
+  func lengths(_ row: LengthRow) throws {
+    let fields = row.fields.map { line in
+      let parts = line.split(separator: ":", maxSplits: 1)
+      return (
+        name: String(parts[0]),
+        value: String(parts.count > 1 ? parts[1].drop { $0 == " " } : "")
+      )
+    }
+    #expect((HTTPResponse.receivedLengthConflict(in: fields) != nil) == row.conflict)
+    do {
+      _ = try HTTPResponse(receivedStatus: 200, fields: fields, context: "GET /x")
+      #expect(!row.conflict)
+    } catch {
+      #expect(row.conflict)
+      #expect(error.code == "reply_length_conflict")
+      #expect(error.kind == .invalidResponse && error.mayHaveReachedServer)
+    }
+  }
 }

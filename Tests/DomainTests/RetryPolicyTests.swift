@@ -24,8 +24,14 @@ struct RetryPolicyTests {
     let jitter: Double
     let budget: Bool
     let expected: RetryDecision
+    /// Whether a reply cut short may be asked for once more (a GET's first, decision 2436).
+    var asksAgain = false
     var testDescription: String { name }
   }
+
+  /// A reply that ended before its length, as both transports report it.
+  static let truncated = CourierError(
+    .invalidResponse, code: "reply_truncated", mayHaveReachedServer: true)
 
   static let rows: [Row] = [
     Row(
@@ -96,13 +102,34 @@ struct RetryPolicyTests {
       error: CourierError(.overloaded, status: 409, code: "idempotency_in_flight"), attempt: 1,
       elapsed: .zero, safe: true, jitter: 1, budget: true,
       expected: .retry(after: .seconds(2))),
+    Row(
+      name: "a GET's reply cut short is asked for once more", error: truncated, attempt: 1,
+      elapsed: .zero, safe: true, jitter: 1, budget: true, expected: .retry(after: .seconds(2)),
+      asksAgain: true),
+    Row(
+      name: "a reply cut short is not a passing fault: a write's is not sent again",
+      error: truncated, attempt: 1, elapsed: .zero, safe: true, jitter: 1, budget: true,
+      expected: .giveUp(.notTransient)),
+    Row(
+      name: "a GET's reply cut short, once more only within the attempts", error: truncated,
+      attempt: 4, elapsed: .zero, safe: true, jitter: 1, budget: true,
+      expected: .giveUp(.attemptsExhausted), asksAgain: true),
+    Row(
+      name: "a GET's reply cut short, once more only within the budget", error: truncated,
+      attempt: 1, elapsed: .zero, safe: true, jitter: 1, budget: false,
+      expected: .giveUp(.budgetExhausted), asksAgain: true),
+    Row(
+      name: "conflicting lengths are never asked for again",
+      error: CourierError(.invalidResponse, code: "reply_length_conflict"), attempt: 1,
+      elapsed: .zero, safe: true, jitter: 1, budget: true, expected: .giveUp(.notTransient),
+      asksAgain: true),
   ]
 
   @Test("decisions", arguments: rows)
   func decides(_ row: Row) {
     let decision = policy.decide(
       after: row.error, attempt: row.attempt, elapsed: row.elapsed, safeToRepeat: row.safe,
-      jitter: row.jitter, budgetAllows: row.budget)
+      jitter: row.jitter, budgetAllows: row.budget, asksAgainIfCutShort: row.asksAgain)
     #expect(decision == row.expected)
   }
 

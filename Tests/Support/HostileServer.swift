@@ -20,6 +20,18 @@ public enum HostileMode: String, CaseIterable, Sendable, CustomStringConvertible
   case truncatedBody
   /// Bytes that are not HTTP.
   case notHTTP
+  /// A 200 `{"ok":true}` sent chunked, with a trailer field after the body (RFC 9112 §7.1.2):
+  /// kept apart from the header fields, and no transport stops the process on it.
+  case chunkedTrailers
+  /// A 200 whose status line spells the HTTP-version `Http/1.1`: the name is case-sensitive
+  /// (RFC 9112 §2.3), so it is not HTTP.
+  case badStatusLine
+  /// A 200 `{"ok":true}` whose status line ends at its code (`HTTP/1.1 200`, no reason phrase):
+  /// a reply like any other.
+  case bareStatusLine
+  /// A 200 with two different `Content-Length` fields, the last one the body's (the one
+  /// libcurl alone would go by): which body is the reply is unknown (RFC 9112 §6.3).
+  case conflictingLength
   /// Reads the request and never answers.
   case slowHeaders
   /// A 200 whose header section is 512 KiB long.
@@ -134,6 +146,24 @@ public enum HostileMode: String, CaseIterable, Sendable, CustomStringConvertible
       return .closeMidBody
     case .notHTTP:
       return .garbage
+    case .chunkedTrailers:
+      let body = #"{"ok":true}"#
+      return .raw(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+          + "Trailer: X-Checksum\r\nConnection: close\r\n\r\n"
+          + "\(String(body.utf8.count, radix: 16))\r\n\(body)\r\n0\r\nX-Checksum: abc\r\n\r\n")
+    case .badStatusLine:
+      return .raw(
+        "Http/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n"
+          + "Connection: close\r\n\r\n{\"ok\":true}")
+    case .bareStatusLine:
+      return .raw(
+        "HTTP/1.1 200\r\nContent-Type: application/json\r\nContent-Length: 11\r\n"
+          + "Connection: close\r\n\r\n{\"ok\":true}")
+    case .conflictingLength:
+      return .raw(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 20\r\n"
+          + "Content-Length: 11\r\nConnection: close\r\n\r\n{\"ok\":true}")
     case .slowHeaders:
       return .hang
     case .hugeHeaders:

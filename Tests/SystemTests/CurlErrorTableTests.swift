@@ -53,7 +53,8 @@ struct CurlErrorTableTests {
     row(Code.sendError, "SEND_ERROR", .connectionLost, reached: true),
     row(Code.recvError, "RECV_ERROR", .connectionLost, reached: true),
     row(Code.gotNothing, "GOT_NOTHING", .connectionLost, reached: true),
-    row(Code.partialFile, "PARTIAL_FILE", .connectionLost, reached: true),
+    // The reply ended before its length: a truncated reply (decision 2436).
+    row(Code.partialFile, "PARTIAL_FILE", .invalidResponse, reached: true),
     row(Code.http2, "HTTP2", .connectionLost, reached: true),
     row(Code.http2Stream, "HTTP2_STREAM", .connectionLost, reached: true),
     row(Code.http3, "HTTP3", .connectionLost, reached: true),
@@ -104,13 +105,15 @@ struct CurlErrorTableTests {
   func transience() {
     let transient: Set<Int> = [
       Code.couldntResolveHost, Code.couldntConnect, Code.operationTimedOut, Code.sendError,
-      Code.recvError, Code.gotNothing, Code.partialFile,
+      Code.recvError, Code.gotNothing,
     ]
     for code in transient {
       let kind = CurlErrorTable.classify(curlCode: code, offline: false).kind
       #expect(Self.transient.contains(kind), "code \(code)")
     }
-    for code in [Code.peerFailedVerification, Code.abortedByCallback, Code.weirdServerReply] {
+    for code in [
+      Code.peerFailedVerification, Code.abortedByCallback, Code.weirdServerReply, Code.partialFile,
+    ] {
       let kind = CurlErrorTable.classify(curlCode: code, offline: false).kind
       #expect(!Self.transient.contains(kind), "code \(code)")
     }

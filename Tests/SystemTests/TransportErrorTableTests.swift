@@ -20,9 +20,14 @@ struct TransportErrorTableTests {
     Row(code: -1004, message: "", offline: false, kind: .cannotReachHost),
     Row(code: -1, message: "Couldn't connect to server", offline: false, kind: .cannotReachHost),
     Row(code: -1, message: "Couldn't connect to server", offline: true, kind: .offline),
+    // libcurl's CURLE_PARTIAL_FILE: the reply ended before its length (decision 2436).
     Row(
       code: -1, message: "transfer closed with 990 bytes remaining to read", offline: false,
-      kind: .connectionLost),
+      kind: .invalidResponse),
+    Row(
+      code: -1, message: "transfer closed with outstanding read data remaining", offline: false,
+      kind: .invalidResponse),
+    Row(code: -1, message: "Connection reset by peer", offline: false, kind: .connectionLost),
     Row(
       code: -1, message: "SSL certificate problem: self signed certificate", offline: false,
       kind: .tls),

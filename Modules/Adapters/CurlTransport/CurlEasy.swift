@@ -27,6 +27,14 @@ final class CurlEasy {
   private var reader: BodyReader?
   /// The final response's fields as received; checked into `HTTPFields` at the end.
   private var fields: [(name: String, value: String)] = []
+  /// The trailer section's fields as received (after the body), kept apart from `fields`
+  /// (RFC 9110 §6.5.1); nil until one comes.
+  private var trailers: [(name: String, value: String)]?
+  /// Where the header callback is in the reply: libcurl hands it the heads' lines and, after
+  /// the body, the trailer section's.
+  private var headState = HeadState.awaitingStatus
+  /// Whether a byte of the body has come.
+  private var bodyStarted = false
   private var body = Data()
   private var output: (fd: Int32, temporary: URL, destination: URL)?
   private var localFailure: CourierError?
@@ -228,16 +236,44 @@ final class CurlEasy {
     return 0  // CURL_SEEKFUNC_OK
   }
 
+  /// Where the header callback is in a reply.
+  enum HeadState {
+    /// A head's first line is due: the reply's, or the next after an interim 1xx.
+    case awaitingStatus
+    /// In a head, after its status line.
+    case inHead(code: Int)
+    /// After the final head: a field is a trailer, a status line starts another reply (a
+    /// proxy's `CONNECT` answer comes before the server's).
+    case afterHead
+  }
+
   private func header(_ buffer: UnsafeRawPointer, _ count: Int) -> Int {
     lastActivity = .now
-    switch Self.headerLine(UnsafeRawBufferPointer(start: buffer, count: count)) {
-    case .status:
-      // A new status line (after a 100 Continue): only the final response's fields count.
+    let bytes = UnsafeRawBufferPointer(start: buffer, count: count)
+    switch (Self.headerLine(bytes), headState) {
+    case (.status(let code), _):
+      // A new head (after a 100 Continue, or a proxy's answer): only the final one's fields.
       fields.removeAll()
-    case .field(let name, let value):
+      trailers = nil
+      headState = .inHead(code: code)
+    case (.field(let name, let value), .inHead):
       fields.append((name: name, value: value))
-    case .other:
+    case (.field(let name, let value), .afterHead):
+      var section = trailers ?? []
+      section.append((name: name, value: value))
+      trailers = section
+    case (.end, .inHead(let code)):
+      headState = (100..<200).contains(code) ? .awaitingStatus : .afterHead
+    case (.end, .afterHead), (.other, .inHead):
       break
+    case (.other, .afterHead) where bodyStarted || trailers != nil:
+      break
+    case (.field, .awaitingStatus), (.end, .awaitingStatus), (.other, _):
+      // Not a status line where one is due (`Http/1.1 200 OK`): not HTTP (decision 2434).
+      localFailure = .statusLineInvalid(
+        String(decoding: bytes, as: UTF8.self).trimmingWhitespaceAndNewlines(),
+        context: transfer.context)
+      return 0
     }
     return count
   }
@@ -251,6 +287,7 @@ final class CurlEasy {
   static func headerLine(_ bytes: UnsafeRawBufferPointer) -> HeaderLine { HeaderLine(bytes) }
 
   private func receive(_ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    bodyStarted = true
     if let output {
       var written = 0
       while written < count {
@@ -304,6 +341,25 @@ final class CurlEasy {
     if code == 0 {
       var status = 0
       _ = courier_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+      defer {
+        body = Data()
+        fields = []
+        trailers = nil
+      }
+      let answer: CurlAnswer
+      do throws(CourierError) {
+        let head = try HTTPResponse(
+          receivedStatus: status, fields: fields, context: transfer.context)
+        var trailerFields: HTTPFields?
+        if let trailers {
+          trailerFields = try HTTPResponse.receivedFields(trailers, context: transfer.context)
+        }
+        answer = (head, ResponseBody(bytes: body, trailerFields: trailerFields))
+      } catch {
+        // A bad reply's body is not the file's: it never takes the destination's place.
+        discardOutput()
+        return .failure(error)
+      }
       if let output {
         self.output = nil
         Glibc.close(output.fd)
@@ -316,21 +372,17 @@ final class CurlEasy {
               mayHaveReachedServer: true, context: transfer.context))
         }
       }
-      defer {
-        body = Data()
-        fields = []
-      }
-      do throws(CourierError) {
-        let head = try HTTPResponse(
-          receivedStatus: status, fields: fields, context: transfer.context)
-        return .success((head, ResponseBody(bytes: body)))
-      } catch {
-        return .failure(error)
-      }
+      return .success(answer)
     }
     // The partial file goes before the caller hears of the failure, so none is ever seen.
     discardOutput()
     if let failure = localFailure ?? reader?.failure { return .failure(failure) }
+    if code == CurlErrorTable.Code.partialFile,
+      let conflict = HTTPResponse.receivedLengthConflict(in: fields)
+    {
+      // Cut short of the length libcurl went by, one of several the head gave (decision 2434).
+      return .failure(.lengthConflict(conflict, context: transfer.context))
+    }
     var requestBytes = 0
     _ = courier_curl_getinfo_long(handle, CURLINFO_REQUEST_SIZE, &requestBytes)
     var outcome = CurlErrorTable.classify(
@@ -354,7 +406,7 @@ final class CurlEasy {
     return .failure(
       CourierError(
         CourierError.Kind(transportFailure: outcome.kind),
-        code: outcome.kind == .tls ? tlsCode : nil,
+        code: outcome.kind == .tls ? tlsCode : outcome.code,
         mayHaveReachedServer: outcome.mayHaveReachedServer,
         underlying: "CURLcode \(code): \(detail)", context: transfer.context))
   }

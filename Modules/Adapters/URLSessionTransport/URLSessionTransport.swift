@@ -16,6 +16,13 @@ import Synchronization
 /// enforced here because URLSession only has an idle timeout; cancellation answers at once
 /// even when libcurl is slow to stop; URLSession's own cache and cookies are off, so ETags
 /// and sessions are the pipeline's business. It never logs anything, headers included.
+///
+/// What FoundationNetworking keeps it from doing on Linux (decision 2435): a reply with
+/// trailer fields after a chunked body stops the process there, before any of this adapter's
+/// code runs; a status line that ends at its code (`HTTP/1.1 200`) is refused as a bad reply;
+/// and only the status code reaches the adapter, so a status line that is not HTTP's
+/// (`Http/1.1 200 OK`) goes unnoticed. `CurlTransport`, the default on Linux, has none of these
+/// limits: choose it for servers you do not control.
 public final class URLSessionTransport: Transport {
   private let session: URLSession
   private let router: TaskRouter
@@ -333,22 +340,30 @@ private final class Exchange: Sendable {
   }
 
   func completed(_ error: (any Error)?) {
+    let (response, body) = state.withLock { ($0.response, $0.body) }
+    let fields = response.map(Self.fields) ?? []
     if let error {
       let nsError = error as NSError
       let outcome = TransportErrorTable.classify(
         urlErrorCode: nsError.domain == NSURLErrorDomain ? nsError.code : -1,
         message: nsError.localizedDescription,
         offline: pathStatus() == .unsatisfied)
+      if outcome.code == TransportErrorTable.Outcome.truncatedReply.code,
+        let conflict = HTTPResponse.receivedLengthConflict(in: fields)
+      {
+        // Cut short of the length libcurl went by, one of several the head gave (decision 2434).
+        finish(.failure(CourierError.lengthConflict(conflict, context: context)))
+        return
+      }
       finish(
         .failure(
           CourierError(
-            CourierError.Kind(transportFailure: outcome.kind),
+            CourierError.Kind(transportFailure: outcome.kind), code: outcome.code,
             mayHaveReachedServer: outcome.mayHaveReachedServer,
             underlying: "URLError \(nsError.code): \(nsError.localizedDescription)",
             context: context)))
       return
     }
-    let (response, body) = state.withLock { ($0.response, $0.body) }
     guard let response else {
       finish(
         .failure(
@@ -356,9 +371,6 @@ private final class Exchange: Sendable {
             .invalidResponse, mayHaveReachedServer: true, underlying: "no HTTP response",
             context: context)))
       return
-    }
-    let fields = response.allHeaderFields.map { name, value in
-      (name: String(describing: name), value: String(describing: value))
     }
     finish(
       Result { () throws(CourierError) in
@@ -368,6 +380,14 @@ private final class Exchange: Sendable {
           ResponseBody(bytes: body)
         )
       }.mapError { $0 as any Error })
+  }
+
+  /// A response's header fields as FoundationNetworking keeps them (one per name, repeated
+  /// fields joined with `, `).
+  private static func fields(_ response: HTTPURLResponse) -> [(name: String, value: String)] {
+    response.allHeaderFields.map { name, value in
+      (name: String(describing: name), value: String(describing: value))
+    }
   }
 
   private func finish(_ result: Result<(HTTPResponse, ResponseBody), any Error>) {
