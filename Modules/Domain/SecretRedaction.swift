@@ -64,18 +64,55 @@ package struct SecretRedaction: Sendable {
     return HTTPFields(fields.map { HTTPField(name: $0.name, value: text($0.value)) })
   }
 
-  /// A JSON value with every secret replaced in its strings and member names.
+  /// A JSON value with every secret replaced in its strings and member names. A loop with a
+  /// stack of its own, not a recursion: a server's record may nest as deep as the parser reads
+  /// (decision 2428).
   /// - Parameter value: the value.
   /// - Returns: the value, the same when it holds no secret.
   package func json(_ value: JSONValue) -> JSONValue {
-    switch value {
-    case .string(let string): return .string(text(string))
-    case .array(let items): return .array(items.map(json))
-    case .object(let members):
-      var redacted: [String: JSONValue] = [:]
-      for (name, member) in members { redacted[text(name)] = json(member) }
-      return .object(redacted)
-    default: return value
+    // The containers being rebuilt, outermost first: their items, the next one to redact, and
+    // those redacted so far.
+    struct Frame {
+      var names: [String]?
+      var items: [JSONValue]
+      var next = 1
+      var done: [JSONValue] = []
+    }
+    var open: [Frame] = []
+    var current = value
+    while true {
+      var result: JSONValue
+      switch current {
+      case .string(let string): result = .string(text(string))
+      case .array(let items) where !items.isEmpty:
+        open.append(Frame(items: items))
+        current = items[0]
+        continue
+      case .object(let members) where !members.isEmpty:
+        let pairs = Array(members)
+        open.append(Frame(names: pairs.map(\.key), items: pairs.map(\.value)))
+        current = pairs[0].value
+        continue
+      default: result = current
+      }
+      // The value is redacted: it joins its container, and each finished container its own.
+      while let last = open.indices.last {
+        open[last].done.append(result)
+        if open[last].next < open[last].items.count {
+          current = open[last].items[open[last].next]
+          open[last].next += 1
+          break
+        }
+        let frame = open.removeLast()
+        if let names = frame.names {
+          var redacted: [String: JSONValue] = [:]
+          for (name, member) in zip(names, frame.done) { redacted[text(name)] = member }
+          result = .object(redacted)
+        } else {
+          result = .array(frame.done)
+        }
+      }
+      if open.isEmpty { return result }
     }
   }
 

@@ -32,6 +32,23 @@ struct SecretRedactionTests {
     #expect(redaction.body(clean) == clean)
   }
 
+  @Test("a body nested as deep as the parser reads is redacted without recursion, exactly")
+  func deepBody() throws {
+    let levels = JSONValue.maximumDepth - 1
+    func nested(_ inner: String) -> String {
+      String(repeating: #"{"a":["#, count: levels / 2) + inner
+        + String(repeating: "]}", count: levels / 2)
+    }
+    let body = Data(
+      #"{"current":\#(nested(#"{"tok/en+1":"Bearer tok/en+1","n":18446744073709551617}"#))}"#
+        .utf8)
+    let redacted = redaction.body(body)
+    let expected =
+      #"{"current":\#(nested(#"{"\#(mark)":"Bearer \#(mark)","n":18446744073709551617}"#))}"#
+    let same = String(decoding: redacted, as: UTF8.self) == expected
+    #expect(same)
+  }
+
   @Test("a secret repeated as a JSON request body spells it is found too")
   func spelledAsJSON() {
     let password = SecretRedaction([#"pa"ss\/x"#])
