@@ -143,7 +143,7 @@ final class SQLiteConnection {
 
   /// Builds the error for a failed call, naming the file.
   func error(_ rc: Int32, doing what: String) -> StoreError {
-    let detail = db.map { String(cString: sqlite3_errmsg($0)) } ?? "closed"
+    let detail = (db.map { String(cString: sqlite3_errmsg($0)) } ?? "closed") + " (code \(rc))"
     switch rc & 0xff {
     case SQLITE_BUSY, SQLITE_LOCKED:
       return StoreError(
@@ -175,6 +175,22 @@ final class SQLiteConnection {
     guard let db else { throw closedError }
     let rc = sqlite3_exec(db, sql, nil, nil, nil)
     if rc != SQLITE_OK { throw error(rc, doing: sql) }
+  }
+
+  /// Begins a write transaction (`BEGIN IMMEDIATE`). While several connections open a new file
+  /// at once, one of them can be answered `SQLITE_READONLY` although it may write (the file was
+  /// set up under it by another), and stays so: that answer is `busy`, for the opener to retry
+  /// with a fresh connection. A connection that really is read-only fails as it is.
+  func beginImmediate() throws(StoreError) {
+    guard let db else { throw closedError }
+    let rc = sqlite3_exec(db, "BEGIN IMMEDIATE", nil, nil, nil)
+    if rc == SQLITE_OK { return }
+    if rc == SQLITE_READONLY, sqlite3_db_readonly(db, "main") == 0 {
+      throw StoreError(
+        .busy, "The local store \(path) is being set up by another process.", path: path,
+        underlying: "BEGIN IMMEDIATE: \(String(cString: sqlite3_errmsg(db))) (code \(rc))")
+    }
+    throw error(rc, doing: "BEGIN IMMEDIATE")
   }
 
   /// Runs one statement and returns its rows.

@@ -109,12 +109,23 @@ public final class SQLiteLocalStore: LocalStore {
   ///   (the file is left untouched), `newerSchema` when a newer Courier wrote it, `io`.
   package init(path: String, options: Options) throws {
     self.path = path
-    let connection = try SQLiteConnection(path: path)
-    do {
-      try Self.prepare(connection, options: options)
-    } catch {
-      connection.close()
-      throw error
+    // A connection that found the new file being set up by another opener is answered
+    // read-only for good (SQLiteConnection.beginImmediate): a fresh one is tried until the
+    // busy timeout.
+    let deadline = ContinuousClock.now.advanced(by: options.busyTimeout)
+    var connection: SQLiteConnection
+    while true {
+      connection = try SQLiteConnection(path: path)
+      do {
+        try Self.prepare(connection, options: options)
+        break
+      } catch let error as StoreError where error.code == .busy && ContinuousClock.now < deadline {
+        connection.close()
+        usleep(5_000)
+      } catch {
+        connection.close()
+        throw error
+      }
     }
     locked = Mutex(connection)
     keepsLog = !options.checkpointOnClose
@@ -200,7 +211,7 @@ public final class SQLiteLocalStore: LocalStore {
   /// the write lock, so several processes opening a new file at once never both migrate (the
   /// later ones wait on the busy timeout, then find the schema done).
   private static func migrate(_ connection: SQLiteConnection) throws {
-    try connection.exec("BEGIN IMMEDIATE")
+    try connection.beginImmediate()
     do {
       let version = try knownSchemaVersion(connection)
       for (index, migration) in SQLiteSchema.migrations.enumerated()
@@ -297,7 +308,7 @@ public final class SQLiteLocalStore: LocalStore {
         // that cannot finish (another process reading) is left to the next one.
         _ = try? connection.query("PRAGMA wal_checkpoint(RESTART)") { $0.int(0) }
       }
-      try connection.run("BEGIN IMMEDIATE")
+      try connection.beginImmediate()
       do {
         let plan = try body(SQLiteReader(connection: connection))
         for mutation in plan.mutations { try SQLiteWriter.apply(mutation, on: connection) }
