@@ -486,11 +486,26 @@ class IetfApp:
         return {"Upload-Complete": sf_bool_text(complete)}
 
     def request_complete(self, ex: Exchange, interop: int) -> bool | None:
-        """The request's completeness flag in its interop version's field; None when absent."""
+        """The request's completeness flag in its interop version's field; None when absent.
+
+        Interop 3 (-01) has `Upload-Incomplete`, and there a missing field means complete.
+        """
         if interop == 3:
             incomplete = sf_boolean(ex.header("upload-incomplete"))
-            return None if incomplete is None else not incomplete
+            return True if incomplete is None else not incomplete
         return sf_boolean(ex.header("upload-complete"))
+
+    def refuse_state_fields(self, ex: Exchange, interop: int) -> None:
+        """Interop 3 to 6: a HEAD or DELETE carrying Upload-Offset or the completeness field (or,
+        from interop 6, Upload-Length) MUST be rejected with 400."""
+        if interop > 6:
+            return
+        names = ["upload-offset", "upload-incomplete" if interop == 3 else "upload-complete"]
+        if interop == 6:
+            names.append("upload-length")
+        present = [n for n in names if ex.header(n) is not None]
+        if present:
+            raise courier_problem(400, "unexpected-field", f"A {ex.method} must not carry {', '.join(present)}.")
 
     def interop_of(self, ex: Exchange) -> int | None:
         raw = ex.header("upload-draft-interop-version")
@@ -515,7 +530,9 @@ class IetfApp:
                                   headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
         return user
 
-    def load(self, upload_id: str, user: str) -> dict:
+    def load(self, upload_id: str, user: str, interop: int | None) -> dict:
+        """The caller's upload; 404 unknown (or another user's); gone: 410, or 404 up to interop 6,
+        whose text says an upload that is not active is 404."""
         upload = self.get(upload_id)
         if upload is None or upload["owner"] != user:
             raise courier_problem(404, "not-found", "No such upload.")
@@ -524,7 +541,7 @@ class IetfApp:
             _remove(self.path_of(upload_id))
             upload["state"] = "expired"
         if upload["state"] in ("cancelled", "expired", "invalid", "failed"):
-            raise courier_problem(410, "upload-gone", {
+            raise courier_problem(404 if (interop or upload["interop"]) <= 6 else 410, "upload-gone", {
                 "cancelled": "The upload was cancelled.", "expired": "The upload expired; create a new one.",
                 "invalid": "The upload went past its length and was deactivated.",
                 "failed": "The upload's Repr-Digest did not match its bytes; create a new one."}[upload["state"]],
@@ -636,7 +653,7 @@ class IetfApp:
 
     # ------------------------------------------------------------ writing bytes
     def receive(self, ex: Exchange, upload: dict, start: int, content_digest: dict[str, bytes] | None,
-                token: str, progress: bool, cap: int | None, over_cap: Callable[[], Problem]) -> int:
+                token: str, interop: int, progress: bool, cap: int | None, over_cap: Callable[[], Problem]) -> int:
         """Streams the body into the upload's file from `start`; returns the confirmed offset.
 
         `cap` is the most bytes this request may carry (max-append-size, or what is left of the
@@ -663,7 +680,8 @@ class IetfApp:
 
         def announce_progress() -> None:  # not under `lock`: a slow client must not block a new request
             while announce:
-                ex.interim(104, {"Upload-Offset": str(announce.pop(0))}, b"Upload Resumption Supported")
+                ex.interim(104, {"Upload-Offset": str(announce.pop(0)), "Upload-Draft-Interop-Version": str(interop)},
+                           b"Upload Resumption Supported")
 
         try:
             with lock:
@@ -793,9 +811,11 @@ class IetfApp:
         interop = self.interop_of(ex)
         semantics = interop or CURRENT_INTEROP
         complete = self.request_complete(ex, semantics)
+        # Interop 3 marks a creation by its version alone (no Upload-Incomplete: complete); later
+        # ones by Upload-Complete. Without either this is a plain upload: the whole photo at once.
         resumable = complete is not None
         if not resumable:
-            complete = True  # a plain upload: the whole photo in this request
+            complete = True
         user = self.authorize(ex)
         title = ex.query.get("title", "")
         if len(title) > MAX_TITLE:
@@ -843,7 +863,7 @@ class IetfApp:
         token = self.store.claim_upload(key)
         cap, over_cap = self.capped(upload, 0, semantics)
         try:
-            offset = self.receive(ex, upload, 0, content_digest, token,
+            offset = self.receive(ex, upload, 0, content_digest, token, semantics,
                                   progress=resumable and interop is not None and interop >= 5, cap=cap,
                                   over_cap=over_cap)
         except Superseded:
@@ -868,13 +888,14 @@ class IetfApp:
     def head(self, ex: Exchange, upload_id: str) -> bool:
         requested = self.interop_of(ex)
         user = self.authorize(ex)
-        upload = self.load(upload_id, user)
+        upload = self.load(upload_id, user, requested)
         interop = requested or upload["interop"]
+        self.refuse_state_fields(ex, interop)
         key = self.writer_key(upload_id)
         token = self.store.claim_upload(key)  # an older request still streaming stops here
         try:
             with self.lock_for(upload_id):
-                upload = self.load(upload_id, user)
+                upload = self.load(upload_id, user, interop)
         finally:
             self.store.release_upload(key, token)
         complete = upload["state"] == "completed"
@@ -891,7 +912,7 @@ class IetfApp:
     def append(self, ex: Exchange, upload_id: str) -> bool:
         requested = self.interop_of(ex)
         user = self.authorize(ex)
-        upload = self.load(upload_id, user)
+        upload = self.load(upload_id, user, requested)
         interop = requested or upload["interop"]
         media = (ex.header("content-type") or "").split(";", 1)[0].strip().lower()
         if interop >= 6 and media != PARTIAL_UPLOAD:
@@ -909,7 +930,7 @@ class IetfApp:
         token = self.store.claim_upload(key)  # from here on, an older request still running stops
         try:
             with self.lock_for(upload_id):
-                upload = self.load(upload_id, user)
+                upload = self.load(upload_id, user, interop)
             confirmed = upload["upload_offset"]
             content_length = None if ex.chunked else ex.content_length
             if upload["state"] == "completed":
@@ -950,7 +971,7 @@ class IetfApp:
                                   headers=self.limit_header(max(interop, 6), upload))
             cap, over_cap = self.capped(upload, offset, interop)
             try:
-                new_offset = self.receive(ex, upload, offset, content_digest, token,
+                new_offset = self.receive(ex, upload, offset, content_digest, token, interop,
                                           progress=interop >= 5, cap=cap, over_cap=over_cap)
             except Superseded:
                 return False
@@ -961,16 +982,19 @@ class IetfApp:
                                   " reached.", **{"upload-length": upload["length"], "offset": new_offset})
                 upload = self.finish(upload)
                 return self.photo_answer(ex, upload, interop)
-            return self.respond(ex, 204, {**self.complete_header(interop, False), "Upload-Offset": str(new_offset),
-                                          **self.limit_header(interop, upload)})
+            # Up to interop 6 an append that does not complete is answered 201 (the text says so).
+            return self.respond(ex, 201 if interop <= 6 else 204, {
+                **self.complete_header(interop, False), "Upload-Offset": str(new_offset),
+                **self.limit_header(interop, upload)})
         finally:
             self.store.release_upload(key, token)
 
     # ------------------------------------------------------------ cancellation
     def cancel(self, ex: Exchange, upload_id: str) -> bool:
-        self.interop_of(ex)
+        requested = self.interop_of(ex)
         user = self.authorize(ex)
-        upload = self.load(upload_id, user)
+        upload = self.load(upload_id, user, requested)
+        self.refuse_state_fields(ex, requested or upload["interop"])
         if upload["state"] == "completed":
             raise Problem(400, COMPLETED_UPLOAD, "The upload is completed: it is the photo in Courier-Photo-Id.",
                           headers={PHOTO_ID_HEADER: upload["photo_id"]})

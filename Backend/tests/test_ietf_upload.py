@@ -204,6 +204,7 @@ def test_104_progress_offsets_are_confirmed_and_increasing(ietf, auth):
         offsets = [int(h["upload-offset"]) for code, h in interims[1:] if code == 104]
         assert offsets and offsets == sorted(offsets) and offsets[-1] < len(data)
         assert all("location" not in h for _, h in interims[1:])  # progress 104s carry no Location
+        assert all(h["upload-draft-interop-version"] == "8" for _, h in interims)
     finally:
         raw.close()
 
@@ -435,11 +436,13 @@ def test_a_newer_request_takes_over_from_one_still_streaming(ietf, client, auth)
 
 # ---------------------------------------------------------------------- older interop versions
 def test_interop_3_speaks_upload_incomplete(ietf, client, auth):
-    # draft -01 (interop 3): Upload-Incomplete instead of Upload-Complete, no media type required.
+    # draft -01 (interop 3): Upload-Incomplete instead of Upload-Complete, and a request without
+    # it is complete; no media type for appends; HEAD and DELETE with Upload-Offset or
+    # Upload-Incomplete are 400; an upload that is not active is 404.
+    v3 = {"Upload-Draft-Interop-Version": "3"}
     raw = Raw(ietf.port)
     try:
-        raw.request_head("POST", "/photos?title=v3", {**auth, "Upload-Draft-Interop-Version": "3",
-                                                      "Upload-Incomplete": "?1", "Content-Length": "3"})
+        raw.request_head("POST", "/photos?title=v3", {**auth, **v3, "Upload-Incomplete": "?1", "Content-Length": "3"})
         status, headers, _ = raw.response()
         assert status == 104 and headers["upload-draft-interop-version"] == "3"
         assert "upload-limit" not in headers  # Upload-Limit came with -04 (interop 6)
@@ -449,16 +452,39 @@ def test_interop_3_speaks_upload_incomplete(ietf, client, auth):
     finally:
         raw.close()
     url = headers["location"]
-    r = client.patch(url, headers={**auth, "Upload-Draft-Interop-Version": "3", "Upload-Offset": "3",
-                                   "Upload-Incomplete": "?0", "Content-Type": "application/offset+octet-stream"},
-                     content=b"def")
+    r = client.head(url, headers={**auth, **v3})
+    assert r.status_code == 204 and r.headers["upload-incomplete"] == "?1" and r.headers["upload-offset"] == "3"
+    assert client.head(url, headers={**auth, **v3, "Upload-Offset": "3"}).status_code == 400
+    r = client.patch(url, headers={**auth, **v3, "Upload-Offset": "3", "Upload-Incomplete": "?1",
+                                   "Content-Type": "application/offset+octet-stream"}, content=b"de")
+    assert r.status_code == 201 and r.headers["upload-offset"] == "5" and r.headers["upload-incomplete"] == "?1"
+    r = client.patch(url, headers={**auth, **v3, "Upload-Offset": "5"}, content=b"f")  # no field: complete
     assert r.status_code == 200 and r.headers["upload-incomplete"] == "?0" and r.json()["size"] == 6
+    # A creation with the version alone is resumable and complete.
+    raw = Raw(ietf.port)
+    try:
+        raw.request_head("POST", "/photos?title=v3b", {**auth, **v3, "Content-Length": "2"})
+        assert raw.response()[0] == 104
+        raw.send(b"ok")
+        assert raw.final()[1] == 201
+    finally:
+        raw.close()
 
 
-def test_interop_6_names_the_lifetime_expires(client, auth):
-    r = client.post("/photos", headers={**auth, "Upload-Draft-Interop-Version": "6", "Upload-Complete": "?0"})
+def test_interop_6_names_the_lifetime_expires_and_answers_404_when_gone(client, auth):
+    v6 = {"Upload-Draft-Interop-Version": "6"}
+    r = client.post("/photos", headers={**auth, **v6, "Upload-Complete": "?0"})
     assert r.status_code == 201
     assert "expires=" in r.headers["upload-limit"] and "max-age" not in r.headers["upload-limit"]
+    url = r.headers["location"]
+    r = client.patch(url, headers={**auth, **v6, **PARTIAL, "Upload-Offset": "0", "Upload-Complete": "?0"},
+                     content=b"abc")
+    assert r.status_code == 201 and r.headers["upload-offset"] == "3"
+    problem(client.delete(url, headers={**auth, **v6, "Upload-Length": "3"}), 400,
+            "urn:courier:problem:unexpected-field")
+    assert client.delete(url, headers={**auth, **v6}).status_code == 204
+    assert client.head(url, headers={**auth, **v6}).status_code == 404
+    assert client.head(url, headers={**auth, **V8}).status_code == 410
 
 
 # ---------------------------------------------------------------------- curl, by hand
