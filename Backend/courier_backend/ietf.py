@@ -575,8 +575,12 @@ class IetfApp:
     def respond(self, ex: Exchange, status: int, headers: dict[str, str], body: bytes = b"",
                 close: bool = False) -> bool:
         """Sends the final answer; returns whether the connection can carry another request."""
-        if not ex.body_done and not ex.drain():
-            close = True
+        if not ex.body_done:
+            # A client still waiting for `100 Continue` is refused without being asked for the
+            # content (and the connection closed); otherwise a small content is read and dropped.
+            waiting = ex.expects_continue and 100 not in ex.interim_sent and ex.body_bytes == 0
+            if waiting or not ex.drain():
+                close = True
         hdrs = dict(headers)
         if ex.method != "HEAD" or body:
             hdrs["Content-Length"] = str(len(body))

@@ -495,3 +495,72 @@ def test_curl_drives_the_draft_by_hand(ietf, main, tmp_path):
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "ietf_curl: ok" in result.stdout
+
+
+def test_expect_100_continue_is_answered_after_the_104_and_a_refusal_does_not_ask_for_the_content(ietf, auth):
+    # 104 section: "the server MUST NOT omit the 100 (Continue) response because it has sent an
+    # interim response with the 104 status code".
+    raw = Raw(ietf.port)
+    try:
+        raw.request_head("POST", "/photos?title=e", {**auth, **V8, "Upload-Complete": "?1", "Content-Length": "4",
+                                                     "Expect": "100-continue"})
+        assert raw.response()[0] == 104
+        assert raw.response()[0] == 100
+        raw.send(b"data")
+        assert raw.final()[1] == 201
+    finally:
+        raw.close()
+    raw = Raw(ietf.port)
+    try:
+        raw.request_head("POST", "/photos", {**auth, **V8, "Upload-Complete": "?1", "Content-Length": str(2 ** 40),
+                                             "Expect": "100-continue"})
+        interims, status, headers, _ = raw.final()
+        assert interims == [] and status == 413 and headers["connection"] == "close"
+    finally:
+        raw.close()
+
+
+def test_no_offset_is_recorded_before_its_bytes_are_fsynced(tmp_path, monkeypatch):
+    # "only fsynced bytes are ever reported": run the server in this process, record how far each
+    # upload file was fsynced, and check every offset written to the database against it.
+    from courier_backend import ietf as ietf_module
+    from courier_backend.config import Settings
+    from courier_backend.store import Store
+
+    settings = Settings(data_dir=str(tmp_path), token_ttl=3600, refresh_ttl=3600, max_upload=1 << 20, max_body=0,
+                        hooks="loopback")
+    store = Store(settings)
+    synced: dict[str, int] = {}
+    checked: list[int] = []
+    real_fsync = os.fsync
+
+    def recording_fsync(fd: int) -> None:
+        real_fsync(fd)
+        target = os.readlink(f"/proc/self/fd/{fd}")
+        if "/uploads/ietf-" in target:
+            synced[os.path.basename(target)[len("ietf-"):]] = os.fstat(fd).st_size
+
+    real_set_offset = ietf_module.IetfApp.set_offset
+
+    def checked_set_offset(self, upload_id: str, offset: int) -> None:
+        assert offset <= synced.get(upload_id, 0), (offset, synced)
+        checked.append(offset)
+        real_set_offset(self, upload_id, offset)
+
+    monkeypatch.setattr(os, "fsync", recording_fsync)
+    monkeypatch.setattr(ietf_module.IetfApp, "set_offset", checked_set_offset)
+    server = ietf_module.IetfServer(store, "127.0.0.1", 0).start()
+    try:
+        token = store.issue_tokens("alice")["access_token"]
+        data = os.urandom(3 * 1024 * 1024 + 17)
+        with httpx.Client(base_url=f"http://127.0.0.1:{server.port}", timeout=30) as c:
+            r = c.post("/photos?title=s", headers={"Authorization": f"Bearer {token}", **V8, "Upload-Complete": "?0"},
+                       content=data[:1_500_000])
+            assert r.status_code == 201
+            r = c.patch(r.headers["location"], headers={"Authorization": f"Bearer {token}", **V8, **PARTIAL,
+                                                        "Upload-Offset": "1500000", "Upload-Complete": "?1"},
+                        content=data[1_500_000:])
+            assert r.status_code == 200 and r.json()["sha256"] == sha(data)
+        assert len(checked) >= 4 and checked[-1] == len(data)
+    finally:
+        server.close()
