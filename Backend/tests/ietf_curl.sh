@@ -17,12 +17,13 @@ FILE="$WORK/upload.bin"
 head -c 4194304 /dev/urandom > "$FILE"
 WANT="$(sha256sum "$FILE" | cut -d' ' -f1)"
 
-# 1. Creation: the whole file, but at 1 MiB/s and for 1.5 s only, so it is cut at ~1.5 MiB.
+# 1. Creation: the whole file, but at 1 MiB/s and for 2.5 s only, so it is cut at ~2.4 MiB (past
+#    the server's first 1 MiB confirmation, however slowly the machine starts curl).
 set +e
 curl -sS -v -X POST "$IETF/photos?title=curl" -H "Authorization: Bearer $TOKEN" \
   -H 'Upload-Draft-Interop-Version: 8' -H 'Upload-Complete: ?1' \
   -H 'Content-Type: application/octet-stream' -H 'Content-Disposition: inline; filename="upload.bin"' \
-  --data-binary @"$FILE" --limit-rate 1M --max-time 1.5 -o "$WORK/create.out" 2> "$WORK/create.err"
+  --data-binary @"$FILE" --limit-rate 1M --max-time 2.5 -o "$WORK/create.out" 2> "$WORK/create.err"
 RC=$?
 set -e
 [ "$RC" = 28 ] || fail "the creation was meant to be cut by --max-time (curl exit 28), got $RC: $(cat "$WORK/create.err")"
