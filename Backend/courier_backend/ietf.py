@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import http
+import http.client
 import hashlib
 import ipaddress
 import json
@@ -62,8 +63,11 @@ PHOTO_ID_HEADER = "Courier-Photo-Id"
 DEFAULT_CONTENT_TYPE = "application/octet-stream"
 MAX_TITLE = 200
 DIGESTS: dict[str, Callable] = {"sha-256": hashlib.sha256, "sha-512": hashlib.sha512}
-UPLOAD_PATH = re.compile(r"^/uploads/([0-9a-f]{32})$")
-PHOTO_PATH = re.compile(r"^/photos/([0-9a-f-]{36})$")
+UPLOAD_PATH = re.compile(r"^/resumable/([0-9a-f]{32})$")
+# Hop-by-hop fields a proxy does not pass on (RFC 9110, 7.6.1), and Expect (answered here).
+HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+              "expect", "content-length"}
+DRAFT_FIELDS = ("upload-complete", "upload-incomplete", "upload-draft-interop-version")
 
 
 class Problem(Exception):
@@ -211,6 +215,8 @@ class Exchange:
         parts = urlsplit(target)
         self.path = parts.path
         self.query = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
+        self.target = target
+        self.raw_headers = [(n.decode("latin-1"), v.decode("latin-1")) for n, v in request.headers]
         self.headers: dict[str, str] = {}
         for name, value in request.headers:
             key = name.decode("latin-1").lower()
@@ -237,6 +243,9 @@ class Exchange:
     @property
     def has_body(self) -> bool:
         return self.chunked or (self.content_length or 0) > 0
+
+    def peer_host(self) -> str:
+        return self.conn.peer[0] if isinstance(self.conn.peer, tuple) else ""
 
     def base_url(self) -> str:
         host = self.header("host") or f"{self.conn.server.host}:{self.conn.server.port}"
@@ -415,6 +424,30 @@ class IetfServer:
             pass
 
 
+def own_listening_ports() -> list[int]:
+    """TCP ports this process listens on (Linux: its socket inodes matched in /proc/net/tcp*)."""
+    inodes = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    ports = []
+    for table in ("/proc/self/net/tcp", "/proc/self/net/tcp6"):
+        try:
+            with open(table) as fh:
+                next(fh)
+                for line in fh:
+                    fields = line.split()
+                    if fields[3] == "0A" and fields[9] in inodes:  # 0A: LISTEN
+                        ports.append(int(fields[1].rsplit(":", 1)[1], 16))
+        except OSError:
+            continue
+    return sorted(set(ports))
+
+
 def start_from_env(store: Store) -> IetfServer | None:
     """Starts the server when COURIER_BACKEND_IETF_PORT is set (0: any free port)."""
     raw = os.environ.get("COURIER_BACKEND_IETF_PORT", "").strip()
@@ -447,6 +480,7 @@ class IetfApp:
         self.limits = self._default_limits()
         self.locks: dict[str, threading.Lock] = {}
         self.locks_guard = threading.Lock()
+        self._upstream: tuple[str, int] | None = None
 
     # ------------------------------------------------------------ helpers
     def _default_limits(self) -> Limits:
@@ -620,17 +654,13 @@ class IetfApp:
                                                             "The server failed to handle the request."))
 
     def route(self, ex: Exchange) -> bool:
-        if ex.path.startswith("/__"):
+        """The draft's requests here; everything else goes to the main server (see `proxy`)."""
+        if ex.path.startswith("/__ietf/"):
             return self.hooks(ex)
-        if ex.path == "/health" and ex.method in ("GET", "HEAD"):
-            return self.respond_json(ex, 200, {"ok": True, "interop_versions": sorted(INTEROP_VERSIONS)})
-        if ex.path in ("/photos", "*"):
-            if ex.method == "OPTIONS":
-                return self.options(ex)
-            if ex.method == "POST" and ex.path == "/photos":
-                return self.create(ex)
-            raise courier_problem(405, "method-not-allowed", "Method not allowed for this resource.",
-                                  headers={"Allow": "POST, OPTIONS"})
+        if ex.path == "*" or (ex.path == "/photos" and ex.method == "OPTIONS"):
+            return self.options(ex)
+        if ex.path == "/photos" and ex.method == "POST" and any(ex.header(f) is not None for f in DRAFT_FIELDS):
+            return self.create(ex)
         match = UPLOAD_PATH.match(ex.path)
         if match:
             upload_id = match.group(1)
@@ -644,10 +674,65 @@ class IetfApp:
                 return self.options(ex)
             raise courier_problem(405, "method-not-allowed", "Method not allowed for an upload resource.",
                                   headers={"Allow": "HEAD, PATCH, DELETE, OPTIONS"})
-        match = PHOTO_PATH.match(ex.path)
-        if match and ex.method in ("GET", "HEAD"):
-            return self.get_photo(ex, match.group(1))
-        raise courier_problem(404, "not-found", "No such resource.")
+        if ex.path.startswith("/__") and not self.hooks_allowed(ex):
+            raise courier_problem(404, "not-found", "No such resource.")
+        return self.proxy(ex)
+
+    # ------------------------------------------------------------ the rest of the API
+    def upstream(self) -> tuple[str, int]:
+        """The main server's address: COURIER_BACKEND_IETF_UPSTREAM (`host:port`), or else the
+        other TCP port this process listens on (uvicorn's), found in /proc."""
+        if self._upstream is None:
+            raw = os.environ.get("COURIER_BACKEND_IETF_UPSTREAM", "").strip()
+            if raw:
+                host, _, port = raw.removeprefix("http://").rstrip("/").rpartition(":")
+                self._upstream = (host or "127.0.0.1", int(port))
+            else:
+                ports = [p for p in own_listening_ports() if p != self.server.port]
+                if not ports:
+                    raise courier_problem(502, "no-upstream", "The main server is not listening (yet).")
+                self._upstream = ("127.0.0.1", ports[0])
+        return self._upstream
+
+    def proxy(self, ex: Exchange) -> bool:
+        """Passes a request that is not the draft's to the main server and streams its answer
+        back: this port is then a whole base URL (auth, /photos, tus, hooks) plus the draft."""
+        host, port = self.upstream()
+        upstream = http.client.HTTPConnection(host, port, timeout=IDLE_TIMEOUT)
+        try:
+            try:
+                upstream.putrequest(ex.method, ex.target, skip_host=True, skip_accept_encoding=True)
+                for name, value in ex.raw_headers:
+                    if name.lower() not in HOP_BY_HOP:
+                        upstream.putheader(name, value)
+                if ex.peer_host():
+                    upstream.putheader("X-Forwarded-For", ex.peer_host())
+                chunked = ex.chunked
+                if ex.content_length is not None and not chunked:
+                    upstream.putheader("Content-Length", str(ex.content_length))
+                elif chunked:
+                    upstream.putheader("Transfer-Encoding", "chunked")
+                upstream.endheaders()
+                for chunk in ex.chunks():
+                    upstream.send(b"%x\r\n%b\r\n" % (len(chunk), chunk) if chunked else chunk)
+                if chunked:
+                    upstream.send(b"0\r\n\r\n")
+                response = upstream.getresponse()
+            except (OSError, http.client.HTTPException) as exc:
+                raise courier_problem(502, "upstream-failed", f"The main server did not answer: {exc}.")
+            headers = [(k, v) for k, v in response.getheaders() if k.lower() not in HOP_BY_HOP - {"content-length"}]
+            ex.conn.send(h11.Response(status_code=response.status, headers=headers,
+                                      reason=(response.reason or "").encode("latin-1", "replace")))
+            if ex.method != "HEAD":
+                while True:
+                    block = response.read1(READ_SIZE) if response.status not in (204, 304) else b""
+                    if not block:
+                        break
+                    ex.conn.send(h11.Data(data=block))
+            ex.conn.send(h11.EndOfMessage())
+            return True  # h11 closes when the framing needs it (no length, an HTTP/1.0 client)
+        finally:
+            upstream.close()
 
     # ------------------------------------------------------------ OPTIONS
     def options(self, ex: Exchange) -> bool:
@@ -858,7 +943,7 @@ class IetfApp:
                        " content_type, photo_id, repr_digest, created_at, expires_at) VALUES (:id, :owner, :interop,"
                        " :length, :upload_offset, :state, :title, :filename, :content_type, :photo_id,"
                        " :repr_digest, :created_at, :expires_at)", upload)
-        location = f"{ex.base_url()}/uploads/{upload_id}"
+        location = f"{ex.base_url()}/resumable/{upload_id}"
         if resumable and interop is not None:
             # The draft: announce the upload resource as soon as the request's header section is read.
             ex.interim(104, {"Location": location, "Upload-Draft-Interop-Version": str(interop),
@@ -1012,36 +1097,19 @@ class IetfApp:
             self.store.release_upload(key, token)
         return self.respond(ex, 204, {})
 
-    # ------------------------------------------------------------ photos
-    def get_photo(self, ex: Exchange, photo_id: str) -> bool:
-        user = self.authorize(ex)
-        record = self.store.get_photo(photo_id)
-        path = self.store.photo_path(photo_id)
-        if record is None or record["owner"] != user or not os.path.exists(path):
-            raise courier_problem(404, "not-found", "No such photo.")
-        size = os.path.getsize(path)
-        ex.conn.send(h11.Response(status_code=200, headers=[
-            ("Content-Type", record["content_type"]), ("Content-Length", str(size)),
-            ("ETag", f'"{record["sha256"]}"')]))
-        if ex.method == "GET":
-            with open(path, "rb") as fh:
-                while True:
-                    block = fh.read(READ_SIZE)
-                    if not block:
-                        break
-                    ex.conn.send(h11.Data(data=block))
-        ex.conn.send(h11.EndOfMessage())
-        return True
-
     # ------------------------------------------------------------ test hooks
-    def hooks(self, ex: Exchange) -> bool:
+    def hooks_allowed(self, ex: Exchange) -> bool:
+        """The main server's rule for `/__*` hooks, applied to the client of this port (the main
+        server sees every proxied request coming from loopback)."""
         mode = self.store.settings.hooks
-        host = ex.conn.peer[0] if isinstance(ex.conn.peer, tuple) else ""
         try:
-            loopback = ipaddress.ip_address(host.split("%", 1)[0]).is_loopback
+            loopback = ipaddress.ip_address(ex.peer_host().split("%", 1)[0]).is_loopback
         except ValueError:
             loopback = False
-        if mode == "off" or (mode == "loopback" and not loopback):
+        return mode == "all" or (mode == "loopback" and loopback)
+
+    def hooks(self, ex: Exchange) -> bool:
+        if not self.hooks_allowed(ex):
             raise courier_problem(404, "not-found", "No such resource.")
         if ex.path == "/__ietf/uploads" and ex.method == "GET":
             with self.store.lock:
@@ -1073,5 +1141,6 @@ class IetfApp:
                     setattr(self.limits, name, v)
             return self.respond_json(ex, 200, {"max_size": self.limits.max_size,
                                                "max_append_size": self.limits.max_append_size,
-                                               "min_append_size": self.limits.min_append_size})
+                                               "min_append_size": self.limits.min_append_size,
+                                               "interop_versions": sorted(INTEROP_VERSIONS)})
         raise courier_problem(404, "not-found", "No such hook.")

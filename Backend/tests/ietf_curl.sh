@@ -10,7 +10,7 @@ MAIN="${1:?main server URL}"; IETF="${2:?IETF server URL}"; WORK="${3:?work dir}
 mkdir -p "$WORK"
 fail() { echo "ietf_curl: FAIL: $*" >&2; exit 1; }
 
-TOKEN="$(curl -sS -X POST "$MAIN/auth/token" -H 'Content-Type: application/json' \
+TOKEN="$(curl -sS -X POST "$IETF/auth/token" -H 'Content-Type: application/json' \
   -d '{"username":"alice","password":"secret"}' | sed -n 's/.*"access_token": *"\([^"]*\)".*/\1/p')"
 [ -n "$TOKEN" ] || fail "no access token"
 FILE="$WORK/upload.bin"

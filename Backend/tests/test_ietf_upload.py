@@ -18,6 +18,9 @@ import httpx
 import pytest
 
 from conftest import BACKEND_DIR, login, start_server, stop_server
+from multipart_util import body as multipart_body
+from multipart_util import content_type as multipart_type
+from multipart_util import part
 
 V8 = {"Upload-Draft-Interop-Version": "8"}
 PARTIAL = {"Content-Type": "application/partial-upload"}
@@ -150,10 +153,10 @@ class Raw:
 
 
 # ---------------------------------------------------------------------- discovery
-def test_health_lists_the_interop_versions(client):
-    r = client.get("/health")
+def test_the_config_hook_lists_the_interop_versions(client):
+    r = client.get("/__ietf/config")
     assert r.status_code == 200
-    assert r.json() == {"ok": True, "interop_versions": [3, 4, 5, 6, 7, 8]}
+    assert r.json()["interop_versions"] == [3, 4, 5, 6, 7, 8]
 
 
 def test_options_advertises_partial_upload_and_limits(client):
@@ -175,7 +178,7 @@ def test_104_with_location_arrives_before_the_content_is_sent(ietf, auth):
                                                        "Content-Length": str(len(data))})
         status, headers, _ = raw.response()  # not one byte of content sent yet
         assert status == 104
-        assert headers["location"].startswith(ietf.base_url + "/uploads/")
+        assert headers["location"].startswith(ietf.base_url + "/resumable/")
         assert headers["upload-draft-interop-version"] == "8"
         assert "max-size=" in headers["upload-limit"] and "max-age=" in headers["upload-limit"]
         raw.send(data)
@@ -489,6 +492,38 @@ def test_interop_6_names_the_lifetime_expires_and_answers_404_when_gone(client, 
     assert client.delete(url, headers={**auth, **v6}).status_code == 204
     assert client.head(url, headers={**auth, **v6}).status_code == 404
     assert client.head(url, headers={**auth, **V8}).status_code == 410
+
+
+# ---------------------------------------------------------------------- the rest of the API, proxied
+def test_the_ietf_port_serves_the_whole_api_through_to_the_main_server(ietf, client, main):
+    # One origin for everything, so a client's token goes to it (credentials only to the base
+    # origin): auth, multipart /photos, tus and the hooks reach the main server unchanged.
+    r = client.post("/auth/token", json={"username": "alice", "password": "secret"})
+    assert r.status_code == 200
+    auth = {"Authorization": f"Bearer {r.json()['access_token']}"}
+    assert client.get("/health").json() == {"ok": True}
+    jpeg = b"\xff\xd8\xff\xe0" + b"\x00" * 60
+    form = multipart_body(part("title", b"Plain"), part("file", jpeg, "a.jpg", "image/jpeg"))
+    r = client.post("/photos", headers={**auth, "Content-Type": multipart_type()}, content=form)
+    assert r.status_code == 201, r.text  # no draft field: the main server's multipart upload
+    assert r.json()["size"] == len(jpeg)
+    assert r.headers["location"].startswith(ietf.base_url)  # built from the Host the client sent
+    assert [p["title"] for p in client.get("/photos", headers=auth).json()] == ["Plain"]
+    r = client.options("/uploads")
+    assert r.status_code == 204 and r.headers["tus-version"] == "1.0.0"
+    tus = {**auth, "Tus-Resumable": "1.0.0"}
+    r = client.post("/uploads", headers={**tus, "Upload-Length": "6", "Upload-Metadata": "title VHVz"})
+    assert r.status_code == 201 and r.headers["location"].startswith(ietf.base_url + "/uploads/")
+
+    def chunked():
+        yield b"tus"
+        yield b"tus"
+
+    r = client.patch(r.headers["location"], headers={**tus, "Content-Type": "application/offset+octet-stream",
+                                                     "Upload-Offset": "0"}, content=chunked())
+    assert r.status_code == 204 and r.headers["upload-offset"] == "6"
+    assert any(e["path"] == "/auth/token" for e in client.get("/__log").json())
+    assert len(main.get("/photos", headers=auth).json()) == 2
 
 
 # ---------------------------------------------------------------------- curl, by hand
