@@ -21,6 +21,7 @@ The rules it keeps, shared with tus.py:
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import http
 import http.client
@@ -187,6 +188,10 @@ def reason_of(status: int) -> bytes:
         return http.HTTPStatus(status).phrase.encode("ascii")
     except ValueError:
         return b""
+
+
+def is_multipart(content_type: str | None) -> bool:
+    return (content_type or "").split(";", 1)[0].strip().lower() == "multipart/form-data"
 
 
 def _fsync_dir(path: str) -> None:
@@ -578,7 +583,8 @@ class IetfApp:
             raise courier_problem(404 if (interop or upload["interop"]) <= 6 else 410, "upload-gone", {
                 "cancelled": "The upload was cancelled.", "expired": "The upload expired; create a new one.",
                 "invalid": "The upload went past its length and was deactivated.",
-                "failed": "The upload's Repr-Digest did not match its bytes; create a new one."}[upload["state"]],
+                "failed": "The upload's representation failed its Repr-Digest or could not be processed; create a"
+                          " new one."}[upload["state"]],
                 state=upload["state"])
         return upload
 
@@ -870,11 +876,14 @@ class IetfApp:
             raise courier_problem(400, "repr-digest-mismatch",
                                   "The uploaded bytes do not match the Repr-Digest sent at creation; the upload"
                                   " failed and was deleted.", headers={"Upload-Complete": "?1"})
-        os.replace(path, self.store.photo_path(upload["photo_id"]))
-        _fsync_dir(self.store.photo_dir)
         record = {"id": upload["photo_id"], "owner": upload["owner"], "title": upload["title"],
                   "filename": upload["filename"], "content_type": upload["content_type"], "size": size,
                   "sha256": hasher.hexdigest(), "created_at": now_rfc3339()}
+        if is_multipart(upload["content_type"]):
+            record = self.photo_from_form(upload, path, record)  # as POST /photos would have made it
+        else:
+            os.replace(path, self.store.photo_path(upload["photo_id"]))
+        _fsync_dir(self.store.photo_dir)
         with self.store._tx() as db:
             db.execute("INSERT OR IGNORE INTO photos(id, owner, title, filename, content_type, size, sha256,"
                        " created_at) VALUES (:id, :owner, :title, :filename, :content_type, :size, :sha256,"
@@ -882,17 +891,59 @@ class IetfApp:
             db.execute("UPDATE ietf_uploads SET state='completed', length=?, upload_offset=? WHERE id=?",
                        (size, size, upload_id))
         return {**upload, "state": "completed", "length": size, "upload_offset": size,
-                "sha256": hasher.hexdigest(), "size": size}
+                "repr_sha256": hasher.hexdigest()}
+
+    def photo_from_form(self, upload: dict, path: str, record: dict) -> dict:
+        """A multipart/form-data representation (the body `POST /photos` takes on the main port) is
+        processed as that route processes it: its `title` field and first `file` part, the same
+        checks (an image type, COURIER_BACKEND_MAX_UPLOAD). A failure is final: the draft's
+        "transferred, but processing failed" (`Upload-Complete: ?1`), and the upload is deleted."""
+        from .app import MAX_TITLE as PHOTO_MAX_TITLE, PhotoParts  # app imports this module
+        from .errors import ApiError
+        from .multipart import MultipartError, parse_multipart
+
+        async def chunks():
+            with open(path, "rb") as fh:
+                while block := fh.read(1024 * 1024):
+                    yield block
+
+        def fail(status: int, code: str, title: str) -> Problem:
+            self.set_state(upload["id"], "failed")
+            _remove(path)
+            return courier_problem(status, code, title, headers={"Upload-Complete": "?1"})
+
+        parts = PhotoParts(self.store, self.store.config.max_upload)
+        try:
+            asyncio.run(parse_multipart(upload["content_type"], chunks(), parts))
+        except MultipartError as exc:
+            parts.discard()
+            raise fail(400, "bad-multipart", str(exc))
+        except ApiError as exc:
+            parts.discard()
+            raise fail(exc.status, exc.code.replace("_", "-"), exc.message)
+        if parts.file is None or parts.file_info is None:
+            parts.discard()
+            raise fail(422, "validation-failed", "A file part named 'file' is required.")
+        if parts.title is None or len(parts.title.value) > PHOTO_MAX_TITLE:
+            parts.discard()
+            raise fail(422, "validation-failed", "A text field named 'title' is required, at most"
+                       f" {PHOTO_MAX_TITLE} characters.")
+        parts.file.end()
+        os.replace(parts.file.path, self.store.photo_path(upload["photo_id"]))
+        _remove(path)
+        return {**record, "title": parts.title.value, "filename": parts.file_info.filename,
+                "content_type": (parts.file_info.content_type or "").strip(), "size": parts.file.size,
+                "sha256": parts.file.hasher.hexdigest()}
 
     def photo_answer(self, ex: Exchange, upload: dict, interop: int) -> bool:
         photo = self.store.get_photo(upload["photo_id"])
         url = f"{ex.base_url()}/photos/{upload['photo_id']}"
         payload = {"id": photo["id"], "url": url, "title": photo["title"], "filename": photo["filename"],
                    "content_type": photo["content_type"], "size": photo["size"], "sha256": photo["sha256"]}
-        digest = base64.b64encode(bytes.fromhex(photo["sha256"])).decode()
+        digest = base64.b64encode(bytes.fromhex(upload["repr_sha256"])).decode()
         return self.respond_json(ex, 201 if ex.method == "POST" else 200, payload, {
             **self.complete_header(interop, True), PHOTO_ID_HEADER: photo["id"],
-            "Upload-Offset": str(photo["size"]), "Repr-Digest": f"sha-256=:{digest}:",
+            "Upload-Offset": str(upload["upload_offset"]), "Repr-Digest": f"sha-256=:{digest}:",
             "Content-Location": url})
 
     # ------------------------------------------------------------ creation
@@ -1119,7 +1170,8 @@ class IetfApp:
                 "id": r["id"], "owner": r["owner"], "interop": r["interop"], "length": r["length"],
                 "offset": r["upload_offset"], "state": r["state"], "photo_id": r["photo_id"], "title": r["title"],
                 "filename": r["filename"],
-                "bytes_received": self.store.upload_bytes.get(self.writer_key(r["id"]), 0)} for r in rows])
+                "bytes_received": self.store.upload_bytes.get(self.writer_key(r["id"]), 0),
+                "writing": self.writer_key(r["id"]) in self.store.upload_writers} for r in rows])
         if ex.path == "/__ietf/config" and ex.method in ("GET", "POST"):
             if ex.method == "POST":
                 raw = b"".join(ex.chunks())
