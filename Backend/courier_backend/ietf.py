@@ -6,7 +6,7 @@ point is the `104 (Upload Resumption Supported)` sent as soon as a creation's he
 read, so this server speaks HTTP/1.1 itself with h11 (one thread per connection) and parses the
 draft's structured fields with http-sfv. It runs inside the backend's process, beside uvicorn,
 and shares its Store: the same users and tokens, and a finished upload becomes a photo as a tus
-upload does.
+upload does. Every other request is passed to uvicorn, so this port is a whole base URL.
 
 The rules it keeps, shared with tus.py:
 
@@ -75,12 +75,11 @@ class Problem(Exception):
     """An error answered as RFC 9457 problem details (application/problem+json)."""
 
     def __init__(self, status: int, type_: str, title: str, *, headers: dict[str, str] | None = None,
-                 close: bool = False, **members) -> None:
+                 **members) -> None:
         super().__init__(title)
         self.status = status
         self.body = {"type": type_, "title": title, "status": status, **members}
         self.headers = headers or {}
-        self.close = close
 
 
 def courier_problem(status: int, code: str, title: str, **kw) -> Problem:
@@ -640,7 +639,7 @@ class IetfApp:
     def respond_problem(self, ex: Exchange, problem: Problem, extra: dict[str, str] | None = None) -> bool:
         body = json.dumps(problem.body).encode()
         headers = {"Content-Type": "application/problem+json", **(extra or {}), **problem.headers}
-        return self.respond(ex, problem.status, headers, body, close=problem.close)
+        return self.respond(ex, problem.status, headers, body)
 
     def handle(self, ex: Exchange) -> bool:
         self._sync_generation()
