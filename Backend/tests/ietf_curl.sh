@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The IETF resumable uploads draft driven by hand with curl (Docs/ietf-upload.md):
 # creation with Upload-Complete: ?1 cut short by curl's own time limit, the 104's Location read
-# from `curl -v`, offset retrieval with HEAD, the rest appended with PATCH, and the photo's
-# SHA-256 compared with the file's.
+# from `curl -v`, offset retrieval with HEAD, an append killed with -9 after a progress 104, HEAD
+# again, the rest appended with PATCH, and the photo's SHA-256 compared with the file's.
 #
 #   tests/ietf_curl.sh MAIN_URL IETF_URL WORK_DIR
 set -euo pipefail
@@ -46,7 +46,33 @@ grep -qi '^Upload-Complete: ?0' "$WORK/head.out" || fail "HEAD: not ?0: $(cat "$
 [ -n "$OFFSET" ] && [ "$OFFSET" -gt 0 ] && [ "$OFFSET" -lt 4194304 ] || fail "HEAD offset $OFFSET"
 echo "HEAD Upload-Offset: $OFFSET"
 
-# 3. Append the rest and complete.
+# 3. An append killed with -9 once the server has confirmed some of it (a progress 104 in -v).
+tail -c +"$((OFFSET + 1))" "$FILE" > "$WORK/part.bin"
+curl -sS -v -X PATCH "$LOCATION" -H "Authorization: Bearer $TOKEN" -H 'Upload-Draft-Interop-Version: 8' \
+  -H 'Content-Type: application/partial-upload' -H "Upload-Offset: $OFFSET" -H 'Upload-Complete: ?1' \
+  -H 'Expect:' --data-binary @"$WORK/part.bin" --limit-rate 512K -o /dev/null 2> "$WORK/killed.err" &
+CURL_PID=$!
+for _ in $(seq 1 100); do
+  grep -qi '^< Upload-Offset:' "$WORK/killed.err" && break
+  sleep 0.1
+done
+kill -9 "$CURL_PID"
+wait "$CURL_PID" 2>/dev/null || true
+CONFIRMED="$(grep -i '^< Upload-Offset:' "$WORK/killed.err" | tail -1 | sed 's/^< [^:]*: *//' | tr -d '\r')"
+[ -n "$CONFIRMED" ] || fail "no progress 104 before the kill: $(cat "$WORK/killed.err")"
+grep -qi '^< Upload-Draft-Interop-Version: 8' "$WORK/killed.err" || fail "a progress 104 without the interop version"
+for _ in $(seq 1 100); do
+  curl -sS "$IETF/__ietf/uploads" | grep -q '"writing": true' || break
+  sleep 0.1
+done
+curl -sS -I "$LOCATION" -H "Authorization: Bearer $TOKEN" -H 'Upload-Draft-Interop-Version: 8' > "$WORK/head2.out"
+OFFSET2="$(grep -i '^Upload-Offset:' "$WORK/head2.out" | sed 's/^[^:]*: *//' | tr -d '\r')"
+[ -n "$OFFSET2" ] && [ "$OFFSET2" -ge "$CONFIRMED" ] && [ "$OFFSET2" -lt 4194304 ] \
+  || fail "after the kill: HEAD offset $OFFSET2, last confirmed $CONFIRMED"
+echo "append killed with -9: last 104 said $CONFIRMED, HEAD says $OFFSET2"
+OFFSET="$OFFSET2"
+
+# 4. Append the rest and complete.
 tail -c +"$((OFFSET + 1))" "$FILE" > "$WORK/rest.bin"
 curl -sS -v -X PATCH "$LOCATION" -H "Authorization: Bearer $TOKEN" -H 'Upload-Draft-Interop-Version: 8' \
   -H 'Content-Type: application/partial-upload' -H "Upload-Offset: $OFFSET" -H 'Upload-Complete: ?1' \
@@ -58,4 +84,4 @@ GOT="$(sed -n 's/.*"sha256": *"\([0-9a-f]*\)".*/\1/p' "$WORK/patch.out")"
 PHOTO="$(sed -n 's/.*"id": *"\([^"]*\)".*/\1/p' "$WORK/patch.out")"
 curl -sS "$MAIN/photos/$PHOTO" -H "Authorization: Bearer $TOKEN" -o "$WORK/photo.bin"
 [ "$(sha256sum "$WORK/photo.bin" | cut -d' ' -f1)" = "$WANT" ] || fail "the stored photo differs"
-echo "ietf_curl: ok (cut at $OFFSET of 4194304 bytes, resumed, SHA-256 $WANT)"
+echo "ietf_curl: ok (resumed from $OFFSET of 4194304 bytes, SHA-256 $WANT)"

@@ -570,6 +570,7 @@ def test_curl_drives_the_draft_by_hand(ietf, main, tmp_path):
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "ietf_curl: ok" in result.stdout
+    print(result.stdout)
 
 
 def test_expect_100_continue_is_answered_after_the_104_and_a_refusal_does_not_ask_for_the_content(ietf, auth):
