@@ -779,6 +779,8 @@ class IetfApp:
 
         try:
             with lock:
+                if (self.get(upload_id) or {}).get("state") != "active":
+                    raise Superseded()  # completed or cancelled since this request was checked
                 os.ftruncate(fd, start)  # bytes past the confirmed offset were never confirmed
                 os.lseek(fd, start, os.SEEK_SET)
             try:
@@ -838,8 +840,8 @@ class IetfApp:
         return problem
 
     def past_append_limit(self, upload: dict, interop: int) -> Callable[[], Problem]:
-        return lambda: Problem(413, "about:blank", "The content is larger than max-append-size.",
-                               headers=self.limit_header(max(interop, 6), upload))
+        return lambda: Problem(413, "about:blank", "The content goes past max-append-size (or the upload past"
+                               " max-size).", headers=self.limit_header(max(interop, 6), upload))
 
     def capped(self, upload: dict, offset: int, interop: int) -> tuple[int, Callable[[], Problem]]:
         """The most bytes a request from `offset` may carry, and the problem past them."""
@@ -880,15 +882,16 @@ class IetfApp:
                   "sha256": hasher.hexdigest(), "created_at": now_rfc3339()}
         if is_multipart(upload["content_type"]):
             record = self.photo_from_form(upload, path, record)  # as POST /photos would have made it
-        else:
-            os.replace(path, self.store.photo_path(upload["photo_id"]))
-        _fsync_dir(self.store.photo_dir)
-        with self.store._tx() as db:
-            db.execute("INSERT OR IGNORE INTO photos(id, owner, title, filename, content_type, size, sha256,"
-                       " created_at) VALUES (:id, :owner, :title, :filename, :content_type, :size, :sha256,"
-                       " :created_at)", record)
-            db.execute("UPDATE ietf_uploads SET state='completed', length=?, upload_offset=? WHERE id=?",
-                       (size, size, upload_id))
+        with self.lock_for(upload_id):  # a request that slipped in since sees the upload completed
+            if not is_multipart(upload["content_type"]):
+                os.replace(path, self.store.photo_path(upload["photo_id"]))
+            _fsync_dir(self.store.photo_dir)
+            with self.store._tx() as db:
+                db.execute("INSERT OR IGNORE INTO photos(id, owner, title, filename, content_type, size, sha256,"
+                           " created_at) VALUES (:id, :owner, :title, :filename, :content_type, :size, :sha256,"
+                           " :created_at)", record)
+                db.execute("UPDATE ietf_uploads SET state='completed', length=?, upload_offset=? WHERE id=?",
+                           (size, size, upload_id))
         return {**upload, "state": "completed", "length": size, "upload_offset": size,
                 "repr_sha256": hasher.hexdigest()}
 
