@@ -4,11 +4,15 @@
 #   ./run.sh [--host H] [--port P]     # defaults: $COURIER_BACKEND_HOST or 127.0.0.1, $COURIER_BACKEND_PORT or 8080
 #   ./run.sh --tls DIR [--client-certs required|optional]   # HTTPS with make-test-certs.sh's DIR
 #   ./run.sh --setup-only              # only create/refresh the virtualenv (what setup.sh does)
+#   ./run.sh --ietf-port P             # also the IETF resumable uploads draft on port P (0: a free one)
+#   ./run.sh --ietf-port 0 --ietf-port-file F   # ... and write the port it got to F
 #
 # The virtualenv Backend/.venv is created on first use and reinstalled whenever
 # requirements.txt (or the Python version) changes. With --tls, uvicorn serves HTTPS with
 # DIR/server.pem and DIR/server-key.pem; --client-certs makes it ask for a client certificate
-# signed by DIR/ca.pem (mutual TLS), required or optional.
+# signed by DIR/ca.pem (mutual TLS), required or optional. --ietf-port starts, in the same process,
+# the h11 server of courier_backend/ietf.py (Docs/ietf-upload.md; plain HTTP only); it says
+# "[courier-backend] IETF resumable uploads on http://HOST:PORT" on stdout once it listens.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -19,8 +23,10 @@ PORT="${COURIER_BACKEND_PORT:-8080}"
 SETUP_ONLY=0
 TLS_DIR=""
 CLIENT_CERTS=""
+IETF_PORT="${COURIER_BACKEND_IETF_PORT:-}"
+IETF_PORT_FILE="${COURIER_BACKEND_IETF_PORT_FILE:-}"
 
-usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -32,6 +38,10 @@ while [ $# -gt 0 ]; do
     --tls=*) TLS_DIR="${1#*=}"; shift ;;
     --client-certs) CLIENT_CERTS="${2:?--client-certs needs required or optional}"; shift 2 ;;
     --client-certs=*) CLIENT_CERTS="${1#*=}"; shift ;;
+    --ietf-port) IETF_PORT="${2:?--ietf-port needs a value}"; shift 2 ;;
+    --ietf-port=*) IETF_PORT="${1#*=}"; shift ;;
+    --ietf-port-file) IETF_PORT_FILE="${2:?--ietf-port-file needs a path}"; shift 2 ;;
+    --ietf-port-file=*) IETF_PORT_FILE="${1#*=}"; shift ;;
     --setup-only) SETUP_ONLY=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run.sh: unknown argument: $1" >&2; usage >&2; exit 64 ;;
@@ -100,6 +110,14 @@ if [ -n "$TLS_DIR" ]; then
   esac
 elif [ -n "$CLIENT_CERTS" ]; then
   echo "run.sh: --client-certs needs --tls" >&2; exit 64
+fi
+
+if [ -n "$IETF_PORT" ]; then
+  if [ -n "$TLS_DIR" ]; then echo "run.sh: --ietf-port serves plain HTTP; it does not go with --tls" >&2; exit 64; fi
+  export COURIER_BACKEND_IETF_PORT="$IETF_PORT" COURIER_BACKEND_IETF_HOST="${COURIER_BACKEND_IETF_HOST:-$HOST}"
+  [ -n "$IETF_PORT_FILE" ] && export COURIER_BACKEND_IETF_PORT_FILE="$IETF_PORT_FILE"
+elif [ -n "$IETF_PORT_FILE" ]; then
+  echo "run.sh: --ietf-port-file needs --ietf-port" >&2; exit 64
 fi
 
 cd "$HERE"

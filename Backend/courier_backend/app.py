@@ -19,7 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 from starlette.responses import FileResponse, Response
 
-from . import __version__, lifeline, openapi, tus
+from . import __version__, ietf, lifeline, openapi, tus
 from .config import Settings
 from .errors import ApiError, default_code, default_message, error_payload, json_response
 from .middleware import CourierMiddleware
@@ -823,3 +823,4 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
 
 fastapi_app, store = create_app()
 app = CourierMiddleware(fastapi_app, store)
+ietf_server = ietf.start_from_env(store)  # the IETF resumable uploads draft on its own port, when asked

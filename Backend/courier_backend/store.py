@@ -100,6 +100,21 @@ CREATE TABLE IF NOT EXISTS uploads (  -- tus uploads (/uploads); the bytes are i
     expires_at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS uploads_by_key ON uploads(owner, idempotency_key);
+CREATE TABLE IF NOT EXISTS ietf_uploads (  -- IETF draft uploads (ietf.py); bytes in uploads/ietf-<id>
+    id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    interop INTEGER NOT NULL,        -- Upload-Draft-Interop-Version of the creation (its field names)
+    length INTEGER,                  -- NULL until the client says it (Upload-Length, or Upload-Complete: ?1)
+    upload_offset INTEGER NOT NULL,  -- bytes fsynced to the file: the only offset ever answered
+    state TEXT NOT NULL,             -- active | completed | cancelled | expired | invalid | failed
+    title TEXT NOT NULL,
+    filename TEXT,
+    content_type TEXT NOT NULL,
+    photo_id TEXT NOT NULL,          -- chosen at creation: the photo the upload becomes
+    repr_digest TEXT NOT NULL,       -- JSON {algorithm: base64} of Repr-Digest at creation, checked at the end
+    created_at TEXT NOT NULL,
+    expires_at REAL NOT NULL
+);
 """
 
 
@@ -219,7 +234,7 @@ class Store:
     def reset(self) -> None:
         with self._tx() as db:
             for table in ("tokens", "articles", "notes", "documents", "idempotency", "log", "photos",
-                          "uploads"):
+                          "uploads", "ietf_uploads"):
                 db.execute(f"DELETE FROM {table}")
             db.execute("DELETE FROM sqlite_sequence")
             self.chaos = Chaos()
