@@ -142,7 +142,9 @@ let package = Package(
       linkerSettings: [.linkedLibrary("dl")]),
     .target(
       name: "CourierSQLite",
-      dependencies: ["CourierSystem", "CourierDomain", "CourierPorts", "CSQLite", "CSQLiteShim"],
+      dependencies: [
+        "CourierSystem", "CourierDomain", "CourierPorts", "CSQLite", "CSQLiteShim", httpTypes,
+      ],
       path: "Modules/Adapters/SQLiteStore", swiftSettings: strict),
     .target(
       name: "CourierFileStore", dependencies: ["CourierDomain", "CourierPorts"],
