@@ -300,6 +300,7 @@ let package = Package(
       name: "courier-store-crash-probe",
       dependencies: [
         "CourierDomain", "CourierPorts", "CourierSQLite", "CourierFileStore", "CSQLiteShim",
+        httpTypes,
       ],
       path: "Tests/StoreCrashProbe", swiftSettings: strict),
     // Drives one transport from its own process, so a test measures its memory alone.
@@ -334,14 +335,14 @@ let package = Package(
       name: "CourierStoreTests",
       dependencies: [
         "CourierSystem", "CourierSQLite", "CourierFileStore", "CourierTestKit", "CourierCore",
-        "CourierTestSupport",
+        "CourierTestSupport", httpTypes,
       ],
       path: "Tests/StoreTests", swiftSettings: strict),
     .testTarget(
       name: "CourierCLITests",
       dependencies: [
         "CourierSystem", "CourierCLI", "CourierCLITestSupport", "CourierCore", "CourierLinux",
-        "CourierTestKit", "CourierTestSupport",
+        "CourierTestKit", "CourierTestSupport", "CourierSQLite", "CourierCurl",
         .product(name: "ArgumentParser", package: "swift-argument-parser"), httpTypes, logging,
         inMemoryLogging, coreMetrics, metricsTestKit,
       ],

@@ -259,6 +259,7 @@ package final class SQLiteResponseCache: ResponseCacheStore {
 
   // MARK: - Writing
 
+  @discardableResult
   package func store(
     partition: String, url: String, varyValues: [String: String], status: Int,
     fields: HTTPFields, body: Data, now: Date
