@@ -69,9 +69,10 @@ struct ResponseCacheIntegrationTests {
     let dir = try cli.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     let token = try await CLIFixture.token(backend)
-    try await backend.call(
-      "POST", "/articles", json: #"{"title":"cached","body":"x"}"#,
+    let created = try await backend.call(
+      "POST", "/articles", json: #"{"id":"cached-1","title":"cached","body":"x"}"#,
       headers: ["Authorization": "Bearer \(token)"])
+    #expect(created.status == 201)
     let counting = Counting(CurlTransport())
     let environment = try Self.environment(backend.url, dir, transport: counting, token: token)
     let clock = Clock()
@@ -82,6 +83,7 @@ struct ResponseCacheIntegrationTests {
     #expect(first.response.status == .ok)
     #expect(firstBytes > 0 && firstBytes == first.body.bytes.count)
     #expect(first.response.headerFields[.courierCache] == nil)
+    #expect(String(decoding: first.body.bytes, as: UTF8.self).contains("\"cached\""))
     #expect(try cache.allEntries().count == 1)
 
     // Within max-age=5: answered from the store, nothing sent.
@@ -119,7 +121,7 @@ struct ResponseCacheIntegrationTests {
     var post = try client.request(.post, "/articles")
     post.headerFields[.contentType] = "application/json"
     _ = try await client.exchange(
-      post, body: .bytes(Data(#"{"title":"new","body":"y"}"#.utf8)))
+      post, body: .bytes(Data(#"{"id":"new-1","title":"new","body":"y"}"#.utf8)))
     #expect(try cache.allEntries().isEmpty)
     let list = try await client.exchange(try client.request(.get, "/articles"))
     #expect(list.response.headerFields[.courierCache] == nil)
@@ -316,28 +318,37 @@ struct GetOfflineProcessTests {
     defer { try? FileManager.default.removeItem(at: dir) }
     try await cli.login(backend.url.absoluteString, dataDir: dir)
     let token = try await CLIFixture.token(backend)
-    try await backend.call(
-      "POST", "/articles", json: #"{"title":"kept offline","body":"x"}"#,
+    let created = try await backend.call(
+      "POST", "/articles", json: #"{"id":"offline-1","title":"kept offline","body":"x"}"#,
       headers: ["Authorization": "Bearer \(token)"])
 
-    let online = try await cli.runProcess(backend, ["get", "/articles"], dataDir: dir)
+    #expect(created.status == 201)
+    // An article's own URL has an ETag and no max-age: each get online revalidates, and the
+    // stored copy is never fresh on its own, so offline it is answered as stale.
+    let path = "/articles/offline-1"
+    let online = try await cli.runProcess(backend, ["get", path], dataDir: dir)
     #expect(online.succeeded, "\(online)")
-    #expect(online.stdout.contains("kept offline"))
+    #expect(online.stdout.contains("kept offline"), "\(online.stdout)")
     #expect(!online.stderr.contains("Offline"))
-    let onlineJSON = try await cli.runProcess(
-      backend, ["get", "/articles", "--json"], dataDir: dir)
+    let onlineJSON = try await cli.runProcess(backend, ["get", path, "--json"], dataDir: dir)
     #expect(onlineJSON.succeeded, "\(onlineJSON)")
     #expect(!onlineJSON.stdout.contains("\"cache\""))
 
     backend.stop()
     stopped = true
-    let offline = try await cli.runProcess(backend, ["get", "/articles"], dataDir: dir)
+    // Stopping is asynchronous: wait until the port refuses (bounded).
+    let deadline = ContinuousClock.now + .seconds(30)
+    while ContinuousClock.now < deadline, (try? await backend.call("GET", "/health")) != nil {
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    #expect((try? await backend.call("GET", "/health")) == nil, "the backend did not stop")
+    let offline = try await cli.runProcess(backend, ["get", path], dataDir: dir)
     #expect(offline.succeeded, "\(offline)")
     #expect(offline.stdout == online.stdout)
     #expect(
       offline.stderr.contains(/Offline: showing the copy from (just now|\d+ seconds? ago)\./),
       "\(offline.stderr)")
-    let json = try await cli.runProcess(backend, ["get", "/articles", "--json"], dataDir: dir)
+    let json = try await cli.runProcess(backend, ["get", path, "--json"], dataDir: dir)
     #expect(json.succeeded, "\(json)")
     let object = try #require(
       try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
@@ -346,10 +357,11 @@ struct GetOfflineProcessTests {
     #expect(object["http_status"] as? Int == 200)
     let onlineObject = try #require(
       try JSONSerialization.jsonObject(with: Data(onlineJSON.stdout.utf8)) as? [String: Any])
-    #expect(object["body"] as? [[String: Any]] != nil)
-    #expect(
-      (object["body"] as? [[String: Any]])?.count
-        == (onlineObject["body"] as? [[String: Any]])?.count)
+    let body = try #require(object["body"] as? [String: Any])
+    #expect(body["title"] as? String == "kept offline")
+    let onlineBody = onlineObject["body"] as? [String: Any]
+    let versions = (body["version"] as? Int, onlineBody?["version"] as? Int)
+    #expect(versions.0 != nil && versions.0 == versions.1, "\(onlineJSON)\n\(json)")
     #expect(json.stderr.isEmpty, "\(json.stderr)")
 
     // Never fetched: the offline failure, as before.
