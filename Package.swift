@@ -327,6 +327,11 @@ let package = Package(
     .executableTarget(
       name: "json-bench", dependencies: ["CourierDomain"], path: "Tests/JSONBench",
       swiftSettings: strict),
+    // The response cache's costs: a hit, a 304, a plain GET (Benchmarks/cache/run.sh).
+    .executableTarget(
+      name: "cache-bench",
+      dependencies: ["CourierLinux", "CourierCore", "CourierDomain", httpTypes],
+      path: "Tests/CacheBench", swiftSettings: strict),
     .executableTarget(
       name: "sync-bench-enqueue",
       dependencies: ["CourierLinux", "CourierSQLite", "CourierCore", "CourierDomain"],
