@@ -283,14 +283,17 @@ extension CourierEnvironment {
   /// budget (`cache_budget_mib`).
   /// - Parameters:
   ///   - protected: the URLs pending writes reference, never evicted; none by default.
-  ///   - warn: told about a tightened data folder or a damaged index started afresh.
+  ///   - warn: told about a damaged index started afresh.
   /// - Returns: the cache.
   /// - Throws: `StoreError` naming the file or folder.
   package func openResponseCache(
     protected: @escaping @Sendable () -> Set<String> = { [] },
     warn: @Sendable (String) -> Void = PrivateFiles.warnOnStandardError
   ) throws -> SQLiteResponseCache {
-    try PrivateFiles.prepareDirectory(FileURLPath.of(config.dataDirectory), warn: warn)
+    // A missing data folder is made as every command makes it (0700); an existing one is left
+    // to the commands that keep private files in it: the cache folder is private on its own.
+    let data = FileURLPath.of(config.dataDirectory)
+    if access(data, F_OK) != 0 { try PrivateFiles.prepareDirectory(data, warn: warn) }
     return try SQLiteResponseCache(
       directory: responseCacheDirectory, budget: config.cacheBudget, protected: protected,
       warn: warn)

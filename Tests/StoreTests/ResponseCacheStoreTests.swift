@@ -282,7 +282,7 @@ struct ResponseCacheStoreTests {
       }
       kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()
-      #expect(reported.count == target, "\(context): the probe stopped on its own")
+      #expect(reported.count >= target, "\(context): the probe stopped on its own")
       next = (reported.last ?? next) + 1
 
       let cache = try SQLiteResponseCache(

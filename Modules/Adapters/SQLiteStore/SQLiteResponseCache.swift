@@ -77,11 +77,21 @@ package final class SQLiteResponseCache: ResponseCacheStore {
 
   deinit { locked.withLock { $0?.close() } }
 
+  /// Makes the folder 0700, or makes an existing one 0700 (its replies are the user's alone;
+  /// the folder is the cache's own, so no one is warned).
   private static func makeFolder(_ path: String) throws {
-    if mkdir(path, 0o700) != 0, errno != EEXIST {
-      throw StoreError(
-        .cannotCreate, "The response cache folder \(path) could not be created.", path: path,
-        underlying: String(cString: strerror(errno)))
+    if mkdir(path, 0o700) != 0 {
+      let code = errno
+      var info = stat()
+      guard code == EEXIST, lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+        throw StoreError(
+          .cannotCreate, "The response cache folder \(path) could not be created.", path: path,
+          underlying: String(cString: strerror(code == EEXIST ? ENOTDIR : code)))
+      }
+      if info.st_mode & 0o077 != 0 { _ = chmod(path, 0o700) }
+    } else {
+      // The umask may have narrowed 0700; never widened it. Set it exactly anyway.
+      _ = chmod(path, 0o700)
     }
   }
 
