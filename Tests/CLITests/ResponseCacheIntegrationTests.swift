@@ -333,6 +333,10 @@ struct GetOfflineProcessTests {
     let onlineJSON = try await cli.runProcess(backend, ["get", path, "--json"], dataDir: dir)
     #expect(onlineJSON.succeeded, "\(onlineJSON)")
     #expect(!onlineJSON.stdout.contains("\"cache\""))
+    // Online, the second get revalidated: the backend answered 304, and the body printed is
+    // the stored one.
+    let log = try await backend.log().filter { ($0["path"] as? String) == path }
+    #expect(log.compactMap { $0["status"] as? Int } == [200, 304])
 
     backend.stop()
     stopped = true
