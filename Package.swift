@@ -142,7 +142,9 @@ let package = Package(
       linkerSettings: [.linkedLibrary("dl")]),
     .target(
       name: "CourierSQLite",
-      dependencies: ["CourierSystem", "CourierDomain", "CourierPorts", "CSQLite", "CSQLiteShim"],
+      dependencies: [
+        "CourierSystem", "CourierDomain", "CourierPorts", "CSQLite", "CSQLiteShim", httpTypes,
+      ],
       path: "Modules/Adapters/SQLiteStore", swiftSettings: strict),
     .target(
       name: "CourierFileStore", dependencies: ["CourierDomain", "CourierPorts"],
@@ -298,6 +300,7 @@ let package = Package(
       name: "courier-store-crash-probe",
       dependencies: [
         "CourierDomain", "CourierPorts", "CourierSQLite", "CourierFileStore", "CSQLiteShim",
+        httpTypes,
       ],
       path: "Tests/StoreCrashProbe", swiftSettings: strict),
     // Drives one transport from its own process, so a test measures its memory alone.
@@ -324,6 +327,11 @@ let package = Package(
     .executableTarget(
       name: "json-bench", dependencies: ["CourierDomain"], path: "Tests/JSONBench",
       swiftSettings: strict),
+    // The response cache's costs: a hit, a 304, a plain GET (Benchmarks/cache/run.sh).
+    .executableTarget(
+      name: "cache-bench",
+      dependencies: ["CourierLinux", "CourierCore", "CourierDomain", httpTypes],
+      path: "Tests/CacheBench", swiftSettings: strict),
     .executableTarget(
       name: "sync-bench-enqueue",
       dependencies: ["CourierLinux", "CourierSQLite", "CourierCore", "CourierDomain"],
@@ -332,14 +340,14 @@ let package = Package(
       name: "CourierStoreTests",
       dependencies: [
         "CourierSystem", "CourierSQLite", "CourierFileStore", "CourierTestKit", "CourierCore",
-        "CourierTestSupport",
+        "CourierTestSupport", httpTypes,
       ],
       path: "Tests/StoreTests", swiftSettings: strict),
     .testTarget(
       name: "CourierCLITests",
       dependencies: [
         "CourierSystem", "CourierCLI", "CourierCLITestSupport", "CourierCore", "CourierLinux",
-        "CourierTestKit", "CourierTestSupport",
+        "CourierTestKit", "CourierTestSupport", "CourierSQLite", "CourierCurl",
         .product(name: "ArgumentParser", package: "swift-argument-parser"), httpTypes, logging,
         inMemoryLogging, coreMetrics, metricsTestKit,
       ],

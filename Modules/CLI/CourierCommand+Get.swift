@@ -12,6 +12,12 @@ extension CourierCommand {
         with backoff, error classification) and prints the body, or the reason it failed. A \
         full URL is accepted only on the base URL's server (same scheme, host and port): the \
         session's token is never sent anywhere else; use --base-url for another server.
+
+        Replies the server lets a client keep are kept in the data folder's cache (at most \
+        --cache-budget-mib, default 512): online a kept reply is revalidated (a 304 costs no \
+        body), offline the last good body is printed and standard error says how old it is \
+        ("Offline: showing the copy from 3 minutes ago."; with --json, "cache":"stale" and \
+        "age_seconds").
         """ + "\n\n" + CourierCommand.globalOptionsHelp)
 
     /// The root command, whose global options this command takes.

@@ -59,9 +59,9 @@ package struct CourierCommand: AsyncParsableCommand, Sendable {
   /// The last paragraph of every command's help: its global options are the root's.
   package static let globalOptionsHelp = """
     It also takes the global options (--base-url, --config, --data-dir, --transport, \
-    --timeout, --max-attempts, --conflict-policy, --ca-bundle, --pin, --client-certificate, \
-    --client-key, --allow-insecure-http, --json, --verbose, --version), before or after its \
-    name: see 'courier --help'.
+    --timeout, --max-attempts, --conflict-policy, --cache-budget-mib, --ca-bundle, --pin, \
+    --client-certificate, --client-key, --allow-insecure-http, --json, --verbose, --version), \
+    before or after its name: see 'courier --help'.
     """
 
   /// What `courier` with no command says before its usage.

@@ -56,6 +56,15 @@ package struct GlobalOptions: ParsableArguments, Sendable {
       "Attempts in all for a transient failure, 1 to 100 (default 4).", valueName: "n"))
   package var maxAttempts: String?
 
+  /// `--cache-budget-mib`: the response cache's budget (`cache_budget_mib`).
+  @Option(
+    name: .customLong("cache-budget-mib"), parsing: .unconditional,
+    help: ArgumentHelp(
+      "The most MiB the response cache of `courier get` keeps, 1 to 1048576 (default 512; "
+        + "env COURIER_CACHE_BUDGET_MIB).",
+      valueName: "mib"))
+  package var cacheBudgetMiB: String?
+
   /// `--conflict-policy`: how version conflicts are settled (`conflict_policy`).
   @Option(
     name: .customLong("conflict-policy"), parsing: .unconditional,
@@ -147,6 +156,7 @@ package struct GlobalOptions: ParsableArguments, Sendable {
     flags["timeout_seconds"] = timeout
     flags["max_attempts"] = maxAttempts
     flags["conflict_policy"] = conflictPolicy
+    flags["cache_budget_mib"] = cacheBudgetMiB
     flags["ca_bundle"] = caBundle
     if !pins.isEmpty { flags["pinned_public_keys"] = pins.joined(separator: ",") }
     flags["client_certificate"] = clientCertificate

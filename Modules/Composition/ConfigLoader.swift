@@ -30,6 +30,7 @@ package enum ConfigLoader {
     ("conflict_policy", "COURIER_CONFLICT_POLICY"),
     ("resumable_uploads", "COURIER_RESUMABLE_UPLOADS"),
     ("replay_concurrency", "COURIER_REPLAY_CONCURRENCY"),
+    ("cache_budget_mib", "COURIER_CACHE_BUDGET_MIB"),
     ("ca_bundle", "COURIER_CA_BUNDLE"), ("pinned_public_keys", "COURIER_PINNED_PUBLIC_KEYS"),
     ("client_certificate", "COURIER_CLIENT_CERTIFICATE"), ("client_key", "COURIER_CLIENT_KEY"),
     ("allow_insecure_http", "COURIER_ALLOW_INSECURE_HTTP"),
@@ -55,6 +56,7 @@ package enum ConfigLoader {
     "retry_base_delay_ms": 1...3_600_000,
     "retry_max_delay_ms": 1...3_600_000,
     "replay_concurrency": 1...16,
+    "cache_budget_mib": 1...1_048_576,
   ]
 
   /// The value without the blanks around it: what `trimmingCharacters(in: .whitespaces)`
@@ -294,6 +296,7 @@ package enum ConfigLoader {
     case "retry_base_delay_ms": config.retry.baseDelay = .milliseconds(try whole(value))
     case "retry_max_delay_ms": config.retry.maxDelay = .milliseconds(try whole(value))
     case "replay_concurrency": config.replayConcurrency = try whole(value)
+    case "cache_budget_mib": config.cacheBudget = try whole(value) * 1024 * 1024
     default: throw fail("unknown key.")
     }
   }

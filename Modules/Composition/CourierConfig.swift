@@ -42,6 +42,10 @@ public struct CourierConfig: Sendable, Equatable {
   /// (`replay_concurrency`, 1 to 16): 1 (the default) keeps the outbox's global order; more
   /// keeps each record's order only, over as many keep-alive connections (decision 1204).
   package var replayConcurrency = 1
+  /// The most bytes the response cache's bodies may take together (`cache_budget_mib`, in
+  /// MiB; default 512 MiB): past it, least-recently-used replies are evicted, never pinned ones
+  /// nor files pending writes reference.
+  public var cacheBudget = 512 * 1024 * 1024
   /// A PEM file of the certificate authorities to trust instead of the system's trust store
   /// (`ca_bundle`), for a server whose certificate a private authority signed. Certificates
   /// are always verified; nil trusts the system's store.

@@ -8,6 +8,7 @@ import CourierNetlink
 import CourierPorts
 import CourierSHANI
 import CourierSQLite
+import CourierSystem
 import CourierVips
 import HTTPTypes
 import Logging
@@ -70,6 +71,14 @@ public struct CourierEnvironment: Sendable {
   let logger: Logger
   /// Where everything built here records its metrics, handles made once for the environment.
   let metrics: CourierMetrics
+  /// The pipeline with the response cache as its first middleware (inside retry and auth, so
+  /// it sees the token and a retried call asks it once per attempt): what `courier get` sends
+  /// through (decision 2512). Built anew at each call; cheap.
+  /// - Parameter cache: the caching middleware.
+  /// - Returns: the client.
+  package func client(caching cache: CachingMiddleware) -> APIClient {
+    pipeline.parts.clientWithFirstStep(cache)
+  }
   /// The pipeline without the auth step, for the login itself (there is no session to add or
   /// refresh yet): retried like any call, under the same retry budget, with the middlewares
   /// and logging.
@@ -128,6 +137,8 @@ private struct Pipeline: Sendable {
   let singleAttempt: any Transport
   let client: APIClient
   let loginClient: APIClient
+  /// Makes the client with a step first among the middlewares (the response cache).
+  let clientWithFirstStep: @Sendable (any TransportMiddleware) -> APIClient
 
   init(
     config: CourierConfig, overrides: AdapterOverrides, monitor: any PathMonitor,
@@ -166,6 +177,7 @@ private struct Pipeline: Sendable {
     if metrics.isEnabled { stack = MetricsTransport(stack, metrics: metrics) }
     // Always there: it costs a comparison when the call's logger logs nothing.
     stack = LoggingTransport(stack)
+    let logged = stack
     if !middlewares.isEmpty { stack = MiddlewareTransport(stack, middlewares: middlewares) }
     let unauthenticated = stack
     let refreshURL =
@@ -186,6 +198,15 @@ private struct Pipeline: Sendable {
       baseURL: config.baseURL,
       transport: RetryingTransport(unauthenticated, executor: executor), options: options,
       metrics: metrics)
+    clientWithFirstStep = { step in
+      let withStep = MiddlewareTransport(logged, middlewares: [step] + middlewares)
+      let authenticated = AuthTransport(
+        withStep, authenticator: authenticator, credentialOrigin: config.baseURL,
+        allowsInsecureHTTP: config.allowsInsecureHTTP)
+      return APIClient(
+        baseURL: config.baseURL, transport: RetryingTransport(authenticated, executor: executor),
+        options: options, metrics: metrics)
+    }
   }
 }
 
@@ -251,5 +272,46 @@ extension CourierEnvironment {
         path: FileURLPath.of("courier.sqlite", in: directory),
         options: .init(checkpointOnClose: false))
     }
+  }
+}
+
+extension CourierEnvironment {
+  /// The response cache's folder: `cache` in the data directory.
+  package var responseCacheDirectory: String { FileURLPath.of("cache", in: config.dataDirectory) }
+
+  /// Opens the response cache in the data directory (decision 2510), under the configured
+  /// budget (`cache_budget_mib`).
+  /// - Parameters:
+  ///   - protected: the URLs pending writes reference, never evicted; none by default.
+  ///   - warn: told about a damaged index started afresh.
+  /// - Returns: the cache.
+  /// - Throws: `StoreError` naming the file or folder.
+  package func openResponseCache(
+    protected: @escaping @Sendable () -> Set<String> = { [] },
+    warn: @Sendable (String) -> Void = PrivateFiles.warnOnStandardError
+  ) throws -> SQLiteResponseCache {
+    // A missing data folder is made as every command makes it (0700); an existing one is left
+    // to the commands that keep private files in it: the cache folder is private on its own.
+    let data = FileURLPath.of(config.dataDirectory)
+    if access(data, F_OK) != 0 { try PrivateFiles.prepareDirectory(data, warn: warn) }
+    return try SQLiteResponseCache(
+      directory: responseCacheDirectory, budget: config.cacheBudget, protected: protected,
+      warn: warn)
+  }
+
+  /// The response cache's partition for this configuration (decision 2513): a configured token
+  /// has its own (the SHA-256 of the token, so two tokens on one data folder never share a
+  /// body); a signed-in session shares one, cleared at each login and logout.
+  package var responseCachePartition: String {
+    guard let token = config.token else { return "session" }
+    return "token:" + SHA256.hex(SHA256.hash(Data(token.utf8)))
+  }
+
+  /// Empties the response cache when it exists (a login or a logout: the next identity must
+  /// not read the last one's replies). A cache that cannot be opened is left for the next
+  /// open to rebuild or refuse.
+  package func clearResponseCache() {
+    guard access(responseCacheDirectory + "/index.sqlite", F_OK) == 0 else { return }
+    try? openResponseCache(warn: { _ in }).removeAll()
   }
 }

@@ -204,6 +204,8 @@ public final class CourierSession: Sendable {
       throw redaction.error(error)
     }
     let credentials = try TokenResponse.credentials(from: body.bytes, now: Date())
+    // The replies the last identity fetched are not this one's (decision 2513).
+    environment.clearResponseCache()
     do {
       try environment.credentials.save(credentials)
     } catch {
@@ -215,9 +217,13 @@ public final class CourierSession: Sendable {
     }
   }
 
-  /// Forgets the session.
+  /// Forgets the session, and empties the response cache of `courier get` (the replies were
+  /// this session's).
   /// - Throws: `StoreError` when the session file cannot be removed.
-  public func logout() throws { try environment.credentials.clear() }
+  public func logout() throws {
+    environment.clearResponseCache()
+    try environment.credentials.clear()
+  }
 
   /// Whether a session is saved (it may have expired; the next request refreshes it).
   public var isLoggedIn: Bool { ((try? environment.credentials.load()) ?? nil) != nil }

@@ -28,6 +28,9 @@ extension HTTPField.Name {
   package static let uploadChecksum = courier("Upload-Checksum")
   /// `Courier-Photo-Id`: the reference backend names the photo a finished tus upload became.
   package static let courierPhotoID = courier("Courier-Photo-Id")
+  /// `Courier-Cache`: set by the caching middleware on a reply it answered from its store
+  /// (`hit`, `revalidated`, `stale`), never sent (decision 2512).
+  package static let courierCache = courier("Courier-Cache")
 
   /// A name known to be a token.
   private static func courier(_ name: String) -> HTTPField.Name {

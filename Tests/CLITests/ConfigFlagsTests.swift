@@ -32,6 +32,22 @@ struct ConfigFlagsTests {
     #expect(error.message.contains("merge"))
   }
 
+  @Test("the cache budget: 512 MiB by default; --cache-budget-mib beats the environment, in MiB")
+  func cacheBudget() throws {
+    #expect(try load(flags: [:]).cacheBudget == 512 * 1024 * 1024)
+    #expect(
+      try load(flags: [:], environment: ["COURIER_CACHE_BUDGET_MIB": "64"]).cacheBudget
+        == 64 * 1024 * 1024)
+    let flagged = try GlobalOptions.parse(["--cache-budget-mib", "8"])
+    #expect(
+      try load(flags: flagged.configFlags, environment: ["COURIER_CACHE_BUDGET_MIB": "64"])
+        .cacheBudget == 8 * 1024 * 1024)
+    let error = try #require(throws: ConfigError.self) {
+      try load(flags: try GlobalOptions.parse(["--cache-budget-mib", "0"]).configFlags)
+    }
+    #expect(error.key == "cache_budget_mib" && error.message.contains("1 to 1048576"))
+  }
+
   @Test("the TLS flags beat the environment: --ca-bundle, --pin (repeated), the client certificate")
   func tlsFlags() throws {
     let pinA = "sha256/" + Data(repeating: 1, count: 32).base64EncodedString()

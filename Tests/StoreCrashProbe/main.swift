@@ -5,6 +5,9 @@ import CSQLiteShim
 //   courier-store-crash-probe enqueue <sqlite|file> <path> <start>
 //       applies and enqueues operation start, start+1, ... forever; after each call returns,
 //       prints its number on its own line and flushes stdout.
+//   courier-store-crash-probe cache sqlite <dir> <start>
+//       admits reply start, start+1, ... to a response cache in <dir>/cache (256 KiB budget)
+//       forever; after each admission returns, prints its number and flushes stdout.
 //   courier-store-crash-probe bench <sqlite|sqlite-normal|file|fdatasync|fdatasync-overwrite>
 //       <dir> <count>
 //       times <count> durable enqueues (or raw 4 KiB write+fdatasync appends) and prints one
@@ -20,6 +23,7 @@ import CourierFileStore
 import CourierPorts
 import CourierSQLite
 import Foundation
+import HTTPTypes
 
 #if canImport(Glibc)
   import Glibc
@@ -97,7 +101,8 @@ func main() throws {
   guard arguments.count == 5, let number = Int(arguments[4]) else {
     FileHandle.standardError.write(
       Data(
-        "usage: courier-store-crash-probe enqueue|bench|settings|vfs <adapter> <path> <n>\n".utf8))
+        "usage: courier-store-crash-probe enqueue|cache|bench|settings|vfs <adapter> <path> <n>\n"
+          .utf8))
     exit(64)
   }
   let (mode, adapter, path) = (arguments[1], arguments[2], arguments[3])
@@ -107,6 +112,23 @@ func main() throws {
     var n = number
     while true {
       try write(store, n)
+      print(n)
+      fflush(nil)
+      n += 1
+    }
+  case "cache":
+    // Admissions to the response cache until killed; each number printed once it returned
+    // (ResponseCacheStoreTests.killNine checks what is left).
+    let cache = try SQLiteResponseCache(directory: path + "/cache", budget: 256 * 1024)
+    var n = number
+    while true {
+      let size = (n &* 7_919) % 40_000 + 1
+      let body = Data((0..<size).map { UInt8(truncatingIfNeeded: n &+ $0) })
+      var fields = HTTPFields()
+      fields[.eTag] = "\"\(n)\""
+      try cache.store(
+        partition: "p", url: "http://probe.test/\(n)", varyValues: [:], status: 200,
+        fields: fields, body: body, now: Date())
       print(n)
       fflush(nil)
       n += 1
