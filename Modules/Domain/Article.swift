@@ -71,6 +71,9 @@ public struct Article: Sendable, Equatable, Codable {
     photo = payload["photo"]?.stringValue
   }
 
+  /// Its attachment fields (`CollectionDescription.articles`).
+  package static let attachmentFields = ["photo"]
+
   /// The record's key.
   package var key: RecordKey { RecordKey(collection: Self.collection, id: id) }
 
