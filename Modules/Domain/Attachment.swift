@@ -45,3 +45,61 @@ package enum Attachment {
     return .object(members)
   }
 }
+
+/// Where one file part of a compound write stands (decision 2520), for `courier outbox` and the
+/// TUI: queued, on its way (the bytes the server confirmed), or stored under the server's
+/// reference.
+package struct AttachmentPart: Sendable, Equatable {
+  /// The part's state.
+  package enum State: String, Sendable, Equatable {
+    /// Kept, nothing confirmed yet.
+    case queued
+    /// The server confirmed some of its bytes.
+    case uploading
+    /// Stored: the record part sends its reference.
+    case stored
+  }
+
+  /// The attachment field.
+  package var field: String
+  /// The attachment's id (its files in the data folder).
+  package var id: String
+  /// Where it stands.
+  package var state: State
+  /// The bytes the server confirmed.
+  package var confirmed: Int64
+  /// The bytes to send.
+  package var total: Int64
+  /// The server's reference once stored.
+  package var reference: String?
+
+  /// Creates a part's state.
+  /// - Parameters:
+  ///   - field: the field.
+  ///   - id: the attachment's id.
+  ///   - confirmed: the bytes confirmed.
+  ///   - total: the bytes to send.
+  ///   - reference: the server's reference, once stored.
+  package init(field: String, id: String, confirmed: Int64, total: Int64, reference: String?) {
+    self.field = field
+    self.id = id
+    self.confirmed = reference == nil ? confirmed : total
+    self.total = total
+    self.reference = reference
+    state = reference != nil ? .stored : (confirmed > 0 ? .uploading : .queued)
+  }
+
+  /// The share confirmed, 0 to 100, rounded down (100 only when stored or complete).
+  package var percent: Int {
+    total <= 0 ? (state == .stored ? 100 : 0) : Int(min(100, confirmed * 100 / total))
+  }
+
+  /// For people: `photo queued`, `photo uploading 40%`, `photo stored (REF)`.
+  package var text: String {
+    switch state {
+    case .queued: "\(field) queued"
+    case .uploading: "\(field) uploading \(percent)%"
+    case .stored: "\(field) stored (\(reference ?? ""))"
+    }
+  }
+}
