@@ -105,6 +105,42 @@ struct CompoundWriteKillTests {
     #expect(outbox["rejected"] as? Int == 1, "\(outbox)")
   }
 
+  @Test("a record refused after its file was stored keeps the photo; retry sends it with it")
+  func refusedRecordKeepsPhoto() async throws {
+    let backend = try await SharedBackend.fresh()
+    let dir = try await cli.client(backend)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let photo = dir.appendingPathComponent("sunset.jpg")
+    try await Tool.run(
+      "/usr/bin/convert", ["-size", "320x240", "plasma:fractal", "-quality", "90", photo.path])
+    try await backend.call(
+      "POST", "/__chaos", json: #"{"fail_next":1,"status":422,"path":"/articles","method":"PUT"}"#)
+    let add = await cli.run(
+      backend, ["articles", "add", "--title", "Kept", "--attach", "photo=\(photo.path)"],
+      dataDir: dir)
+    #expect(add.code != 0)
+    let photos = try await CLIFixture.photos(backend)
+    #expect(photos.count == 1, "the stored photo is kept")
+    let photoID = try #require(photos.first?["id"] as? String)
+    #expect(try await CLIFixture.articles(backend).isEmpty)
+    let outbox = try await cli.outbox(backend.url.absoluteString, dataDir: dir)
+    #expect(outbox["rejected"] as? Int == 1, "\(outbox)")
+    let entries = try #require(outbox["entries"] as? [[String: Any]])
+    let parts = try #require(entries.first?["parts"] as? [[String: Any]])
+    #expect(parts.first?["state"] as? String == "stored")
+    #expect(parts.first?["reference"] as? String == photoID)
+    let text = await cli.run(backend, ["outbox"], dataDir: dir)
+    #expect(text.output.stdout.contains("file photo stored (\(photoID))"), "\(text.output.stdout)")
+    let retry = await cli.run(backend, ["outbox", "retry", "--all"], dataDir: dir)
+    #expect(retry.code == 0, "\(retry.output.stderr)")
+    let sync = await cli.run(backend, ["sync"], dataDir: dir)
+    #expect(sync.code == 0, "\(sync.output.stderr)")
+    #expect(try await CLIFixture.photos(backend).count == 1, "no second photo")
+    let articles = try await CLIFixture.articles(backend)
+    #expect(articles.count == 1)
+    #expect(articles.first?["photo"] as? String == photoID)
+  }
+
   @Test("outbox discard of a compound write removes the record, the entry and the private copy")
   func discard() async throws {
     let backend = try await SharedBackend.fresh()
