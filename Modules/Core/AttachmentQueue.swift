@@ -56,7 +56,7 @@ package struct AttachmentQueue: Sendable {
   package func keep<T: Sendable>(
     _ files: [String: URL], commit: @escaping ([String: String]) throws -> T
   ) async throws -> T {
-    let ordered = files.keys.sorted().map { ($0, files[$0]!) }
+    let ordered = files.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     return try await prepare(ordered[...], prepared: [], commit: commit)
   }
 

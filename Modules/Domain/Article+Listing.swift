@@ -34,9 +34,10 @@ extension Article {
         unreadable.append(record.id)
         continue
       }
-      let article = Article(
+      var article = Article(
         id: record.id, title: title, body: body, version: record.version,
-        updatedAt: record.updatedAt, photo: record.values[2])
+        updatedAt: record.updatedAt)
+      article.photo = record.values[2]
       items.append(SyncItem(value: article, state: record.state))
     }
     return SyncSnapshot(

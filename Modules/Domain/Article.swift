@@ -31,15 +31,11 @@ public struct Article: Sendable, Equatable, Codable {
   ///   - body: the body.
   ///   - version: the server's version.
   ///   - updatedAt: the server's update time.
-  ///   - photo: its photo's reference.
-  public init(
-    id: String, title: String, body: String, version: Int? = nil, updatedAt: Date? = nil,
-    photo: String? = nil
-  ) {
+  public init(id: String, title: String, body: String, version: Int? = nil, updatedAt: Date? = nil)
+  {
     self.id = id
     self.title = title
     self.body = body
-    self.photo = photo
     self.version = version
     self.updatedAt = updatedAt
   }
