@@ -29,7 +29,7 @@ extension Article {
         deleted.append(record.id)
         continue
       }
-      guard record.values.count == 3, let title = record.values[0], let body = record.values[1]
+      guard record.values.count >= 2, let title = record.values[0], let body = record.values[1]
       else {
         unreadable.append(record.id)
         continue
@@ -37,7 +37,7 @@ extension Article {
       var article = Article(
         id: record.id, title: title, body: body, version: record.version,
         updatedAt: record.updatedAt)
-      article.photo = record.values[2]
+      article.photo = record.values.count > 2 ? record.values[2] : nil
       items.append(SyncItem(value: article, state: record.state))
     }
     return SyncSnapshot(

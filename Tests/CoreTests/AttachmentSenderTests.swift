@@ -96,7 +96,7 @@ struct AttachmentSenderTests {
     let store = try FolderQueuedUploadStore()
     let operation = UUID()
     let entry = try compound(store, transfer: transfer, operation: operation)
-    let answer = await try sender(server, store).send(entry, progress: nil)
+    let answer = await sender(server, store).send(entry, progress: nil)
     guard case .delivered(let record?) = answer else {
       Issue.record("not delivered: \(answer)")
       return
@@ -127,11 +127,11 @@ struct AttachmentSenderTests {
     let store = try FolderQueuedUploadStore()
     let entry = try compound(store)
     server.state.withLock { $0.refuseRecord = true }
-    _ = await try sender(server, store).send(entry, progress: nil)
+    _ = await sender(server, store).send(entry, progress: nil)
     let created = server.files.state.withLock { $0.created }
     #expect(created == 1)
     server.state.withLock { $0.refuseRecord = false }
-    let answer = await try sender(server, store).send(entry, progress: nil)
+    let answer = await sender(server, store).send(entry, progress: nil)
     guard case .delivered = answer else {
       Issue.record("not delivered: \(answer)")
       return
@@ -149,7 +149,7 @@ struct AttachmentSenderTests {
     let store = try FolderQueuedUploadStore()
     let entry = try compound(store)
     server.state.withLock { $0.refuseRecord = true }
-    let answer = await try sender(server, store).send(entry, progress: nil)
+    let answer = await sender(server, store).send(entry, progress: nil)
     guard case .failed(let error) = answer else {
       Issue.record("not refused: \(answer)")
       return
@@ -166,7 +166,7 @@ struct AttachmentSenderTests {
     let entry = try compound(store)
     // The kept bytes are gone: a local refusal, as a server's 4xx is.
     try FileManager.default.removeItem(at: store.body("u1"))
-    let answer = await try sender(server, store).send(entry, progress: nil)
+    let answer = await sender(server, store).send(entry, progress: nil)
     guard case .failed(let error) = answer else {
       Issue.record("not refused: \(answer)")
       return
@@ -186,7 +186,7 @@ struct AttachmentSenderTests {
         key: RecordKey(collection: "articles", id: "a2"), kind: .create,
         payload: .object(["title": .string("Plain"), "body": .string(""), "photo": .string("p7")]),
         baseVersion: nil, enqueuedAt: Date(timeIntervalSince1970: 0)))
-    let answer = await try sender(server, store).send(entry, progress: nil)
+    let answer = await sender(server, store).send(entry, progress: nil)
     guard case .delivered = answer else {
       Issue.record("not delivered: \(answer)")
       return
