@@ -141,6 +141,39 @@ struct CompoundWriteKillTests {
     #expect(articles.first?["photo"] as? String == photoID)
   }
 
+  @Test("edit --attach replaces the photo, edit --detach removes it")
+  func editReplacesAndDetaches() async throws {
+    let backend = try await SharedBackend.fresh()
+    let dir = try await cli.client(backend)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let first = dir.appendingPathComponent("first.jpg")
+    let second = dir.appendingPathComponent("second.jpg")
+    for file in [first, second] {
+      try await Tool.run(
+        "/usr/bin/convert", ["-size", "200x150", "plasma:fractal", "-quality", "90", file.path])
+    }
+    let add = await cli.run(
+      backend, ["articles", "add", "--title", "Edited", "--attach", "photo=\(first.path)"],
+      dataDir: dir)
+    #expect(add.code == 0, "\(add.output.stderr)")
+    let id = try #require(try await CLIFixture.articles(backend).first?["id"] as? String)
+    let firstPhoto = try #require(try await CLIFixture.articles(backend).first?["photo"] as? String)
+    let edit = await cli.run(
+      backend, ["articles", "edit", id, "--attach", "photo=\(second.path)"], dataDir: dir)
+    #expect(edit.code == 0, "\(edit.output.stderr)")
+    let photos = try await CLIFixture.photos(backend).compactMap { $0["id"] as? String }
+    #expect(photos.count == 2)
+    let replaced = try await CLIFixture.articles(backend).first?["photo"] as? String
+    #expect(replaced != nil && replaced != firstPhoto && photos.contains(replaced ?? ""))
+    let detach = await cli.run(
+      backend, ["articles", "edit", id, "--detach", "photo"], dataDir: dir)
+    #expect(detach.code == 0, "\(detach.output.stderr)")
+    let article = try #require(try await CLIFixture.articles(backend).first)
+    #expect(article["photo"] == nil, "\(article)")
+    #expect(article["version"] as? Int == 3)
+    #expect(await CLIFixture.settledQueuedUploads(in: dir).isEmpty)
+  }
+
   @Test("outbox discard of a compound write removes the record, the entry and the private copy")
   func discard() async throws {
     let backend = try await SharedBackend.fresh()
