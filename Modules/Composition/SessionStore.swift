@@ -108,7 +108,8 @@ final class SessionStore: Sendable {
           replayer.register(
             Self.route(
               collection, environment: environment,
-              store: Self.queuedUploadStore(environment: environment, removal: removal)))
+              store: Self.queuedUploadStore(environment: environment, removal: removal),
+              tracker: uploadTracker))
         }
         // Queued uploads replay in outbox order with every collection's writes (decision 1302).
         replayer.register(
@@ -152,7 +153,7 @@ final class SessionStore: Sendable {
   /// the compound writes' sender over it (decision 2520).
   static func route(
     _ collection: CollectionDescription, environment: CourierEnvironment,
-    store: FileQueuedUploadStore
+    store: FileQueuedUploadStore, tracker: QueuedUploadTracker? = nil
   ) -> ReplayRoute {
     let config = environment.config
     let decision = ReplayDecision(policy: config.conflictPolicy, collection: collection)
@@ -168,7 +169,12 @@ final class SessionStore: Sendable {
     return ReplayRoute(
       collection: collection.name,
       sender: AttachmentSender(
-        records: RecordSender(client: environment.client, collection: collection), files: files),
+        records: RecordSender(client: environment.client, collection: collection), files: files,
+        fileProgress: tracker.map { tracker in
+          AttachmentSender.FileProgress(
+            began: { tracker.began($0, at: store.resumeRecords.load($0)?.confirmedOffset) },
+            progressed: { tracker.progressed($0, $1) }, ended: { tracker.ended($0) })
+        }),
       decision: decision)
   }
 }

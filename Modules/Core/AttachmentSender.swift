@@ -24,14 +24,46 @@ where C.Duration == Duration {
   package let records: RecordSender
   /// The file parts' sender, over the data folder's queued uploads.
   package let files: QueuedUploadSender<C>
+  /// Told, by attachment id, when a file part's transfer starts, progresses and ends; nil when
+  /// no one follows (the session's tracker does, for the TUI's "uploading 40%").
+  package var fileProgress: FileProgress?
+
+  /// Where a file part's transfer stands, by attachment id.
+  package struct FileProgress: Sendable {
+    /// A transfer starts.
+    package var began: @Sendable (String) -> Void
+    /// The bytes sent so far.
+    package var progressed: @Sendable (String, TransferProgress) -> Void
+    /// The transfer ended, delivered or not.
+    package var ended: @Sendable (String) -> Void
+
+    /// Creates the three calls.
+    /// - Parameters:
+    ///   - began: a transfer starts.
+    ///   - progressed: the bytes sent so far.
+    ///   - ended: the transfer ended.
+    package init(
+      began: @escaping @Sendable (String) -> Void,
+      progressed: @escaping @Sendable (String, TransferProgress) -> Void,
+      ended: @escaping @Sendable (String) -> Void
+    ) {
+      self.began = began
+      self.progressed = progressed
+      self.ended = ended
+    }
+  }
 
   /// Creates a sender.
   /// - Parameters:
   ///   - records: the collection's record sender.
   ///   - files: the queued uploads' sender.
-  package init(records: RecordSender, files: QueuedUploadSender<C>) {
+  ///   - fileProgress: told how each file part's transfer goes.
+  package init(
+    records: RecordSender, files: QueuedUploadSender<C>, fileProgress: FileProgress? = nil
+  ) {
     self.records = records
     self.files = files
+    self.fileProgress = fileProgress
   }
 
   /// The record sender's (the transport's).
@@ -100,9 +132,16 @@ where C.Duration == Duration {
         serverMessage: "The file of “\(field)” is missing from the data folder; it can't be "
           + "sent. Discard the write and attach the file again.", field: field)
     }
+    let tracking = fileProgress
+    tracking?.began(id)
+    defer { tracking?.ended(id) }
     let reference = try await files.transfer(
       id, upload, key: Self.fileKey(entry.operation, field: field),
-      options: files.options.forEntry(entry), progress: progress)
+      options: files.options.forEntry(entry),
+      progress: { sent in
+        tracking?.progressed(id, sent)
+        progress?(sent)
+      })
     guard let reference else {
       throw CourierError(
         .notTheServer, code: "attachment_unreferenced",

@@ -118,6 +118,8 @@ package final class CoreBridge: TUIActions {
         // The queued uploads: one line each, with the bytes confirmed or being sent.
         for await uploads in self.session.queuedUploads.updates() {
           self.hub.send(.queuedUploads(uploads.map(QueuedUploadItem.init)))
+          // A compound write's file moving is tracked the same way: its article's photo state.
+          await self.publishStored()
         }
       }
       group.addTask {

@@ -121,6 +121,24 @@ struct AttachmentSenderTests {
     #expect(!FileManager.default.fileExists(atPath: store.body("u1").path))
   }
 
+  @Test("a file part's transfer is followed by attachment id: began, progressed, ended")
+  func fileProgress() async throws {
+    let server = Server()
+    let store = try FolderQueuedUploadStore()
+    let entry = try compound(store)
+    let events = Mutex<[String]>([])
+    var sender = sender(server, store)
+    sender.fileProgress = AttachmentSender.FileProgress(
+      began: { id in events.withLock { $0.append("began \(id)") } },
+      progressed: { id, sent in events.withLock { $0.append("\(id) \(sent.sent)") } },
+      ended: { id in events.withLock { $0.append("ended \(id)") } })
+    _ = await sender.send(entry, progress: nil)
+    let seen = events.withLock { $0 }
+    #expect(seen.first == "began u1")
+    #expect(seen.last == "ended u1")
+    #expect(seen.contains("u1 3000"), "\(seen)")
+  }
+
   @Test("a replay after the file was stored sends no second file, only the record")
   func replayAfterFile() async throws {
     let server = Server()
