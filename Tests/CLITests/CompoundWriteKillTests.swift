@@ -41,12 +41,29 @@ struct CompoundWriteKillTests {
     "killed at a step, then sync: one photo, one article naming it, the server's reference here",
     arguments: Step.allCases, 1...3)
   func killedThenSynced(_ step: Step, _ round: Int) async throws {
+    try await killThenSync(step, round, multipart: false)
+  }
+
+  @Test(
+    "the same with the file as one multipart POST (the server offers no tus)",
+    arguments: Step.allCases, 1...3)
+  func killedThenSyncedMultipart(_ step: Step, _ round: Int) async throws {
+    try await killThenSync(step, round, multipart: true)
+  }
+
+  func killThenSync(_ step: Step, _ round: Int, multipart: Bool) async throws {
     let backend = try await SharedBackend.fresh()
     let dir = try await cli.client(backend)
     defer { try? FileManager.default.removeItem(at: dir) }
     let photo = dir.appendingPathComponent("sunset.jpg")
     try await Tool.run(
       "/usr/bin/convert", ["-size", "320x240", "plasma:fractal", "-quality", "90", photo.path])
+    if multipart {
+      // The tus probe is answered 404: not a tus server, so the file goes to POST /photos.
+      try await backend.call(
+        "POST", "/__chaos",
+        json: #"{"fail_all":true,"status":404,"path":"/uploads","method":"OPTIONS"}"#)
+    }
     try await backend.call("POST", "/__hold", json: step.hold)
     let process = try cli.process(
       backend.url.absoluteString,
@@ -81,6 +98,10 @@ struct CompoundWriteKillTests {
     let fields = try #require(records.first?["fields"] as? [String: Any])
     #expect(fields["photo"] as? String == photoID, "\(records)")
     #expect(await CLIFixture.settledQueuedUploads(in: dir).isEmpty)
+    let posts = try await backend.log().filter {
+      $0["method"] as? String == "POST" && $0["path"] as? String == "/photos"
+    }
+    #expect(posts.isEmpty != multipart, "\(posts)")
   }
 
   @Test("a refused file refuses the write: the record is not sent, both say the server's words")
