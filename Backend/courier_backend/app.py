@@ -549,6 +549,30 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
         return FileResponse(store.photo_path(photo_id), media_type=record["content_type"],
                             headers={"ETag": f'"{record["sha256"]}"'})
 
+    # ------------------------------------------------------------ article photos (attachments)
+    def article_photo(data: dict, user: str) -> str | None:
+        # An article's optional `photo`: the id of a stored photo of the writer's (POST /photos,
+        # or a finished tus upload). Absent or null: the article has none (a PUT removes it).
+        photo = data.get("photo")
+        if photo is None:
+            return None
+        if not isinstance(photo, str) or not photo:
+            raise ApiError(422, "validation_failed", "'photo' must be the id of a stored photo.", field="photo")
+        record = store.get_photo(photo)
+        if record is None or record["owner"] != user:
+            raise ApiError(422, "validation_failed", f"No stored photo of yours has the id {photo!r}.",
+                           field="photo")
+        return photo
+
+    @api.delete("/photos/{photo_id}")
+    async def delete_photo(photo_id: str, request: Request) -> Response:
+        user = require_user(request)
+        record = store.get_photo(photo_id)
+        if record is None or record["owner"] != user:
+            raise ApiError(404, "not_found", "No such photo.")
+        store.delete_photo(photo_id)
+        return Response(status_code=204)
+
     # ------------------------------------------------------------ tus (Docs/tus.md)
     tus.install(api, store, require_user)
 
@@ -587,7 +611,7 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
 
     @api.put("/articles/{article_id}")
     async def put_article(article_id: str, request: Request) -> Response:
-        require_user(request)
+        user = require_user(request)
         data = await read_json_object(request)
         title = require_string(data, "title")
         body = require_string(data, "body")
@@ -608,7 +632,8 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
                 raise ApiError(400, "bad_request", "If-Match and body.version disagree.", field="version")
             if base is None:
                 base = version
-        outcome, article = store.put_article(article_id, title, body, base)
+        photo = article_photo(data, user)
+        outcome, article = store.put_article(article_id, title, body, base, photo)
         if outcome == "created":
             return json_response(201, article, {"ETag": etag_for(article),
                                                 "Location": str(request.url_for("get_article", article_id=article_id))})
@@ -625,14 +650,14 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
 
     @api.post("/articles")
     async def create_article(request: Request) -> Response:
-        require_user(request)
+        user = require_user(request)
         data = await read_json_object(request)
         article_id = require_string(data, "id")
         title = require_string(data, "title")
         body = require_string(data, "body")
         validate_id(article_id)
         validate_title(title)
-        created, article = store.create_article(article_id, title, body)
+        created, article = store.create_article(article_id, title, body, article_photo(data, user))
         if not created:
             raise ApiError(409, "already_exists", "An article with this id already exists.", current=article)
         return json_response(201, article, {"ETag": etag_for(article),

@@ -74,6 +74,7 @@ SCHEMAS: dict[str, Any] = {
             "body": {"type": "string"},
             "version": {"type": "integer", "description": "Owned by the server, 1 at creation."},
             "updated_at": {"type": "string", "format": "date-time"},
+            "photo": {"type": "string", "description": "The id of its photo (/photos); absent when none."},
         },
     },
     "NewArticle": {
@@ -83,6 +84,7 @@ SCHEMAS: dict[str, Any] = {
             "id": {"type": "string"},
             "title": {"type": "string", "minLength": 1, "maxLength": 200},
             "body": {"type": "string"},
+            "photo": {"type": "string", "description": "The id of a stored photo of the writer's."},
         },
     },
     "ArticleReplacement": {
@@ -91,6 +93,10 @@ SCHEMAS: dict[str, Any] = {
         "properties": {
             "title": {"type": "string", "minLength": 1, "maxLength": 200},
             "body": {"type": "string"},
+            "photo": {
+                "type": "string",
+                "description": "The id of a stored photo of the writer's; absent or null: none.",
+            },
             "version": {
                 "type": "integer",
                 "description": "The base version, when If-Match does not carry it.",
@@ -266,6 +272,11 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
                               "content": {"image/*": {"schema": {"type": "string",
                                                                   "contentMediaType": "image/*"}}}},
                       "401": UNAUTHORIZED, "404": NOT_FOUND},
+    },
+    ("delete", "/photos/{photo_id}"): {
+        "operationId": "deletePhoto", "summary": "Deletes one of the user's photos.",
+        "security": BEARER,
+        "responses": {"204": {"description": "Deleted."}, "401": UNAUTHORIZED, "404": NOT_FOUND},
     },
     ("post", "/upload"): {
         "operationId": "echoUpload", "summary": "Echoes the parts of a multipart body (no auth).",

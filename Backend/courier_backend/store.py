@@ -38,7 +38,8 @@ CREATE TABLE IF NOT EXISTS articles (
     title TEXT NOT NULL,
     body TEXT NOT NULL,
     version INTEGER NOT NULL,
-    updated_at TEXT NOT NULL
+    updated_at TEXT NOT NULL,
+    photo TEXT                       -- the id of a photo of the writer's (/photos), or NULL
 );
 CREATE TABLE IF NOT EXISTS notes (  -- the second collection (Docs/notes.md): other field names
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -209,6 +210,9 @@ class Store:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
+        # A data folder made before articles had photos gets the column.
+        if "photo" not in {row["name"] for row in self.db.execute("PRAGMA table_info(articles)")}:
+            self.db.execute("ALTER TABLE articles ADD COLUMN photo TEXT")
         self.chaos = Chaos()
         self.hold: Hold | None = None
         self.config = self._runtime_config()
@@ -293,8 +297,11 @@ class Store:
     def _article(row: sqlite3.Row | None) -> dict | None:
         if row is None:
             return None
-        return {"id": row["id"], "title": row["title"], "body": row["body"],
-                "version": row["version"], "updated_at": row["updated_at"]}
+        article = {"id": row["id"], "title": row["title"], "body": row["body"],
+                   "version": row["version"], "updated_at": row["updated_at"]}
+        if row["photo"] is not None:
+            article["photo"] = row["photo"]
+        return article
 
     def list_articles(self) -> list[dict]:
         with self.lock:
@@ -305,7 +312,8 @@ class Store:
         with self.lock:
             return self._article(self.db.execute("SELECT * FROM articles WHERE id=?", (article_id,)).fetchone())
 
-    def put_article(self, article_id: str, title: str, body: str, base: int | str | None) -> tuple[str, dict | None]:
+    def put_article(self, article_id: str, title: str, body: str, base: int | str | None,
+                    photo: str | None = None) -> tuple[str, dict | None]:
         """Create-or-replace. Returns (outcome, article) with outcome one of
         created | replaced | precondition_required | conflict | precondition_failed."""
         with self._tx() as db:
@@ -316,27 +324,30 @@ class Store:
                     return "precondition_failed", None
                 if isinstance(base, int) and self.config.gone_answer != "recreate":
                     return "gone", None
-                db.execute("INSERT INTO articles(id, title, body, version, updated_at) VALUES (?,?,?,?,?)",
-                           (article_id, title, body, 1, stamp))
-                return "created", {"id": article_id, "title": title, "body": body, "version": 1, "updated_at": stamp}
+                db.execute("INSERT INTO articles(id, title, body, version, updated_at, photo) VALUES (?,?,?,?,?,?)",
+                           (article_id, title, body, 1, stamp, photo))
+                return "created", self._article(db.execute("SELECT * FROM articles WHERE id=?",
+                                                           (article_id,)).fetchone())
             if base is None:
                 return "precondition_required", current
             if base != "*" and base != current["version"]:
                 return "conflict", current
             version = current["version"] + 1
-            db.execute("UPDATE articles SET title=?, body=?, version=?, updated_at=? WHERE id=?",
-                       (title, body, version, stamp, article_id))
-            return "replaced", {"id": article_id, "title": title, "body": body, "version": version, "updated_at": stamp}
+            db.execute("UPDATE articles SET title=?, body=?, version=?, updated_at=?, photo=? WHERE id=?",
+                       (title, body, version, stamp, photo, article_id))
+            return "replaced", self._article(db.execute("SELECT * FROM articles WHERE id=?",
+                                                        (article_id,)).fetchone())
 
-    def create_article(self, article_id: str, title: str, body: str) -> tuple[bool, dict]:
+    def create_article(self, article_id: str, title: str, body: str,
+                       photo: str | None = None) -> tuple[bool, dict]:
         with self._tx() as db:
             current = self._article(db.execute("SELECT * FROM articles WHERE id=?", (article_id,)).fetchone())
             if current is not None:
                 return False, current
             stamp = now_rfc3339()
-            db.execute("INSERT INTO articles(id, title, body, version, updated_at) VALUES (?,?,?,?,?)",
-                       (article_id, title, body, 1, stamp))
-            return True, {"id": article_id, "title": title, "body": body, "version": 1, "updated_at": stamp}
+            db.execute("INSERT INTO articles(id, title, body, version, updated_at, photo) VALUES (?,?,?,?,?,?)",
+                       (article_id, title, body, 1, stamp, photo))
+            return True, self._article(db.execute("SELECT * FROM articles WHERE id=?", (article_id,)).fetchone())
 
     def delete_article(self, article_id: str, base: int | str | None) -> tuple[str, dict | None]:
         """Returns (outcome, current) with outcome deleted | not_found | conflict."""
@@ -467,6 +478,15 @@ class Store:
         with self.lock:
             rows = self.db.execute("SELECT * FROM photos WHERE owner=? ORDER BY created_at, id", (owner,)).fetchall()
         return [dict(r) for r in rows]
+
+    def delete_photo(self, photo_id: str) -> None:
+        """Forgets a photo and removes its file; articles naming it keep the id (a dangling reference)."""
+        with self._tx() as db:
+            db.execute("DELETE FROM photos WHERE id=?", (photo_id,))
+        try:
+            os.remove(self.photo_path(photo_id))
+        except FileNotFoundError:
+            pass
 
     def photo_path(self, photo_id: str) -> str:
         return os.path.join(self.photo_dir, photo_id)

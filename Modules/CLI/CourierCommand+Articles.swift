@@ -67,7 +67,8 @@ extension CourierCommand.Articles {
     package static let configuration = CommandConfiguration(
       commandName: "add",
       abstract: "Add an article (saved locally, then sent).",
-      usage: "courier articles add --title <t> [--body <b>] [<global options>]",
+      usage:
+        "courier articles add --title <t> [--body <b>] [--attach photo=<file>] [<global options>]",
       discussion: CourierCommand.globalOptionsHelp)
 
     /// The root command, whose global options this command takes.
@@ -84,6 +85,13 @@ extension CourierCommand.Articles {
     @Option(parsing: .unconditional, help: ArgumentHelp("The body.", valueName: "b")) package
       var body: String?
 
+    /// `--attach FIELD=FILE`: a file for an attachment field, sent before the article.
+    @Option(
+      parsing: .unconditionalSingleValue,
+      help: ArgumentHelp(
+        "A file for an attachment field (photo=./sunset.jpg), sent first.",
+        valueName: "field=file")) package var attach: [String] = []
+
     /// Creates the command's definition (swift-argument-parser's; parse to get values).
     package init() {}
 
@@ -92,7 +100,8 @@ extension CourierCommand.Articles {
     }
 
     package func run(in context: CommandContext) async throws -> ExitCode {
-      try await ArticleCommands.run(.add(title: title ?? "", body: body ?? ""), context: context)
+      try await ArticleCommands.run(
+        .add(title: title ?? "", body: body ?? "", attach: attach), context: context)
     }
   }
 
@@ -101,7 +110,8 @@ extension CourierCommand.Articles {
     package static let configuration = CommandConfiguration(
       commandName: "edit",
       abstract: "Change an article's title or body.",
-      usage: "courier articles edit <id> [--title <t>] [--body <b>] [<global options>]",
+      usage: "courier articles edit <id> [--title <t>] [--body <b>] [--attach photo=<file>] "
+        + "[--detach photo] [<global options>]",
       discussion: CourierCommand.globalOptionsHelp)
 
     /// The root command, whose global options this command takes.
@@ -121,17 +131,31 @@ extension CourierCommand.Articles {
     @Option(parsing: .unconditional, help: ArgumentHelp("The new body.", valueName: "b")) package
       var body: String?
 
+    /// `--attach FIELD=FILE`: a new file for an attachment field.
+    @Option(
+      parsing: .unconditionalSingleValue,
+      help: ArgumentHelp(
+        "A new file for an attachment field (photo=./sunset.jpg), sent first.",
+        valueName: "field=file")) package var attach: [String] = []
+
+    /// `--detach FIELD`: removes an attachment field's file from the article.
+    @Option(
+      parsing: .unconditionalSingleValue,
+      help: ArgumentHelp("Remove an attachment field's file (photo).", valueName: "field"))
+    package var detach: [String] = []
+
     /// Creates the command's definition (swift-argument-parser's; parse to get values).
     package init() {}
 
     package func validate() throws {
-      guard title != nil || body != nil else {
-        throw ValidationError("articles edit needs --title or --body.")
+      guard title != nil || body != nil || !attach.isEmpty || !detach.isEmpty else {
+        throw ValidationError("articles edit needs --title, --body, --attach or --detach.")
       }
     }
 
     package func run(in context: CommandContext) async throws -> ExitCode {
-      try await ArticleCommands.run(.edit(id: id, title: title, body: body), context: context)
+      try await ArticleCommands.run(
+        .edit(id: id, title: title, body: body, attach: attach, detach: detach), context: context)
     }
   }
 

@@ -29,7 +29,9 @@ enum OutboxCommands {
           "conflicted": .int(counts.conflicted), "parked": .int(counts.parked),
           "entries": .array(
             zip(entries, waits).map { entry, wait in
-              OutboxText.entryObject(entry, now: now, upload: uploads[entry.id], wait: wait)
+              OutboxText.entryObject(
+                entry, now: now, upload: uploads[entry.id], wait: wait,
+                parts: context.session.queuedUploads.attachmentParts(of: entry))
             }),
         ]) + "\n")
       return .success
@@ -45,7 +47,8 @@ enum OutboxCommands {
       context.output.out(
         OutboxText.entryLine(
           entry, now: now, schema: OutboxText.schema(entry, context: context),
-          upload: uploads[entry.id], wait: wait))
+          upload: uploads[entry.id], wait: wait,
+          parts: context.session.queuedUploads.attachmentParts(of: entry)))
     }
     return .success
   }

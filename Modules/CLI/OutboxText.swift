@@ -54,7 +54,7 @@ enum OutboxText {
 
   static func entryLine(
     _ entry: OutboxEntry, now: Date, schema: RecordSchema? = nil,
-    upload: QueuedUploadProgress? = nil, wait: OutboxWait? = nil
+    upload: QueuedUploadProgress? = nil, wait: OutboxWait? = nil, parts: [AttachmentPart] = []
   ) -> String {
     let operation = entry.operation
     let base = operation.baseVersion.map { " on v\($0)" } ?? ""
@@ -68,6 +68,12 @@ enum OutboxText {
         "      upload \(LogText.escaped(upload.name)): "
         + "\(CompressionDecision.formatBytes(upload.confirmed)) / "
         + "\(CompressionDecision.formatBytes(upload.total)) confirmed (\(upload.percent)%)\n"
+    }
+    if !parts.isEmpty {
+      let record = entry.state.isPending ? "record pending" : "record \(stateWord(entry.state))"
+      line +=
+        "      parts: " + parts.map { "file " + LogText.escaped($0.text) }.joined(separator: ", ")
+        + ", then " + record + "\n"
     }
     switch entry.state {
     case .pending: break
@@ -108,7 +114,7 @@ enum OutboxText {
 
   static func entryObject(
     _ entry: OutboxEntry, now: Date, upload: QueuedUploadProgress? = nil,
-    wait: OutboxWait? = nil
+    wait: OutboxWait? = nil, parts: [AttachmentPart] = []
   ) -> JSONValue {
     let operation = entry.operation
     var object: [String: JSONValue] = [
@@ -125,6 +131,18 @@ enum OutboxText {
         "bytes_total": .int(upload.total),
         "transfer": .string(upload.upload?.transfer.rawValue ?? ""),
       ])
+    }
+    if !parts.isEmpty {
+      object["parts"] = .array(
+        parts.map { part in
+          var file: [String: JSONValue] = [
+            "part": .string("file"), "field": .string(part.field),
+            "state": .string(part.state.rawValue), "bytes_confirmed": .int(part.confirmed),
+            "bytes_total": .int(part.total),
+          ]
+          if let reference = part.reference { file["reference"] = .string(reference) }
+          return .object(file)
+        } + [.object(["part": .string("record"), "state": .string(stateWord(entry.state))])])
     }
     if let base = operation.baseVersion { object["base_version"] = .int(base) }
     switch entry.state {

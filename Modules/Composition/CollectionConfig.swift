@@ -28,7 +28,7 @@ enum CollectionConfig {
   /// The members a collection's object may have.
   static let members = [
     "path", "id", "version", "updated_at", "fields", "required", "lengths", "version_tag",
-    "conflict_codes", "gone_codes", "write_statuses", "delete_statuses",
+    "conflict_codes", "gone_codes", "write_statuses", "delete_statuses", "attachments",
   ]
 
   /// Names a collection may not take: the built-in ones (articles, and the queued uploads'
@@ -180,8 +180,25 @@ enum CollectionConfig {
       deleteStatuses: try statuses("delete_statuses", default: contract.deleteStatuses),
       conflictCodes: Set(try strings("conflict_codes") ?? Array(contract.conflictCodes)),
       goneCodes: Set(try strings("gone_codes") ?? Array(contract.goneCodes)))
+    // Attachment fields hold a file's reference: a string field (declared so when the
+    // collection lists its fields).
+    let attachments = try strings("attachments") ?? []
+    for field in attachments {
+      guard !owned.contains(field), Set(attachments).count == attachments.count else {
+        throw fail("attachments", "“\(ConfigLoader.shown(field))” can't be an attachment field.")
+      }
+      if !fields.isEmpty {
+        guard let declared = fields.first(where: { $0.name == field }), declared.kind == .string
+        else {
+          throw fail(
+            "attachments",
+            "“\(ConfigLoader.shown(field))” is not one of the declared string fields.")
+        }
+      }
+    }
     return CollectionDescription(
-      name: name, path: path, schema: schema, fields: fields, answers: answers)
+      name: name, path: path, schema: schema, fields: fields, answers: answers,
+      attachments: attachments)
   }
 
   private static func isName(_ name: String) -> Bool {

@@ -148,6 +148,40 @@ package struct FileQueuedUploadStore: QueuedUploadStore {
     return names.compactMap { Int32($0) }.max() ?? 1024
   }
 
+  /// Writes `<id>.<kind>` through a temporary file, flushed and renamed, so a reader finds the
+  /// whole text or none.
+  /// - Parameters:
+  ///   - text: the text.
+  ///   - kind: `part` or `ref`.
+  ///   - id: the upload's id.
+  /// - Throws: `StoreError` when it cannot be written (nothing is left then).
+  package func writeNote(_ text: String, _ kind: String, for id: String) throws {
+    let target = file(id, kind).path
+    let path = target + ".tmp"
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw failure("created", path) }
+    let bytes = Array(text.utf8)
+    let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    guard written == bytes.count, fsync(fd) == 0, rename(path, target) == 0 else {
+      let error = failure("written", path)
+      close(fd)
+      unlink(path)
+      throw error
+    }
+    close(fd)
+    syncFolder()
+  }
+
+  /// The text of `<id>.<kind>`, nil when there is none.
+  /// - Parameters:
+  ///   - kind: `part` or `ref`.
+  ///   - id: the upload's id.
+  /// - Returns: the text.
+  package func note(_ kind: String, for id: String) -> String? {
+    guard let data = FileManager.default.contents(atPath: file(id, kind).path) else { return nil }
+    return String(decoding: data, as: UTF8.self)
+  }
+
   /// Whether `<id>.delivered` exists.
   /// - Parameter id: the upload's id.
   /// - Returns: true once the server proved it stored the upload.
@@ -181,11 +215,14 @@ package struct FileQueuedUploadStore: QueuedUploadStore {
   }
 
   /// The upload id a file of the folder belongs to: `<uuid>.body`, `.json`, `.json.tmp`,
-  /// `.delivered`, `.sent`; nil for any other name (never removed).
+  /// `.delivered`, `.sent`, an attachment's `.part` and `.ref` (and their `.tmp`); nil for any
+  /// other name (never removed).
   static func uploadID(ofFile name: String) -> String? {
     let parts = name.split(separator: ".", maxSplits: 1).map(String.init)
     guard parts.count == 2, UUID(uuidString: parts[0]) != nil,
-      ["body", "json", "json.tmp", "delivered", "sent"].contains(parts[1])
+      [
+        "body", "json", "json.tmp", "delivered", "sent", "part", "part.tmp", "ref", "ref.tmp",
+      ].contains(parts[1])
     else { return nil }
     return parts[0]
   }

@@ -43,13 +43,17 @@ final class OutboxSync: Sendable {
   let tidy: @Sendable () -> Void
   /// Logs and measures the passes it runs and the outbox (decision 2203).
   let observation: ReplayObservation
+  /// Keeps the files of compound writes (decision 2520); nil when the session keeps none.
+  let attachments: (@Sendable () -> AttachmentQueue)?
 
   /// The sending side of a store whose replayer `makeReplayer` makes at the first use.
   init(
     store: any LocalStore, observation: ReplayObservation,
     makeReplayer: @escaping @Sendable () -> OutboxReplayer, lock: SharedSyncLock?,
-    monitor: SharedRun, tidy: @escaping @Sendable () -> Void
+    monitor: SharedRun, tidy: @escaping @Sendable () -> Void,
+    attachments: (@Sendable () -> AttachmentQueue)? = nil
   ) {
+    self.attachments = attachments
     self.store = store
     self.observation = observation
     self.made = Mutex((nil, []))
@@ -72,6 +76,9 @@ final class OutboxSync: Sendable {
       return try write()
     }
   }
+
+  /// Whether the replayer is made (a write straight to the store must then tell it).
+  var hasReplayer: Bool { made.withLock { $0.replayer != nil } }
 
   /// Registers a route on the replayer, or keeps it for the replayer's making: a collection
   /// declared in code is sent by the next replay without making the replayer now.

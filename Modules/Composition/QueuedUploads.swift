@@ -124,6 +124,36 @@ public struct QueuedUploads: Sendable {
     }
   }
 
+  /// The file parts of a compound write (decision 2520) and where each stands: queued,
+  /// uploading (the bytes the server confirmed), or stored with the server's reference.
+  /// - Parameter entry: an outbox entry of any collection.
+  /// - Returns: its file parts still named by local references; empty for any other entry.
+  package func attachmentParts(of entry: OutboxEntry) -> [AttachmentPart] {
+    guard
+      let collection = store.declared.first(where: { $0.name == entry.key.collection }),
+      !collection.attachments.isEmpty
+    else { return [] }
+    let pending = Attachment.pending(in: entry.operation.payload, fields: collection.attachments)
+    guard !pending.isEmpty else { return [] }
+    return pending.map { attachmentPart(field: $0.field, id: $0.id) }
+  }
+
+  /// Where the file kept as `id` for `field` stands (decision 2520).
+  /// - Parameters:
+  ///   - field: the attachment field.
+  ///   - id: the attachment's id (a local reference's).
+  /// - Returns: queued, uploading (the bytes confirmed) or stored with the server's reference.
+  package func attachmentPart(field: String, id: String) -> AttachmentPart {
+    let files = store.queuedUploadStore
+    let upload = files.note("part", for: id).flatMap { try? JSONValue(parsing: $0) }
+      .flatMap { try? QueuedUpload(payload: $0) }
+    let sending = store.uploadTracker.sending[id]
+    return AttachmentPart(
+      field: field, id: id,
+      confirmed: sending ?? files.resumeRecords.load(id)?.confirmedOffset ?? 0,
+      total: upload?.length ?? 0, reference: files.note("ref", for: id))
+  }
+
   /// ``current()`` now, then after every change: a transfer's progress (at most ten times a
   /// second), an upload queued, sent, refused or discarded.
   /// - Returns: the stream (the newest list only, for a slow reader); it ends when the local

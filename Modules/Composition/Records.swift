@@ -144,6 +144,82 @@ public struct Records<Record: CollectionRecord>: Sendable {
   }
 }
 
+extension Records {
+  /// Adds a record with files for its attachment fields (`CollectionDescription.attachments`,
+  /// decision 2520), as one compound write: each file is prepared with the upload rules
+  /// (compressed when worth it) and kept as a private copy in the data folder, the record is
+  /// applied locally at once with a local reference to it (`courier-local:<id>`) and queued as
+  /// one outbox entry. The replay sends the files first, then the record with the server's
+  /// references in their place.
+  /// - Parameters:
+  ///   - record: the new record (its attachment fields in `files` are set by the write).
+  ///   - files: the file of each attachment field.
+  /// - Returns: the receipt: the id, the outbox entry, the record as shown.
+  /// - Throws: `CourierError.invalidInput` (a field that is not an attachment, a record that
+  ///   does not fit the declaration, an original that must not be sent), `fileUnavailable`;
+  ///   `StoreError` when it cannot be kept (nothing is left then).
+  @discardableResult
+  public func add(_ record: Record, attaching files: [String: URL]) async throws -> WriteReceipt {
+    try await attach(record, files, existing: false)
+  }
+
+  /// Saves a record with new files for its attachment fields, as ``add(_:attaching:)`` does;
+  /// to remove a file, save the record without the field.
+  /// - Parameters:
+  ///   - record: the stored record with its changes.
+  ///   - files: the new file of each attachment field.
+  /// - Returns: the receipt.
+  /// - Throws: `StoreError.notFound` when no such record is stored; as ``add(_:attaching:)``.
+  @discardableResult
+  public func save(_ record: Record, attaching files: [String: URL]) async throws -> WriteReceipt {
+    try await attach(record, files, existing: true)
+  }
+
+  private func attach(_ record: Record, _ files: [String: URL], existing: Bool) async throws
+    -> WriteReceipt
+  {
+    let collection = collection
+    let store = store
+    for field in files.keys.sorted() where !collection.attachments.contains(field) {
+      let known =
+        collection.attachments.isEmpty
+        ? "none" : collection.attachments.joined(separator: ", ")
+      throw CourierError(
+        .invalidInput, code: "not_an_attachment",
+        serverMessage: "“\(field)” is not an attachment field of \(collection.name) "
+          + "(attachments: \(known)).", field: field)
+    }
+    guard let makeQueue = shared.attachments, !files.isEmpty else {
+      return existing ? try await save(record) : try await add(record)
+    }
+    // Refused before any file is prepared: a record that could never be sent.
+    try collection.validate(
+      Attachment.substituting(record.payload, files.mapValues { _ in Attachment.local("-") }))
+    let key = RecordKey(collection: collection.name, id: record.id)
+    let receipt = try await makeQueue().keep(files) { references in
+      let payload = Attachment.substituting(record.payload, references)
+      var kind = OutboxKind.create
+      var base: Int?
+      if existing {
+        guard let stored = try store.record(key), !stored.isDeleted else {
+          throw StoreError(.notFound, "No \(collection.name) record has id \(record.id).")
+        }
+        kind = stored.server == nil ? .create : .update
+        base = stored.version
+      }
+      let operation = OutboxOperation(
+        key: key, kind: kind, payload: payload, baseVersion: base, enqueuedAt: Date())
+      return try SyncEngine<Record>.commit(.put(key, payload: payload), operation, to: store)
+    }
+    shared.observation.recordOutbox()
+    if shared.hasReplayer {
+      await engine.reloadState()
+      await engine.scheduleReplay()
+    }
+    return receipt
+  }
+}
+
 /// Articles kept offline first: the built-in `articles` collection
 /// (`CollectionDescription.articles`) as typed `Article` values, on the same code path as
 /// every other collection.

@@ -76,6 +76,7 @@ final class SessionStore: Sendable {
     let config = environment.config
     let removal = removal
     let folder = FileURLPath.of("queued-uploads", in: config.dataDirectory)
+    let declared = declared
     // Bytes no entry points to (delivered, discarded, or kept by a process killed before its
     // entry was committed) go when the store opens, after each pass and discard, and before
     // each queued upload is sent. No folder, nothing to sweep: the upload store (and its URLs,
@@ -84,7 +85,7 @@ final class SessionStore: Sendable {
       var info = stat()
       guard stat(folder, &info) == 0 else { return }
       Self.queuedUploadStore(environment: environment, removal: removal).sweep {
-        Set(try store.entries(in: QueuedUpload.collection).map(\.key.id))
+        try Self.liveUploads(store, declared: declared)
       }
     }
     sweep()
@@ -105,9 +106,10 @@ final class SessionStore: Sendable {
           logger: environment.logger, metrics: environment.metrics)
         for collection in declared {
           replayer.register(
-            .records(
-              collection, client: environment.client,
-              decision: ReplayDecision(policy: config.conflictPolicy, collection: collection)))
+            Self.route(
+              collection, environment: environment,
+              store: Self.queuedUploadStore(environment: environment, removal: removal),
+              tracker: uploadTracker))
         }
         // Queued uploads replay in outbox order with every collection's writes (decision 1302).
         replayer.register(
@@ -119,6 +121,60 @@ final class SessionStore: Sendable {
       },
       lock: environment.localStoreIsShared
         ? SharedSyncLock(directory: config.dataDirectory) : nil,
-      monitor: monitorRun, tidy: sweep)
+      monitor: monitorRun, tidy: sweep,
+      attachments: {
+        AttachmentQueue(
+          compressor: environment.compressor,
+          store: Self.queuedUploadStore(environment: environment, removal: removal),
+          tusEndpoint: (try? environment.client.url("/uploads")) ?? config.baseURL,
+          formTarget: (try? environment.client.url("/photos")) ?? config.baseURL)
+      })
+  }
+
+  /// The ids whose files in the queued uploads' folder an outbox entry still needs: each
+  /// queued upload's, and each attachment a compound write's payload names (decision 2520).
+  static func liveUploads(_ store: any LocalStore, declared: [CollectionDescription]) throws
+    -> Set<String>
+  {
+    var live = Set(try store.entries(in: QueuedUpload.collection).map(\.key.id))
+    for collection in declared where !collection.attachments.isEmpty {
+      for entry in try store.entries(in: collection.name) {
+        for (_, id) in Attachment.pending(
+          in: entry.operation.payload, fields: collection.attachments)
+        {
+          live.insert(id)
+        }
+      }
+    }
+    return live
+  }
+
+  /// A collection's replay route: its records' sender, or, when it has attachment fields,
+  /// the compound writes' sender over it (decision 2520).
+  static func route(
+    _ collection: CollectionDescription, environment: CourierEnvironment,
+    store: FileQueuedUploadStore, tracker: QueuedUploadTracker? = nil
+  ) -> ReplayRoute {
+    let config = environment.config
+    let decision = ReplayDecision(policy: config.conflictPolicy, collection: collection)
+    guard !collection.attachments.isEmpty else {
+      return .records(collection, client: environment.client, decision: decision)
+    }
+    let files = QueuedUploadSender(
+      transport: environment.client.transport,
+      singleAttemptTransport: environment.singleAttemptTransport,
+      executor: RetryExecutor(
+        policy: config.retry, clock: ContinuousClock(), metrics: environment.metrics),
+      store: store, options: environment.client.options, hasher: environment.fileHasher)
+    return ReplayRoute(
+      collection: collection.name,
+      sender: AttachmentSender(
+        records: RecordSender(client: environment.client, collection: collection), files: files,
+        fileProgress: tracker.map { tracker in
+          AttachmentSender.FileProgress(
+            began: { tracker.began($0, at: store.resumeRecords.load($0)?.confirmedOffset) },
+            progressed: { tracker.progressed($0, $1) }, ended: { tracker.ended($0) })
+        }),
+      decision: decision)
   }
 }

@@ -92,50 +92,9 @@ package struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Du
     let options = self.options.forEntry(entry)
     do {
       let upload = try QueuedUpload(payload: entry.operation.payload)
-      let body = try keptBytes(id, upload)
-      let key = ReplayRequest.idempotencyKey(for: entry.operation)
-      let onState: @Sendable (UploadState) -> Void = { state in
-        if let sent = state.progress { progress?(sent) }
-      }
-      let started = store.resumeRecords.load(id)?.uploadURL != nil
-      var route = upload.route(started: started, tusOffered: nil)
-      if case .probe(let endpoint) = route {
-        let (answer, _) = try await singleAttemptTransport.send(
-          try HTTPRequest(checking: try Self.url(endpoint), method: .options), body: nil,
-          options: options)
-        route = upload.route(started: false, tusOffered: Tus.speaks(answer))
-      }
-      let part = MultipartPart.file(
-        "file", filename: upload.filename, contentType: upload.contentType, url: body,
-        size: upload.length)
-      let fields = upload.fields.map { MultipartPart.text($0.name, $0.value) }
-      switch route {
-      case .tus(let endpoint), .probe(let endpoint):
-        let request = UploadRequest(
-          file: body, target: try Self.url(endpoint), title: upload.title, fields: fields,
-          compress: false, idempotencyKey: key, confirmation: upload.tusConfirmation)
-        // The bytes are the upload's own copy and never change: the entry is their identity.
-        let fresh = ResumableUpload(
-          endpoint: endpoint, file: body.path, fileSize: upload.length, fileModified: 0,
-          sha256: "", length: upload.length, idempotencyKey: key)
-        let tus = TusTransfer(
-          transport: singleAttemptTransport, executor: executor, store: store.resumeRecords,
-          options: options, chunkSize: chunkSize, progressGranularity: 64 * 1024, hasher: hasher)
-        _ = try await tus.send(
-          PreparedUpload(original: part, part: part, verdict: upload.verdict), request: request,
-          record: fresh, key: id, onState: onState, onResume: { _, _ in })
-      case .multipart(let target):
-        let form = FormUpload(
-          transport: transport, options: options, temporaryDirectory: temporaryDirectory,
-          allowSegments: true, progressGranularity: 64 * 1024)
-        let temporary = TemporaryFiles()
-        defer { temporary.removeAll() }
-        _ = try await form.send(
-          [.text("title", upload.title)] + fields + [part],
-          boundary: try MultipartBoundary(upload.boundary), to: try Self.url(target),
-          idempotencyKey: key, confirmation: upload.formConfirmation, fileSize: upload.length,
-          temporary: temporary, onState: onState)
-      }
+      _ = try await transfer(
+        id, upload, key: ReplayRequest.idempotencyKey(for: entry.operation), options: options,
+        progress: progress)
       // Best effort: should the proof not be written, a replay sends again under the same
       // key, and the server answers with what it stored.
       try? store.markDelivered(id)
@@ -144,6 +103,69 @@ package struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Du
       var failure = CourierError.wrapping(error, context: "queued upload \(id)")
       if Task.isCancelled { failure.kind = .cancelled }
       return .failed(QueuedUpload.replayError(failure))
+    }
+  }
+
+  /// Sends the kept bytes of `id` once, as `upload` describes, under `key`: tus or multipart
+  /// (see the type's summary), without writing the proof.
+  /// - Parameters:
+  ///   - id: the upload's id (the name of its bytes and its resume record).
+  ///   - upload: what to send where.
+  ///   - key: the `Idempotency-Key` of the upload's life.
+  ///   - options: the request options.
+  ///   - progress: told the bytes sent so far.
+  /// - Returns: the server's reference to what it stored: the id its answer names (the tus
+  ///   completion's `Courier-Photo-Id`, the multipart reply's `id`), else the tus upload's URL;
+  ///   nil when the answer names neither.
+  /// - Throws: the classified failure.
+  package func transfer(
+    _ id: String, _ upload: QueuedUpload, key: String, options: TransportOptions,
+    progress: (@Sendable (TransferProgress) -> Void)?
+  ) async throws -> String? {
+    let body = try keptBytes(id, upload)
+    let onState: @Sendable (UploadState) -> Void = { state in
+      if let sent = state.progress { progress?(sent) }
+    }
+    let started = store.resumeRecords.load(id)?.uploadURL != nil
+    var route = upload.route(started: started, tusOffered: nil)
+    if case .probe(let endpoint) = route {
+      let (answer, _) = try await singleAttemptTransport.send(
+        try HTTPRequest(checking: try Self.url(endpoint), method: .options), body: nil,
+        options: options)
+      route = upload.route(started: false, tusOffered: Tus.speaks(answer))
+    }
+    let part = MultipartPart.file(
+      "file", filename: upload.filename, contentType: upload.contentType, url: body,
+      size: upload.length)
+    let fields = upload.fields.map { MultipartPart.text($0.name, $0.value) }
+    switch route {
+    case .tus(let endpoint), .probe(let endpoint):
+      let request = UploadRequest(
+        file: body, target: try Self.url(endpoint), title: upload.title, fields: fields,
+        compress: false, idempotencyKey: key, confirmation: upload.tusConfirmation)
+      // The bytes are the upload's own copy and never change: the entry is their identity.
+      let fresh = ResumableUpload(
+        endpoint: endpoint, file: body.path, fileSize: upload.length, fileModified: 0,
+        sha256: "", length: upload.length, idempotencyKey: key)
+      let tus = TusTransfer(
+        transport: singleAttemptTransport, executor: executor, store: store.resumeRecords,
+        options: options, chunkSize: chunkSize, progressGranularity: 64 * 1024, hasher: hasher)
+      let result = try await tus.send(
+        PreparedUpload(original: part, part: part, verdict: upload.verdict), request: request,
+        record: fresh, key: id, onState: onState, onResume: { _, _ in })
+      return result.recordID ?? result.uploadURL?.absoluteString
+    case .multipart(let target):
+      let form = FormUpload(
+        transport: transport, options: options, temporaryDirectory: temporaryDirectory,
+        allowSegments: true, progressGranularity: 64 * 1024)
+      let temporary = TemporaryFiles()
+      defer { temporary.removeAll() }
+      let answer = try await form.send(
+        [.text("title", upload.title)] + fields + [part],
+        boundary: try MultipartBoundary(upload.boundary), to: try Self.url(target),
+        idempotencyKey: key, confirmation: upload.formConfirmation, fileSize: upload.length,
+        temporary: temporary, onState: onState)
+      return (try? JSONValue(parsing: answer.body.bytes))?["id"]?.stringValue
     }
   }
 

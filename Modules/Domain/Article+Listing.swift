@@ -6,8 +6,8 @@
 
 extension Article {
   /// The payload members a listing of articles reads (`RecordFields.values` in this order):
-  /// the two an article needs to be readable at all.
-  package static let listedFields = ["title", "body"]
+  /// the two an article needs to be readable at all, then its photo (nil when it has none).
+  package static let listedFields = ["title", "body", "photo"]
 
   /// The cached articles as `SyncEngine.cached()` shows them, from a projection read: readable
   /// articles in the store's order (by id), pending deletions by id, and records lacking a
@@ -29,14 +29,15 @@ extension Article {
         deleted.append(record.id)
         continue
       }
-      guard record.values.count == 2, let title = record.values[0], let body = record.values[1]
+      guard record.values.count >= 2, let title = record.values[0], let body = record.values[1]
       else {
         unreadable.append(record.id)
         continue
       }
-      let article = Article(
+      var article = Article(
         id: record.id, title: title, body: body, version: record.version,
         updatedAt: record.updatedAt)
+      article.photo = record.values.count > 2 ? record.values[2] : nil
       items.append(SyncItem(value: article, state: record.state))
     }
     return SyncSnapshot(

@@ -16,6 +16,9 @@ public struct Article: Sendable, Equatable, Codable {
   public var title: String
   /// The article's text, which may be empty.
   public var body: String
+  /// Its photo: the server's id of a stored photo, or, until the photo written with it is
+  /// stored, a local reference to Courier's private copy (`courier-local:<id>`); nil for none.
+  public var photo: String?
   /// The server's version this copy is based on; nil when the server has not confirmed it.
   package var version: Int?
   /// When the server last changed it.
@@ -61,11 +64,20 @@ public struct Article: Sendable, Equatable, Codable {
       throw CourierError(.decoding, code: "record_missing_field", field: "body")
     }
     self.init(id: id, title: title, body: body, version: version)
+    photo = payload["photo"]?.stringValue
   }
+
+  /// Its attachment fields (`CollectionDescription.articles`).
+  package static let attachmentFields = ["photo"]
 
   /// The record's key.
   package var key: RecordKey { RecordKey(collection: Self.collection, id: id) }
 
-  /// The fields the client owns, as a record payload (`{"title","body"}`).
-  public var payload: JSONValue { .object(["title": .string(title), "body": .string(body)]) }
+  /// The fields the client owns, as a record payload (`{"title","body"}`, and `"photo"` when
+  /// it has one).
+  public var payload: JSONValue {
+    var members: [String: JSONValue] = ["title": .string(title), "body": .string(body)]
+    if let photo { members["photo"] = .string(photo) }
+    return .object(members)
+  }
 }

@@ -22,6 +22,10 @@ public struct CollectionDescription: Sendable, Equatable {
   /// What the server's answers mean: the version tag, the statuses that prove a write, the
   /// codes of a conflict and of a record already gone.
   package var answers: ServerAnswers
+  /// The fields that name a file (`"attachments"` in the configuration): written with a file,
+  /// such a field holds a local reference until the file is stored, then the server's
+  /// reference (`Attachment`, decision 2520).
+  package var attachments: [String] = []
 
   /// A collection whose records the server keeps at `path` (`/<name>` by default) as the
   /// reference backend's contract says: `id`, `version` and `updated_at` members, version tags,
@@ -49,26 +53,29 @@ public struct CollectionDescription: Sendable, Equatable {
   ///   - schema: how its records carry id, version and update time.
   ///   - fields: the fields its records hold (empty: any).
   ///   - answers: what its server's answers mean.
+  ///   - attachments: the fields that name a file.
   package init(
     name: String, path: String?, schema: RecordSchema, fields: [RecordField],
-    answers: ServerAnswers
+    answers: ServerAnswers, attachments: [String] = []
   ) {
     self.name = name
     self.path = path ?? "/\(name)"
     self.schema = schema
     self.fields = fields
     self.answers = answers
+    self.attachments = attachments
   }
 
   /// The backend contract's articles: `id`, `version`, `updated_at`; a required `title` of 1
   /// to 200 characters (the contract refuses an empty one and a longer one with 422) and a
-  /// `body`, both strings.
+  /// `body`, both strings; an optional `photo`, an attachment field (the id of a stored photo).
   public static let articles = CollectionDescription(
     name: "articles", path: "/articles", schema: .standard,
     fields: [
       RecordField("title", required: true, length: 1...200), RecordField("body", .string),
+      RecordField("photo", .string),
     ],
-    answers: .contract)
+    answers: .contract, attachments: ["photo"])
 
   /// The declared field with this name.
   /// - Parameter name: the member's name.

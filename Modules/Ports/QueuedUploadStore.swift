@@ -46,6 +46,23 @@ package protocol QueuedUploadStore: Sendable {
   /// - Returns: true once delivered.
   func isDelivered(_ id: String) -> Bool
 
+  /// Writes a short text kept beside the bytes of `id`, durably (a whole file or none): the
+  /// description of an attachment's file part (`part`) and the server's reference once it is
+  /// stored (`ref`, decision 2520). It goes with the upload's other files.
+  /// - Parameters:
+  ///   - text: the text.
+  ///   - kind: `part` or `ref`.
+  ///   - id: the upload's id.
+  /// - Throws: `StoreError` when it cannot be written.
+  func writeNote(_ text: String, _ kind: String, for id: String) throws
+
+  /// The text ``writeNote(_:_:for:)`` kept.
+  /// - Parameters:
+  ///   - kind: `part` or `ref`.
+  ///   - id: the upload's id.
+  /// - Returns: the text; nil when none was written.
+  func note(_ kind: String, for id: String) -> String?
+
   /// Removes the files of every upload `live` does not name (delivered and completed,
   /// discarded, or kept by a process killed before its entry was committed), except those of
   /// an upload being kept right now; skipped when that cannot be told.

@@ -12,6 +12,9 @@ package struct ArticleItem: Sendable, Hashable, Identifiable {
   package var isPending: Bool
   /// Whether the server refused a change to it because it changed elsewhere.
   package var isConflicted: Bool
+  /// Where its photo stands (`photo queued`, `photo uploading 40%`, `photo sent`); nil when it
+  /// has none.
+  package var photo: String?
 
   /// Creates a list item.
   /// - Parameters:
@@ -21,8 +24,10 @@ package struct ArticleItem: Sendable, Hashable, Identifiable {
   ///   - isPending: whether a change waits to be sent.
   ///   - isConflicted: whether it is in conflict.
   package init(
-    id: String, title: String, body: String, isPending: Bool = false, isConflicted: Bool = false
+    id: String, title: String, body: String, isPending: Bool = false, isConflicted: Bool = false,
+    photo: String? = nil
   ) {
+    self.photo = photo
     self.id = id
     self.title = title
     self.body = body

@@ -64,7 +64,8 @@ package final class CoreBridge: TUIActions {
     if let snapshot = try? await articles.cached() {
       let source = Self.source(of: snapshot)
       self.source.withLock { $0 = source }
-      state.articles = Self.items(snapshot, conflicted: Self.conflictedIDs(sync))
+      state.articles = Self.items(
+        snapshot, conflicted: Self.conflictedIDs(sync), part: session.queuedUploads.attachmentPart)
       state.source = source
     }
     return state
@@ -117,6 +118,8 @@ package final class CoreBridge: TUIActions {
         // The queued uploads: one line each, with the bytes confirmed or being sent.
         for await uploads in self.session.queuedUploads.updates() {
           self.hub.send(.queuedUploads(uploads.map(QueuedUploadItem.init)))
+          // A compound write's file moving is tracked the same way: its article's photo state.
+          await self.publishStored()
         }
       }
       group.addTask {
@@ -150,7 +153,9 @@ package final class CoreBridge: TUIActions {
     self.source.withLock { $0 = source }
     hub.send(
       .articles(
-        Self.items(snapshot, conflicted: Self.conflictedIDs(outbox.state)), source: source))
+        Self.items(
+          snapshot, conflicted: Self.conflictedIDs(outbox.state),
+          part: session.queuedUploads.attachmentPart), source: source))
   }
 
   /// Sends the outbox now.
@@ -281,7 +286,9 @@ package final class CoreBridge: TUIActions {
     }
     hub.send(
       .articles(
-        Self.items(snapshot, conflicted: Self.conflictedIDs(outbox.state)), source: source))
+        Self.items(
+          snapshot, conflicted: Self.conflictedIDs(outbox.state),
+          part: session.queuedUploads.attachmentPart), source: source))
   }
 
   static func source(of snapshot: SyncSnapshot<Article>) -> ArticlesSource {
@@ -301,7 +308,10 @@ package final class CoreBridge: TUIActions {
   }
 
   /// The rows, newest first; local creations (no server time yet) on top.
-  static func items(_ snapshot: SyncSnapshot<Article>, conflicted: Set<String>) -> [ArticleItem] {
+  static func items(
+    _ snapshot: SyncSnapshot<Article>, conflicted: Set<String>,
+    part: (_ field: String, _ id: String) -> AttachmentPart? = { _, _ in nil }
+  ) -> [ArticleItem] {
     snapshot.items
       .sorted {
         let left = $0.value.updatedAt ?? .distantFuture
@@ -311,8 +321,29 @@ package final class CoreBridge: TUIActions {
       .map {
         ArticleItem(
           id: $0.value.id, title: $0.value.title, body: $0.value.body,
-          isPending: $0.state != .synced, isConflicted: conflicted.contains($0.value.id))
+          isPending: $0.state != .synced, isConflicted: conflicted.contains($0.value.id),
+          photo: photoState($0.value.photo, part: part))
       }
+  }
+
+  /// An article's photo, for its row and detail: `photo queued`, `photo uploading 40%` while
+  /// its compound write's file part is on its way (decision 2520), `photo sent` once the
+  /// article names the server's photo.
+  /// - Parameters:
+  ///   - photo: the article's `photo` reference.
+  ///   - part: where a kept file stands, by field and attachment id.
+  /// - Returns: the words; nil without a photo.
+  package static func photoState(
+    _ photo: String?, part: (_ field: String, _ id: String) -> AttachmentPart?
+  ) -> String? {
+    guard let photo else { return nil }
+    guard let id = Attachment.localID(.string(photo)) else { return "photo sent" }
+    guard let part = part("photo", id) else { return "photo queued" }
+    switch part.state {
+    case .queued: return "photo queued"
+    case .uploading: return "photo uploading \(part.percent)%"
+    case .stored: return "photo stored, article sending"
+    }
   }
 
   /// The refused operations and the conflicts of a sync state, as the interface lists them; a

@@ -57,6 +57,7 @@ struct Layout {
     var lines = DisplayWidth.wrap(article.title, to: width)
     if article.isPending { lines.append("* Waiting to be sent to the server.") }
     if article.isConflicted { lines.append("! Changed elsewhere too: in conflict.") }
+    if let photo = article.photo { lines.append("Photo: " + photo.dropFirst("photo ".count)) }
     for issue in issues {
       lines += DisplayWidth.wrap("! \(issue.title): \(issue.message)", to: width)
     }

@@ -232,8 +232,13 @@ package enum Renderer {
       var line = StyledLine(isSelected ? ">" : " ", style, fill: style)
       let flag = article.isConflicted ? "!" : article.isPending ? "*" : " "
       line.append(" \(flag) ", isSelected ? .selected : article.isConflicted ? .warning : .dim)
-      let title = DisplayWidth.fit(LogText.escaped(article.title), to: titleWidth)
+      // A photo on its way says so after the title: "[photo uploading 40%]".
+      let photo = article.photo.map { " [\($0)]" } ?? ""
+      let photoWidth = DisplayWidth.of(photo)
+      let title = DisplayWidth.fit(
+        LogText.escaped(article.title), to: max(1, titleWidth - photoWidth))
       line.append(title, isSelected ? .selected : .bold)
+      if !photo.isEmpty { line.append(photo, isSelected ? .selected : .dim) }
       if width >= 100 {
         line.append("  " + LogText.escaped(article.body), isSelected ? .selected : .dim)
       }

@@ -181,7 +181,7 @@ struct CourierCommandTests {
       (["articles"], "articles needs a subcommand: list, add, edit or delete."),
       (["articles", "frobnicate"], "frobnicate"),
       (["articles", "add"], "articles add needs --title."),
-      (["articles", "edit", "a1"], "articles edit needs --title or --body."),
+      (["articles", "edit", "a1"], "articles edit needs --title, --body, --attach or --detach."),
       (["articles", "delete"], "<id>"),
       (["records"], "records needs a subcommand and a COLLECTION"),
       (["records", "notes"], "'notes'"),

@@ -320,7 +320,30 @@ struct ConfigLoaderTests {
     BadCollection(
       json: #"{"notes": {"fields": {"t": "string"}, "lengths": {"t": 5}}}"#,
       key: "collections.notes.lengths.t"),
+    BadCollection(
+      json: #"{"notes": {"attachments": "photo"}}"#, key: "collections.notes.attachments"),
+    BadCollection(
+      json: #"{"notes": {"attachments": ["id"]}}"#, key: "collections.notes.attachments"),
+    BadCollection(
+      json: #"{"notes": {"attachments": ["p", "p"]}}"#, key: "collections.notes.attachments"),
+    BadCollection(
+      json: #"{"notes": {"fields": {"t": "string"}, "attachments": ["p"]}}"#,
+      key: "collections.notes.attachments"),
+    BadCollection(
+      json: #"{"notes": {"fields": {"p": "integer"}, "attachments": ["p"]}}"#,
+      key: "collections.notes.attachments"),
   ]
+
+  @Test("collections: attachment fields, declared string fields or any when none are declared")
+  func collectionAttachments() throws {
+    let config = try load(files: [
+      Self.file:
+        #"{"collections": {"notes": {"fields": {"cover": "string", "t": "string"}, "attachments": ["cover"]}, "memos": {"attachments": ["scan"]}}}"#
+    ])
+    #expect(config.collections.map(\.attachments) == [["scan"], ["cover"]])
+    #expect(CollectionDescription.articles.attachments == ["photo"])
+    #expect(try load().collections.isEmpty)
+  }
 
   @Test("collections: a string field's declared lengths")
   func collectionLengths() throws {

@@ -51,6 +51,12 @@ final class FolderQueuedUploadStore: QueuedUploadStore, Sendable {
 
   func sweep(keeping live: () throws -> Set<String>) -> [String] { [] }
 
+  let notes = Mutex<[String: String]>([:])
+  func writeNote(_ text: String, _ kind: String, for id: String) throws {
+    notes.withLock { $0["\(id).\(kind)"] = text }
+  }
+  func note(_ kind: String, for id: String) -> String? { notes.withLock { $0["\(id).\(kind)"] } }
+
   /// Keeps `data` as the bytes of `id`.
   func put(_ data: Data, as id: String) throws { try data.write(to: body(id)) }
 }
