@@ -28,6 +28,9 @@ extension HTTPField.Name {
   package static let uploadChecksum = courier("Upload-Checksum")
   /// `Courier-Photo-Id`: the reference backend names the photo a finished tus upload became.
   package static let courierPhotoID = courier("Courier-Photo-Id")
+  /// `Repr-Digest` (RFC 9530): digests of the whole representation, a structured-field
+  /// dictionary such as `sha-256=:BASE64:`.
+  package static let reprDigest = courier("Repr-Digest")
 
   /// A name known to be a token.
   private static func courier(_ name: String) -> HTTPField.Name {
