@@ -14,7 +14,8 @@ upload (`{"id", "size", "seed"?, "owner"?}`: `size` deterministic bytes; the sam
 the content, so the validators change), `POST /__photos/{id}/serve` sets how the next GETs are
 served (`{"rate": bytes per second, "cut_after": bytes, "bad_digest": bool, "content_range_shift":
 bytes}`), `GET /__photos/served` lists every GET/HEAD served (range asked, If-Range, status, body
-bytes written) since the start or the last `/__reset`.
+bytes written, and for a GET with a body whether it has ended) since the start or the last
+`/__reset`.
 """
 
 from __future__ import annotations
@@ -144,7 +145,16 @@ def install(api: FastAPI, store: Store, require_user: Callable[[Request], str]) 
         rate = int(settings.get("rate", 0))
         cut_after = settings.get("cut_after")
 
+        entry["done"] = False
+
         async def body():
+            try:
+                async for data in chunks():
+                    yield data
+            finally:
+                entry["done"] = True
+
+        async def chunks():
             remaining = length
             sent = 0
             started = time.monotonic()

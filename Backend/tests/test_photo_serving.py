@@ -107,7 +107,7 @@ def test_served_log_counts_body_bytes_and_ranges(client, auth, photo):
     client.get(f"/photos/{p['id']}", headers={**auth, "Range": "bytes=1000-"})
     entries = [e for e in client.get("/__photos/served").json() if e["id"] == p["id"]]
     assert entries[-1:] == [{"id": p["id"], "method": "GET", "range": "bytes=1000-", "if_range": None,
-                        "status": 206, "bytes": p["size"] - 1000}]
+                        "status": 206, "bytes": p["size"] - 1000, "done": True}]
 
 
 def test_serve_settings_bad_digest_and_shifted_content_range(client, auth, photo):

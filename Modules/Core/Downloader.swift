@@ -170,9 +170,14 @@ package struct Downloader: Sendable {
       }
       let resumedFrom = have
       let size = Self.size(of: partial) ?? 0
-      if let expected, size != expected {
+      // The record as the final reply left it (a 200 replaced it).
+      if let expected = record?.length, size != expected {
         throw CourierError(
-          .invalidResponse, code: "download_length_mismatch", mayHaveReachedServer: true,
+          .invalidResponse, code: "download_length_mismatch",
+          serverMessage:
+            "The downloaded file is not as long as the server announced; it was kept to "
+            + "continue the next time.",
+          mayHaveReachedServer: true,
           underlying: "the file has \(size) bytes where the server announced \(expected)",
           context: context)
       }
