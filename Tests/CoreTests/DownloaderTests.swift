@@ -12,7 +12,7 @@ import Testing
 /// the partial file, the sidecar and the destination (decisions 2500, 2501).
 @Suite("Downloader and ResponseSink (in memory)")
 struct DownloaderTests {
-  let url = URL(string: "https://api.example.com/photos/p1")!
+  let url = URL(string: "https://api.example.com/photos/p1") ?? URL(fileURLWithPath: "/")
   let whole = Data((0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
 
   func folder() throws -> URL {
@@ -32,7 +32,7 @@ struct DownloaderTests {
   ) -> HTTPResponse {
     var fields: HTTPFields = [.eTag: etag, .lastModified: "Wed, 02 Dec 2026 10:00:00 GMT"]
     fields[.contentLength] = String(length ?? whole.count)
-    if let digest { fields[HTTPField.Name("Repr-Digest")!] = digest }
+    if let digest { fields[.reprDigest] = digest }
     if let range { fields[.contentRange] = range }
     return HTTPResponse(status: status, headerFields: fields)
   }

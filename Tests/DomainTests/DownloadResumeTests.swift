@@ -54,7 +54,7 @@ struct DownloadResumeTests {
   func recordOfHead() {
     let fields: HTTPFields = [
       .eTag: "\"e\"", .lastModified: "d", .contentLength: "10",
-      HTTPField.Name("Repr-Digest")!: "sha-256=:\(digest.base64EncodedString()):",
+      .reprDigest: "sha-256=:\(digest.base64EncodedString()):",
     ]
     let whole = DownloadRecord(
       HTTPResponse(status: .ok, headerFields: fields), url: "u", partial: "p")
