@@ -170,10 +170,10 @@ if [ "${SKIP_LINK:-0}" != 1 ]; then
   ip netns exec "$SRV" iptables -A INPUT -i vs -p tcp --dport "$BPORT" -j ACCEPT
   ip netns exec "$SRV" iptables -A OUTPUT -o vs -p tcp --sport "$BPORT" -j ACCEPT
   counted() { # bytes into and out of the server's namespace for the backend's port
-    ip netns exec "$SRV" iptables -nvx -L INPUT | awk -v p="dpt:$BPORT" '$0 ~ p { s += $2 } END { print s + 0 }'
+    ip netns exec "$SRV" iptables -nvx -L INPUT | awk -v p="dpt:$BPORT" '$0 ~ p { s += $2 } END { printf "%d\n", s }'
   }
   sent() {
-    ip netns exec "$SRV" iptables -nvx -L OUTPUT | awk -v p="spt:$BPORT" '$0 ~ p { s += $2 } END { print s + 0 }'
+    ip netns exec "$SRV" iptables -nvx -L OUTPUT | awk -v p="spt:$BPORT" '$0 ~ p { s += $2 } END { printf "%d\n", s }'
   }
   SHA="$(place "$BPORT" big "$SIZE_MIB" "$SRV")"
   DDIR="$WORK/client"
@@ -208,9 +208,12 @@ print('\n'.join(str(p) for p in sorted(r.randrange($SIZE // 20, $SIZE * 19 // 20
   rm -f "$DDIR/downloads/big"
   b_in="$(counted)"; b_out="$(sent)"; s0="$(date +%s.%N)"
   code0=0
-  "${CMD[@]}" download /photos/big >"$WORK/run0.log" 2>&1 || code0=$?
+  "${CMD[@]}" --json download /photos/big >"$WORK/run0.log" 2>&1 || code0=$?
   e0="$(date +%s.%N)"
   w0=$(($(counted) - b_in + $(sent) - b_out))
+  got0="$(sha256sum "$DDIR/downloads/big" 2>/dev/null | cut -d' ' -f1 || true)"
+  echo "uninterrupted run: $(tail -1 "$WORK/run0.log")" >&2
+  [ "$got0" = "$SHA" ] || echo "download: the uninterrupted run's file differs from the server's" >&2
 
   echo "## 2. $SIZE_MIB MiB over a $RATE tbf link, courier download killed -9 $KILLS times (seed $SEED)"
   echo
