@@ -48,8 +48,8 @@ package struct Downloader: Sendable {
   package let stateDirectory: URL
   /// Hashes the finished file when the server sent a digest.
   package let hasher: any FileHasher
-  /// How many times one call continues after a dropped link before it gives up (the partial
-  /// file stays for the next call).
+  /// How many times one call continues after a dropped link or a reply cut short before it
+  /// gives up (the partial file stays for the next call).
   package var resumesPerCall = 3
 
   /// Creates a downloader.
@@ -135,7 +135,8 @@ package struct Downloader: Sendable {
             }
           })
       } catch let failure as CourierError
-        where failure.isTransient && failure.kind != .cancelled && resumes < resumesPerCall
+        where (failure.isTransient || failure.isTruncatedReply) && failure.kind != .cancelled
+        && resumes < resumesPerCall
       {
         resumes += 1
         received += max(0, (Self.size(of: partial) ?? 0) - have)

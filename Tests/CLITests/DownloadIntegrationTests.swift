@@ -148,6 +148,26 @@ struct DownloadIntegrationTests {
     print("download kill -9 resume: \(total) body bytes served for a \(Self.size)-byte file")
   }
 
+  @Test("a link dropped mid-body is continued within the same run with a range")
+  func droppedLinkResumesInTheSameRun() async throws {
+    let backend = try await SharedBackend.fresh()
+    let dir = try await cli.client(backend)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let size = 16 * 1024 * 1024
+    let digest = try await place(backend, id: "cut", size: size)
+    // Each GET's body stops after 10 MiB: the first is cut, the ranged one brings the rest.
+    try await serve(backend, id: "cut", #"{"cut_after":10485760}"#)
+    let run = await cli.run(backend, ["--json", "download", "/photos/cut"], dataDir: dir)
+    #expect(run.code == 0, "\(run.output.stderr)")
+    #expect(try await sha256(destination(dir, "cut")) == digest)
+    let gets = try await served(backend, id: "cut").filter { $0["method"] as? String == "GET" }
+    try #require(gets.count == 2, "\(gets)")
+    #expect(gets[1]["status"] as? Int == 206)
+    let resumedAt = try #require(run.lines.last?["resumed_from"] as? Int)
+    #expect(resumedAt > 0 && resumedAt <= 10_485_760)
+    #expect(gets[1]["range"] as? String == "bytes=\(resumedAt)-")
+  }
+
   @Test("the file changed on the server between runs: the download starts again from zero")
   func changedValidatorRestarts() async throws {
     let backend = try await SharedBackend.fresh()
