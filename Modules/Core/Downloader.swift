@@ -116,6 +116,8 @@ package struct Downloader: Sendable {
     var received: Int64 = 0
     while true {
       var request = try HTTPRequest(checking: url, method: .get)
+      // Ranges count the bytes as sent: a compressed body could not be continued.
+      request.headerFields[.acceptEncoding] = "identity"
       if have > 0, let record, let validator = DownloadResume.ifRange(for: record) {
         request.headerFields[.range] = "bytes=\(have)-"
         request.headerFields[.ifRange] = validator
@@ -123,6 +125,7 @@ package struct Downloader: Sendable {
         have = 0
       }
       let expected = record?.length
+      let start = have
       let answer: (HTTPResponse, ResponseBody)
       do {
         answer = try await send(
@@ -130,7 +133,7 @@ package struct Downloader: Sendable {
           progress: progress.map { report in
             { @Sendable step in
               // A 206 brings the rest: what was there comes first.
-              let base = expected.map { max(0, $0 - step.total) } ?? 0
+              let base = step.total > 0 ? expected.map { max(0, $0 - step.total) } ?? 0 : start
               report(TransferProgress(sent: base + step.sent, total: base + step.total))
             }
           })

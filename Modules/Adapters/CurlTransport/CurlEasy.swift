@@ -87,7 +87,9 @@ final class CurlEasy {
     try set(CURLOPT_FOLLOWLOCATION, 0)
     // "": every encoding this libcurl decodes (gzip, deflate, br, zstd as built), decoded
     // before the body reaches Courier, so `maxResponseBytes` bounds the decoded size.
-    try set(CURLOPT_ACCEPT_ENCODING, string: "")
+    // Not for a sink: a 206's Content-Range counts the bytes as sent, so a decoded body
+    // could not continue a partial file (decision 2500).
+    if case .sink = transfer.sink {} else { try set(CURLOPT_ACCEPT_ENCODING, string: "") }
     try set(CURLOPT_ERRORBUFFER, pointer: errorBuffer)
     try set(
       CURLOPT_HTTP_VERSION,
