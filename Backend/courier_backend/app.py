@@ -17,9 +17,9 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
-from starlette.responses import FileResponse, Response
+from starlette.responses import Response
 
-from . import __version__, ietf, lifeline, openapi, tus
+from . import __version__, ietf, lifeline, openapi, photo_serving, tus
 from .config import Settings
 from .errors import ApiError, default_code, default_message, error_payload, json_response
 from .middleware import CourierMiddleware
@@ -435,6 +435,7 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
         async for _ in request.stream():
             pass
         store.reset()
+        served_photos.reset()
         return json_response(200, {"ok": True})
 
     @api.get("/__uploads")
@@ -540,14 +541,8 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
         return json_response(200, [photo_json(p, str(request.url_for("get_photo", photo_id=p["id"])))
                                    for p in store.list_photos(user)])
 
-    @api.get("/photos/{photo_id}", name="get_photo")
-    async def get_photo(photo_id: str, request: Request) -> Response:
-        require_user(request)
-        record = store.get_photo(photo_id)
-        if record is None or not os.path.exists(store.photo_path(photo_id)):
-            raise ApiError(404, "not_found", "No such photo.")
-        return FileResponse(store.photo_path(photo_id), media_type=record["content_type"],
-                            headers={"ETag": f'"{record["sha256"]}"'})
+    # GET/HEAD /photos/{id} with validators, ranges and Repr-Digest, and the /__photos hooks.
+    served_photos = photo_serving.install(api, store, require_user)
 
     # ------------------------------------------------------------ article photos (attachments)
     def article_photo(data: dict, user: str) -> str | None:

@@ -469,6 +469,13 @@ class Store:
             db.execute("INSERT INTO photos(id, owner, title, filename, content_type, size, sha256, created_at)"
                        " VALUES (:id, :owner, :title, :filename, :content_type, :size, :sha256, :created_at)", photo)
 
+    def put_photo(self, photo: dict) -> None:
+        """Adds or replaces a photo's record (the /__photos hook)."""
+        with self._tx() as db:
+            db.execute("INSERT OR REPLACE INTO photos(id, owner, title, filename, content_type, size, sha256,"
+                       " created_at) VALUES (:id, :owner, :title, :filename, :content_type, :size, :sha256,"
+                       " :created_at)", photo)
+
     def get_photo(self, photo_id: str) -> dict | None:
         with self.lock:
             row = self.db.execute("SELECT * FROM photos WHERE id=?", (photo_id,)).fetchone()

@@ -33,7 +33,7 @@ package struct CourierCommand: AsyncParsableCommand, Sendable {
       """,
     subcommands: [
       Login.self, Logout.self, Get.self, Upload.self, Status.self, Watch.self, Articles.self,
-      Records.self, Outbox.self, Sync.self,
+      Records.self, Outbox.self, Sync.self, Download.self,
     ])
 
   /// "courier: " before a usage error, as `courier`'s own failures say it (swift-argument-parser

@@ -83,9 +83,13 @@ package struct RetryingTransport<C: Clock>: Transport where C.Duration == Durati
       if let start { metrics.requestEnded(failure: failure, after: start.duration(to: clock.now)) }
     }
     do {
+      // A body written to a sink is repeated only when the attempt never reached the server:
+      // a second attempt would write over the partial file (the downloader resumes instead).
+      let streams = options.responseSink != nil
       let (response, received, failure) = try await executor.run(
-        safeToRepeat: keyed.isSafeToRepeat,
-        readsOnly: keyed.method == .get || keyed.method == .head, logger: call.logger,
+        safeToRepeat: keyed.isSafeToRepeat && !streams,
+        readsOnly: (keyed.method == .get || keyed.method == .head) && !streams,
+        logger: call.logger,
         onEvent: { event in
           onEvent(keyed, event)
           callObserver?(event)

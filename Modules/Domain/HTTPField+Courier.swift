@@ -31,6 +31,9 @@ extension HTTPField.Name {
   /// `Courier-Cache`: set by the caching middleware on a reply it answered from its store
   /// (`hit`, `revalidated`, `stale`), never sent (decision 2512).
   package static let courierCache = courier("Courier-Cache")
+  /// `Repr-Digest` (RFC 9530): digests of the whole representation, a structured-field
+  /// dictionary such as `sha-256=:BASE64:`.
+  package static let reprDigest = courier("Repr-Digest")
 
   /// A name known to be a token.
   private static func courier(_ name: String) -> HTTPField.Name {

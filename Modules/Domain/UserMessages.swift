@@ -55,7 +55,9 @@ package enum UserMessages {
     case .invalidResponse:
       // A resumable upload's impossible offset says what was stopped and why (decision 1301);
       // a record nested too deep says which (decision 2428).
-      if error.code?.hasPrefix("tus_") == true || error.code == "record_too_deep",
+      // A download's file that fails its check says what was done with it (decision 2501).
+      if error.code?.hasPrefix("tus_") == true || error.code == "record_too_deep"
+        || error.code?.hasPrefix("download_") == true,
         let message = error.serverMessage
       {
         return message
@@ -66,6 +68,10 @@ package enum UserMessages {
       }
       // The head came, the body stopped short of its length (decision 2436).
       if error.isTruncatedReply { return "The server's reply was cut short before its end." }
+      if error.code == "reply_content_range_mismatch" {
+        return "The server sent a part of the file that does not continue what was downloaded; "
+          + "nothing of it was kept."
+      }
       return "The server sent a reply that couldn't be understood."
     case .decoding:
       return "The server's reply couldn't be read."

@@ -27,6 +27,13 @@ extension HTTPBody {
     {
       return nil
     }
+    if let file = received.file, let range = received.fileRange {
+      // Read from the file a chunk at a time when iterated, never loaded whole.
+      let segments = [BodySegment.file(file, offset: range.offset, length: range.length)]
+      return HTTPBody(
+        SegmentBytes(segments: segments, context: "\(method.rawValue) response"),
+        length: .known(range.length), iterationBehavior: .multiple)
+    }
     return HTTPBody(received.bytes)
   }
 

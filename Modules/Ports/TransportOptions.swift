@@ -30,6 +30,11 @@ public struct TransportOptions: Sendable {
   /// (the article "Metrics and logging" lists the keys and levels). By default a logger that
   /// discards everything.
   public var logger: Logger
+  /// Where a successful reply's body is written as it arrives, instead of memory; nil (the
+  /// default) to hold it in memory. Every step passes it on untouched; the retry step then
+  /// repeats only an attempt that never reached the server, so a partial file is never
+  /// written over by a second attempt (decision 2500).
+  public var responseSink: ResponseSink?
 
   /// Creates options.
   /// - Parameters:

@@ -41,6 +41,41 @@ package final class OpenFile {
     try open(path, flags: O_WRONLY)
   }
 
+  /// Opens a file for writing, created (0600) when missing, cut to `offset` bytes and
+  /// positioned there: what follows replaces anything after it.
+  /// - Parameters:
+  ///   - path: the path.
+  ///   - offset: the length kept, and where the next write goes.
+  /// - Returns: the file.
+  /// - Throws: `OpenFile.Failure` with the system's reason.
+  package static func writing(_ path: String, truncatingAt offset: Int64) throws(Failure)
+    -> OpenFile
+  {
+    let file: OpenFile
+    while true {
+      let fd = systemOpen(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+      if fd >= 0 {
+        file = OpenFile(adopting: fd)
+        break
+      }
+      if errno != EINTR { throw Failure(operation: "open", code: errno) }
+    }
+    guard ftruncate(file.descriptor, off_t(offset)) == 0 else {
+      throw Failure(operation: "truncate", code: errno)
+    }
+    try file.seek(toOffset: UInt64(offset))
+    return file
+  }
+
+  /// Writes the file's data and size to the disk (`fsync`), so a rename after it cannot leave
+  /// a name pointing at bytes a power cut lost.
+  /// - Throws: `OpenFile.Failure` with the system's reason.
+  package func synchronize() throws(Failure) {
+    while fsync(descriptor) != 0 {
+      if errno != EINTR { throw Failure(operation: "fsync", code: errno) }
+    }
+  }
+
   private static func open(_ path: String, flags: Int32) throws(Failure) -> OpenFile {
     while true {
       #if canImport(Glibc)
@@ -196,6 +231,10 @@ private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count:
 
 private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
   write(fd, buffer, count)
+}
+
+private func systemOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+  open(path, flags, mode)
 }
 
 private func systemClose(_ fd: Int32) -> Int32 {

@@ -37,6 +37,9 @@ final class CurlEasy {
   private var bodyStarted = false
   private var body = Data()
   private var output: (fd: Int32, temporary: URL, destination: URL)?
+  /// The caller's sink, once the final head said the body goes there: the open file, where the
+  /// next byte goes, and how many this reply wrote.
+  private var sinkOutput: (fd: Int32, file: URL, start: Int64, position: Int64, written: Int64)?
   private var localFailure: CourierError?
   private var reported: Int64 = -1
   /// When a byte last moved either way (or the transfer began), for the idle timeout.
@@ -84,7 +87,9 @@ final class CurlEasy {
     try set(CURLOPT_FOLLOWLOCATION, 0)
     // "": every encoding this libcurl decodes (gzip, deflate, br, zstd as built), decoded
     // before the body reaches Courier, so `maxResponseBytes` bounds the decoded size.
-    try set(CURLOPT_ACCEPT_ENCODING, string: "")
+    // Not for a sink: a 206's Content-Range counts the bytes as sent, so a decoded body
+    // could not continue a partial file (decision 2500).
+    if case .sink = transfer.sink {} else { try set(CURLOPT_ACCEPT_ENCODING, string: "") }
     try set(CURLOPT_ERRORBUFFER, pointer: errorBuffer)
     try set(
       CURLOPT_HTTP_VERSION,
@@ -222,6 +227,24 @@ final class CurlEasy {
     output = (fd, temporary, destination)
   }
 
+  /// Opens the caller's file when the final head sends the body there (decision 2500): from
+  /// byte 0 for a 200, from the 206's first byte (which must be the sink's offset), truncated
+  /// there so no older byte past it survives.
+  private func openSink(_ sink: ResponseSink, status: Int) throws(CourierError) {
+    let head = try HTTPResponse(receivedStatus: status, fields: fields, context: transfer.context)
+    guard let start = try sink.placement(for: head, context: transfer.context) else { return }
+    let fd = open(sink.file.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+    guard fd >= 0, ftruncate(fd, off_t(start)) == 0 else {
+      let reason = String(cString: strerror(errno))
+      if fd >= 0 { Glibc.close(fd) }
+      throw CourierError(
+        .fileUnavailable,
+        serverMessage: "The file \(sink.file.path) can't be written (\(reason)).",
+        mayHaveReachedServer: true, context: transfer.context)
+    }
+    sinkOutput = (fd, sink.file, start, start, 0)
+  }
+
   // MARK: callbacks, on the transport's thread
 
   private func send(_ buffer: UnsafeMutableRawPointer, _ capacity: Int) -> Int {
@@ -264,6 +287,14 @@ final class CurlEasy {
       trailers = section
     case (.end, .inHead(let code)):
       headState = (100..<200).contains(code) ? .awaitingStatus : .afterHead
+      if case .sink(let sink) = transfer.sink, !(100..<200).contains(code) {
+        do throws(CourierError) {
+          try openSink(sink, status: code)
+        } catch {
+          localFailure = error
+          return 0
+        }
+      }
     case (.end, .afterHead), (.other, .inHead):
       break
     case (.other, .afterHead) where bodyStarted || trailers != nil:
@@ -288,6 +319,27 @@ final class CurlEasy {
 
   private func receive(_ buffer: UnsafeRawPointer, _ count: Int) -> Int {
     bodyStarted = true
+    if var sink = sinkOutput {
+      // Straight from libcurl's buffer to the file: no copy, no allocation.
+      var done = 0
+      while done < count {
+        let result = pwrite(sink.fd, buffer + done, count - done, off_t(sink.position))
+        if result < 0 && errno == EINTR { continue }
+        guard result > 0 else {
+          localFailure = CourierError(
+            .fileUnavailable,
+            serverMessage:
+              "The file \(sink.file.path) can't be written (\(String(cString: strerror(errno)))).",
+            mayHaveReachedServer: true, context: transfer.context)
+          return 0
+        }
+        done += result
+        sink.position += Int64(result)
+        sink.written += Int64(result)
+      }
+      sinkOutput = sink
+      return count
+    }
     if let output {
       var written = 0
       while written < count {
@@ -323,7 +375,12 @@ final class CurlEasy {
       lastActivity = .now
     }
     guard transfer.progress != nil else { return 0 }
-    let (now, total) = output != nil ? (downNow, downTotal) : (upNow, transfer.bodyLength)
+    let downloading: Bool
+    switch transfer.sink {
+    case .memory: downloading = false
+    case .file, .sink: downloading = true
+    }
+    let (now, total) = downloading ? (downNow, downTotal) : (upNow, transfer.bodyLength)
     if now != reported {
       reported = now
       transfer.progress?(TransferProgress(sent: now, total: total))
@@ -354,7 +411,18 @@ final class CurlEasy {
         if let trailers {
           trailerFields = try HTTPResponse.receivedFields(trailers, context: transfer.context)
         }
-        answer = (head, ResponseBody(bytes: body, trailerFields: trailerFields))
+        if let sink = sinkOutput {
+          sinkOutput = nil
+          Glibc.close(sink.fd)
+          answer = (
+            head,
+            ResponseBody(
+              file: sink.file, offset: sink.start, count: sink.written,
+              trailerFields: trailerFields)
+          )
+        } else {
+          answer = (head, ResponseBody(bytes: body, trailerFields: trailerFields))
+        }
       } catch {
         // A bad reply's body is not the file's: it never takes the destination's place.
         discardOutput()
@@ -423,6 +491,11 @@ final class CurlEasy {
   }
 
   private func discardOutput() {
+    // The caller's file keeps what came: a download continues from there.
+    if let sink = sinkOutput {
+      Glibc.close(sink.fd)
+      sinkOutput = nil
+    }
     guard let output else { return }
     Glibc.close(output.fd)
     unlink(output.temporary.path)

@@ -148,8 +148,11 @@ public final class CurlTransport: Transport {
       try BodyReader.validate(pieces, context: request.summary)
       segments = pieces
     }
+    // A HEAD has no body to write; a sink is otherwise the call's (decision 2500).
+    let sink: BodyDestination =
+      request.method == .head ? .memory : options.responseSink.map { .sink($0) } ?? .memory
     return try await perform(
-      request, body: segments, sink: .memory, options: options, progress: options.progress)
+      request, body: segments, sink: sink, options: options, progress: options.progress)
   }
 
   /// Sends a request and streams the response body into a file instead of memory (created or
@@ -189,7 +192,7 @@ public final class CurlTransport: Transport {
   /// Sends the request and follows same-origin redirects (`RedirectFollowing`, decision
   /// 0503) within the one deadline; libcurl's own following cannot be limited to one origin.
   private func perform(
-    _ request: HTTPRequest, body: [BodySegment]?, sink: ResponseSink, options: TransportOptions,
+    _ request: HTTPRequest, body: [BodySegment]?, sink: BodyDestination, options: TransportOptions,
     progress: (@Sendable (TransferProgress) -> Void)?
   ) async throws -> CurlAnswer {
     try await RedirectFollowing.run(request, deadline: options.deadline) { hop in
@@ -200,7 +203,7 @@ public final class CurlTransport: Transport {
   }
 
   private func performOnce(
-    _ request: HTTPRequest, body: [BodySegment]?, sink: ResponseSink, options: TransportOptions,
+    _ request: HTTPRequest, body: [BodySegment]?, sink: BodyDestination, options: TransportOptions,
     progress: (@Sendable (TransferProgress) -> Void)?
   ) async throws -> CurlAnswer {
     let origin = Self.origin(of: request)

@@ -11,11 +11,14 @@ import Synchronization
 #endif
 
 /// Where a response body goes.
-enum ResponseSink: Sendable {
+enum BodyDestination: Sendable {
   /// Into memory, up to the configured bound.
   case memory
   /// Into a file, replaced atomically when the response is complete.
   case file(URL)
+  /// A successful reply's body into the caller's file, where `ResponseSink.placement` says;
+  /// any other reply's into memory.
+  case sink(ResponseSink)
 }
 
 /// What a transfer answers: the response and its body.
@@ -38,7 +41,7 @@ final class Transfer: Sendable {
   let hasExpectHeader: Bool
   let body: [BodySegment]?
   let bodyLength: Int64
-  let sink: ResponseSink
+  let sink: BodyDestination
   let timeout: Duration?
   /// The longest the transfer may go with nothing sent or received (`TransportOptions.idleTimeout`).
   let idleTimeout: Duration?
@@ -53,7 +56,7 @@ final class Transfer: Sendable {
   /// Checks what libcurl would otherwise be told blindly: the scheme and the host. (No field
   /// can smuggle a second header line: `HTTPFields` keeps no CR, LF or NUL in a value.)
   init(
-    request: HTTPRequest, body: [BodySegment]?, sink: ResponseSink, deadline: Duration?,
+    request: HTTPRequest, body: [BodySegment]?, sink: BodyDestination, deadline: Duration?,
     idleTimeout: Duration? = nil, asksToContinue: Bool = true,
     progress: (@Sendable (TransferProgress) -> Void)?,
     pathStatus: @escaping @Sendable () -> PathStatus

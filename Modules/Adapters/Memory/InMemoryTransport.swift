@@ -105,9 +105,12 @@ public final class InMemoryTransport: Transport {
       progress(TransferProgress(sent: size, total: size))
     }
     switch reply {
-    case .response(let response, let body): return (response, body)
+    case .response(let response, let body):
+      return try Self.deliver((response, body), to: options.responseSink, request: request)
     case .failure(let error): throw error
-    case .handler(let handler): return try await handler(request)
+    case .handler(let handler):
+      return try Self.deliver(
+        try await handler(request), to: options.responseSink, request: request)
     case nil:
       return (
         HTTPResponse(status: 599),
@@ -115,6 +118,27 @@ public final class InMemoryTransport: Transport {
           bytes: Data("InMemoryTransport: no reply scripted for \(request.summary)".utf8))
       )
     }
+  }
+
+  /// A scripted answer as a transport with a sink gives it: a successful reply's bytes
+  /// written to the sink's file where `ResponseSink.placement` says (a 206 whose
+  /// `Content-Range` does not start at the sink's offset is refused as the adapters refuse it),
+  /// any other kept in memory.
+  private static func deliver(
+    _ answer: (HTTPResponse, ResponseBody), to sink: ResponseSink?, request: HTTPRequest
+  ) throws -> (HTTPResponse, ResponseBody) {
+    guard let sink, request.method != .head, answer.1.file == nil,
+      let start = try sink.placement(for: answer.0, context: request.summary)
+    else { return answer }
+    let file = try OpenFile.writing(sink.file.path, truncatingAt: start)
+    defer { file.close() }
+    try file.write(contentsOf: answer.1.bytes)
+    return (
+      answer.0,
+      ResponseBody(
+        file: sink.file, offset: start, count: Int64(answer.1.bytes.count),
+        trailerFields: answer.1.trailerFields)
+    )
   }
 
   /// The whole body, files read now.

@@ -71,6 +71,16 @@ public final class URLSessionTransport: Transport {
   public func send(
     _ request: HTTPRequest, body: RequestBody?, options: TransportOptions
   ) async throws -> (HTTPResponse, ResponseBody) {
+    if options.responseSink != nil && request.method != .head {
+      // Its data task holds the body in memory; a download task writes where it likes and
+      // cannot continue a partial file at an offset (decision 2500).
+      throw CourierError(
+        .invalidInput, code: "response_sink_unsupported",
+        serverMessage:
+          "The urlsession transport cannot write a response to a file as it arrives; "
+          + "choose the curl transport (the default on Linux).",
+        context: request.summary)
+    }
     switch body?.contents {
     case nil, .bytes:
       var data: Data?

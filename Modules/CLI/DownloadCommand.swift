@@ -1,0 +1,114 @@
+import CourierCore
+import CourierDomain
+import CourierSystem
+import Synchronization
+
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
+/// `courier download PATH [--output FILE]`.
+enum DownloadCommand {
+  static func run(path: String, output: String?, context: CommandContext) async throws -> ExitCode {
+    let client = context.client
+    let url = try client.url(path)
+    try GetCommand.sameServer(url, path: path, client: client, command: "download")
+    let data = context.environment.config.dataDirectory
+    let destination =
+      output.map { URL(fileURLWithPath: $0) } ?? Self.defaultFile(for: url, in: data)
+    let downloader = Downloader(
+      transport: client.transport, options: client.options,
+      stateDirectory: data.appendingPathComponent("downloads/.state"),
+      hasher: context.environment.fileHasher)
+    let view = DownloadView(context: context)
+    let result: DownloadResult
+    do {
+      result = try await downloader.download(url, to: destination) { view.progress($0) }
+    } catch {
+      view.finish()
+      throw error
+    }
+    view.finish()
+    if context.global.json {
+      var object: [String: JSONValue] = [
+        "status": .string("ok"), "file": .string(result.file.path), "size": .int(result.size),
+        "resumed_from": .int(result.resumedFrom), "received": .int(result.received),
+      ]
+      if let etag = result.etag { object["etag"] = .string(etag) }
+      if let date = result.lastModified { object["last_modified"] = .string(date) }
+      if let sha256 = result.sha256 { object["sha256"] = .string(sha256) }
+      context.output.out(JSONLine.encode(object) + "\n")
+    } else {
+      var line =
+        "\(LogText.escaped(result.file.path))  \(CompressionDecision.formatBytes(result.size))"
+      if result.resumedFrom > 0 {
+        line += "  (resumed at \(CompressionDecision.formatBytes(result.resumedFrom)))"
+      }
+      if let sha256 = result.sha256 { line += "  sha256 \(sha256)" }
+      context.output.out(line + "\n")
+    }
+    return .success
+  }
+
+  /// `<data>/downloads/<last path segment>`; `download` when the path has none usable.
+  static func defaultFile(for url: URL, in data: URL) -> URL {
+    var name = url.lastPathComponent
+    if name.isEmpty || name == "/" || name == "." || name == ".." || name.hasPrefix(".") {
+      name = "download"
+    }
+    return data.appendingPathComponent("downloads").appendingPathComponent(name)
+  }
+}
+
+/// A download's progress: a bar redrawn with `\r` on standard error on a terminal (as an
+/// upload's), or one JSON object every 250 ms with `--json`.
+final class DownloadView: Sendable {
+  private struct State {
+    var start = ContinuousClock.now
+    var lastDraw: ContinuousClock.Instant?
+    var base: Int64?
+    var shown = false
+  }
+
+  private let context: CommandContext
+  private let state = Mutex(State())
+
+  init(context: CommandContext) { self.context = context }
+
+  func progress(_ step: TransferProgress) {
+    let now = ContinuousClock.now
+    let json = context.global.json
+    let interval = Duration.milliseconds(json ? 250 : 100)
+    let (due, elapsed, base) = state.withLock { state -> (Bool, Duration, Int64) in
+      if state.base == nil { state.base = step.sent }
+      let due =
+        step.sent >= step.total || state.lastDraw.map { $0.duration(to: now) >= interval } ?? true
+      if due { state.lastDraw = now }
+      return (due, state.start.duration(to: now), state.base ?? 0)
+    }
+    guard due else { return }
+    if json {
+      context.output.out(
+        JSONLine.encode([
+          "event": .string("progress"), "received": .int(step.sent), "total": .int(step.total),
+        ]) + "\n")
+      return
+    }
+    guard context.output.isTerminal else { return }
+    state.withLock { $0.shown = true }
+    context.output.err(
+      "\r"
+        + UploadView.progressLine(
+          sent: step.sent, total: step.total, elapsed: elapsed, base: base))
+  }
+
+  func finish() {
+    let shown = state.withLock { state in
+      defer { state.shown = false }
+      return state.shown
+    }
+    if shown { context.output.err("\n") }
+  }
+}
