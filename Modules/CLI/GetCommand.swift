@@ -48,7 +48,8 @@ enum GetCommand {
       })
       let partition = environment.responseCachePartition
       return environment.client(
-        caching: CachingMiddleware(store: cache, partition: { partition }))
+        caching: CachingMiddleware(
+          store: cache, partition: { partition }, revalidatesFresh: true))
     } catch let error as StoreError {
       context.output.err(
         "courier: warning: the response cache is not used: \(LogText.escaped(error.message))\n")

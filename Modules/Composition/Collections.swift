@@ -104,11 +104,12 @@ public struct Collections: Sendable {
       }
       if resolver != nil || !declared.contains(collection) {
         shared.register(
-          .records(
-            collection, client: environment.client,
-            decision: ReplayDecision(
-              policy: environment.config.conflictPolicy, collection: collection,
-              resolver: resolver)))
+          shared.route?(collection, resolver)
+            ?? .records(
+              collection, client: environment.client,
+              decision: ReplayDecision(
+                policy: environment.config.conflictPolicy, collection: collection,
+                resolver: resolver)))
       }
       let records = Records<JSONRecord>(
         collection: collection, shared: shared,

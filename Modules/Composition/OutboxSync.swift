@@ -45,14 +45,20 @@ final class OutboxSync: Sendable {
   let observation: ReplayObservation
   /// Keeps the files of compound writes (decision 2520); nil when the session keeps none.
   let attachments: (@Sendable () -> AttachmentQueue)?
+  /// Makes the replay route of a collection opened in code (or with a field resolver): its
+  /// records' sender, or the compound writes' sender when it has attachment fields, so that a
+  /// local reference never reaches the server; nil for the plain records' route.
+  let route: (@Sendable (CollectionDescription, FieldResolver?) -> ReplayRoute)?
 
   /// The sending side of a store whose replayer `makeReplayer` makes at the first use.
   init(
     store: any LocalStore, observation: ReplayObservation,
     makeReplayer: @escaping @Sendable () -> OutboxReplayer, lock: SharedSyncLock?,
     monitor: SharedRun, tidy: @escaping @Sendable () -> Void,
+    route: (@Sendable (CollectionDescription, FieldResolver?) -> ReplayRoute)? = nil,
     attachments: (@Sendable () -> AttachmentQueue)? = nil
   ) {
+    self.route = route
     self.attachments = attachments
     self.store = store
     self.observation = observation

@@ -85,7 +85,7 @@ final class SessionStore: Sendable {
       var info = stat()
       guard stat(folder, &info) == 0 else { return }
       Self.queuedUploadStore(environment: environment, removal: removal).sweep {
-        try Self.liveUploads(store, declared: declared)
+        try Self.liveUploads(store)
       }
     }
     sweep()
@@ -122,6 +122,12 @@ final class SessionStore: Sendable {
       lock: environment.localStoreIsShared
         ? SharedSyncLock(directory: config.dataDirectory) : nil,
       monitor: monitorRun, tidy: sweep,
+      route: { [uploadTracker] collection, resolver in
+        Self.route(
+          collection, environment: environment,
+          store: Self.queuedUploadStore(environment: environment, removal: removal),
+          tracker: uploadTracker, resolver: resolver)
+      },
       attachments: {
         AttachmentQueue(
           compressor: environment.compressor,
@@ -132,17 +138,17 @@ final class SessionStore: Sendable {
   }
 
   /// The ids whose files in the queued uploads' folder an outbox entry still needs: each
-  /// queued upload's, and each attachment a compound write's payload names (decision 2520).
-  static func liveUploads(_ store: any LocalStore, declared: [CollectionDescription]) throws
-    -> Set<String>
-  {
-    var live = Set(try store.entries(in: QueuedUpload.collection).map(\.key.id))
-    for collection in declared where !collection.attachments.isEmpty {
-      for entry in try store.entries(in: collection.name) {
-        for (_, id) in Attachment.pending(
-          in: entry.operation.payload, fields: collection.attachments)
-        {
-          live.insert(id)
+  /// queued upload's, and each attachment a compound write's payload names (decision 2520), in
+  /// any collection: the sweep runs when the store opens, before a collection declared in code
+  /// is opened again, and must not take the copy its pending write still names.
+  static func liveUploads(_ store: any LocalStore) throws -> Set<String> {
+    var live = Set<String>()
+    for entry in try store.entries() {
+      if entry.key.collection == QueuedUpload.collection {
+        live.insert(entry.key.id)
+      } else if case .object(let members) = entry.operation.payload {
+        for value in members.values {
+          if let id = Attachment.localID(value) { live.insert(id) }
         }
       }
     }
@@ -153,10 +159,12 @@ final class SessionStore: Sendable {
   /// the compound writes' sender over it (decision 2520).
   static func route(
     _ collection: CollectionDescription, environment: CourierEnvironment,
-    store: FileQueuedUploadStore, tracker: QueuedUploadTracker? = nil
+    store: FileQueuedUploadStore, tracker: QueuedUploadTracker? = nil,
+    resolver: FieldResolver? = nil
   ) -> ReplayRoute {
     let config = environment.config
-    let decision = ReplayDecision(policy: config.conflictPolicy, collection: collection)
+    let decision = ReplayDecision(
+      policy: config.conflictPolicy, collection: collection, resolver: resolver)
     guard !collection.attachments.isEmpty else {
       return .records(collection, client: environment.client, decision: decision)
     }

@@ -28,18 +28,24 @@ package struct CachingMiddleware: TransportMiddleware {
   private let store: any ResponseCacheStore
   private let partition: @Sendable () -> String
   private let now: @Sendable () -> Date
+  private let revalidatesFresh: Bool
 
   /// Makes the middleware.
   /// - Parameters:
   ///   - store: where replies are kept.
   ///   - partition: whose replies a call may see (decision 2513), asked once per call.
+  ///   - revalidatesFresh: whether a fresh entry is revalidated too, as if the request said
+  ///     `Cache-Control: no-cache` (without sending it): a command a person runs to ask the
+  ///     server (`courier get`) asks it whenever it can be reached, and meets its TLS checks,
+  ///     while the stored body still answers when it cannot (decision 2512).
   ///   - now: the wall clock, for ages and the eviction order.
   package init(
     store: any ResponseCacheStore, partition: @escaping @Sendable () -> String,
-    now: @escaping @Sendable () -> Date = { Date() }
+    revalidatesFresh: Bool = false, now: @escaping @Sendable () -> Date = { Date() }
   ) {
     self.store = store
     self.partition = partition
+    self.revalidatesFresh = revalidatesFresh
     self.now = now
   }
 
@@ -77,7 +83,7 @@ package struct CachingMiddleware: TransportMiddleware {
     let match = candidates.filter { HTTPCacheRules.varyMatches($0.varyValues, request: fields) }
       .max { $0.storedAt < $1.storedAt }
     let time = now()
-    if let match,
+    if let match, !revalidatesFresh,
       HTTPCacheRules.isFresh(match.fields, storedAt: match.storedAt, request: fields, now: time),
       let stored = storedBody(match, options)
     {

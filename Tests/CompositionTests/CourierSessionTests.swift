@@ -210,4 +210,46 @@ struct CourierSessionTests {
     #expect(monitor.send(.satisfied))
     #expect(await iterator.next()?.status == .satisfied)
   }
+
+  @Test(
+    "a collection opened in code, or with a field resolver, sends its files before its record, and its kept copies outlive a restart"
+  )
+  func attachmentsOutsideTheConfiguration() async throws {
+    let backend = try await SharedBackend.fresh()
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    var posts = CollectionDescription.articles
+    posts.name = "posts"
+    let resolver: FieldResolver = { _, _, mine, _ in mine }
+    let file = dir.appendingPathComponent("photo.jpg")
+    try await Tool.run("/usr/bin/convert", ["-size", "64x48", "plasma:fractal", file.path])
+    // Written by one session and not sent: the copies wait in the data folder.
+    let ids = [UUID().uuidString.lowercased(), UUID().uuidString.lowercased()]
+    do {
+      let first = try session(backend, dir)
+      try await first.login(username: "alice", password: "secret")
+      _ = try await first.collections.records(posts).add(
+        JSONRecord(id: ids[0], fields: ["title": .string("in code"), "body": .string("")]),
+        attaching: ["photo": file])
+      _ = try await first.collections.records(.articles, resolver: resolver).add(
+        JSONRecord(id: ids[1], fields: ["title": .string("resolver"), "body": .string("")]),
+        attaching: ["photo": file])
+    }
+    // A new session opens the store (and sweeps the folder) before those collections are opened
+    // again: the copies their pending writes name stay.
+    let second = try session(backend, dir)
+    #expect(try second.outbox().entries().count == 2)
+    _ = try second.collections.records(posts)
+    _ = try second.collections.records(.articles, resolver: resolver)
+    let report = try await second.sync()
+    #expect(
+      report.sent == 2 && report.pending == 0,
+      "\(report) \((try? second.outbox().entries().map { "\($0.state)" }) ?? [])")
+    let stored = try await second.collections.articles().refresh()
+    #expect(stored.error == nil)
+    let photos = stored.items.compactMap(\.value.photo)
+    #expect(photos.count == 2, "\(stored.items.map(\.value))")
+    #expect(!photos.contains { $0.hasPrefix("courier-local:") }, "\(photos)")
+    #expect(Set(photos).count == 2)
+  }
 }
