@@ -120,6 +120,51 @@ struct IETFUploadIntegrationTests {
     #expect(resumeRecords(dir).isEmpty)
   }
 
+  @Test("a queued upload killed with -9 after the 104: courier sync resumes it from the offset")
+  func queuedKilledThenSynced() async throws {
+    let server = try await SharedIETFBackend.fresh()
+    let size = 6 * 1024 * 1024
+    let proxy = try CuttingProxy(upstream: server.url.port ?? 0, cutAfter: size / 2, stall: true)
+    defer { proxy.stop() }
+    let base = proxy.url.absoluteString
+    let dir = try await cli.client(base)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let file = try CLIFixture.randomFile(in: dir, bytes: size, name: "photo.jpg", seed: 11)
+    let queued = await cli.run(
+      base, ["upload", "--queue", file.path, "--no-compress", "--json"], dataDir: dir)
+    #expect(queued.code == 0, "\(queued.output.stderr)")
+    let process = try cli.process(base, ["sync"], dataDir: dir)
+    try process.run()
+    let deadline = ContinuousClock.now + .seconds(60)
+    var recorded = false
+    while ContinuousClock.now < deadline {
+      let offset = try await server.uploads().first?["offset"] as? Int ?? 0
+      recorded = CLIFixture.queuedUploads(in: dir).contains { $0.hasSuffix(".json") }
+      if offset >= 2 * 1024 * 1024 && recorded { break }
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    #expect(recorded, "the 104's address is in the resume record")
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    while ContinuousClock.now < deadline {
+      if try await server.uploads().first?["writing"] as? Bool == false { break }
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    let held = try #require(try await server.uploads().first?["offset"] as? Int)
+    #expect(held >= 2 * 1024 * 1024 && held < size, "\(held)")
+    let before = try await server.bytesReceived()
+    let sync = await cli.run(base, ["sync"], dataDir: dir)
+    #expect(sync.code == 0, "\(sync.output.stderr)")
+    try await expectStored(server, file)
+    let uploads = try await server.uploads()
+    #expect(uploads.count == 1, "one upload resumed, not a second one created")
+    #expect(uploads.first?["state"] as? String == "completed")
+    // The sync sent only what the server did not hold: the form's length less the offset.
+    let length = try #require(uploads.first?["length"] as? Int)
+    #expect(try await server.bytesReceived() - before == length - held)
+    #expect(await CLIFixture.settledQueuedUploads(in: dir).isEmpty)
+  }
+
   @Test("an append limit: the 413 to the whole body is answered with pieces within the limit")
   func appendLimitMeansSmallerPieces() async throws {
     let server = try await SharedIETFBackend.fresh()
