@@ -1,5 +1,6 @@
 import CourierDomain
 import CourierPorts
+import CourierSystem
 import HTTPTypes
 import Synchronization
 
@@ -26,6 +27,17 @@ struct DraftUpload<C: Clock>: Sendable where C.Duration == Duration {
   let store: (any ResumableUploadStore)?
   let options: TransportOptions
   let progressGranularity: Int64
+
+  /// The largest representation sent with its `Repr-Digest` (RFC 9530): 8 MiB, read once more
+  /// before the first byte goes.
+  static var digestLimit: Int64 { 8 << 20 }
+
+  /// The SHA-256 of the segments' bytes.
+  static func sha256(_ segments: [BodySegment]) throws -> [UInt8] {
+    var hash = SHA256()
+    for segment in segments { try segment.read { hash.update($0) } }
+    return hash.finalize()
+  }
 
   /// What the upload's final answer, and the way there, were.
   struct Answer {
@@ -65,9 +77,13 @@ struct DraftUpload<C: Clock>: Sendable where C.Duration == Duration {
   ) async throws -> Answer {
     // Saved once the server offers resumption (its address): a plain upload leaves nothing.
     let run = TusRun(record: record, key: key, store: store, chunk: layout.contentLength)
+    let segments = try FormUpload.bodySegments(layout)
+    // The whole representation's digest, when reading it once more costs little: the server
+    // checks the stored upload against it at completion.
+    let digest = layout.contentLength <= Self.digestLimit ? try Self.sha256(segments) : nil
     let exchange = DraftExchange(
       transport: transport, options: options.identifyingCall(), run: run, target: target,
-      segments: try FormUpload.bodySegments(layout), contentType: layout.contentType,
+      segments: segments, digest: digest, contentType: layout.contentType,
       length: layout.contentLength, confirmation: confirmation, fileSize: fileSize,
       onState: onState, onResume: onResume,
       throttle: ProgressThrottle(granularity: progressGranularity))
@@ -98,6 +114,8 @@ struct DraftExchange: Sendable {
   let run: TusRun
   let target: URL
   let segments: [BodySegment]
+  /// The whole representation's SHA-256, for `Repr-Digest`; nil when not computed.
+  let digest: [UInt8]?
   let contentType: String
   let length: Int64
   let confirmation: DeliveryProof.UploadConfirmation
@@ -216,7 +234,7 @@ struct DraftExchange: Sendable {
       ])
     http.headerFields.append(
       contentsOf: IETFUpload.creationFields(
-        complete: complete, length: complete ? nil : length, digest: nil))
+        complete: complete, length: complete ? nil : length, digest: digest))
     var options = self.options.boundedByProgress()
     options.progress = progress(from: 0)
     options.informational = hearing()

@@ -1,6 +1,7 @@
 import CourierCore
 import CourierDomain
 import CourierPorts
+import CourierSystem
 import CourierTestKit
 import Foundation
 import HTTPTypes
@@ -24,6 +25,8 @@ struct DraftUploaderTests {
       var ghostBeforePatch: Int?
       /// Whether the transport tells interim answers (curl) or hides them (URLSession).
       var tellsInterim = true
+      /// The creation's `Repr-Digest`.
+      var reprDigest: String?
     }
     let state = Mutex(State())
 
@@ -46,6 +49,7 @@ struct DraftUploaderTests {
         let (cut, tells) = state.withLock { state -> (Int?, Bool) in
           state.stored = Data()
           state.whole = content
+          state.reprDigest = request.headerFields[.reprDigest]
           let cut = state.cutCreationAt
           state.cutCreationAt = nil
           return (cut, state.tellsInterim)
@@ -145,6 +149,9 @@ struct DraftUploaderTests {
     #expect(resumed.withLock { $0 } == 3000)
     #expect(result.uploadURL?.absoluteString == "http://server/resumable/1")
     #expect(result.resumedAt == 3000)
+    // The whole form's digest went with the creation (RFC 9530), for the server to check.
+    let digest = SHA256.hash(state.whole)
+    #expect(state.reprDigest == "sha-256=:\(Data(digest).base64EncodedString()):")
   }
 
   @Test("a 409 mismatching-upload-offset: the offset is asked again and the rest sent from it")
