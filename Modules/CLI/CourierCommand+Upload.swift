@@ -17,10 +17,15 @@ extension CourierCommand {
         to BASE_URL/photos (or --to URL), streamed from disk, with retries that never create a \
         second photo. A file that is not an image is sent as is. FILE must be a regular file \
         (not a folder, a pipe or a device). On a terminal: a progress bar and a line per \
-        retry. With --json: one JSON object per event, then the result.
+        retry. With --json: one JSON object per event, then the result. A server that speaks \
+        the IETF resumable uploads draft (interop 8) can make this upload resumable by \
+        answering 104 with its address: an interrupted transfer then sends only the rest, in \
+        the same run or, after kill -9, when the same command runs again.
 
-        With --resumable (or "resumable_uploads": true in the config file), the file \
-        (compressed first, as above) goes with the tus 1.0.0 protocol to BASE_URL/uploads (or \
+        With --resumable (or "resumable_uploads": true in the config file), the server is \
+        asked what it offers, and the choice is said: "resumable (IETF draft, interop 8)" \
+        sends the form to BASE_URL/photos as above; "resumable (tus 1.0.0)" sends the file \
+        (compressed first, as above) with the tus 1.0.0 protocol to BASE_URL/uploads (or \
         --to URL, any tus server; the session's token goes only to the base URL's server) in \
         checksummed chunks (4 MiB, then about a quarter second of the link's rate each, 1 to \
         256 MiB). Interrupted, even by kill -9, the same command with the same file asks the \
@@ -33,8 +38,10 @@ extension CourierCommand {
         and the command prints the entry and returns ({"status":"queued","id":...} with \
         --json). `courier sync`, `courier sync --watch` and courier-tui send it in outbox \
         order with the other writes, under one Idempotency-Key for its whole life: with tus \
-        when --resumable is given (or configured) or when the target answers as a tus server \
-        (an interruption, even kill -9, resumes where the server stopped), else as multipart. \
+        when --resumable is given (or configured); otherwise as the IETF draft's form when the \
+        form's target offers it, with tus when the target answers as a tus server (an \
+        interruption, even kill -9, resumes where the server stopped either way), else as \
+        multipart. \
         `courier outbox` shows the bytes the server confirmed; the kept bytes go once the \
         server confirms, or with `courier outbox discard` for an upload it refused.
         """ + "\n\n" + CourierCommand.globalOptionsHelp)
@@ -85,7 +92,9 @@ extension CourierCommand {
     package var noCompress = false
 
     /// `--resumable`.
-    @Flag(help: "Resumable upload with tus 1.0.0 (resumes after kill -9).")
+    @Flag(
+      help:
+        "Resumable upload, IETF draft or tus 1.0.0 as the server offers (resumes after kill -9).")
     package var resumable = false
 
     /// `--queue`.

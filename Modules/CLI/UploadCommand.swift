@@ -52,11 +52,16 @@ enum UploadCommand {
     }
     // The upload runs in a task of its own so SIGINT or SIGTERM can cancel it, and the command
     // waits for it to finish unwinding: its temporary files are gone when the process exits.
+    let choice = try await resumableChoice(
+      request, options: options, resumable: resumable, view: view, context: context)
     let upload = Task {
-      resumable
+      choice.tus
         ? try await session.uploads.sendResumable(
-          request, onState: { view.show($0) }, onResume: { view.resumed(at: $0, total: $1) })
-        : try await session.uploads.send(request) { view.show($0) }
+          choice.request, onState: { view.show($0) },
+          onResume: { view.resumed(at: $0, total: $1) })
+        : try await session.uploads.sendOfferingResumption(
+          choice.request, onState: { view.show($0) },
+          onResume: { view.resumed(at: $0, total: $1) })
     }
     // The first signal caught names the exit code: 130 for SIGINT, 143 for SIGTERM (2424).
     let caught = Mutex<Int32?>(nil)
@@ -78,6 +83,23 @@ enum UploadCommand {
       guard failure.kind == .cancelled, let signal = caught.withLock({ $0 }) else { return code }
       return ExitCode.afterSignal(signal)
     }
+  }
+
+  /// Which protocol a direct upload takes: with `--resumable` to the server's own endpoints,
+  /// whatever it offers, the IETF draft first (decision 2702), said on standard error; tus to
+  /// a `--to` target; otherwise the form, which a draft server may still make resumable.
+  static func resumableChoice(
+    _ request: UploadRequest, options: UploadOptions, resumable: Bool, view: UploadView,
+    context: CommandContext
+  ) async throws -> (tus: Bool, request: UploadRequest) {
+    guard resumable else { return (false, request) }
+    guard options.target == nil else { return (true, request) }
+    let form = try context.client.url("/photos")
+    let offered = await context.session.uploads.offeredResumption(form: form, tus: request.target)
+    view.chose(offered)
+    var direct = request
+    direct.target = form
+    return offered == .tus ? (true, request) : (false, direct)
   }
 
   /// `courier upload --queue`: the bytes and the outbox entry in the data folder, no request;
@@ -208,6 +230,21 @@ final class UploadView: Sendable {
       }
     case .succeeded, .failed:
       break
+    }
+  }
+
+  /// The resumable protocol the server offered, said once before the upload starts.
+  func chose(_ offered: Uploads.ResumableProtocol) {
+    let name: String
+    switch offered {
+    case .draft: name = "resumable (IETF draft, interop \(IETFUpload.interopVersion))"
+    case .tus: name = "resumable (tus \(Tus.version))"
+    case .none: name = "not resumable (the server offers neither the IETF draft nor tus)"
+    }
+    if json {
+      emit(["event": .string("protocol"), "protocol": .string(name)])
+    } else {
+      output.err("courier: \(name)\n")
     }
   }
 

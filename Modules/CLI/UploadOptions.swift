@@ -20,7 +20,8 @@ package struct UploadOptions: Sendable, Equatable {
   package var quality: Int?
   /// `--no-compress`.
   package var noCompress = false
-  /// `--resumable`: tus 1.0.0 to BASE_URL/uploads (or `--to`), resumed after a kill.
+  /// `--resumable`: whatever the server offers (the IETF draft at BASE_URL/photos, else tus
+  /// 1.0.0 to BASE_URL/uploads, or `--to`), resumed after a kill.
   package var resumable = false
   /// `--queue`: keep the bytes in the data folder and an outbox entry, and return at once;
   /// `courier sync` sends it.

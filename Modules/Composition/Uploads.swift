@@ -1,6 +1,7 @@
 import CourierCore
 import CourierDomain
 import CourierPorts
+import HTTPTypes
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -132,6 +133,67 @@ public struct Uploads: Sendable {
     onResume: @escaping @Sendable (_ offset: Int64, _ total: Int64) -> Void = { _, _ in }
   ) async throws -> UploadResult {
     try await resumableUploader().perform(request, onState: onState, onResume: onResume)
+  }
+
+  /// Uploads `request` as a form, as ``send(_:onState:)`` does, offering the server to make it
+  /// resumable with the IETF draft (decision 2702): a server that answers `104` with the
+  /// upload's address gets the rest after an interruption (a `HEAD`, then only the missing
+  /// bytes), in this run or, from the record kept in the data folder's `uploads/`, the next.
+  /// - Parameters:
+  ///   - request: the upload; `target` is the form's target.
+  ///   - onState: receives `compressing`, `prepared`, `uploading` and `retrying`.
+  ///   - onResume: told `(offset, total)` when the upload goes on from bytes the server held.
+  /// - Returns: the result; `uploadURL` is set when the server offered resumption.
+  /// - Throws: `CourierError`, as ``send(_:onState:)`` throws.
+  package func sendOfferingResumption(
+    _ request: UploadRequest, onState: @escaping @Sendable (UploadState) -> Void,
+    onResume: @escaping @Sendable (_ offset: Int64, _ total: Int64) -> Void = { _, _ in }
+  ) async throws -> UploadResult {
+    let config = environment.config
+    return try await DraftUploader(
+      transport: environment.singleAttemptTransport,
+      executor: RetryExecutor(
+        policy: config.retry, clock: ContinuousClock(), metrics: environment.metrics),
+      compressor: environment.compressor,
+      store: FileResumableUploadStore(
+        directory: config.dataDirectory.appendingPathComponent("uploads")),
+      options: environment.client.options
+    ).perform(request, onState: onState, onResume: onResume)
+  }
+
+  /// The resumable protocols a server may offer for an upload.
+  package enum ResumableProtocol: Sendable, Equatable {
+    /// The IETF draft at the form's target (interop 8).
+    case draft
+    /// tus 1.0.0 at its creation URL.
+    case tus
+    /// Neither: a plain form upload.
+    case none
+  }
+
+  /// Asks the server which resumable protocol it offers (decision 2702): `OPTIONS` on the
+  /// form's target, whose `Accept-Patch: application/partial-upload` says the draft, then tus's
+  /// own `OPTIONS`. A failed request counts as not offered.
+  /// - Parameters:
+  ///   - form: the form's target (`/photos`).
+  ///   - tus: tus's creation URL (`/uploads`).
+  /// - Returns: the protocol to use, the draft first.
+  package func offeredResumption(form: URL, tus: URL) async -> ResumableProtocol {
+    let transport = environment.singleAttemptTransport
+    let options = environment.client.options
+    if let request = try? HTTPRequest(checking: form, method: .options),
+      let (answer, _) = try? await transport.send(request, body: nil, options: options),
+      IETFUpload.offers(answer)
+    {
+      return .draft
+    }
+    if let request = try? HTTPRequest(checking: tus, method: .options),
+      let (answer, _) = try? await transport.send(request, body: nil, options: options),
+      Tus.speaks(answer)
+    {
+      return .tus
+    }
+    return .none
   }
 
   private func resumableUploader() -> TusUploader<ContinuousClock> {

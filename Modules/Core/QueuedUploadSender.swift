@@ -126,8 +126,15 @@ package struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Du
     let onState: @Sendable (UploadState) -> Void = { state in
       if let sent = state.progress { progress?(sent) }
     }
-    let started = store.resumeRecords.load(id)?.uploadURL != nil
-    var route = upload.route(started: started, tusOffered: nil)
+    let started = started(id, upload)
+    var route = upload.route(started: started == .tus, tusOffered: nil)
+    if case .probe = route, let form = upload.formTarget {
+      // The draft first, where the form's target offers it (decision 2703), then tus.
+      let offered =
+        started == .draft
+        ? true : await draftOffered(try Self.url(form), options: options)
+      if offered { route = .multipart(form) }
+    }
     if case .probe(let endpoint) = route {
       let (answer, _) = try await singleAttemptTransport.send(
         try HTTPRequest(checking: try Self.url(endpoint), method: .options), body: nil,
@@ -154,6 +161,11 @@ package struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Du
         PreparedUpload(original: part, part: part, verdict: upload.verdict), request: request,
         record: fresh, key: id, onState: onState, onResume: { _, _ in })
       return result.recordID ?? result.uploadURL?.absoluteString
+    case .multipart(let target) where upload.transfer == .auto:
+      // The server's 104 may make it resumable (decision 2703).
+      return try await sendDraft(
+        id, upload, parts: [.text("title", upload.title)] + fields + [part],
+        to: try Self.url(target), key: key, options: options, onState: onState)
     case .multipart(let target):
       let form = FormUpload(
         transport: transport, options: options, temporaryDirectory: temporaryDirectory,

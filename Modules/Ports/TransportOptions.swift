@@ -1,4 +1,5 @@
 import CourierDomain
+import HTTPTypes
 import Logging
 
 #if canImport(FoundationEssentials)
@@ -25,6 +26,11 @@ public struct TransportOptions: Sendable {
   /// Receives each decision the retry step makes for this call, from the caller's task; nil
   /// for none.
   package var onRetry: (@Sendable (RetryEvent) -> Void)?
+  /// Receives each informational (1xx) response but `100 Continue` as it arrives, before the
+  /// final one, from the transport's thread (so it must be quick); nil for none. Only
+  /// transports that see them call it: the curl adapter does, URLSession hides them, so a
+  /// caller must work without ever hearing one (decision 2702).
+  package var informational: (@Sendable (HTTPResponse) -> Void)?
   /// Where the call's steps log (each exchange, each retry decision), with the metadata of the
   /// call: the steps add `courier.request.id` and `courier.attempt` to the copy they pass on
   /// (the article "Metrics and logging" lists the keys and levels). By default a logger that

@@ -172,8 +172,12 @@ struct QueuedUploadSenderTests {
     let form = entry(Self.upload(.auto, length: 3000), id: "u2")
     #expect(await sender(formServer, store).send(form, progress: nil) == .delivered(nil))
     let state = formServer.state.withLock { $0 }
-    #expect(state.requests.map(\.method) == [.options, .post])
+    // OPTIONS of the form's target (no IETF draft offered), of tus's endpoint, then the form.
+    #expect(state.requests.map(\.method) == [.options, .options, .post])
+    #expect(state.requests.first?.path == "/photos")
     let post = try #require(state.requests.last)
+    #expect(post.headerFields[.uploadDraftInteropVersion] == "8")
+    #expect(post.headerFields[.uploadComplete] == "?1")
     #expect(post.headerFields[.idempotencyKey] == form.id.uuidString.lowercased())
     #expect(
       post.headerFields[.contentType]

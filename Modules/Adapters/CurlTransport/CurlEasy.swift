@@ -287,6 +287,14 @@ final class CurlEasy {
       trailers = section
     case (.end, .inHead(let code)):
       headState = (100..<200).contains(code) ? .awaitingStatus : .afterHead
+      if (101..<200).contains(code), let observer = transfer.informational,
+        let interim = try? HTTPResponse(
+          receivedStatus: code, fields: fields, context: transfer.context)
+      {
+        // An interim answer is heard as it arrives (a 104's upload address, decision 2702);
+        // one whose fields cannot be held is dropped, as libcurl drops its body-less head.
+        observer(interim)
+      }
       if case .sink(let sink) = transfer.sink, !(100..<200).contains(code) {
         do throws(CourierError) {
           try openSink(sink, status: code)

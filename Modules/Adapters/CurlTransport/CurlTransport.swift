@@ -212,7 +212,8 @@ public final class CurlTransport: Transport {
       idleTimeout: options.idleTimeout,
       asksToContinue: Self.asksToContinue(
         request, originAnswered: answered.withLock { $0.contains(origin) }),
-      progress: progress, pathStatus: configuration.pathStatus)
+      progress: progress, informational: options.informational,
+      pathStatus: configuration.pathStatus)
     if Task.isCancelled { throw CourierError(.cancelled, context: request.summary) }
     let engine = self.engine
     let response = try await withTaskCancellationHandler {

@@ -49,6 +49,8 @@ final class Transfer: Sendable {
   /// (`CurlTransport.asksToContinue`); false skips the round trip.
   let asksToContinue: Bool
   let progress: (@Sendable (TransferProgress) -> Void)?
+  /// Told each interim response but `100` (`TransportOptions.informational`).
+  let informational: (@Sendable (HTTPResponse) -> Void)?
   let pathStatus: @Sendable () -> PathStatus
   let context: String
   private let state = Mutex(State())
@@ -59,6 +61,7 @@ final class Transfer: Sendable {
     request: HTTPRequest, body: [BodySegment]?, sink: BodyDestination, deadline: Duration?,
     idleTimeout: Duration? = nil, asksToContinue: Bool = true,
     progress: (@Sendable (TransferProgress) -> Void)?,
+    informational: (@Sendable (HTTPResponse) -> Void)? = nil,
     pathStatus: @escaping @Sendable () -> PathStatus
   ) throws {
     let context = request.summary
@@ -92,6 +95,7 @@ final class Transfer: Sendable {
     self.idleTimeout = idleTimeout
     self.asksToContinue = asksToContinue
     self.progress = progress
+    self.informational = informational
     self.pathStatus = pathStatus
     self.context = context
   }

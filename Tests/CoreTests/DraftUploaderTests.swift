@@ -1,0 +1,187 @@
+import CourierCore
+import CourierDomain
+import CourierPorts
+import CourierSystem
+import CourierTestKit
+import Foundation
+import HTTPTypes
+import Synchronization
+import Testing
+
+/// `DraftUploader` against an IETF draft server in memory: the 104 heard through the
+/// transport's observer, a cut creation resumed with HEAD and PATCH, a 409 mismatch answered
+/// by asking the offset again, and a transport that hides interim answers.
+@Suite("DraftUploader")
+struct DraftUploaderTests {
+  /// A draft server in memory that stores the bytes each request's body carries.
+  final class FakeDraft: Transport, Sendable {
+    struct State {
+      var stored = Data()
+      var whole = Data()
+      var methods: [String] = []
+      /// Bytes of the creation's body stored before its connection is lost; nil: none lost.
+      var cutCreationAt: Int?
+      /// Bytes a ghost request adds before the next PATCH, answered 409.
+      var ghostBeforePatch: Int?
+      /// Whether the transport tells interim answers (curl) or hides them (URLSession).
+      var tellsInterim = true
+      /// The creation's `Repr-Digest`.
+      var reprDigest: String?
+    }
+    let state = Mutex(State())
+
+    static func read(_ body: RequestBody?) throws -> Data {
+      var data = Data()
+      guard case .segments(let segments)? = body?.contents else { return data }
+      for segment in segments { try segment.read { data.append($0) } }
+      return data
+    }
+
+    func send(_ request: HTTPRequest, body: RequestBody?, options: TransportOptions)
+      async throws -> (HTTPResponse, ResponseBody)
+    {
+      let content = try Self.read(body)
+      let method = request.method.rawValue
+      let json = ResponseBody(bytes: Data(#"{"id":"p1"}"#.utf8))
+      state.withLock { $0.methods.append(method) }
+      switch method {
+      case "POST":
+        let (cut, tells) = state.withLock { state -> (Int?, Bool) in
+          state.stored = Data()
+          state.whole = content
+          state.reprDigest = request.headerFields[.reprDigest]
+          let cut = state.cutCreationAt
+          state.cutCreationAt = nil
+          return (cut, state.tellsInterim)
+        }
+        if tells, request.headerFields[.uploadDraftInteropVersion] == "8" {
+          options.informational?(
+            HTTPResponse(
+              status: 104,
+              headerFields: [.location: "/resumable/1", .uploadDraftInteropVersion: "8"]))
+        }
+        if let cut {
+          state.withLock { $0.stored = content.prefix(cut) }
+          throw CourierError(.connectionLost, mayHaveReachedServer: true)
+        }
+        state.withLock { $0.stored = content }
+        return (HTTPResponse(status: 201, headerFields: [.uploadComplete: "?1"]), json)
+      case "HEAD":
+        let offset = state.withLock { $0.stored.count }
+        return (
+          HTTPResponse(
+            status: 204, headerFields: [.uploadOffset: String(offset), .uploadComplete: "?0"]),
+          ResponseBody()
+        )
+      case "PATCH":
+        let from = Int(request.headerFields[.uploadOffset] ?? "") ?? -1
+        return state.withLock { state in
+          if let ghost = state.ghostBeforePatch {
+            state.ghostBeforePatch = nil
+            state.stored = state.whole.prefix(state.stored.count + ghost)
+          }
+          guard from == state.stored.count else {
+            let problem =
+              #"{"type":"https://iana.org/assignments/http-problem-types#"#
+              + #"mismatching-upload-offset","status":409}"#
+            return (
+              HTTPResponse(
+                status: 409,
+                headerFields: [
+                  .contentType: "application/problem+json",
+                  .uploadOffset: String(state.stored.count),
+                ]),
+              ResponseBody(bytes: Data(problem.utf8))
+            )
+          }
+          state.stored.append(content)
+          let done = request.headerFields[.uploadComplete] == "?1"
+          return done
+            ? (HTTPResponse(status: 200, headerFields: [.uploadComplete: "?1"]), json)
+            : (
+              HTTPResponse(
+                status: 204,
+                headerFields: [.uploadOffset: String(state.stored.count), .uploadComplete: "?0"]),
+              ResponseBody()
+            )
+        }
+      default:
+        return (HTTPResponse(status: 405), ResponseBody())
+      }
+    }
+  }
+
+  func uploader(_ server: FakeDraft) -> DraftUploader<ManualClock> {
+    DraftUploader(
+      transport: server,
+      executor: RetryExecutor(
+        policy: RetryPolicy(maxAttempts: 3, baseDelay: .zero, deadline: nil),
+        clock: ManualClock(), random: FixedRandomSource(0)),
+      compressor: InMemoryImageCompressor(info: nil), store: nil)
+  }
+
+  func file(_ size: Int) throws -> URL {
+    let data = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 3) })
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "courier-draft-\(UUID()).bin")
+    try data.write(to: url)
+    return url
+  }
+
+  func request(_ url: URL) -> UploadRequest {
+    UploadRequest(
+      file: url, target: URL(string: "http://server/photos") ?? url, compress: false,
+      confirmation: .status)
+  }
+
+  @Test("a creation cut after the 104 resumes: HEAD, then a PATCH of the rest only")
+  func cutCreationResumes() async throws {
+    let server = FakeDraft()
+    server.state.withLock { $0.cutCreationAt = 3000 }
+    let url = try file(8000)
+    defer { try? FileManager.default.removeItem(at: url) }
+    let resumed = Mutex<Int64?>(nil)
+    let result = try await uploader(server).perform(
+      request(url), onState: { _ in }, onResume: { offset, _ in resumed.withLock { $0 = offset } })
+    let state = server.state.withLock { $0 }
+    #expect(state.methods == ["POST", "HEAD", "PATCH"])
+    #expect(state.stored == state.whole)
+    #expect(resumed.withLock { $0 } == 3000)
+    #expect(result.uploadURL?.absoluteString == "http://server/resumable/1")
+    #expect(result.resumedAt == 3000)
+    // The whole form's digest went with the creation (RFC 9530), for the server to check.
+    let digest = SHA256.hash(state.whole)
+    #expect(state.reprDigest == "sha-256=:\(Data(digest).base64EncodedString()):")
+  }
+
+  @Test("a 409 mismatching-upload-offset: the offset is asked again and the rest sent from it")
+  func mismatchReasks() async throws {
+    let server = FakeDraft()
+    server.state.withLock {
+      $0.cutCreationAt = 2000
+      $0.ghostBeforePatch = 500
+    }
+    let url = try file(6000)
+    defer { try? FileManager.default.removeItem(at: url) }
+    _ = try await uploader(server).perform(request(url), onState: { _ in })
+    let state = server.state.withLock { $0 }
+    #expect(state.methods == ["POST", "HEAD", "PATCH", "HEAD", "PATCH"])
+    #expect(state.stored == state.whole)
+  }
+
+  @Test("no interim answer heard (URLSession): a cut upload is posted again whole")
+  func withoutTheOfferItIsPlain() async throws {
+    let server = FakeDraft()
+    server.state.withLock {
+      $0.cutCreationAt = 2000
+      $0.tellsInterim = false
+    }
+    let url = try file(5000)
+    defer { try? FileManager.default.removeItem(at: url) }
+    let result = try await uploader(server).perform(request(url), onState: { _ in })
+    let state = server.state.withLock { $0 }
+    #expect(state.methods == ["POST", "POST"])
+    #expect(state.stored == state.whole)
+    #expect(result.uploadURL == nil)
+  }
+}
