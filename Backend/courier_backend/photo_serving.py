@@ -12,8 +12,8 @@
 Test hooks (loopback only, as every /__ path): `POST /__photos` places a photo without a multipart
 upload (`{"id", "size", "seed"?, "owner"?}`: `size` deterministic bytes; the same id again replaces
 the content, so the validators change), `POST /__photos/{id}/serve` sets how the next GETs are
-served (`{"rate": bytes per second, "cut_after": bytes, "bad_digest": bool, "content_range_shift":
-bytes}`), `GET /__photos/served` lists every GET/HEAD served (range asked, If-Range, status, body
+served (`{"rate": bytes per second, "cut_after": bytes, "stall_after": bytes (sends nothing more
+until the settings change), "bad_digest": bool, "content_range_shift": bytes}`), `GET /__photos/served` lists every GET/HEAD served (range asked, If-Range, status, body
 bytes written, and for a GET with a body whether it has ended) since the start or the last
 `/__reset`.
 """
@@ -162,6 +162,15 @@ def install(api: FastAPI, store: Store, require_user: Callable[[Request], str]) 
                 file.seek(first)
                 while remaining > 0:
                     step = min(CHUNK, remaining, rate // 10 if rate >= 10 else CHUNK)
+                    # stall_after: this reply's bytes after which nothing more is sent until the
+                    # settings stop saying so (a test kills the client at a known size).
+                    while True:
+                        stall = served.settings.get(photo_id, {}).get("stall_after")
+                        if stall is None or sent < int(stall):
+                            break
+                        await asyncio.sleep(0.01)
+                    if stall is not None:
+                        step = min(step, int(stall) - sent)
                     if cut_after is not None and sent + step > cut_after:
                         step = int(cut_after) - sent
                         if step > 0:
@@ -224,7 +233,7 @@ def install(api: FastAPI, store: Store, require_user: Callable[[Request], str]) 
     @api.post("/__photos/{photo_id}/serve")
     async def serve_settings(photo_id: str, request: Request) -> Response:
         data = await request.json()
-        served.settings[photo_id] = {k: data[k] for k in ("rate", "cut_after", "bad_digest",
+        served.settings[photo_id] = {k: data[k] for k in ("rate", "cut_after", "stall_after", "bad_digest",
                                                           "content_range_shift") if k in data}
         return json_response(200, served.settings[photo_id])
 

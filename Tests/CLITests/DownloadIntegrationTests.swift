@@ -61,12 +61,13 @@ struct DownloadIntegrationTests {
     dir.appendingPathComponent("downloads").appendingPathComponent(".\(id).courier-partial")
   }
 
-  /// Starts `courier download` throttled by the server, waits until its partial file holds
-  /// at least `atLeast` bytes, and kills it with SIGKILL. Returns the partial file's length.
+  /// Starts `courier download` against a server that stops sending after `atLeast` bytes of
+  /// its reply, waits until the partial file holds them, and kills it with SIGKILL. Returns the
+  /// partial file's length.
   func killMidTransfer(
     _ backend: ReferenceBackend, id: String, dir: URL, atLeast: Int = 8 * 1024 * 1024
   ) async throws -> Int {
-    try await serve(backend, id: id, #"{"rate":16000000}"#)
+    try await serve(backend, id: id, #"{"stall_after":\#(atLeast)}"#)
     let process = try cli.process(
       backend.url.absoluteString, ["download", "/photos/\(id)"], dataDir: dir)
     try process.run()
