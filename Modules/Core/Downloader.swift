@@ -37,7 +37,8 @@ package struct DownloadResult: Sendable, Equatable {
 /// body is written as it arrives to a partial file beside the destination, with a sidecar
 /// (URL, validators, length, digest) in `stateDirectory`; a later call continues it with
 /// `Range` + `If-Range`, starts again when the server's representation changed, checks the
-/// whole file against `Repr-Digest` when the server sends one, and renames it into place
+/// whole file against `Repr-Digest` when the server sends one (hashed as it arrives, decision
+/// 2503), and renames it into place
 /// atomically (fsync the file, rename, fsync the folder).
 package struct Downloader: Sendable {
   /// The pipeline requests go through (auth, retries, logging, the adapter).
@@ -46,7 +47,8 @@ package struct Downloader: Sendable {
   package let options: TransportOptions
   /// Where sidecars live (`<data>/downloads/.state`).
   package let stateDirectory: URL
-  /// Hashes the finished file when the server sent a digest.
+  /// Supplies the streaming SHA-256 a body is hashed with as it arrives when the server
+  /// announced a digest, and hashes a file whose digest could not be followed.
   package let hasher: any FileHasher
   /// How many times one call continues after a dropped link or a reply cut short before it
   /// gives up (the partial file stays for the next call).
@@ -111,6 +113,9 @@ package struct Downloader: Sendable {
       have = 0
     }
 
+    // Hashed as the bytes arrive when the server announced a digest: the file is not read
+    // back at the end, only a resumed prefix once, before its first request.
+    let followed = record?.digest == nil ? nil : ReceivedDigest(hasher: hasher)
     var resumes = 0
     var restartedAfter416 = false
     var received: Int64 = 0
@@ -124,12 +129,19 @@ package struct Downloader: Sendable {
       } else {
         have = 0
       }
+      if let followed, have > 0 {
+        do {
+          try followed.cover(partial, length: have)
+        } catch {
+          throw CourierError.wrapping(error, context: context)
+        }
+      }
       let expected = record?.length
       let start = have
       let answer: (HTTPResponse, ResponseBody)
       do {
         answer = try await send(
-          request, sink: ResponseSink(file: partial, offset: have),
+          request, sink: ResponseSink(file: partial, offset: have, digest: followed),
           progress: progress.map { report in
             { @Sendable step in
               // A 206 brings the rest: what was there comes first.
@@ -190,7 +202,9 @@ package struct Downloader: Sendable {
         ?? record?.digest.flatMap { Data(base64Encoded: $0) }.map { Array($0) }
       var hex: String?
       if let digest {
-        let actual = try hasher.sha256(of: partial, offset: 0, length: size)
+        let actual =
+          try followed?.digest(ofLength: size)
+          ?? hasher.sha256(of: partial, offset: 0, length: size)
         guard actual == digest else {
           unlink(partial.path)
           unlink(sidecar.path)

@@ -1,4 +1,5 @@
 import CourierDomain
+import CourierSystem
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -22,4 +23,27 @@ package protocol FileHasher: Sendable {
   ///   ends before the range does (`file_changed`: it got shorter), `cancelled` when the
   ///   calling task is cancelled.
   func sha256(of file: URL, offset: Int64, length: Int64) throws -> [UInt8]
+
+  /// An empty streaming SHA-256 as fast as this hasher's (the portable one by default).
+  /// - Returns: a fresh digest.
+  func streamingDigest() -> any SHA256Stream
+}
+
+/// SHA-256 fed piece by piece, as bytes arrive: a download hashes its body while it is
+/// written instead of reading the file back afterwards (decision 2503).
+package protocol SHA256Stream: Sendable {
+  /// Adds bytes to the digest.
+  /// - Parameter bytes: the next bytes of the message.
+  mutating func update(_ bytes: UnsafeRawBufferPointer)
+  /// The 32-byte digest of every byte added; the stream is spent afterwards.
+  /// - Returns: the digest.
+  mutating func finalize() -> [UInt8]
+}
+
+extension SHA256: SHA256Stream {}
+
+extension FileHasher {
+  /// The portable streaming SHA-256, for hashers without a faster one.
+  /// - Returns: an empty digest.
+  package func streamingDigest() -> any SHA256Stream { SHA256() }
 }

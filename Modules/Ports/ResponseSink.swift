@@ -22,6 +22,9 @@ public struct ResponseSink: Sendable, Equatable {
   package let file: URL
   /// Where a 206's body is expected to start: the partial file's length.
   package let offset: Int64
+  /// Follows the bytes as they are written, when the caller wants their SHA-256: the
+  /// transport calls `begin(at:)` where the body starts and `append(_:)` after each write.
+  package var digest: ReceivedDigest?
 
   /// Names the file a successful reply's body is written to.
   /// - Parameters:
@@ -30,6 +33,16 @@ public struct ResponseSink: Sendable, Equatable {
   public init(file: URL, offset: Int64 = 0) {
     self.file = file
     self.offset = max(0, offset)
+  }
+
+  /// Names the file, and a digest that follows the bytes as they are written.
+  /// - Parameters:
+  ///   - file: the file, created when missing.
+  ///   - offset: the byte a 206 reply must start at.
+  ///   - digest: told where the body starts and fed each written piece.
+  package init(file: URL, offset: Int64, digest: ReceivedDigest?) {
+    self.init(file: file, offset: offset)
+    self.digest = digest
   }
 
   /// Where a reply's body goes, decided from its head once the head is complete.

@@ -229,6 +229,28 @@ struct DownloadIntegrationTests {
     return (field("Private_Clean") + field("Private_Dirty"), field("Rss"))
   }
 
+  @Test("over curl the body is hashed as it arrives: Repr-Digest checked, the file not read back")
+  func hashedWhileReceivedOverCurl() async throws {
+    let backend = try await SharedBackend.fresh()
+    let sha = try await place(backend, id: "hashed", size: 3 * 1024 * 1024 + 5)
+    let dir = try cli.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let token = try await CLIFixture.token(backend)
+    let transport = AuthTransport(
+      CurlTransport(), store: InMemoryCredentialStore(Credentials(accessToken: token)),
+      refreshURL: backend.url.appendingPathComponent("auth/refresh"))
+    let hasher = CountingFileHasher()
+    let result = try await Downloader(
+      transport: transport, options: TransportOptions(deadline: .seconds(120)),
+      stateDirectory: dir.appendingPathComponent("state"), hasher: hasher
+    ).download(
+      backend.url.appendingPathComponent("photos/hashed"), to: dir.appendingPathComponent("h"))
+    #expect(result.sha256 == sha)
+    #expect(try await sha256(dir.appendingPathComponent("h")) == sha)
+    #expect(hasher.reads.isEmpty, "read back: \(hasher.reads)")
+    #expect(hasher.streamed == result.size)
+  }
+
   @Test("a 64 MiB download through the library keeps resident memory growth small")
   func memoryStaysFlat() async throws {
     let backend = try await SharedBackend.fresh()

@@ -3,6 +3,7 @@ import CourierDomain
 import CourierPorts
 import CourierSystem
 import CourierTestKit
+import CourierTestSupport
 import Foundation
 import HTTPTypes
 import Synchronization
@@ -89,6 +90,86 @@ struct DownloaderTests {
     #expect(second.requests[1].headerFields[.ifRange] == "\"v1\"")
     #expect(result.resumedFrom == 400)
     #expect(try Data(contentsOf: target) == whole)
+  }
+
+  @Test("with a Repr-Digest the body is hashed as it arrives: the file is never read back")
+  func hashedWhileReceived() async throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let transport = InMemoryTransport()
+    transport.enqueue(.response(head(digest: digest(whole))))
+    transport.enqueue(.response(head(digest: digest(whole)), body: ResponseBody(bytes: whole)))
+    let hasher = CountingFileHasher()
+    let result = try await Downloader(
+      transport: transport, options: TransportOptions(),
+      stateDirectory: dir.appendingPathComponent("state"), hasher: hasher
+    ).download(url, to: dir.appendingPathComponent("p1"))
+    #expect(result.sha256 == SHA256.hex(SHA256.hash(whole)))
+    #expect(hasher.reads.isEmpty)
+    #expect(hasher.streamed == Int64(whole.count))
+  }
+
+  @Test("a resumed download hashes its prefix once, the rest as it comes; a wrong tail is refused")
+  func resumedPrefixHashedOnce() async throws {
+    for tailIsRight in [true, false] {
+      let dir = try folder()
+      defer { try? FileManager.default.removeItem(at: dir) }
+      let target = dir.appendingPathComponent("p1")
+      let first = InMemoryTransport()
+      first.enqueue(.response(head(digest: digest(whole))))
+      first.enqueue(failure: CourierError(.cancelled))
+      _ = try? await downloader(first, dir).download(url, to: target)
+      try whole.prefix(400).write(to: dir.appendingPathComponent(".p1.courier-partial"))
+      var tail = Data(whole.suffix(from: 400))
+      if !tailIsRight { tail[tail.startIndex] ^= 0xFF }
+      let second = InMemoryTransport()
+      second.enqueue(.response(head(digest: digest(whole))))
+      second.enqueue(
+        .response(
+          head(status: .partialContent, length: 600, range: "bytes 400-999/1000"),
+          body: ResponseBody(bytes: tail)))
+      let hasher = CountingFileHasher()
+      let call = Downloader(
+        transport: second, options: TransportOptions(),
+        stateDirectory: dir.appendingPathComponent("state"), hasher: hasher)
+      if tailIsRight {
+        let result = try await call.download(url, to: target)
+        #expect(result.resumedFrom == 400)
+        #expect(result.sha256 == SHA256.hex(SHA256.hash(whole)))
+      } else {
+        await #expect {
+          _ = try await call.download(url, to: target)
+        } throws: { error in
+          (error as? CourierError)?.code == "download_digest_mismatch"
+        }
+      }
+      // The 400 bytes on disk once, the 600 as they came; nothing read back at the end.
+      #expect(hasher.reads.isEmpty)
+      #expect(hasher.streamed == Int64(whole.count))
+    }
+  }
+
+  @Test("a digest that cannot follow the file (a body at another offset) is not trusted")
+  func receivedDigestOffsets() throws {
+    let dir = try folder()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let file = dir.appendingPathComponent("f")
+    try whole.write(to: file)
+    let followed = ReceivedDigest(hasher: SwiftFileHasher())
+    try followed.cover(file, length: 400)
+    followed.begin(at: 500)
+    whole.suffix(from: 500).withUnsafeBytes { followed.append($0) }
+    #expect(followed.digest(ofLength: 1000) == nil)
+    // A body from byte 0 starts it afresh.
+    followed.begin(at: 0)
+    whole.withUnsafeBytes { followed.append($0) }
+    #expect(followed.digest(ofLength: 999) == nil)
+    let again = ReceivedDigest(hasher: SwiftFileHasher())
+    again.begin(at: 0)
+    whole.prefix(300).withUnsafeBytes { again.append($0) }
+    again.begin(at: 300)
+    whole.suffix(from: 300).withUnsafeBytes { again.append($0) }
+    #expect(again.digest(ofLength: 1000) == SHA256.hash(whole))
   }
 
   @Test("a 200 to a ranged request (validator changed) rewrites the file from byte 0")

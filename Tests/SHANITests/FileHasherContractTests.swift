@@ -2,6 +2,7 @@ import CourierDomain
 import CourierPorts
 import CourierSHANI
 import CourierSystem
+import CourierTestSupport
 import Foundation
 import Testing
 
@@ -36,6 +37,25 @@ struct FileHasherContractTests {
       "courier-hash-\(UUID().uuidString).bin")
     try data.write(to: url)
     return url
+  }
+
+  @Test("a streaming digest fed in random pieces equals the file's digest", arguments: adapters)
+  func streamingDigest(_ adapter: Adapter) throws {
+    var random = SplitMix64(testSeed: 2503)
+    for _ in 0..<20 {
+      let data = Self.bytes(
+        Int(random.next() % 300_000), seed: UInt32(truncatingIfNeeded: random.next()))
+      var stream = adapter.hasher.streamingDigest()
+      var index = 0
+      while index < data.count {
+        // Pieces from 1 byte to past a 64-byte block and a 16 KiB write.
+        let piece = min(data.count - index, 1 + Int(random.next() % 20_000))
+        data[index..<(index + piece)].withUnsafeBytes { stream.update($0) }
+        index += piece
+      }
+      #expect(
+        stream.finalize() == SHA256.hash(data), "\(random.seedDescription), \(data.count) bytes")
+    }
   }
 
   @Test("known answers: empty, abc, two blocks' worth", arguments: adapters)

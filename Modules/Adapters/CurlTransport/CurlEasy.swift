@@ -39,7 +39,11 @@ final class CurlEasy {
   private var output: (fd: Int32, temporary: URL, destination: URL)?
   /// The caller's sink, once the final head said the body goes there: the open file, where the
   /// next byte goes, and how many this reply wrote.
-  private var sinkOutput: (fd: Int32, file: URL, start: Int64, position: Int64, written: Int64)?
+  private var sinkOutput:
+    (
+      fd: Int32, file: URL, start: Int64, position: Int64, written: Int64,
+      digest: ReceivedDigest?
+    )?
   private var localFailure: CourierError?
   private var reported: Int64 = -1
   /// When a byte last moved either way (or the transfer began), for the idle timeout.
@@ -242,7 +246,8 @@ final class CurlEasy {
         serverMessage: "The file \(sink.file.path) can't be written (\(reason)).",
         mayHaveReachedServer: true, context: transfer.context)
     }
-    sinkOutput = (fd, sink.file, start, start, 0)
+    sink.digest?.begin(at: start)
+    sinkOutput = (fd, sink.file, start, start, 0, sink.digest)
   }
 
   // MARK: callbacks, on the transport's thread
@@ -345,6 +350,8 @@ final class CurlEasy {
         sink.position += Int64(result)
         sink.written += Int64(result)
       }
+      // Hashed while the bytes are in the cache, so the file is never read back for its digest.
+      sink.digest?.append(UnsafeRawBufferPointer(start: buffer, count: count))
       sinkOutput = sink
       return count
     }

@@ -132,7 +132,9 @@ public final class InMemoryTransport: Transport {
     else { return answer }
     let file = try OpenFile.writing(sink.file.path, truncatingAt: start)
     defer { file.close() }
+    sink.digest?.begin(at: start)
     try file.write(contentsOf: answer.1.bytes)
+    answer.1.bytes.withUnsafeBytes { sink.digest?.append($0) }
     return (
       answer.0,
       ResponseBody(

@@ -36,8 +36,12 @@ package struct SHANIFileHasher: FileHasher {
     return hasher.finalize()
   }
 
+  /// A streaming SHA-256 over the same instructions (see `FileHasher`).
+  /// - Returns: a fresh digest.
+  package func streamingDigest() -> any SHA256Stream { Digest() }
+
   /// SHA-256 in pieces, the blocks compressed by the C function, the padding done here.
-  struct Digest {
+  struct Digest: SHA256Stream {
     private var state: [UInt32] = [
       0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c,
       0x1f83_d9ab, 0x5be0_cd19,
