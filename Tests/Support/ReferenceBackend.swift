@@ -40,56 +40,72 @@ public final class ReferenceBackend: Sendable {
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
   /// Starts a backend and waits until `/health` answers (bounded).
+  ///
+  /// The port is found free and closed again before the backend binds it, so another process
+  /// can take it in between (a server bound to port 0 by another suite): a backend that exits
+  /// before it answers is started again on another port, up to five times.
   /// - Parameters:
   ///   - host: the address to bind (loopback by default; a namespace's address otherwise).
   ///   - environment: extra environment (`COURIER_BACKEND_TOKEN_TTL`...).
   ///   - launcher: a command prefix (`ip netns exec NAME`) to run it elsewhere.
   ///   - tls: HTTPS with a test PKI; plain HTTP when nil.
-  /// - Throws: when it does not come up within 120 s.
+  /// - Throws: `ETIMEDOUT` when it does not come up within 120 s, `EADDRINUSE` when it exited
+  ///   before answering five times.
   public init(
     host: String = "127.0.0.1", environment: [String: String] = [:], launcher: [String] = [],
     tls: TLS? = nil
   )
     async throws
   {
-    let port = freeLoopbackPort()
     let data = FileManager.default.temporaryDirectory
       .appendingPathComponent("courier-backend-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
-    let process = Process()
-    let script = Self.repositoryRoot.appendingPathComponent("Backend/run.sh").path
-    var command = launcher + ["/bin/bash", script, "--host", host, "--port", String(port)]
-    if let tls {
-      command += ["--tls", tls.pki.directory.path]
-      if tls.requiresClientCertificate { command += ["--client-certs", "required"] }
-    }
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = command
-    var env = ProcessInfo.processInfo.environment
-    env["COURIER_BACKEND_DATA"] = data.path
-    // The backend ends itself if this process ends first (crash, early exit, kill -9).
-    env["COURIER_BACKEND_EXIT_WITH_PARENT"] = "1"
-    for (key, value) in environment { env[key] = value }
-    process.environment = env
-    let log = FileHandle(forWritingAtPath: "/dev/null")
-    process.standardOutput = log
-    process.standardError = log
-    try process.run()
-    self.process = process
-    self.port = port
-    self.dataDirectory = data
-    self.tls = tls
-    self.url =
-      URL(string: "\(tls == nil ? "http" : "https")://\(host):\(port)")
-      ?? URL(fileURLWithPath: "/")
     let deadline = ContinuousClock.now + .seconds(120)
-    while ContinuousClock.now < deadline {
-      if !process.isRunning { break }
-      if await Self.isHealthy(url, tls: tls) { return }
-      try await Task.sleep(for: .milliseconds(100))
+    for _ in 1...5 {
+      let port = freeLoopbackPort()
+      let process = Process()
+      let script = Self.repositoryRoot.appendingPathComponent("Backend/run.sh").path
+      var command = launcher + ["/bin/bash", script, "--host", host, "--port", String(port)]
+      if let tls {
+        command += ["--tls", tls.pki.directory.path]
+        if tls.requiresClientCertificate { command += ["--client-certs", "required"] }
+      }
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+      process.arguments = command
+      var env = ProcessInfo.processInfo.environment
+      env["COURIER_BACKEND_DATA"] = data.path
+      // The backend ends itself if this process ends first (crash, early exit, kill -9).
+      env["COURIER_BACKEND_EXIT_WITH_PARENT"] = "1"
+      for (key, value) in environment { env[key] = value }
+      process.environment = env
+      let log = FileHandle(forWritingAtPath: "/dev/null")
+      process.standardOutput = log
+      process.standardError = log
+      try process.run()
+      let url =
+        URL(string: "\(tls == nil ? "http" : "https")://\(host):\(port)")
+        ?? URL(fileURLWithPath: "/")
+      while ContinuousClock.now < deadline, process.isRunning {
+        if await Self.isHealthy(url, tls: tls) {
+          self.process = process
+          self.port = port
+          self.dataDirectory = data
+          self.tls = tls
+          self.url = url
+          return
+        }
+        try await Task.sleep(for: .milliseconds(100))
+      }
+      if process.isRunning {
+        // Still starting after the deadline: stopped, and reported as such.
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: data)
+        throw POSIXError(.ETIMEDOUT)
+      }
     }
-    stop()
-    throw POSIXError(.ETIMEDOUT)
+    try? FileManager.default.removeItem(at: data)
+    throw POSIXError(.EADDRINUSE)
   }
 
   /// Sends a raw request to the backend (test hooks), outside the code under test.
