@@ -1,4 +1,5 @@
 import CourierCLITestSupport
+import CourierLinux
 import CourierTestSupport
 import Foundation
 import Testing
@@ -153,5 +154,35 @@ struct DownloadCacheIntegrationTests {
     let y = try await download(backend, budget + ["/photos/y"], dir: dir)
     // Least recently used is `named`, but the pending write references it: x goes.
     #expect(exists(named["file"]) && !exists(x["file"]) && exists(y["file"]))
+  }
+
+  @Test("a compound write's stored file, its record not yet sent, is never evicted")
+  func storedPartProtects() async throws {
+    let backend = try await SharedBackend.fresh()
+    let dir = try await cli.client(backend)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let size = 400 * 1024
+    for id in ["stored", "x", "y"] { try await place(backend, id: id, size: size) }
+    let budget = ["--cache-budget-mib", "1"]
+    let stored = try await download(backend, budget + ["/photos/stored"], dir: dir)
+    // An article with a photo, written while its server cannot be reached: one pending
+    // compound write whose file part then gets the server's id `stored` (the state after the
+    // file was stored and before the record was sent).
+    let photo = try CLIFixture.randomFile(in: dir, bytes: 1000, name: "photo.bin")
+    let write = await cli.run(
+      "http://127.0.0.1:9",
+      ["articles", "add", "--title", "with photo", "--attach", "photo=\(photo.path)"],
+      dataDir: dir)
+    #expect(write.code == 0, "\(write.output.stdout)\(write.output.stderr)")
+    let ids = Set(CLIFixture.queuedUploads(in: dir).map { $0.split(separator: ".")[0] })
+    let id = try #require(ids.first, "\(CLIFixture.queuedUploads(in: dir))")
+    try #require(ids.count == 1)
+    try FileQueuedUploadStore(directory: dir.appendingPathComponent("queued-uploads"))
+      .writeNote("stored", "ref", for: String(id))
+    let outbox = await cli.run(backend, ["--json", "outbox"], dataDir: dir)
+    #expect(outbox.output.stdout.contains(#""reference":"stored""#), "\(outbox.output.stdout)")
+    let x = try await download(backend, budget + ["/photos/x"], dir: dir)
+    let y = try await download(backend, budget + ["/photos/y"], dir: dir)
+    #expect(exists(stored["file"]) && !exists(x["file"]) && exists(y["file"]))
   }
 }
