@@ -51,6 +51,10 @@ enum DownloadCommand {
         let entry = try cache.admit(
           fileAt: result.file.path, partition: partition, url: url.absoluteString,
           fields: fields, pinned: pin ?? false, now: Date())
+        // A replaced entry's pin is kept by the admission; --unpin-cached still lets it go.
+        if pin == false {
+          try cache.setPinned(false, partition: partition, url: url.absoluteString)
+        }
         if let body = try cache.bodyPath(of: entry) { result.file = URL(fileURLWithPath: body) }
       } catch let error as StoreError {
         context.output.err(
