@@ -200,7 +200,7 @@ let package = Package(
       name: "CourierCLI",
       dependencies: [
         "CourierSystem", "CourierDomain", "CourierPorts", "CourierCore", "CourierLinux",
-        "CourierSignals",
+        "CourierSignals", "CourierSQLite",
         // The command line: commands, help, completion scripts, the man page's dump (2202).
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         // `--verbose` is a LogHandler; the command records no metrics (decision 2203).

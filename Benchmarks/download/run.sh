@@ -191,7 +191,7 @@ print('\n'.join(str(p) for p in sorted(r.randrange($SIZE // 20, $SIZE * 19 // 20
   base_out="$(sent)"
   start="$(date +%s.%N)"
   for point in "${POINTS[@]}"; do
-    "${CMD[@]}" download /photos/big >"$WORK/run.log" 2>&1 &
+    "${CMD[@]}" download /photos/big --output "$DDIR/downloads/big" >"$WORK/run.log" 2>&1 &
     pid=$!
     while kill -0 "$pid" 2>/dev/null && [ $(($(sent) - base_out)) -lt "$point" ]; do sleep 0.02; done
     kill -9 "$pid" 2>/dev/null || { echo "download: the run ended before its kill at $point" >&2; cat "$WORK/run.log" >&2; exit 1; }
@@ -199,7 +199,7 @@ print('\n'.join(str(p) for p in sorted(r.randrange($SIZE // 20, $SIZE * 19 // 20
     echo "killed at $(($(sent) - base_out)) bytes sent (point $point), partial $(stat -c %s "$DDIR/downloads/.big.courier-partial" 2>/dev/null || echo 0)" >&2
   done
   code=0
-  "${CMD[@]}" --json download /photos/big >"$WORK/run.log" 2>&1 || code=$?
+  "${CMD[@]}" --json download /photos/big --output "$DDIR/downloads/big" >"$WORK/run.log" 2>&1 || code=$?
   end="$(date +%s.%N)"
   wire_in=$(($(counted) - base_in))
   wire_out=$(($(sent) - base_out))
@@ -208,7 +208,7 @@ print('\n'.join(str(p) for p in sorted(r.randrange($SIZE // 20, $SIZE * 19 // 20
   rm -f "$DDIR/downloads/big"
   b_in="$(counted)"; b_out="$(sent)"; s0="$(date +%s.%N)"
   code0=0
-  "${CMD[@]}" --json download /photos/big >"$WORK/run0.log" 2>&1 || code0=$?
+  "${CMD[@]}" --json download /photos/big --output "$DDIR/downloads/big" >"$WORK/run0.log" 2>&1 || code0=$?
   e0="$(date +%s.%N)"
   w0=$(($(counted) - b_in + $(sent) - b_out))
   got0="$(sha256sum "$DDIR/downloads/big" 2>/dev/null | cut -d' ' -f1 || true)"

@@ -138,6 +138,40 @@ public struct QueuedUploads: Sendable {
     return pending.map { attachmentPart(field: $0.field, id: $0.id) }
   }
 
+  /// The URLs of stored files pending writes reference, which the response cache must never
+  /// evict (decision 2504): for each pending write of a collection with attachment fields, each
+  /// such field's photo id (the server's reference it carries, or the one its stored file part
+  /// got) as `GET /photos/{id}` on the base URL. Empty when the local store cannot be read.
+  /// - Returns: absolute URLs.
+  package func referencedURLs() -> Set<String> {
+    let declared = store.declared.filter { !$0.attachments.isEmpty }
+    guard !declared.isEmpty,
+      let pending = try? store.open(warn: PrivateFiles.warnOnStandardError).store.pending()
+    else { return [] }
+    var urls = Set<String>()
+    for entry in pending {
+      guard let collection = declared.first(where: { $0.name == entry.key.collection }) else {
+        continue
+      }
+      for field in collection.attachments {
+        let value = entry.operation.payload?[field]
+        let reference =
+          Attachment.localID(value).map { store.queuedUploadStore.note("ref", for: $0) }
+          ?? value?.stringValue
+        // An id is a path segment as it is: anything else names no photo URL.
+        guard let reference, !reference.isEmpty,
+          reference.unicodeScalars.allSatisfy({
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+              || "-_.~".unicodeScalars.contains($0)
+          }),
+          let url = try? environment.client.url("/photos/" + reference)
+        else { continue }
+        urls.insert(url.absoluteString)
+      }
+    }
+    return urls
+  }
+
   /// Where the file kept as `id` for `field` stands (decision 2520).
   /// - Parameters:
   ///   - field: the attachment field.

@@ -57,6 +57,11 @@ struct DownloadIntegrationTests {
     dir.appendingPathComponent("downloads").appendingPathComponent(id)
   }
 
+  /// The file a run reported (the response cache's copy without `--output`).
+  func cached(_ run: CLIRun) -> URL {
+    URL(fileURLWithPath: run.lines.last?["file"] as? String ?? "")
+  }
+
   func partial(_ dir: URL, _ id: String) -> URL {
     dir.appendingPathComponent("downloads").appendingPathComponent(".\(id).courier-partial")
   }
@@ -93,7 +98,7 @@ struct DownloadIntegrationTests {
     return kept
   }
 
-  @Test("a download completes into downloads/ and equals the server's SHA-256")
+  @Test("a download completes into the response cache and equals the server's SHA-256")
   func completes() async throws {
     let backend = try await SharedBackend.fresh()
     let dir = try await cli.client(backend)
@@ -102,11 +107,12 @@ struct DownloadIntegrationTests {
     let run = await cli.run(backend, ["--json", "download", "/photos/whole"], dataDir: dir)
     #expect(run.code == 0, "\(run.output.stderr)")
     let result = try #require(run.lines.last)
-    #expect(result["file"] as? String == destination(dir, "whole").path)
+    #expect(
+      (result["file"] as? String)?.hasPrefix(dir.appendingPathComponent("cache").path) == true)
     #expect(result["size"] as? Int == 3 * 1024 * 1024 + 5)
     #expect(result["sha256"] as? String == digest)
     #expect(result["etag"] as? String == "\"\(digest)\"")
-    #expect(try await sha256(destination(dir, "whole")) == digest)
+    #expect(try await sha256(URL(fileURLWithPath: result["file"] as? String ?? "")) == digest)
     #expect(!FileManager.default.fileExists(atPath: partial(dir, "whole").path))
     let state = dir.appendingPathComponent("downloads/.state")
     #expect((try? FileManager.default.contentsOfDirectory(atPath: state.path))?.isEmpty ?? true)
@@ -123,6 +129,9 @@ struct DownloadIntegrationTests {
       backend, ["download", "/photos/out", "--output", target.path], dataDir: dir)
     #expect(run.code == 0, "\(run.output.stderr)")
     #expect(try await sha256(target) == digest)
+    // A copy the user owns: not admitted to the response cache.
+    let bodies = dir.appendingPathComponent("cache/bodies").path
+    #expect((try? FileManager.default.contentsOfDirectory(atPath: bodies))?.isEmpty ?? true)
     let foreign = await cli.run(
       backend, ["download", "http://192.0.2.1:9/photos/out"], dataDir: dir)
     #expect(foreign.code == 64, "\(foreign.output.stderr)")
@@ -138,7 +147,7 @@ struct DownloadIntegrationTests {
     let run = await cli.run(backend, ["--json", "download", "/photos/big"], dataDir: dir)
     #expect(run.code == 0, "\(run.output.stderr)")
     #expect(run.lines.last?["resumed_from"] as? Int == kept)
-    #expect(try await sha256(destination(dir, "big")) == digest)
+    #expect(try await sha256(cached(run)) == digest)
     let gets = try await served(backend, id: "big").filter { $0["method"] as? String == "GET" }
     try #require(gets.count == 2, "\(gets)")
     #expect(gets[1]["range"] as? String == "bytes=\(kept)-")
@@ -160,7 +169,7 @@ struct DownloadIntegrationTests {
     try await serve(backend, id: "cut", #"{"cut_after":10485760}"#)
     let run = await cli.run(backend, ["--json", "download", "/photos/cut"], dataDir: dir)
     #expect(run.code == 0, "\(run.output.stderr)")
-    #expect(try await sha256(destination(dir, "cut")) == digest)
+    #expect(try await sha256(cached(run)) == digest)
     let gets = try await served(backend, id: "cut").filter { $0["method"] as? String == "GET" }
     try #require(gets.count == 2, "\(gets)")
     #expect(gets[1]["status"] as? Int == 206)
@@ -180,7 +189,7 @@ struct DownloadIntegrationTests {
     let run = await cli.run(backend, ["--json", "download", "/photos/moving"], dataDir: dir)
     #expect(run.code == 0, "\(run.output.stderr)")
     #expect(run.lines.last?["resumed_from"] as? Int == 0)
-    #expect(try await sha256(destination(dir, "moving")) == newer)
+    #expect(try await sha256(cached(run)) == newer)
     let last = try #require(
       try await served(backend, id: "moving").last { $0["method"] as? String == "GET" })
     #expect(last["status"] as? Int == 200)
