@@ -24,7 +24,10 @@ enum DownloadCommand {
     // Without --output the file lives in the response cache (decision 2504).
     let cache = output == nil ? openCache(context) : nil
     let partition = context.environment.responseCachePartition
-    if let cache, let kept = try await revalidate(url, cache: cache, pin: pin, context: context) {
+    if let cache,
+      let kept = try await revalidate(
+        url, cache: cache, partition: partition, pin: pin, context: context)
+    {
       return kept
     }
     let destination =
@@ -99,17 +102,14 @@ enum DownloadCommand {
     }
   }
 
-  /// The failures that mean the server could not be reached: the cached copy answers.
-  static let offlineKinds: [CourierError.Kind] = [.offline, .cannotReachHost, .dns, .timedOut]
-
   /// Asks the server whether the cached copy of `url` is current (a conditional HEAD:
   /// `If-None-Match`, else `If-Modified-Since`). Reports the cached file and returns success on
   /// a 304, or when the server cannot be reached (with its age); nil when there is no cached
   /// copy or the server sent another version (the caller downloads it afresh).
   static func revalidate(
-    _ url: URL, cache: SQLiteResponseCache, pin: Bool?, context: CommandContext
+    _ url: URL, cache: SQLiteResponseCache, partition: String, pin: Bool?,
+    context: CommandContext
   ) async throws -> ExitCode? {
-    let partition = context.environment.responseCachePartition
     guard let entry = try cache.entries(partition: partition, url: url.absoluteString).first,
       let body = try cache.bodyPath(of: entry)
     else { return nil }
@@ -125,14 +125,11 @@ enum DownloadCommand {
     do {
       let reply = try await context.client.exchange(request)
       guard reply.response.status.code == 304 else { return nil }
-      var fields = entry.fields
-      for field in reply.response.headerFields
-      where field.name == .eTag || field.name == .lastModified {
-        fields[field.name] = field.value
-      }
-      try cache.refresh(entry, fields: fields, now: Date())
+      try cache.refresh(
+        entry, fields: HTTPCacheRules.updated(entry.fields, with: reply.response.headerFields),
+        now: Date())
     } catch let error as CourierError
-      where offlineKinds.contains(where: { $0 ~= error })
+      where CachingMiddleware.offlineKinds.contains(where: { $0 ~= error })
     {
       age = max(0, Int(Date().timeIntervalSince(entry.storedAt)))
       try cache.touch(entry, now: Date())

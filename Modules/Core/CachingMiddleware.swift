@@ -23,7 +23,9 @@ import Logging
 /// and bypassed: the cache never turns a reply into an error.
 package struct CachingMiddleware: TransportMiddleware {
   /// The failures that answer the stored body: no network, no route, no name, no answer.
-  static let offlineKinds: [CourierError.Kind] = [.offline, .cannotReachHost, .dns, .timedOut]
+  package static let offlineKinds: [CourierError.Kind] = [
+    .offline, .cannotReachHost, .dns, .timedOut,
+  ]
 
   private let store: any ResponseCacheStore
   private let partition: @Sendable () -> String

@@ -35,6 +35,15 @@ extension HTTPField.Name {
   /// dictionary such as `sha-256=:BASE64:`.
   package static let reprDigest = courier("Repr-Digest")
 
+  /// `Upload-Complete`: whether a request's content ends the representation (an sf-boolean).
+  package static let uploadComplete = courier("Upload-Complete")
+  /// `Upload-Draft-Interop-Version`: the draft iteration a client or server speaks.
+  package static let uploadDraftInteropVersion = courier("Upload-Draft-Interop-Version")
+  /// `Upload-Limit`: the server's limits (`max-size`, `max-append-size`, …).
+  package static let uploadLimit = courier("Upload-Limit")
+  /// `Accept-Patch` (RFC 5789): the media types a resource takes in a `PATCH`.
+  package static let acceptPatch = courier("Accept-Patch")
+
   /// A name known to be a token.
   private static func courier(_ name: String) -> HTTPField.Name {
     guard let valid = HTTPField.Name(name) else { preconditionFailure("not a token: \(name)") }

@@ -185,19 +185,3 @@ package enum IETFUpload {
     return Tus.refusal(response, body: body, restartable: true)
   }
 }
-
-extension HTTPField.Name {
-  /// `Upload-Complete`: whether a request's content ends the representation (an sf-boolean).
-  package static let uploadComplete = draft("Upload-Complete")
-  /// `Upload-Draft-Interop-Version`: the draft iteration a client or server speaks.
-  package static let uploadDraftInteropVersion = draft("Upload-Draft-Interop-Version")
-  /// `Upload-Limit`: the server's limits (`max-size`, `max-append-size`, …).
-  package static let uploadLimit = draft("Upload-Limit")
-  /// `Accept-Patch` (RFC 5789): the media types a resource takes in a `PATCH`.
-  package static let acceptPatch = draft("Accept-Patch")
-
-  private static func draft(_ name: String) -> HTTPField.Name {
-    guard let valid = HTTPField.Name(name) else { preconditionFailure("not a token: \(name)") }
-    return valid
-  }
-}
