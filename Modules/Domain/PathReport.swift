@@ -22,6 +22,8 @@ package enum PathReport {
       let names = through.map { "\($0.name) (\(join($0.addresses, ", ")))" }
       let via = names.isEmpty ? "" : " via " + join(names, "; ")
       return "satisfied" + via + flags
+    case .captivePortal:
+      return "captivePortal: a login page answers in the server's place" + flags
     case .requiresConnection, .unsatisfied:
       let reasons = path.interfaces.map { "\($0.name) \(reason($0))" }
       let why = reasons.isEmpty ? "no network interface" : join(reasons, "; ")

@@ -15,6 +15,9 @@ public struct PathStatus: Sendable, Hashable, CustomStringConvertible {
     case requiresConnection
     /// No usable path.
     case unsatisfied
+    /// A path exists, but a captive portal (a hotel's Wi-Fi login page) answers in the
+    /// internet's place until someone signs in. Apple's `NWPath` has no such status.
+    case captivePortal
   }
 
   /// Which status this is.
@@ -39,6 +42,9 @@ public struct PathStatus: Sendable, Hashable, CustomStringConvertible {
   public static let requiresConnection = PathStatus(.requiresConnection)
   /// No usable path.
   public static let unsatisfied = PathStatus(.unsatisfied)
+  /// A captive portal holds the path: the network answers, the server does not. A hint like the
+  /// others: a request someone runs directly is still sent.
+  public static let captivePortal = PathStatus(.captivePortal)
 
   /// Every status, in the order above.
   package static let allCases = Code.allCases.map(PathStatus.init)
@@ -47,7 +53,7 @@ public struct PathStatus: Sendable, Hashable, CustomStringConvertible {
   /// `requiresConnection`...
   package var rawValue: String { code.rawValue }
 
-  /// `unknown`, `satisfied`, `requiresConnection` or `unsatisfied`: the name logs, metrics and
+  /// `unknown`, `satisfied`, `requiresConnection`, `unsatisfied` or `captivePortal`: the name logs, metrics and
   /// `courier watch --json` use.
   public var description: String { code.rawValue }
 }

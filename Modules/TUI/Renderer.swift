@@ -66,6 +66,9 @@ package enum Renderer {
     switch state.path.code {
     case .unsatisfied, .requiresConnection:
       return state.pendingCount > 0 ? "Offline · \(state.pendingCount) pending" : "Offline"
+    case .captivePortal:
+      let login = "Wi-Fi login needed"
+      return state.pendingCount > 0 ? "\(login) · \(state.pendingCount) pending" : login
     case .satisfied, .unknown:
       // A path that is up is a hint, not a server: when sending stopped (a Wi-Fi login page
       // answering, an expired session), the header says the changes are not going out.
