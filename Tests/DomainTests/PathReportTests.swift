@@ -63,6 +63,10 @@ struct PathReportTests {
         "unsatisfied: wwan0 is down or has no carrier; wlan0 has no usable address"
       ),
       (NetworkPath(status: .unsatisfied), "unsatisfied: no network interface"),
+      (
+        NetworkPath(status: .captivePortal, isExpensive: true),
+        "captivePortal: a login page answers in the server's place, expensive"
+      ),
     ])
   func summary(path: NetworkPath, expected: String) {
     #expect(PathReport.summary(path) == expected)

@@ -141,6 +141,11 @@ struct RendererTests {
     var offline = state
     offline.path = .unsatisfied
     #expect(Renderer.badge(for: offline) == "Offline · 3 pending")
+    var portal = state
+    portal.path = .captivePortal
+    #expect(Renderer.badge(for: portal) == "Wi-Fi login needed · 3 pending")
+    portal.pendingCount = 0
+    #expect(Renderer.badge(for: portal) == "Wi-Fi login needed")
   }
 
   @Test(
