@@ -315,6 +315,62 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
             return ApiError(409, "version_conflict", f"The {noun} was changed by someone else.")
         return ApiError(404, "not_found", f"No such {noun}.")
 
+    # ------------------------------------------------------------ what the three record kinds share
+    # Articles, notes and documents answer alike; only their noun, version prefix and fields differ.
+    def list_answer(request: Request, records: list) -> Response:
+        body = json.dumps(records, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+        if none_match(request.headers.get("if-none-match"), etag):
+            return not_modified(etag, {"Cache-Control": LIST_CACHE_CONTROL})
+        return Response(body, 200, {"ETag": etag, "Cache-Control": LIST_CACHE_CONTROL},
+                        media_type="application/json; charset=utf-8")
+
+    def record_answer(request: Request, record: dict | None, noun: str, etag_of) -> Response:
+        if record is None:
+            raise ApiError(404, "not_found", f"No such {noun}.")
+        etag = etag_of(record)
+        if none_match(request.headers.get("if-none-match"), etag):
+            return not_modified(etag)
+        return json_response(200, record, {"ETag": etag})
+
+    def write_base(request: Request, body_version, field: str, prefix: str = "v") -> int | str | None:
+        # The version a write is based on: If-Match, else the body's; both must agree.
+        if_match = request.headers.get("if-match")
+        base = parse_version_tag(if_match, prefix=prefix) if if_match is not None else None
+        if body_version is not None:
+            if isinstance(body_version, bool) or not isinstance(body_version, int) or body_version < 0:
+                raise ApiError(422, "validation_failed", f"'{field}' must be an integer >= 0.", field=field)
+            if base is not None and base != "*" and base != body_version:
+                raise ApiError(400, "bad_request", f"If-Match and body.{field} disagree.", field=field)
+            if base is None:
+                base = body_version
+        return base
+
+    def put_answer(outcome: str, record: dict | None, etag_of, location: str, noun: str, base_hint: str) -> Response:
+        if outcome == "created":
+            return json_response(201, record, {"ETag": etag_of(record), "Location": location})
+        if outcome == "replaced":
+            return json_response(200, record, {"ETag": etag_of(record)})
+        if outcome == "precondition_required":
+            raise ApiError(428, "precondition_required", f"Updating an existing {noun} needs its {base_hint}.")
+        if outcome == "precondition_failed":
+            raise ApiError(412, "precondition_failed", f"If-Match: * but the {noun} does not exist.")
+        if outcome == "gone":
+            raise gone_error(noun)
+        raise ApiError(409, "version_conflict", f"The {noun} was changed by someone else.", current=record)
+
+    def delete_answer(request: Request, delete, noun: str, prefix: str = "v") -> Response:
+        if_match = request.headers.get("if-match")
+        base = parse_version_tag(if_match, prefix=prefix) if if_match is not None else None
+        outcome, current = delete(base)
+        if outcome == "not_found":
+            raise ApiError(404, "not_found", f"No such {noun}.")
+        if outcome == "gone":
+            raise gone_error(noun)
+        if outcome == "conflict":
+            raise ApiError(409, "version_conflict", f"The {noun} was changed by someone else.", current=current)
+        return Response(status_code=204)
+
     def require_user(request: Request) -> str:
         header = request.headers.get("authorization")
         user = store.user_for_access_token(bearer_token(header) or "") if header else None
@@ -585,24 +641,12 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
     @api.get("/articles")
     async def list_articles(request: Request) -> Response:
         require_user(request)
-        articles = store.list_articles()
-        body = json.dumps(articles, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
-        headers = {"ETag": etag, "Cache-Control": LIST_CACHE_CONTROL}
-        if none_match(request.headers.get("if-none-match"), etag):
-            return not_modified(etag, {"Cache-Control": LIST_CACHE_CONTROL})
-        return Response(body, 200, headers, media_type="application/json; charset=utf-8")
+        return list_answer(request, store.list_articles())
 
     @api.get("/articles/{article_id}")
     async def get_article(article_id: str, request: Request) -> Response:
         require_user(request)
-        article = store.get_article(article_id)
-        if article is None:
-            raise ApiError(404, "not_found", "No such article.")
-        etag = etag_for(article)
-        if none_match(request.headers.get("if-none-match"), etag):
-            return not_modified(etag)
-        return json_response(200, article, {"ETag": etag})
+        return record_answer(request, store.get_article(article_id), "article", etag_for)
 
     @api.put("/articles/{article_id}")
     async def put_article(article_id: str, request: Request) -> Response:
@@ -615,33 +659,12 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
             raise ApiError(422, "validation_failed", "The body's id does not match the URL.", field="id")
         validate_id(article_id)
         validate_title(title)
-        base: int | str | None = None
-        if_match = request.headers.get("if-match")
-        if if_match is not None:
-            base = parse_version_tag(if_match)
-        if "version" in data and data["version"] is not None:
-            version = data["version"]
-            if isinstance(version, bool) or not isinstance(version, int) or version < 0:
-                raise ApiError(422, "validation_failed", "'version' must be an integer >= 0.", field="version")
-            if base is not None and base != "*" and base != version:
-                raise ApiError(400, "bad_request", "If-Match and body.version disagree.", field="version")
-            if base is None:
-                base = version
+        base = write_base(request, data.get("version"), "version")
         photo = article_photo(data, user)
         outcome, article = store.put_article(article_id, title, body, base, photo)
-        if outcome == "created":
-            return json_response(201, article, {"ETag": etag_for(article),
-                                                "Location": str(request.url_for("get_article", article_id=article_id))})
-        if outcome == "replaced":
-            return json_response(200, article, {"ETag": etag_for(article)})
-        if outcome == "precondition_required":
-            raise ApiError(428, "precondition_required",
-                           'Updating an existing article needs its base version (If-Match: "v<n>" or body.version).')
-        if outcome == "precondition_failed":
-            raise ApiError(412, "precondition_failed", "If-Match: * but the article does not exist.")
-        if outcome == "gone":
-            raise gone_error("article")
-        raise ApiError(409, "version_conflict", "The article was changed by someone else.", current=article)
+        return put_answer(outcome, article, etag_for,
+                          str(request.url_for("get_article", article_id=article_id)), "article",
+                          'base version (If-Match: "v<n>" or body.version)')
 
     @api.post("/articles")
     async def create_article(request: Request) -> Response:
@@ -661,16 +684,7 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
     @api.delete("/articles/{article_id}")
     async def delete_article(article_id: str, request: Request) -> Response:
         require_user(request)
-        if_match = request.headers.get("if-match")
-        base = parse_version_tag(if_match) if if_match is not None else None
-        outcome, current = store.delete_article(article_id, base)
-        if outcome == "not_found":
-            raise ApiError(404, "not_found", "No such article.")
-        if outcome == "gone":
-            raise gone_error("article")
-        if outcome == "conflict":
-            raise ApiError(409, "version_conflict", "The article was changed by someone else.", current=current)
-        return Response(status_code=204)
+        return delete_answer(request, lambda base: store.delete_article(article_id, base), "article")
 
     # ------------------------------------------------------------ notes (Docs/notes.md)
     def note_etag(note: dict) -> str:
@@ -692,30 +706,17 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
             raise ApiError(422, "validation_failed",
                            f"'tags' must be a list of at most {MAX_TAGS} non-empty strings of up to {MAX_TAG} "
                            "characters.", field="tags")
-        rev = data.get("rev")
-        if rev is not None and (isinstance(rev, bool) or not isinstance(rev, int) or rev < 0):
-            raise ApiError(422, "validation_failed", "'rev' must be an integer >= 0.", field="rev")
-        return text, tags, rev
+        return text, tags, data.get("rev")
 
     @api.get("/notes")
     async def list_notes(request: Request) -> Response:
         require_user(request)
-        body = json.dumps(store.list_notes(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
-        if none_match(request.headers.get("if-none-match"), etag):
-            return not_modified(etag, {"Cache-Control": LIST_CACHE_CONTROL})
-        return Response(body, 200, {"ETag": etag, "Cache-Control": LIST_CACHE_CONTROL},
-                        media_type="application/json; charset=utf-8")
+        return list_answer(request, store.list_notes())
 
     @api.get("/notes/{note_id}")
     async def get_note(note_id: str, request: Request) -> Response:
         require_user(request)
-        note = store.get_note(note_id)
-        if note is None:
-            raise ApiError(404, "not_found", "No such note.")
-        if none_match(request.headers.get("if-none-match"), note_etag(note)):
-            return not_modified(note_etag(note))
-        return json_response(200, note, {"ETag": note_etag(note)})
+        return record_answer(request, store.get_note(note_id), "note", note_etag)
 
     @api.put("/notes/{note_id}")
     async def put_note(note_id: str, request: Request) -> Response:
@@ -726,39 +727,15 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
         if body_id is not None and body_id != note_id:
             raise ApiError(422, "validation_failed", "The body's note_id does not match the URL.", field="note_id")
         validate_id(note_id)
-        base: int | str | None = None
-        if_match = request.headers.get("if-match")
-        if if_match is not None:
-            base = parse_version_tag(if_match, prefix="r")
-        if rev is not None:
-            if base is not None and base != "*" and base != rev:
-                raise ApiError(400, "bad_request", "If-Match and body.rev disagree.", field="rev")
-            if base is None:
-                base = rev
+        base = write_base(request, rev, "rev", prefix="r")
         outcome, note = store.put_note(note_id, text, tags, base)
-        if outcome == "created":
-            return json_response(201, note, {"ETag": note_etag(note),
-                                             "Location": str(request.url_for("get_note", note_id=note_id))})
-        if outcome == "replaced":
-            return json_response(200, note, {"ETag": note_etag(note)})
-        if outcome == "precondition_required":
-            raise ApiError(428, "precondition_required",
-                           'Updating an existing note needs its base revision (If-Match: "r<n>" or body.rev).')
-        if outcome == "precondition_failed":
-            raise ApiError(412, "precondition_failed", "If-Match: * but the note does not exist.")
-        raise ApiError(409, "version_conflict", "The note was changed by someone else.", current=note)
+        return put_answer(outcome, note, note_etag, str(request.url_for("get_note", note_id=note_id)),
+                          "note", 'base revision (If-Match: "r<n>" or body.rev)')
 
     @api.delete("/notes/{note_id}")
     async def delete_note(note_id: str, request: Request) -> Response:
         require_user(request)
-        if_match = request.headers.get("if-match")
-        base = parse_version_tag(if_match, prefix="r") if if_match is not None else None
-        outcome, current = store.delete_note(note_id, base)
-        if outcome == "not_found":
-            raise ApiError(404, "not_found", "No such note.")
-        if outcome == "conflict":
-            raise ApiError(409, "version_conflict", "The note was changed by someone else.", current=current)
-        return Response(status_code=204)
+        return delete_answer(request, lambda base: store.delete_note(note_id, base), "note", prefix="r")
 
     # ------------------------------------------------------------ documents (Docs/contract.md)
     # Free-form records: any members beside id, version and updated_at, kept as sent (integers of
@@ -768,8 +745,6 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
         if body_id is not None and body_id != document_id:
             raise ApiError(422, "validation_failed", "The body's id does not match the URL.", field="id")
         version = data.get("version")
-        if version is not None and (isinstance(version, bool) or not isinstance(version, int) or version < 0):
-            raise ApiError(422, "validation_failed", "'version' must be an integer >= 0.", field="version")
         fields = {k: v for k, v in data.items() if k not in ("id", "version", "updated_at")}
         try:
             json.dumps(fields, allow_nan=False)
@@ -780,22 +755,12 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
     @api.get("/documents")
     async def list_documents(request: Request) -> Response:
         require_user(request)
-        body = json.dumps(store.list_documents(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
-        if none_match(request.headers.get("if-none-match"), etag):
-            return not_modified(etag, {"Cache-Control": LIST_CACHE_CONTROL})
-        return Response(body, 200, {"ETag": etag, "Cache-Control": LIST_CACHE_CONTROL},
-                        media_type="application/json; charset=utf-8")
+        return list_answer(request, store.list_documents())
 
     @api.get("/documents/{document_id}")
     async def get_document(document_id: str, request: Request) -> Response:
         require_user(request)
-        document = store.get_document(document_id)
-        if document is None:
-            raise ApiError(404, "not_found", "No such document.")
-        if none_match(request.headers.get("if-none-match"), etag_for(document)):
-            return not_modified(etag_for(document))
-        return json_response(200, document, {"ETag": etag_for(document)})
+        return record_answer(request, store.get_document(document_id), "document", etag_for)
 
     @api.put("/documents/{document_id}")
     async def put_document(document_id: str, request: Request) -> Response:
@@ -803,40 +768,16 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
         data = await read_json_object(request)
         validate_id(document_id)
         fields, version = document_fields(document_id, data)
-        base: int | str | None = None
-        if_match = request.headers.get("if-match")
-        if if_match is not None:
-            base = parse_version_tag(if_match)
-        if version is not None:
-            if base is not None and base != "*" and base != version:
-                raise ApiError(400, "bad_request", "If-Match and body.version disagree.", field="version")
-            if base is None:
-                base = version
+        base = write_base(request, version, "version")
         outcome, document = store.put_document(document_id, fields, base)
-        if outcome == "created":
-            return json_response(201, document, {
-                "ETag": etag_for(document),
-                "Location": str(request.url_for("get_document", document_id=document_id))})
-        if outcome == "replaced":
-            return json_response(200, document, {"ETag": etag_for(document)})
-        if outcome == "precondition_required":
-            raise ApiError(428, "precondition_required",
-                           'Updating an existing document needs its base version (If-Match: "v<n>" or body.version).')
-        if outcome == "precondition_failed":
-            raise ApiError(412, "precondition_failed", "If-Match: * but the document does not exist.")
-        raise ApiError(409, "version_conflict", "The document was changed by someone else.", current=document)
+        return put_answer(outcome, document, etag_for,
+                          str(request.url_for("get_document", document_id=document_id)), "document",
+                          'base version (If-Match: "v<n>" or body.version)')
 
     @api.delete("/documents/{document_id}")
     async def delete_document(document_id: str, request: Request) -> Response:
         require_user(request)
-        if_match = request.headers.get("if-match")
-        base = parse_version_tag(if_match) if if_match is not None else None
-        outcome, current = store.delete_document(document_id, base)
-        if outcome == "not_found":
-            raise ApiError(404, "not_found", "No such document.")
-        if outcome == "conflict":
-            raise ApiError(409, "version_conflict", "The document was changed by someone else.", current=current)
-        return Response(status_code=204)
+        return delete_answer(request, lambda base: store.delete_document(document_id, base), "document")
 
     return api, store
 
