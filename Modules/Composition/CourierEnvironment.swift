@@ -1,6 +1,7 @@
 import CoreMetrics
 import CourierCore
 import CourierCurl
+import CourierDBus
 import CourierDomain
 import CourierFileStore
 import CourierMemory
@@ -115,7 +116,12 @@ public struct CourierEnvironment: Sendable {
       monitor = overridden
     } else {
       switch config.pathMonitor {
-      case .netlink: monitor = NetlinkPathMonitor()
+      case .netlink:
+        // The OS's facts merged in (decision 2601); nothing is loaded or connected until the
+        // path is asked for (2600).
+        monitor = FactsPathMonitor(
+          monitor: NetlinkPathMonitor(), source: DBusPathFacts.configured(config.pathFacts),
+          rule: config.constrainedRule)
       case .manual, .none: monitor = ManualPathMonitor()
       }
     }
