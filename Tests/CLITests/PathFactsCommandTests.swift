@@ -115,6 +115,13 @@ struct PathFactsCommandTests {
     try await mock.send("metered 1")
     let back = try await next(containing: #""expensive":true"#)
     #expect(back.contains(#""generation":1"#), "one netlink run throughout: \(back)")
+    // The bus itself goes away: "unknown from the OS"; it comes back: Courier reconnects.
+    try await mock.send("killbus")
+    _ = try await next(
+      containing: #""os":{"service":"no-bus","why":"the system bus closed the connection"}"#,
+      #""expensive":false"#)
+    try await mock.send("startbus")
+    _ = try await next(containing: nm + #","metered":"unknown""#)
     kill(process.processIdentifier, SIGTERM)
     try #require(await process.exited(within: .seconds(90)), "SIGTERM ends the watch")
     #expect(process.terminationStatus == 0)

@@ -11,15 +11,19 @@ per line on stdin and answers `ok` (or `error WHY`) after the change is on the b
     primary none         PrimaryConnection = "/"
     kill                 the mock leaves the bus (NetworkManager stopped)
     start                the mock comes back (NetworkManager restarted), facts reset
+    killbus              the bus itself goes away (and the mock with it)
+    startbus             the bus comes back at the same address, the mock on it
     quit                 everything stops
 
 Courier is pointed at it with DBUS_SYSTEM_BUS_ADDRESS=ADDRESS. Needs Debian's python3-dbusmock
 and dbus (scripts/setup), run with /usr/bin/python3 (they are not in a venv).
 """
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 import dbus
@@ -33,13 +37,29 @@ class PrivateNetworkManager:
     """The bus, the mock on it, and the changes a test makes."""
 
     def __init__(self):
-        self.bus_process = subprocess.Popen(
-            ['dbus-daemon', '--session', '--nofork', '--print-address=1'],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        self.address = self.bus_process.stdout.readline().strip()
-        self.connection = dbus.bus.BusConnection(self.address)
+        # A fixed socket path, so the bus can come back at the same address.
+        self.folder = tempfile.mkdtemp(prefix='courier-nm-')
+        self.address = f'unix:path={self.folder}/bus'
+        self.bus_process = None
         self.mock = None
+        self.start_bus()
+
+    def start_bus(self):
+        self.bus_process = subprocess.Popen(
+            ['dbus-daemon', '--session', '--nofork', '--print-address=1',
+             f'--address={self.address}'],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.bus_process.stdout.readline()  # printed once it listens
+        self.connection = dbus.bus.BusConnection(self.address)
         self.start()
+
+    def kill_bus(self):
+        self.kill()
+        self.connection.close()
+        self.bus_process.kill()
+        self.bus_process.wait(20)
+        if os.path.exists(f'{self.folder}/bus'):
+            os.unlink(f'{self.folder}/bus')
 
     def start(self):
         env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=self.address)
@@ -98,6 +118,7 @@ class PrivateNetworkManager:
             if process and process.poll() is None:
                 process.kill()
                 process.wait(20)
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def main():
@@ -121,6 +142,10 @@ def main():
                     mock.kill()
                 elif words[0] == 'start':
                     mock.start()
+                elif words[0] == 'killbus':
+                    mock.kill_bus()
+                elif words[0] == 'startbus':
+                    mock.start_bus()
                 elif words[0] == 'quit':
                     print('ok', flush=True)
                     break
