@@ -159,7 +159,8 @@ struct PathFactsCommandTests {
     #expect(bad.stderr.contains("COURIER_PATH_FACTS"), "\(bad)")
   }
 
-  @Test("a command that needs no path never loads libsystemd; status does")
+  @Test(
+    "a command that needs no facts never loads libsystemd (--version, an offline add); status does")
   func lazyLoading() async throws {
     let mock = try await MockNetworkManager()
     defer { mock.stop() }
@@ -170,5 +171,24 @@ struct PathFactsCommandTests {
     #expect(!version.stderr.contains("libsystemd.so.0"), "--version mapped libsystemd")
     let status = try await ChildProcess.run([courier, "status"], environment: environment)
     #expect(status.stderr.contains("file=libsystemd.so.0"), "status loads it: \(status.stdout)")
+    // An offline write asks netlink alone whether to try the server (linkMonitor).
+    try #require(getuid() == 0, "network namespaces need root (CI runs as root)")
+    let namespace = "pfoff\(getpid() % 100_000)"
+    ChildProcess.runBlocking(["ip", "netns", "del", namespace])
+    try #require(try await ChildProcess.run(["ip", "netns", "add", namespace]).succeeded)
+    defer { ChildProcess.runBlocking(["ip", "netns", "del", namespace]) }
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pf-\(UUID())")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let offline = try await ChildProcess.run(
+      [
+        "ip", "netns", "exec", namespace, courier, "articles", "add", "--title", "T", "--body",
+        "B",
+      ],
+      environment: environment.merging([
+        "COURIER_DATA_DIR": folder.path, "COURIER_TOKEN": "abc",
+        "COURIER_BASE_URL": "https://example.invalid",
+      ]) { $1 })
+    #expect(offline.stdout.contains("offline"), "\(offline)")
+    #expect(!offline.stderr.contains("libsystemd.so.0"), "an offline add mapped libsystemd")
   }
 }
