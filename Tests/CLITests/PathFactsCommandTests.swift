@@ -152,6 +152,20 @@ struct PathFactsCommandTests {
       [courier, "status", "--json"],
       environment: Self.environment(bus: mock.address, ["COURIER_PATH_FACTS": "none"]))
     #expect(off.stdout.contains(#""os":{"service":"off"}"#), "\(off)")
+    // Without NetworkManager, systemd-networkd answers (auto), and says no more than it knows.
+    try await mock.send("kill")
+    try await mock.send("networkd online routable")
+    let networkd = try await ChildProcess.run(
+      [courier, "status", "--json"], environment: Self.environment(bus: mock.address))
+    #expect(
+      networkd.stdout.contains(
+        #""os":{"service":"networkd","online_state":"online","operational_state":"routable"}"#),
+      "\(networkd)")
+    #expect(networkd.stdout.contains(#""expensive":"netlink""#), "\(networkd)")
+    let nobody = try await ChildProcess.run(
+      [courier, "status", "--json"],
+      environment: Self.environment(bus: mock.address, ["COURIER_PATH_FACTS": "networkmanager"]))
+    #expect(nobody.stdout.contains(#""os":{"service":"none"}"#), "\(nobody)")
     let bad = try await ChildProcess.run(
       [courier, "status"],
       environment: Self.environment(bus: mock.address, ["COURIER_PATH_FACTS": "dbus"]))

@@ -11,6 +11,7 @@ per line on stdin and answers `ok` (or `error WHY`) after the change is on the b
     primary none         PrimaryConnection = "/"
     kill                 the mock leaves the bus (NetworkManager stopped)
     start                the mock comes back (NetworkManager restarted), facts reset
+    networkd ONLINE OP   a systemd-networkd mock (started on first use) with these states
     killbus              the bus itself goes away (and the mock with it)
     startbus             the bus comes back at the same address, the mock on it
     quit                 everything stops
@@ -42,6 +43,7 @@ class PrivateNetworkManager:
         self.address = f'unix:path={self.folder}/bus'
         self.bus_process = None
         self.mock = None
+        self.networkd = None
         self.start_bus()
 
     def start_bus(self):
@@ -104,6 +106,28 @@ class PrivateNetworkManager:
     def no_primary(self):
         self.set('PrimaryConnection', dbus.ObjectPath('/', variant_level=1))
 
+    def set_networkd(self, online, operational):
+        name, path = 'org.freedesktop.network1', '/org/freedesktop/network1'
+        manager = f'{name}.Manager'
+        if self.networkd is None:
+            env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=self.address)
+            self.networkd = subprocess.Popen(
+                ['/usr/bin/python3', '-m', 'dbusmock', '--system', name, path, manager],
+                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            deadline = time.monotonic() + 20
+            while not self.connection.name_has_owner(name):
+                if self.networkd.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError('the networkd mock did not start')
+                time.sleep(0.01)  # a poll with a deadline on the name's owner
+            add = self.connection.get_object(name, path).get_dbus_method('AddProperty', MOCK)
+            add(manager, 'OnlineState', online)
+            add(manager, 'OperationalState', operational)
+            return
+        props = self.connection.get_object(name, path).get_dbus_method(
+            'Set', 'org.freedesktop.DBus.Properties')
+        props(manager, 'OnlineState', dbus.String(online, variant_level=1))
+        props(manager, 'OperationalState', dbus.String(operational, variant_level=1))
+
     def kill(self):
         # SIGKILL: the mock's main loop does not end on SIGTERM, and a crashed service is what
         # Courier must survive anyway.
@@ -114,7 +138,7 @@ class PrivateNetworkManager:
             time.sleep(0.01)  # a poll with a deadline on the name's owner
 
     def close(self):
-        for process in (self.mock, self.bus_process):
+        for process in (self.mock, self.networkd, self.bus_process):
             if process and process.poll() is None:
                 process.kill()
                 process.wait(20)
@@ -142,6 +166,8 @@ def main():
                     mock.kill()
                 elif words[0] == 'start':
                     mock.start()
+                elif words[0] == 'networkd':
+                    mock.set_networkd(words[1], words[2])
                 elif words[0] == 'killbus':
                     mock.kill_bus()
                 elif words[0] == 'startbus':
