@@ -123,6 +123,17 @@ let package = Package(
       name: "CourierNetlink",
       dependencies: ["CourierSystem", "CourierDomain", "CourierPorts", "CNetlink"],
       path: "Modules/Adapters/NetlinkPathMonitor", swiftSettings: strict),
+    // libsystemd's sd-bus loaded with dlopen on first use (decision 2600), declared by hand as
+    // CVipsShim does libvips: no headers, no libsystemd at start-up.
+    .target(
+      name: "CDBusShim", path: "Modules/Adapters/CDBusShim",
+      linkerSettings: [.linkedLibrary("dl")]),
+    // NetworkManager's and systemd-networkd's path facts over the system D-Bus; in no product:
+    // the composition root merges them into the netlink monitor's paths (decision 2601).
+    .target(
+      name: "CourierDBus",
+      dependencies: ["CourierSystem", "CourierDomain", "CourierPorts", "CDBusShim"],
+      path: "Modules/Adapters/DBusPathFacts", swiftSettings: strict),
     .target(
       name: "CourierVips",
       dependencies: ["CourierSystem", "CourierDomain", "CourierPorts", "CVipsShim"],
@@ -189,7 +200,8 @@ let package = Package(
         "Courier", "CourierSystem", "CourierDomain", "CourierPorts", "CourierCore",
         .target(name: "CourierURLSession", condition: .when(traits: ["URLSessionTransport"])),
         "CourierCurl", "CourierNetlink", "CourierVips", "CourierSQLite", "CourierFileStore",
-        "CourierMemory", "CourierSHANI", "CDetachedRemoval", httpTypes, logging, coreMetrics,
+        "CourierMemory", "CourierSHANI", "CDetachedRemoval", "CourierDBus", httpTypes, logging,
+        coreMetrics,
       ],
       path: "Modules/Composition", swiftSettings: strict),
     // The apps' one signal helper (a self-pipe and its reader thread); in no product.
@@ -233,7 +245,7 @@ let package = Package(
         "CourierSystem", "CourierDomain", "CourierPorts", "CourierCore", "CourierTestKit",
         httpTypes, logging, inMemoryLogging,
       ],
-      path: "Tests/Support", exclude: ["CLI", "tls-server.py", "cutting-proxy.py"],
+      path: "Tests/Support", exclude: ["CLI", "tls-server.py", "cutting-proxy.py", "nm_mock.py"],
       swiftSettings: strict),
     // The CLI's integration suites' one set-up: the in-process runner, its captured output and
     // `CLIFixture` (a logged-in data folder, the built binary's environment, the server reads).

@@ -34,6 +34,8 @@ package enum ConfigLoader {
     ("ca_bundle", "COURIER_CA_BUNDLE"), ("pinned_public_keys", "COURIER_PINNED_PUBLIC_KEYS"),
     ("client_certificate", "COURIER_CLIENT_CERTIFICATE"), ("client_key", "COURIER_CLIENT_KEY"),
     ("allow_insecure_http", "COURIER_ALLOW_INSECURE_HTTP"),
+    ("path_facts", "COURIER_PATH_FACTS"),
+    ("constrained_interfaces", "COURIER_CONSTRAINED_INTERFACES"),
   ]
 
   /// The keys that name a file: a relative path in a config file is taken from the file's
@@ -273,6 +275,12 @@ package enum ConfigLoader {
       config.transport = try adapter(value, notBuilt: CourierConfig.TransportAdapter.notBuilt)
     case "path_monitor": config.pathMonitor = try adapter(value)
     case "store": config.store = try adapter(value)
+    case "path_facts": config.pathFacts = try adapter(value)
+    case "constrained_interfaces":
+      switch ConstrainedRule.parse(value) {
+      case .success(let rule): config.constrainedRule = rule
+      case .failure(let problem): throw fail(problem.message)
+      }
     case "conflict_policy":
       guard let policy = ConflictPolicy.parse(value) else {
         let names = ConflictPolicy.allCases.map(\.rawValue).joined(separator: ", ")

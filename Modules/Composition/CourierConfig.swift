@@ -25,6 +25,12 @@ public struct CourierConfig: Sendable, Equatable {
   package var transport: TransportAdapter = CourierConfig.defaultTransport
   /// The path monitor adapter.
   package var pathMonitor: PathMonitorAdapter = CourierConfig.defaultPathMonitor
+  /// Where the netlink monitor's paths get metered links and captive portals from
+  /// (`path_facts`, decision 2602).
+  package var pathFacts: PathFactsSetting = .auto
+  /// Which links count as constrained (`constrained_interfaces`: names, `prefix*`, link kinds,
+  /// NetworkManager connection types); empty: none (Linux cannot tell).
+  package var constrainedRule = ConstrainedRule()
   /// The local store adapter.
   package var store: StoreAdapter = CourierConfig.defaultStore
   /// The retry policy.
@@ -139,6 +145,18 @@ public struct CourierConfig: Sendable, Equatable {
     /// A monitor driven by hand; the path stays unknown unless someone sends one.
     case manual
     /// No monitoring: the same as `manual`, spelled for configuration files.
+    case none
+  }
+
+  /// The OS's network service the path's facts come from, by the name `path_facts` takes.
+  package enum PathFactsSetting: String, Sendable, CaseIterable {
+    /// NetworkManager when it is on the system bus, else systemd-networkd, else netlink alone.
+    case auto
+    /// NetworkManager only.
+    case networkmanager
+    /// systemd-networkd only.
+    case networkd
+    /// Netlink alone: the system bus is never opened.
     case none
   }
 

@@ -1,6 +1,7 @@
 import CoreMetrics
 import CourierCore
 import CourierCurl
+import CourierDBus
 import CourierDomain
 import CourierFileStore
 import CourierMemory
@@ -59,6 +60,11 @@ public struct CourierEnvironment: Sendable {
   /// The path monitor: a hint for the interface and for replays, never a gate. Nobody runs it
   /// until a command needs it (`run()` in a task of the caller's).
   package let pathMonitor: any PathMonitor
+  /// The monitor of links and routes alone: `pathMonitor` without the OS's facts (the netlink
+  /// monitor inside it, or the same monitor). Asked once by
+  /// `NetworkPaths.serverIsUnreachable()`, which needs no facts, so an offline write never
+  /// loads libsystemd nor connects to the bus (decision 2600).
+  package let linkMonitor: any PathMonitor
   /// The image compressor.
   package let compressor: any ImageCompressor
   /// The SHA-256 of file ranges (tus checksums, the identity of derived bytes): the CPU's SHA
@@ -111,15 +117,24 @@ public struct CourierEnvironment: Sendable {
     let metrics = CourierMetrics(factory: metrics)
     self.metrics = metrics
     let monitor: any PathMonitor
+    var links: (any PathMonitor)?
     if let overridden = overrides.pathMonitor {
       monitor = overridden
     } else {
       switch config.pathMonitor {
-      case .netlink: monitor = NetlinkPathMonitor()
+      case .netlink:
+        // The OS's facts merged in (decision 2601); nothing is loaded or connected until the
+        // path is asked for (2600).
+        let netlink = NetlinkPathMonitor()
+        links = netlink
+        monitor = FactsPathMonitor(
+          monitor: netlink, source: DBusPathFacts.configured(config.pathFacts),
+          rule: config.constrainedRule)
       case .manual, .none: monitor = ManualPathMonitor()
       }
     }
     pathMonitor = monitor
+    linkMonitor = links ?? monitor
     compressor = overrides.compressor ?? VipsImageCompressor()
     if let fast = SHANIFileHasher() { fileHasher = fast } else { fileHasher = SwiftFileHasher() }
     pipeline = LazyPipeline {

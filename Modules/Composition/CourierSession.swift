@@ -123,7 +123,7 @@ public final class CourierSession: Sendable {
     queuedUploads = QueuedUploads(store: store)
     collections = Collections(store: store)
     paths = NetworkPaths(
-      monitor: monitor, system: environment.pathMonitor, run: run,
+      monitor: monitor, system: environment.linkMonitor, run: run,
       baseURL: environment.config.baseURL)
   }
 

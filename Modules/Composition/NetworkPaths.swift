@@ -18,7 +18,8 @@ import CourierPorts
 public struct NetworkPaths: Sendable {
   /// The path monitor the session follows: the configured one, or a smoothed one over it.
   package let monitor: any PathMonitor
-  /// The configured monitor, asked for one snapshot by ``serverIsUnreachable()``.
+  /// The configured monitor without the OS's facts (`CourierEnvironment.linkMonitor`), asked
+  /// for one snapshot by ``serverIsUnreachable()``.
   private let system: any PathMonitor
   /// The monitor's one run, shared with the session's `watch()`.
   private let run: SharedRun

@@ -11,6 +11,9 @@ public struct NetworkPath: Sendable, Hashable {
   package var generation: UInt64
   /// The interfaces considered.
   public var interfaces: [NetworkInterface]
+  /// Who said each fact, and what the OS's network service said (`PathFactsMerge`); nobody
+  /// for a path no merge has seen.
+  package var sources = PathSources()
 
   /// Creates a path.
   /// - Parameters:

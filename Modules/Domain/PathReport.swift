@@ -12,8 +12,8 @@ package enum PathReport {
   /// - Returns: e.g. `satisfied via eth0 (10.0.0.2/24), expensive`.
   package static func summary(_ path: NetworkPath) -> String {
     var flags = ""
-    if path.isExpensive { flags += ", expensive" }
-    if path.isConstrained { flags += ", constrained" }
+    if path.isExpensive { flags += ", expensive" + from(path.sources.expensive) }
+    if path.isConstrained { flags += ", constrained" + from(path.sources.constrained) }
     switch path.status.code {
     case .unknown:
       return "unknown: nothing heard from the path monitor yet" + flags
@@ -23,7 +23,8 @@ package enum PathReport {
       let via = names.isEmpty ? "" : " via " + join(names, "; ")
       return "satisfied" + via + flags
     case .captivePortal:
-      return "captivePortal: a login page answers in the server's place" + flags
+      return "captivePortal: a login page answers in the server's place"
+        + from(path.sources.status) + flags
     case .requiresConnection, .unsatisfied:
       let reasons = path.interfaces.map { "\($0.name) \(reason($0))" }
       let why = reasons.isEmpty ? "no network interface" : join(reasons, "; ")
@@ -35,11 +36,19 @@ package enum PathReport {
   /// - Parameter path: the path.
   /// - Returns: the text, lines separated by `\n`, no trailing newline.
   package static func details(_ path: NetworkPath) -> String {
+    let sources = path.sources
+    let constrained =
+      sources.constrained == .none
+      ? "no (Linux cannot tell; no constrained_interfaces configured)"
+      : "\(path.isConstrained ? "yes" : "no") (from the configuration)"
     var lines = [
-      "status: \(path.status.rawValue) (generation \(path.generation))",
-      "expensive: \(path.isExpensive ? "yes" : "no"), constrained: "
-        + "\(path.isConstrained ? "yes" : "no (Linux cannot tell)")",
+      "status: \(path.status.rawValue) (generation \(path.generation)"
+        + (sources.status == .none ? "" : ", from \(sources.status.rawValue)") + ")",
+      "expensive: \(path.isExpensive ? "yes" : "no")"
+        + (sources.expensive == .none ? "" : " (from \(sources.expensive.rawValue))")
+        + ", constrained: \(constrained)",
     ]
+    if sources.status != .none { lines.append(sources.os.sentence) }
     if path.interfaces.isEmpty {
       lines.append(path.status == .unknown ? "no interface seen yet" : "no network interface")
     }
@@ -60,7 +69,7 @@ package enum PathReport {
   ///   - path: the path.
   ///   - date: when it was observed.
   /// - Returns: `{"at":…,"generation":…,"status":…,"expensive":…,"constrained":…,
-  ///   "interfaces":[…]}` on one line.
+  ///   "sources":{…},"os":{…},"interfaces":[…]}` on one line.
   package static func json(_ path: NetworkPath, at date: Date) -> String {
     let interfaces = path.interfaces.map { interface in
       "{\"name\":\(quote(interface.name)),\"kind\":\(quote(interface.kind)),"
@@ -71,7 +80,39 @@ package enum PathReport {
     return "{\"at\":\(quote(rfc3339(date))),\"generation\":\(path.generation),"
       + "\"status\":\(quote(path.status.rawValue)),\"expensive\":\(path.isExpensive),"
       + "\"constrained\":\(path.isConstrained),"
+      + "\"sources\":{\"status\":\(quote(path.sources.status.rawValue)),"
+      + "\"expensive\":\(quote(path.sources.expensive.rawValue)),"
+      + "\"constrained\":\(quote(path.sources.constrained.rawValue))},"
+      + "\"os\":\(json(path.sources.os)),"
       + "\"interfaces\":[\(join(interfaces, ","))]}"
+  }
+
+  /// What the OS's network service said, as `--json` prints it: the service, then its facts.
+  private static func json(_ os: OSPathFacts) -> String {
+    var members = ["\"service\":\(quote(os.serviceName))"]
+    switch os.service {
+    case .off, .noService: break
+    case .noBus(let why): members.append("\"why\":\(quote(why))")
+    case .networkManager:
+      members.append("\"metered\":\(quote(os.metered.name))")
+      members.append("\"connectivity\":\(quote(os.connectivity.name))")
+      if let primary = os.primary {
+        members.append(
+          "\"primary\":{\"id\":\(quote(primary.id)),\"type\":\(quote(primary.type)),"
+            + "\"interface\":\(quote(primary.interface))}")
+      } else {
+        members.append("\"primary\":null")
+      }
+    case .networkd:
+      members.append("\"online_state\":\(quote(os.onlineState))")
+      members.append("\"operational_state\":\(quote(os.operationalState))")
+    }
+    return "{" + join(members, ",") + "}"
+  }
+
+  /// ` (NetworkManager)` after a fact someone other than netlink set; empty otherwise.
+  private static func from(_ source: PathFactSource) -> String {
+    source == .netlink || source == .none ? "" : " (\(source.rawValue))"
   }
 
   /// The parts with the separator between them: `joined(separator:)` by hand, as the

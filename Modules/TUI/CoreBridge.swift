@@ -77,7 +77,14 @@ package final class CoreBridge: TUIActions {
   package func run() async throws {
     try await withThrowingTaskGroup(of: Void.self) { group in
       group.addTask {
-        for await path in self.session.paths.updates() { self.hub.send(.path(path.status)) }
+        var metered = false
+        for await path in self.session.paths.updates() {
+          self.hub.send(.path(path.status))
+          if path.isExpensive != metered {
+            metered = path.isExpensive
+            self.hub.send(.metered(metered))
+          }
+        }
       }
       group.addTask {
         // While another process syncs this folder, the path and the articles still show and

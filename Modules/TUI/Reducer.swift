@@ -75,6 +75,7 @@ package enum Reducer {
   package static func apply(_ update: TUIUpdate, to state: inout TUIState, size: TerminalSize) {
     switch update {
     case .path(let path): state.path = path
+    case .metered(let metered): state.isMetered = metered
     case .outbox(let pending, let isSyncing):
       state.pendingCount = max(0, pending)
       state.isSyncing = isSyncing

@@ -59,10 +59,19 @@ struct StyledLine {
 /// Draws the interface: a pure function from a state and a terminal size to the screen's rows.
 package enum Renderer {
   /// The header's badge, following the seed's rule: "Offline" when there is no path, "Syncing N
-  /// pending" while the outbox is not empty, nothing when online with nothing pending.
+  /// pending" while the outbox is not empty, nothing when online with nothing pending; on a
+  /// metered path "metered" comes first (decision 2603).
   /// - Parameter state: the state.
   /// - Returns: the badge text, or nil for none.
   package static func badge(for state: TUIState) -> String? {
+    let base = pathBadge(for: state)
+    guard state.isMetered, state.path != .unsatisfied, state.path != .requiresConnection else {
+      return base
+    }
+    return base.map { "metered · " + $0 } ?? "metered"
+  }
+
+  private static func pathBadge(for state: TUIState) -> String? {
     switch state.path.code {
     case .unsatisfied, .requiresConnection:
       return state.pendingCount > 0 ? "Offline · \(state.pendingCount) pending" : "Offline"

@@ -5,6 +5,9 @@ import CourierDomain
 package struct TUIState: Sendable, Hashable {
   /// The network path, as the path monitor last said.
   package var path: PathStatus
+  /// Whether the path is metered (NetworkManager's `Metered`, or a cellular link): the header
+  /// says so.
+  package var isMetered = false
   /// Operations waiting in the outbox.
   package var pendingCount: Int
   /// Whether the outbox is being sent right now.

@@ -5,6 +5,8 @@ import CourierDomain
 package enum TUIUpdate: Sendable, Hashable {
   /// The network path changed.
   case path(PathStatus)
+  /// Whether the path is metered (`NetworkPath.isExpensive`) changed.
+  case metered(Bool)
   /// The outbox changed.
   case outbox(pending: Int, isSyncing: Bool)
   /// The refused operations and the conflicts, in full.

@@ -23,9 +23,11 @@ struct PathCommandsTests {
 
   /// A namespace with a veth pair whose peer stays in the root namespace.
   struct Namespace {
-    let name = "cwatch\(getpid() % 100_000)"
-    var inside: String { "vc\(getpid() % 100_000)a" }
-    var outside: String { "vc\(getpid() % 100_000)b" }
+    /// Tells one suite's namespace and links from another's in the same process.
+    var tag = "c"
+    var name: String { "\(tag)watch\(getpid() % 100_000)" }
+    var inside: String { "v\(tag)\(getpid() % 100_000)a" }
+    var outside: String { "v\(tag)\(getpid() % 100_000)b" }
 
     func create() async throws {
       for command in [

@@ -32,7 +32,9 @@ struct PathReportTests {
     #expect(
       text
         == #"{"at":"2026-11-30T10:15:00.123Z","generation":3,"status":"satisfied","#
-        + #""expensive":false,"constrained":false,"interfaces":[{"name":"eth0","kind":"ethernet","#
+        + #""expensive":false,"constrained":false,"#
+        + #""sources":{"status":"none","expensive":"none","constrained":"none"},"#
+        + #""os":{"service":"off"},"interfaces":[{"name":"eth0","kind":"ethernet","#
         + #""usable":true,"addresses":["10.0.0.2/24","2001:db8::2/64"],"default_route":true,"#
         + #""expensive":false}]}"#)
   }
@@ -78,7 +80,7 @@ struct PathReportTests {
     #expect(
       PathReport.details(path) == """
         status: satisfied (generation 2)
-        expensive: no, constrained: no (Linux cannot tell)
+        expensive: no, constrained: no (Linux cannot tell; no constrained_interfaces configured)
         eth0 (ethernet): up, addresses 10.0.0.2/24, 2001:db8::2/64, default route
         wwan0 (wwan, expensive): down, addresses none, no default route: is down or has no carrier
         """)

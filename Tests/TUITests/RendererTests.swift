@@ -121,6 +121,23 @@ struct RendererTests {
     #expect(!header.contains("Offline"))
   }
 
+  @Test("a metered path is marked in the header, before the portal or sync badge")
+  func metered() {
+    var state = TUIState(path: .satisfied, articles: Self.articles, source: .cache(age: .zero))
+    Reducer.apply(.metered(true), to: &state, size: Self.narrow)
+    #expect(Renderer.badge(for: state) == "metered")
+    #expect(Self.lines(state)[0].contains("metered"))
+    state.pendingCount = 2
+    #expect(Renderer.badge(for: state) == "metered · Syncing 2 pending")
+    state.path = .captivePortal
+    #expect(Renderer.badge(for: state) == "metered · Wi-Fi login needed · 2 pending")
+    state.path = .unsatisfied
+    #expect(Renderer.badge(for: state) == "Offline · 2 pending")
+    Reducer.apply(.metered(false), to: &state, size: Self.narrow)
+    state.path = .satisfied
+    #expect(Renderer.badge(for: state) == "Syncing 2 pending")
+  }
+
   @Test("when sending stopped with the path up, the header says Not sent, and why")
   func blocked() {
     let message = "The network answered, but not your server: a Wi-Fi login page?"
