@@ -128,9 +128,8 @@ package struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Du
     }
     let started = started(id, upload)
     var route = upload.route(started: started == .tus, tusOffered: nil)
-    if case .probe = route, let form = upload.formTarget, upload.contentType.hasPrefix("image/") {
-      // The draft first, where the form's target offers it (decision 2703), then tus; a file
-      // that is not an image only by tus (the form's target takes images, decision 2706).
+    if case .probe = route, let form = upload.formTarget {
+      // The draft first, where the form's target offers it (decision 2703), then tus.
       let offered =
         started == .draft
         ? true : await draftOffered(try Self.url(form), options: options)
