@@ -2,8 +2,8 @@ import CourierDomain
 import Testing
 
 /// `UploadPieces` (decision 2704): each piece lasts about a quarter second at the rate the
-/// server's answers confirm, grows at most fourfold, shrinks to a quarter when cut, never goes
-/// past the server's limit nor a second's worth of the link.
+/// server's answers confirm, grows at most fourfold, shrinks to a quarter when cut, keeps its
+/// 1 MiB floor, never goes past the server's limit.
 @Suite("UploadPieces")
 struct UploadPiecesTests {
   static let kib: Int64 = 1 << 10
@@ -38,11 +38,9 @@ struct UploadPiecesTests {
     ("64 MiB in 10 ms: the 256 MiB ceiling", 64 * mib, 64 * mib, 10, 256 * mib),
     ("256 MiB in 1 ms: stays at the ceiling", 256 * mib, 256 * mib, 1, 256 * mib),
     ("a short piece at the same rate sizes by its rate", 8 * mib, 2 * mib, 125, 4 * mib),
-    ("4 MiB in 40 s (800 kbit/s): the 64 KiB floor", 4 * mib, 4 * mib, 40_000, 64 * kib),
-    (
-      "1 MiB in 64 s (128 kbit/s): a second's worth beats the floor", 1 * mib, 1 * mib, 64_000,
-      16 * kib
-    ),
+    ("4 MiB in 40 s (800 kbit/s): the 1 MiB floor", 4 * mib, 4 * mib, 40_000, 1 * mib),
+    ("1 MiB in 2 s (a fixed cost per request): the floor holds", 1 * mib, 1 * mib, 2000, 1 * mib),
+    ("a 256 KiB first piece is its own floor", 256 * kib, 256 * kib, 1000, 256 * kib),
     ("a tiny first piece keeps its own floor", 1000, 1000, 1000, 1000),
   ]
 
@@ -70,11 +68,11 @@ struct UploadPiecesTests {
 
   @Test("a piece cut short: the next is a quarter, not below the floor")
   func interrupted() {
-    var pieces = UploadPieces(first: 4 * Self.mib)
+    var pieces = UploadPieces(first: 16 * Self.mib)
     pieces.interrupted()
-    #expect(pieces.next(left: .max) == Self.mib)
+    #expect(pieces.next(left: .max) == 4 * Self.mib)
     for _ in 0..<10 { pieces.interrupted() }
-    #expect(pieces.next(left: .max) == 64 * Self.kib)
+    #expect(pieces.next(left: .max) == Self.mib)
   }
 
   @Test("a 413: the limit it names when below the piece, else half the piece; only lower")
