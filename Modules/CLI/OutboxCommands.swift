@@ -115,6 +115,8 @@ enum OutboxCommands {
       return unknownEntry(id, context: context)
     }
     let dropped = try outbox.entries().filter { $0.key == entry.key }
+    // The upload a queued upload started on the server is cancelled first (decision 2705).
+    let cancelled = await context.session.queuedUploads.cancelStarted(entry)
     let after = try outbox.discard(operationID: entry.id).record
     if context.global.json {
       var object: [String: JSONValue] = [
@@ -123,10 +125,18 @@ enum OutboxCommands {
         "restored": .bool(after != nil),
       ]
       if let version = after?.version { object["version"] = .int(version) }
+      if let cancelled { object["server_upload_cancelled"] = .bool(cancelled) }
       context.output.out(JSONLine.encode(object) + "\n")
     } else {
       if entry.key.collection == QueuedUpload.collection {
-        context.output.out("Discarded the queued upload \(entry.key.id) and its kept bytes.\n")
+        let server =
+          switch cancelled {
+          case true?: " The part the server had received was cancelled there."
+          case false?: " The part the server had received couldn't be cancelled there now."
+          case nil: ""
+          }
+        context.output.out(
+          "Discarded the queued upload \(entry.key.id) and its kept bytes.\(server)\n")
         return .success
       }
       context.output.out(

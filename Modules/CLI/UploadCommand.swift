@@ -95,7 +95,13 @@ enum UploadCommand {
     guard resumable else { return (false, request) }
     guard options.target == nil else { return (true, request) }
     let form = try context.client.url("/photos")
-    let offered = await context.session.uploads.offeredResumption(form: form, tus: request.target)
+    // The form's target takes images only (decision 2706): another file goes by tus, which
+    // takes any file, wherever the server offers it.
+    let image =
+      (try? MultipartPart.file("file", at: request.file).contentType)?.hasPrefix("image/")
+      ?? false
+    let offered = await context.session.uploads.offeredResumption(
+      form: form, tus: request.target, draft: image)
     view.chose(offered)
     var direct = request
     direct.target = form

@@ -219,6 +219,32 @@ public struct QueuedUploads: Sendable {
     return stream
   }
 
+  /// Cancels on the server the upload a queued upload started (tus or the IETF draft:
+  /// `DELETE` on its address, decision 2705), before the entry is discarded. Best effort.
+  /// - Parameter entry: an outbox entry; any other collection's is left alone.
+  /// - Returns: nil when no upload was started on a server; true when the server says it is
+  ///   gone; false when it could not be cancelled (no route, a refusal).
+  package func cancelStarted(_ entry: OutboxEntry) async -> Bool? {
+    guard entry.key.collection == QueuedUpload.collection else { return nil }
+    let sender = Self.sender(environment: environment, store: store.queuedUploadStore)
+    return await sender.cancelStarted(
+      entry.key.id, try? QueuedUpload(payload: entry.operation.payload),
+      options: environment.client.options)
+  }
+
+  /// The sender of queued uploads.
+  static func sender(environment: CourierEnvironment, store: FileQueuedUploadStore)
+    -> QueuedUploadSender<ContinuousClock>
+  {
+    QueuedUploadSender(
+      transport: environment.client.transport,
+      singleAttemptTransport: environment.singleAttemptTransport,
+      executor: RetryExecutor(
+        policy: environment.config.retry, clock: ContinuousClock(),
+        metrics: environment.metrics),
+      store: store, options: environment.client.options, hasher: environment.fileHasher)
+  }
+
   /// The replay route of queued uploads: their sender, followed by the tracker.
   static func route(
     environment: CourierEnvironment, tracker: QueuedUploadTracker,
@@ -226,12 +252,7 @@ public struct QueuedUploads: Sendable {
     changed: @escaping @Sendable () -> Void
   ) -> ReplayRoute {
     let config = environment.config
-    let sender = QueuedUploadSender(
-      transport: environment.client.transport,
-      singleAttemptTransport: environment.singleAttemptTransport,
-      executor: RetryExecutor(
-        policy: config.retry, clock: ContinuousClock(), metrics: environment.metrics),
-      store: store, options: environment.client.options, hasher: environment.fileHasher)
+    let sender = sender(environment: environment, store: store)
     let records = store.resumeRecords
     return ReplayRoute(
       collection: QueuedUpload.collection,

@@ -177,11 +177,15 @@ public struct Uploads: Sendable {
   /// - Parameters:
   ///   - form: the form's target (`/photos`).
   ///   - tus: tus's creation URL (`/uploads`).
+  ///   - draft: false when the form's target would refuse the file (not an image): then
+  ///     only tus is asked.
   /// - Returns: the protocol to use, the draft first.
-  package func offeredResumption(form: URL, tus: URL) async -> ResumableProtocol {
+  package func offeredResumption(form: URL, tus: URL, draft: Bool = true) async
+    -> ResumableProtocol
+  {
     let transport = environment.singleAttemptTransport
     let options = environment.client.options
-    if let request = try? HTTPRequest(checking: form, method: .options),
+    if draft, let request = try? HTTPRequest(checking: form, method: .options),
       let (answer, _) = try? await transport.send(request, body: nil, options: options),
       IETFUpload.offers(answer)
     {

@@ -2,7 +2,6 @@ import CourierDomain
 import CourierPorts
 import CourierSystem
 import HTTPTypes
-import Synchronization
 
 #if canImport(FoundationEssentials)
   import FoundationEssentials
@@ -27,6 +26,8 @@ struct DraftUpload<C: Clock>: Sendable where C.Duration == Duration {
   let store: (any ResumableUploadStore)?
   let options: TransportOptions
   let progressGranularity: Int64
+  /// The first append of a run that knows no confirmed rate (decision 2704).
+  var firstPiece: Int64 = UploadPieces.defaultFirst
 
   /// The largest representation sent with its `Repr-Digest` (RFC 9530): 8 MiB, read once more
   /// before the first byte goes.
@@ -53,14 +54,16 @@ struct DraftUpload<C: Clock>: Sendable where C.Duration == Duration {
     var uploadURL: URL?
     /// Where the attempt that completed the upload started sending, when it resumed.
     var resumedAt: Int64?
+    /// The `Idempotency-Key` the upload was created under.
+    var idempotencyKey: String
   }
 
   /// Sends `layout` to `target` as described above.
   /// - Parameters:
   ///   - layout: the form, laid out under its boundary.
   ///   - target: the target resource (`/photos`).
-  ///   - record: what is kept about the upload (`idempotencyKey`, and `uploadURL` when it was
-  ///     created by an earlier process), saved under `key` while it runs.
+  ///   - record: what is kept about the upload (`idempotencyKey`), resuming the one saved
+  ///     under `key` when it describes the same bytes.
   ///   - key: the record's key in `store`.
   ///   - confirmation: what proves the delivery (decision 0414).
   ///   - fileSize: the file part's size, for the proof.
@@ -75,43 +78,31 @@ struct DraftUpload<C: Clock>: Sendable where C.Duration == Duration {
     onState: @escaping @Sendable (UploadState) -> Void,
     onResume: @escaping @Sendable (Int64, Int64) -> Void
   ) async throws -> Answer {
-    // Saved once the server offers resumption (its address): a plain upload leaves nothing.
-    let run = TusRun(record: record, key: key, store: store, chunk: layout.contentLength)
     let segments = try FormUpload.bodySegments(layout)
     // The whole representation's digest, when reading it once more costs little: the server
     // checks the stored upload against it at completion.
     let digest = layout.contentLength <= Self.digestLimit ? try Self.sha256(segments) : nil
-    let exchange = DraftExchange(
-      transport: transport, options: options.identifyingCall(), run: run, target: target,
-      segments: segments, digest: digest, contentType: layout.contentType,
-      length: layout.contentLength, confirmation: confirmation, fileSize: fileSize,
-      onState: onState, onResume: onResume,
-      throttle: ProgressThrottle(granularity: progressGranularity))
-    let callObserver = options.onRetry
-    let (attempts, answer) = try await executor.run(
-      safeToRepeat: true, logger: options.logger,
-      onEvent: { event in
-        callObserver?(event)
-        if case .retrying(let attempt, let maxAttempts, let delay, let error) = event {
-          onState(
-            .retrying(attempt: attempt, maxAttempts: maxAttempts, delay: delay, reason: error))
-        }
-      }
-    ) { attempt in
-      (attempt, try await exchange.attempt(attempt))
-    }
-    run.finish()
+    let strategy = DraftStrategy(
+      target: target, segments: segments, digest: digest, contentType: layout.contentType,
+      length: layout.contentLength, confirmation: confirmation, fileSize: fileSize)
+    let transfer = ResumableTransfer(
+      transport: transport, executor: executor, store: store, options: options,
+      progressGranularity: progressGranularity, firstPiece: firstPiece)
+    let outcome = try await transfer.send(
+      strategy, record: record, key: key, givenKey: nil, length: layout.contentLength,
+      onState: onState, onResume: onResume)
     return Answer(
-      response: answer.0, body: answer.1, attempts: attempts, bodyLength: layout.contentLength,
-      uploadURL: run.record.uploadURL.flatMap(URL.init(string:)), resumedAt: run.resumedAt)
+      response: outcome.answer.0, body: outcome.answer.1, attempts: outcome.attempts,
+      bodyLength: layout.contentLength,
+      uploadURL: outcome.record.uploadURL.flatMap(URL.init(string:)),
+      resumedAt: outcome.resumedAt, idempotencyKey: outcome.record.idempotencyKey)
   }
 }
 
-/// One upload's exchanges: each `attempt` starts with a creation (no address yet) or a `HEAD`.
-struct DraftExchange: Sendable {
-  let transport: any Transport
-  var options: TransportOptions
-  let run: TusRun
+/// The IETF draft's exchanges for `ResumableTransfer` (decision 2702): the form posted whole
+/// with `Upload-Complete: ?1` (a plain upload where the draft is not spoken), its `104` heard,
+/// then `HEAD` and appends (`PATCH`, `application/partial-upload`) sized by the confirmed rate.
+struct DraftStrategy: ResumableStrategy {
   let target: URL
   let segments: [BodySegment]
   /// The whole representation's SHA-256, for `Repr-Digest`; nil when not computed.
@@ -120,87 +111,30 @@ struct DraftExchange: Sendable {
   let length: Int64
   let confirmation: DeliveryProof.UploadConfirmation
   let fileSize: Int64?
-  let onState: @Sendable (UploadState) -> Void
-  let onResume: @Sendable (Int64, Int64) -> Void
-  let throttle: ProgressThrottle
-  /// The most bytes one request may carry: the server's `max-append-size`, or less after a 413.
-  let pieceLimit = PieceLimit()
 
-  typealias Answered = (step: Tus.Step, answer: (HTTPResponse, ResponseBody))
+  var codePrefix: String { "ietf" }
+  var savesBeforeCreation: Bool { false }
 
-  /// One attempt, to the answer that proved the delivery.
-  /// - Parameter number: the attempt, from 1.
-  func attempt(_ number: Int) async throws -> (HTTPResponse, ResponseBody) {
-    var this = self
-    this.options = options.forAttempt(number)
-    return try await this.attempt()
+  func cancel(_ url: URL) throws -> HTTPRequest { try Self.deletion(url) }
+
+  /// The draft's `DELETE` of the upload resource at `url` (a cancellation).
+  /// - Parameter url: the upload resource.
+  /// - Returns: the request.
+  static func deletion(_ url: URL) throws -> HTTPRequest {
+    try HTTPRequest(
+      checking: url, method: .delete,
+      headerFields: [.uploadDraftInteropVersion: String(IETFUpload.interopVersion)])
   }
 
-  private func attempt() async throws -> (HTTPResponse, ResponseBody) {
-    throttle.reset()
-    var announced = false
-    var (step, last): Answered
-    if run.record.uploadURL == nil {
-      announced = true
-      run.started(at: 0)
-      onState(.uploading(sent: 0, total: length))
-      (step, last) = try await create()
-    } else {
-      (step, last) = try await head()
-    }
-    var unsettled = 0
-    var progressed: Int64 = -1
-    // Whether `last` answered a `HEAD`: its completion is proven by the record it names.
-    var asked = run.record.uploadURL != nil && !announced
-    while true {
-      switch step {
-      case .complete:
-        return try proven(last, byHead: asked)
-      case .send(let from):
-        if !announced {
-          announced = true
-          run.started(at: from)
-          if from > 0 { onResume(from, length) }
-          onState(.uploading(sent: from, total: length))
-        }
-        if from > progressed {
-          progressed = from
-          unsettled = 0
-        }
-        try run.confirmed(from)
-        (step, last) = try await append(from: from)
-        asked = false
-      case .resync, .resendChunk:
-        unsettled += 1
-        if unsettled > 3 {
-          throw Tus.anomaly("ietf_offset_unsettled", last.0, "kept changing where it stands")
-        }
-        (step, last) = try await head()
-        asked = true
-      case .restart:
-        guard try run.restart() else {
-          throw CourierError(
-            .business, status: last.0.status.code, code: "upload_gone",
-            serverMessage: "The server lost the upload twice; it was not sent.")
-        }
-        announced = true
-        run.started(at: 0)
-        onState(.uploading(sent: 0, total: length))
-        (step, last) = try await create()
-        asked = false
-      case .fail(let error):
-        throw error
-      }
-    }
-  }
+  func prepare(_ context: ResumableContext) async throws {}
 
   /// The delivery proof of a completing answer (decision 0414): the target's own proof in
   /// the body, or, when a `HEAD` found the upload complete, the record it names
   /// (`IETFUpload.afterHead` checked it).
-  private func proven(_ answer: (HTTPResponse, ResponseBody), byHead: Bool) throws -> (
+  func proven(_ answer: (HTTPResponse, ResponseBody), after exchange: Tus.Exchange) throws -> (
     HTTPResponse, ResponseBody
   ) {
-    if byHead { return answer }
+    if exchange == .head { return answer }
     let (response, body) = answer
     if let failure = ResponseClassifier.classify(response, body: body.bytes) { throw failure }
     try DeliveryProof.upload(
@@ -210,8 +144,7 @@ struct DraftExchange: Sendable {
 
   /// The interim answers' observer: the `104`'s address saved before a byte of content is
   /// read, and each progress `104`'s offset noted.
-  private func hearing() -> @Sendable (HTTPResponse) -> Void {
-    let run = run
+  private func hearing(_ run: ResumableRun) -> @Sendable (HTTPResponse) -> Void {
     let target = target
     return { interim in
       guard let said = IETFUpload.resumption(interim, target: target) else { return }
@@ -222,8 +155,9 @@ struct DraftExchange: Sendable {
     }
   }
 
-  private func create() async throws -> Answered {
-    let limit = pieceLimit.value
+  func create(_ context: ResumableContext) async throws -> Answered {
+    let run = context.run
+    let limit = run.serverLimit
     let piece = min(length, limit ?? length)
     let complete = piece == length
     var http = try HTTPRequest(
@@ -235,12 +169,11 @@ struct DraftExchange: Sendable {
     http.headerFields.append(
       contentsOf: IETFUpload.creationFields(
         complete: complete, length: complete ? nil : length, digest: digest))
-    var options = self.options.boundedByProgress()
-    options.progress = progress(from: 0)
-    options.informational = hearing()
-    let answer = try await transport.send(
-      http, body: .segments(segments.slice(from: 0, count: piece)),
-      options: options)
+    var options = context.options.boundedByProgress()
+    options.progress = context.progress(from: 0)
+    options.informational = hearing(run)
+    let answer = try await context.transport.send(
+      http, body: .segments(segments.slice(from: 0, count: piece)), options: options)
     let response = answer.0
     if run.record.uploadURL == nil,
       let location = response.headerFields[.location].flatMap({
@@ -250,12 +183,12 @@ struct DraftExchange: Sendable {
       // The draft's answer without a 104 heard (a transport that hides them).
       try run.update { $0.uploadURL = location.absoluteString }
     }
-    noteLimits(response)
+    context.noteLimits(response)
     guard run.record.uploadURL != nil else {
-      if response.status.code == 413, limit == nil, pieceLimit.value != nil {
+      if response.status.code == 413, limit == nil, run.serverLimit != nil {
         // Over the draft server's append limit, refused before it created anything: a first
         // piece within the limit, then appends.
-        return try await create()
+        return try await create(context)
       }
       // A plain upload: the target answered it as a whole.
       return (.complete(recordID: nil), answer)
@@ -265,69 +198,34 @@ struct DraftExchange: Sendable {
     )
   }
 
-  private func head() async throws -> Answered {
+  func head(_ context: ResumableContext) async throws -> Answered {
     let http = try HTTPRequest(
-      checking: try uploadURL(), method: .head,
+      checking: try context.uploadURL(), method: .head,
       headerFields: [.uploadDraftInteropVersion: String(IETFUpload.interopVersion)])
-    let answer = try await transport.send(http, body: nil, options: options)
-    noteLimits(answer.0)
+    let answer = try await context.transport.send(http, body: nil, options: context.options)
+    context.noteLimits(answer.0)
     let step = IETFUpload.afterHead(
       answer.0, body: answer.1.bytes, length: length, confirmation: confirmation)
     return (step, answer)
   }
 
-  private func append(from: Int64) async throws -> Answered {
-    let limit = pieceLimit.value
-    let piece = min(length - from, limit ?? length)
+  func append(_ context: ResumableContext, from: Int64, piece: Int64) async throws -> Answered {
     let end = from + piece
     let http = try HTTPRequest(
-      checking: try uploadURL(), method: .patch,
+      checking: try context.uploadURL(), method: .patch,
       headerFields: [
         .accept: "application/json",
         .uploadDraftInteropVersion: String(IETFUpload.interopVersion),
         .uploadOffset: String(from), .uploadComplete: end == length ? "?1" : "?0",
         .contentType: IETFUpload.partialUploadType,
       ])
-    var options = self.options.boundedByProgress()
-    options.progress = progress(from: from)
-    options.informational = hearing()
-    let answer = try await transport.send(
-      http, body: .segments(segments.slice(from: from, count: piece)),
-      options: options)
-    if answer.0.status.code == 413 {
-      // Smaller pieces: the server's limit when it names one below this piece, else half.
-      let named = IETFUpload.Limits(answer.0.headerFields[.uploadLimit]).maxAppendSize
-      let smaller = named.flatMap { $0 > 0 && $0 < piece ? $0 : nil } ?? piece / 2
-      pieceLimit.value = max(1, smaller)
-    } else {
-      noteLimits(answer.0)
-    }
+    var options = context.options.boundedByProgress()
+    options.progress = context.progress(from: from)
+    options.informational = hearing(context.run)
+    let answer = try await context.transport.send(
+      http, body: .segments(segments.slice(from: from, count: piece)), options: options)
+    if answer.0.status.code != 413 { context.noteLimits(answer.0) }
     return (IETFUpload.afterWrite(answer.0, body: answer.1.bytes, end: end, length: length), answer)
-  }
-
-  /// Takes the server's `max-append-size` when it is below the piece limit so far.
-  private func noteLimits(_ response: HTTPResponse) {
-    guard let most = IETFUpload.Limits(response.headerFields[.uploadLimit]).maxAppendSize,
-      most > 0
-    else { return }
-    pieceLimit.lower(to: most)
-  }
-
-  private func uploadURL() throws -> URL {
-    guard let text = run.record.uploadURL, let url = URL(string: text) else {
-      throw CourierError(.unexpected, underlying: "no upload URL")
-    }
-    return url
-  }
-
-  private func progress(from: Int64) -> @Sendable (TransferProgress) -> Void {
-    let total = length
-    let onState = onState
-    let throttle = throttle
-    return { value in
-      let sent = min(total, from + value.sent)
-      if throttle.admit(sent: sent, total: total) { onState(.uploading(sent: sent, total: total)) }
-    }
   }
 }
 
@@ -360,18 +258,4 @@ extension [BodySegment] {
     }
     return result
   }
-}
-
-/// The most bytes one request of an upload may carry, once the server said or a 413 showed.
-final class PieceLimit: Sendable {
-  private let state = Mutex<Int64?>(nil)
-
-  /// The limit; nil for none known.
-  var value: Int64? {
-    get { state.withLock { $0 } }
-    set { state.withLock { $0 = newValue } }
-  }
-
-  /// Lowers the limit to `most` unless it is lower already.
-  func lower(to most: Int64) { state.withLock { $0 = Swift.min($0 ?? most, most) } }
 }

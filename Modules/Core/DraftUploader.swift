@@ -28,6 +28,10 @@ package struct DraftUploader<C: Clock>: Sendable where C.Duration == Duration {
   package let options: TransportOptions
   /// Where the compressed image is written.
   package let temporaryDirectory: URL
+  /// The SHA-256 of bytes whose identity cannot vouch for them (decision 1303).
+  package let hasher: any FileHasher
+  /// The wall clock a file's change time is compared with.
+  package let wallClock: any WallClock
 
   /// Creates an uploader.
   /// - Parameters:
@@ -37,11 +41,16 @@ package struct DraftUploader<C: Clock>: Sendable where C.Duration == Duration {
   ///   - store: where records survive the process; nil for none.
   ///   - options: per-request options.
   ///   - temporaryDirectory: where the compressed image goes.
+  ///   - hasher: the SHA-256 of file ranges (the portable one by default).
+  ///   - wallClock: the wall clock.
   package init(
     transport: any Transport, executor: RetryExecutor<C>, compressor: any ImageCompressor,
     store: (any ResumableUploadStore)?, options: TransportOptions = TransportOptions(),
-    temporaryDirectory: URL = FileManager.default.temporaryDirectory
+    temporaryDirectory: URL = FileManager.default.temporaryDirectory,
+    hasher: any FileHasher = SwiftFileHasher(), wallClock: any WallClock = SystemWallClock()
   ) {
+    self.hasher = hasher
+    self.wallClock = wallClock
     self.transport = transport
     self.executor = executor
     self.compressor = compressor
@@ -64,39 +73,8 @@ package struct DraftUploader<C: Clock>: Sendable where C.Duration == Duration {
     let preparation = UploadPreparation(
       compressor: compressor, temporaryDirectory: temporaryDirectory)
     return try await preparation.run(request, onState: onState) { prepared, _ in
-      let path = request.file.standardizedFileURL.path
-      let endpoint = request.target.absoluteString
-      let key = ResumableUpload.storageKey(endpoint: endpoint, file: path)
-      let derived = prepared.verdict.send == .compressed
-      let original = TusUploader<C>.identity(ofFile: path)
-      // The compressed copy is made anew each run and cannot be told to be the same bytes
-      // without hashing it; the original file is known by its identity (decision 1303).
-      let fresh = ResumableUpload(
-        endpoint: endpoint, file: path, fileSize: prepared.originalSize,
-        fileModified: original?.modified ?? 0,
-        sha256: derived
-          ? SHA256.hex(
-            try SwiftFileHasher().sha256(
-              of: prepared.url, offset: 0, length: prepared.length)) : "",
-        length: prepared.length,
-        idempotencyKey: request.idempotencyKey ?? UUID().uuidString.lowercased(),
-        fileIdentity: derived ? nil : original)
-      var record = fresh
-      if let saved = store?.load(key) {
-        if saved.resumes(fresh) && saved.uploadURL != nil {
-          record = saved
-        } else {
-          if let old = saved.uploadURL.flatMap(URL.init(string:)) {
-            // The file changed: the old upload can never complete; cancel it (best effort).
-            _ = try? await transport.send(
-              try HTTPRequest(
-                checking: old, method: .delete,
-                headerFields: [.uploadDraftInteropVersion: String(IETFUpload.interopVersion)]),
-              body: nil, options: options)
-          }
-          store?.remove(key)
-        }
-      }
+      let (record, key) = try ResumableUpload.made(
+        for: prepared, request: request, store: store, hasher: hasher, wallClock: wallClock)
       let title = request.title ?? request.file.lastPathComponent
       let layout = try MultipartForm([.text("title", title)] + request.fields + [prepared.part])
         .layout(boundary: try MultipartBoundary("courier-\(key.prefix(40))"))
@@ -110,7 +88,7 @@ package struct DraftUploader<C: Clock>: Sendable where C.Duration == Duration {
       var result = UploadResult(
         response: answer.response, responseBody: answer.body, attempts: answer.attempts,
         verdict: prepared.verdict, bodyLength: answer.bodyLength,
-        idempotencyKey: record.idempotencyKey)
+        idempotencyKey: answer.idempotencyKey)
       result.uploadURL = answer.uploadURL
       result.recordID = answer.response.headerFields[.courierPhotoID]
       result.resumedAt = answer.resumedAt

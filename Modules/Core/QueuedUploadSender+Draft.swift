@@ -63,15 +63,42 @@ extension QueuedUploadSender {
     let fresh = ResumableUpload(
       endpoint: target.absoluteString, file: store.body(id).path, fileSize: upload.length,
       fileModified: 0, sha256: "", length: layout.contentLength, idempotencyKey: key)
-    var record = fresh
-    if let saved = store.resumeRecords.load(id), saved.resumes(fresh) { record = saved }
     let draft = DraftUpload(
       transport: singleAttemptTransport, executor: executor, store: store.resumeRecords,
-      options: options, progressGranularity: 64 * 1024)
+      options: options, progressGranularity: 64 * 1024, firstPiece: chunkSize)
     let answer = try await draft.send(
-      layout, to: target, record: record, key: id, confirmation: upload.formConfirmation,
+      layout, to: target, record: fresh, key: id, confirmation: upload.formConfirmation,
       fileSize: upload.length, onState: onState, onResume: { _, _ in })
     return (try? JSONValue(parsing: answer.body.bytes))?["id"]?.stringValue
       ?? answer.response.headerFields[.courierPhotoID]
+  }
+}
+
+extension QueuedUploadSender {
+  /// Cancels on the server the upload that `id` started, tus or the draft (`DELETE` on its
+  /// address, with the field of the protocol that started it), so a discarded queued upload
+  /// leaves no partial upload holding the server's space (decision 2705). Best effort: the
+  /// entry goes whatever the answer.
+  /// - Parameters:
+  ///   - id: the upload.
+  ///   - upload: its description; nil when its payload cannot be read (then tus's field).
+  ///   - options: the request options.
+  /// - Returns: nil when no upload was started; true when the server answered that the
+  ///   upload is gone (2xx, 404, 410), false otherwise (no route, a refusal).
+  package func cancelStarted(_ id: String, _ upload: QueuedUpload?, options: TransportOptions)
+    async -> Bool?
+  {
+    guard let saved = store.resumeRecords.load(id),
+      let url = saved.uploadURL.flatMap(URL.init(string:))
+    else { return nil }
+    let draft = upload.map { started(id, $0) == .draft } ?? false
+    guard
+      let request = try? draft ? DraftStrategy.deletion(url) : TusStrategy.deletion(url),
+      let (answer, _) = try? await singleAttemptTransport.send(
+        request, body: nil, options: options)
+    else { return false }
+    let gone = answer.status.kind == .successful || [404, 410].contains(answer.status.code)
+    if gone { store.resumeRecords.remove(id) }
+    return gone
   }
 }

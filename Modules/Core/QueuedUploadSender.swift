@@ -43,7 +43,8 @@ package struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Du
   package let store: any QueuedUploadStore
   /// Per-request options (the deadline of one request).
   package let options: TransportOptions
-  /// The bytes per tus `PATCH`.
+  /// The first tus `PATCH` or draft append of a run that knows no confirmed rate; the next
+  /// ones are sized by the rate the server confirms (`UploadPieces`, decision 2704).
   package let chunkSize: Int64
   /// Where a multipart body file goes when one is needed.
   package let temporaryDirectory: URL
@@ -57,7 +58,7 @@ package struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Du
   ///   - executor: the tus transfer's retries.
   ///   - store: the queued uploads' files.
   ///   - options: per-request options.
-  ///   - chunkSize: bytes per `PATCH`.
+  ///   - chunkSize: the first piece when no rate is known.
   ///   - temporaryDirectory: where a multipart body file goes.
   ///   - hasher: the SHA-256 of file ranges (the portable one by default).
   package init(

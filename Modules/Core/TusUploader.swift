@@ -38,9 +38,9 @@ package struct TusUploader<C: Clock>: Sendable where C.Duration == Duration {
   package let store: (any ResumableUploadStore)?
   /// Per-request options (the deadline of one request).
   package let options: TransportOptions
-  /// The bytes of the first `PATCH`; the next ones last about a quarter of a second each at
-  /// the rate the link gives (`Tus.nextChunk`), between 1 MiB (or this, when smaller) and
-  /// 256 MiB (or this, when larger).
+  /// The bytes of a run's first `PATCH` when no rate was confirmed before; the next ones last
+  /// about a quarter of a second each at the rate the server's answers confirm
+  /// (`UploadPieces`, decision 2704).
   package let chunkSize: Int64
   /// Where the compressed image is written.
   package let temporaryDirectory: URL
@@ -52,9 +52,10 @@ package struct TusUploader<C: Clock>: Sendable where C.Duration == Duration {
   /// The wall clock a file's change time is compared with (``ResumableUpload/FileIdentity/isRacy(checkedAt:)``).
   package let wallClock: any WallClock
 
-  /// The default bytes per `PATCH`: 4 MiB. A checksummed chunk cut short is sent again
-  /// whole, so this bounds what an interruption costs; larger chunks gain nothing measurable.
-  package static var defaultChunkSize: Int64 { 4 * 1024 * 1024 }
+  /// The default first `PATCH`: 1 MiB (`UploadPieces.defaultFirst`). A checksummed chunk cut
+  /// short is sent again whole, so this bounds what an interruption before any rate is known
+  /// costs.
+  package static var defaultChunkSize: Int64 { UploadPieces.defaultFirst }
 
   /// Creates an tus.
   /// - Parameters:
@@ -128,54 +129,12 @@ package struct TusUploader<C: Clock>: Sendable where C.Duration == Duration {
     let preparation = UploadPreparation(
       compressor: compressor, temporaryDirectory: temporaryDirectory)
     return try await preparation.run(request, onState: onState) { prepared, _ in
-      let path = request.file.standardizedFileURL.path
-      let endpoint = request.target.absoluteString
-      let key = ResumableUpload.storageKey(endpoint: endpoint, file: path)
-      // The bytes' identity (decision 1303): a file sent as it is, by what the file system
-      // says of it, read before any byte is; the compressed copy (small), or a file changed
-      // too recently for its times to tell, by its SHA-256 as well.
-      let derived = prepared.verdict.send == .compressed
-      let original = Self.identity(ofFile: path)
-      let identity = derived ? nil : original
-      let checkedAt = Self.nanoseconds(wallClock.now())
-      let hashed = ResumableUpload.needsDigest(
-        derived: derived, identity: identity, checkedAt: checkedAt, saved: store?.load(key))
-      let fresh = ResumableUpload(
-        endpoint: endpoint, file: path, fileSize: prepared.originalSize,
-        fileModified: original?.modified ?? 0,
-        sha256: hashed
-          ? SHA256.hex(try hasher.sha256(of: prepared.url, offset: 0, length: prepared.length))
-          : "",
-        length: prepared.length,
-        idempotencyKey: request.idempotencyKey ?? UUID().uuidString.lowercased(),
-        fileIdentity: identity)
+      let (fresh, key) = try ResumableUpload.made(
+        for: prepared, request: request, store: store, hasher: hasher, wallClock: wallClock)
       return try await transfer.send(
         prepared, request: request, record: fresh, key: key, onState: onState,
         onResume: onResume)
     }
-  }
-
-  /// The file's identity (`stat`, following a symbolic link as the upload's open does); nil
-  /// when it cannot be read.
-  static func identity(ofFile path: String) -> ResumableUpload.FileIdentity? {
-    var info = stat()
-    guard stat(path, &info) == 0 else { return nil }
-    #if canImport(Darwin)
-      let modified = info.st_mtimespec
-      let changed = info.st_ctimespec
-    #else
-      let modified = info.st_mtim
-      let changed = info.st_ctim
-    #endif
-    return ResumableUpload.FileIdentity(
-      device: UInt64(truncatingIfNeeded: info.st_dev),
-      inode: UInt64(truncatingIfNeeded: info.st_ino), size: Int64(info.st_size),
-      modified: Int64(modified.tv_sec) * 1_000_000_000 + Int64(modified.tv_nsec),
-      changed: Int64(changed.tv_sec) * 1_000_000_000 + Int64(changed.tv_nsec))
-  }
-
-  static func nanoseconds(_ date: Date) -> Int64 {
-    Int64((date.timeIntervalSince1970 * 1_000_000_000).rounded(.down))
   }
 
   /// The protocol part, with this uploader's transport, retries, store and chunk size.

@@ -85,6 +85,10 @@ package struct ResumableUpload: Sendable, Equatable, Codable {
   package var uploadURL: String?
   /// The offset the server last confirmed.
   package var confirmedOffset: Int64
+  /// The bytes per second the server's answers last confirmed (decision 2704), so that a new
+  /// process sizes its first piece by the link instead of guessing; nil when never measured
+  /// (and in records saved before it was kept).
+  package var confirmedRate: Int64?
 
   /// Creates a record.
   /// - Parameters:

@@ -142,35 +142,6 @@ package enum Tus {
     }
   }
 
-  /// The size of the next `PATCH` (decision 1302): what the last one moved in `target` at the
-  /// rate it went (so each request lasts about that long, whatever the link), growing at most
-  /// fourfold a step, within `minimum...maximum`. A fast link gets large requests, so the
-  /// per-request round trip stops mattering; a slow one small ones, so a chunk a checksum
-  /// makes the server discard whole when cut costs little, and a request stays well inside
-  /// its deadline. Unchanged when the time is unknown (zero, a manual clock).
-  /// - Parameters:
-  ///   - current: the size of the `PATCH` just answered.
-  ///   - sent: the bytes it carried.
-  ///   - took: how long it took, request to answer.
-  ///   - minimum: the smallest size.
-  ///   - maximum: the largest size.
-  ///   - target: how long one request should last.
-  /// - Returns: the next size.
-  package static func nextChunk(
-    current: Int64, sent: Int64, took: Duration, minimum: Int64, maximum: Int64,
-    target: Duration = .milliseconds(250)
-  ) -> Int64 {
-    let low = max(1, min(minimum, maximum))
-    let high = max(low, maximum)
-    let seconds = Double(took.components.seconds) + Double(took.components.attoseconds) * 1e-18
-    guard seconds > 0, sent > 0 else { return min(high, max(low, current)) }
-    let targetSeconds =
-      Double(target.components.seconds) + Double(target.components.attoseconds) * 1e-18
-    let wanted = Double(sent) / seconds * targetSeconds
-    let grown = min(wanted, Double(max(current, 1)) * 4)
-    return min(high, max(low, Int64(grown.rounded(.down))))
-  }
-
   /// What the client does next.
   package enum Step: Sendable, Equatable {
     /// Send the bytes from this offset (the server holds everything before it).

@@ -130,26 +130,7 @@ struct IETFUploadIntegrationTests {
     let dir = try await cli.client(base)
     defer { try? FileManager.default.removeItem(at: dir) }
     let file = try CLIFixture.randomFile(in: dir, bytes: size, name: "photo.jpg", seed: 11)
-    let queued = await cli.run(
-      base, ["upload", "--queue", file.path, "--no-compress", "--json"], dataDir: dir)
-    #expect(queued.code == 0, "\(queued.output.stderr)")
-    let process = try cli.process(base, ["sync"], dataDir: dir)
-    try process.run()
-    let deadline = ContinuousClock.now + .seconds(60)
-    var recorded = false
-    while ContinuousClock.now < deadline {
-      let offset = try await server.uploads().first?["offset"] as? Int ?? 0
-      recorded = CLIFixture.queuedUploads(in: dir).contains { $0.hasSuffix(".json") }
-      if offset >= 2 * 1024 * 1024 && recorded { break }
-      try await Task.sleep(for: .milliseconds(20))
-    }
-    #expect(recorded, "the 104's address is in the resume record")
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
-    while ContinuousClock.now < deadline {
-      if try await server.uploads().first?["writing"] as? Bool == false { break }
-      try await Task.sleep(for: .milliseconds(20))
-    }
+    try await queueThenKillAfterTheOffer(file, base: base, dir: dir, server: server)
     let held = try #require(try await server.uploads().first?["offset"] as? Int)
     #expect(held >= 2 * 1024 * 1024 && held < size, "\(held)")
     let before = try await server.bytesReceived()
@@ -209,5 +190,75 @@ struct IETFUploadIntegrationTests {
     #expect(tus.code == 0, "\(tus.output.stderr)")
     #expect(tus.output.stderr.contains("resumable (tus 1.0.0)"))
     #expect(try await CLIFixture.uploads(server.backend).count == 1)
+  }
+
+  /// Queues `file` and kills `courier sync` with -9 once the server holds 2 MiB of it and the
+  /// 104's address is in the resume record, then waits for the server to stop writing.
+  /// - Returns: the outbox entry's number.
+  @discardableResult
+  func queueThenKillAfterTheOffer(_ file: URL, base: String, dir: URL, server: IETFBackend)
+    async throws -> Int
+  {
+    let queued = await cli.run(
+      base, ["upload", "--queue", file.path, "--no-compress", "--json"], dataDir: dir)
+    #expect(queued.code == 0, "\(queued.output.stderr)")
+    let sequence = try #require(queued.lines.last?["sequence"] as? Int)
+    let process = try cli.process(base, ["sync"], dataDir: dir)
+    try process.run()
+    let deadline = ContinuousClock.now + .seconds(60)
+    var recorded = false
+    while ContinuousClock.now < deadline {
+      let offset = try await server.uploads().first?["offset"] as? Int ?? 0
+      recorded = CLIFixture.queuedUploads(in: dir).contains { $0.hasSuffix(".json") }
+      if offset >= 2 * 1024 * 1024 && recorded { break }
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    #expect(recorded, "the 104's address is in the resume record")
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    while ContinuousClock.now < deadline {
+      if try await server.uploads().first?["writing"] as? Bool == false { break }
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    return sequence
+  }
+
+  @Test("outbox discard of a queued upload the draft started cancels it on the server (DELETE)")
+  func discardCancelsTheServersUpload() async throws {
+    let server = try await SharedIETFBackend.fresh()
+    let size = 6 * 1024 * 1024
+    let proxy = try CuttingProxy(upstream: server.url.port ?? 0, cutAfter: size / 2, stall: true)
+    defer { proxy.stop() }
+    let base = proxy.url.absoluteString
+    let dir = try await cli.client(base)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let file = try CLIFixture.randomFile(in: dir, bytes: size, name: "photo.jpg", seed: 12)
+    let entry = try await queueThenKillAfterTheOffer(file, base: base, dir: dir, server: server)
+    #expect(try await server.uploads().first?["state"] as? String == "active")
+    let discard = await cli.run(
+      base, ["outbox", "discard", String(entry), "--json"], dataDir: dir)
+    #expect(discard.code == 0, "\(discard.output.stderr)")
+    #expect(discard.lines.last?["server_upload_cancelled"] as? Bool == true)
+    let uploads = try await server.uploads()
+    #expect(uploads.count == 1)
+    #expect(uploads.first?["state"] as? String == "cancelled")
+    #expect(await CLIFixture.settledQueuedUploads(in: dir).isEmpty)
+  }
+
+  @Test("--resumable with a file that is not an image: tus, which takes any file, not the form")
+  func resumableNonImageTakesTus() async throws {
+    let server = try await SharedIETFBackend.fresh()
+    let dir = try await cli.client(server.url.absoluteString)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let file = try CLIFixture.randomFile(in: dir, bytes: 300 * 1024, name: "notes.bin", seed: 5)
+    let result = await cli.run(
+      server.url.absoluteString, ["upload", "--resumable", file.path, "--no-compress"],
+      dataDir: dir)
+    #expect(result.code == 0, "\(result.output.stderr)")
+    #expect(result.output.stderr.contains("resumable (tus 1.0.0)"))
+    #expect(try await server.uploads().isEmpty, "no draft upload was made")
+    let tus = try await CLIFixture.uploads(server.backend)
+    #expect(tus.count == 1)
+    #expect(tus.first?["state"] as? String == "completed")
   }
 }

@@ -11,7 +11,10 @@ import Testing
 /// resume in a new process (decision 1301).
 @Suite("courier upload --resumable against the reference backend", .serialized, .sharedBackend)
 struct TusUploadIntegrationTests {
-  static let chunk = 4 * 1024 * 1024
+  /// A run's first piece (decision 2704: 1 MiB without a confirmed rate).
+  static let firstPiece = 1024 * 1024
+  /// The most the first `PATCH` after it carries (pieces grow at most fourfold a step).
+  static let chunk = 4 * firstPiece
 
   let cli = CLIFixture("courier-tus-it", environment: ["COURIER_RETRY_BASE_DELAY_MS": "10"])
 
@@ -117,11 +120,11 @@ struct TusUploadIntegrationTests {
     let events = result.lines.compactMap { $0["event"] as? String }
     #expect(events.contains("retrying"))
     let resumed = try #require(result.lines.first { $0["event"] as? String == "resumed" })
-    #expect((resumed["resumed_at"] as? Int ?? 0) >= 2 * Self.chunk)
+    #expect((resumed["resumed_at"] as? Int ?? 0) >= Self.firstPiece)
     // Progress after the resume starts at the confirmed offset, not at 0.
     let index = try #require(result.lines.firstIndex { $0["event"] as? String == "resumed" })
     let next = result.lines[(index + 1)...].first { $0["event"] as? String == "progress" }
-    #expect((next?["sent"] as? Int ?? 0) >= 2 * Self.chunk)
+    #expect((next?["sent"] as? Int ?? 0) >= Self.firstPiece)
     // The result says where the attempt that completed it resumed, not where the run began.
     #expect(result.lines.last?["resumed_at"] as? Int == resumed["resumed_at"] as? Int)
     try await CLIFixture.expectOnePhoto(backend, of: file)
@@ -158,7 +161,7 @@ struct TusUploadIntegrationTests {
     kill(process.processIdentifier, SIGKILL)
     #expect(await process.exited())
     try await backend.call("POST", "/__hold", json: #"{"release":true}"#)
-    try #require(offset >= 2 * Self.chunk, "killed after two confirmed chunks: \(offset)")
+    try #require(offset >= Self.firstPiece, "killed after two confirmed chunks: \(offset)")
     try #require(offset < size, "the upload ended before it could be killed")
     #expect(resumeRecords(dir).count == 1)
     #expect(try await CLIFixture.photos(backend).isEmpty)

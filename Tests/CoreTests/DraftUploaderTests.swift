@@ -27,6 +27,19 @@ struct DraftUploaderTests {
       var tellsInterim = true
       /// The creation's `Repr-Digest`.
       var reprDigest: String?
+      /// Bytes of the next creations' bodies stored before their connection is lost, in turn.
+      var laterCuts: [Int] = []
+      /// The answer to the next `HEAD`s instead of the offset, in turn.
+      var headAnswers: [HTTPResponse] = []
+      /// The answer to every creation instead of storing it.
+      var creationAnswer: (HTTPResponse, Data)?
+      /// The most bytes one append may carry (a 413 naming it past that); nil: no limit.
+      var appendLimit: Int?
+      /// The sizes of the appends' bodies.
+      var appends: [Int] = []
+      /// Each append advances it by its bytes at `rate` bytes per second.
+      var clock: ManualClock?
+      var rate = 4_000_000
     }
     let state = Mutex(State())
 
@@ -46,12 +59,15 @@ struct DraftUploaderTests {
       state.withLock { $0.methods.append(method) }
       switch method {
       case "POST":
+        if let (head, bytes) = state.withLock({ $0.creationAnswer }) {
+          return (head, ResponseBody(bytes: bytes))
+        }
         let (cut, tells) = state.withLock { state -> (Int?, Bool) in
           state.stored = Data()
           state.whole = content
           state.reprDigest = request.headerFields[.reprDigest]
           let cut = state.cutCreationAt
-          state.cutCreationAt = nil
+          state.cutCreationAt = state.laterCuts.isEmpty ? nil : state.laterCuts.removeFirst()
           return (cut, state.tellsInterim)
         }
         if tells, request.headerFields[.uploadDraftInteropVersion] == "8" {
@@ -67,6 +83,10 @@ struct DraftUploaderTests {
         state.withLock { $0.stored = content }
         return (HTTPResponse(status: 201, headerFields: [.uploadComplete: "?1"]), json)
       case "HEAD":
+        let given = state.withLock { state in
+          state.headAnswers.isEmpty ? nil : state.headAnswers.removeFirst()
+        }
+        if let given { return (given, ResponseBody()) }
         let offset = state.withLock { $0.stored.count }
         return (
           HTTPResponse(
@@ -76,6 +96,14 @@ struct DraftUploaderTests {
       case "PATCH":
         let from = Int(request.headerFields[.uploadOffset] ?? "") ?? -1
         return state.withLock { state in
+          state.appends.append(content.count)
+          if let limit = state.appendLimit, content.count > limit {
+            return (
+              HTTPResponse(status: 413, headerFields: [.uploadLimit: "max-append-size=\(limit)"]),
+              ResponseBody()
+            )
+          }
+          state.clock?.advance(by: .seconds(Double(content.count) / Double(state.rate)))
           if let ghost = state.ghostBeforePatch {
             state.ghostBeforePatch = nil
             state.stored = state.whole.prefix(state.stored.count + ghost)
@@ -111,12 +139,14 @@ struct DraftUploaderTests {
     }
   }
 
-  func uploader(_ server: FakeDraft) -> DraftUploader<ManualClock> {
+  func uploader(_ server: FakeDraft, clock: ManualClock = ManualClock())
+    -> DraftUploader<ManualClock>
+  {
     DraftUploader(
       transport: server,
       executor: RetryExecutor(
         policy: RetryPolicy(maxAttempts: 3, baseDelay: .zero, deadline: nil),
-        clock: ManualClock(), random: FixedRandomSource(0)),
+        clock: clock, random: FixedRandomSource(0)),
       compressor: InMemoryImageCompressor(info: nil), store: nil)
   }
 
@@ -183,5 +213,105 @@ struct DraftUploaderTests {
     #expect(state.methods == ["POST", "POST"])
     #expect(state.stored == state.whole)
     #expect(result.uploadURL == nil)
+  }
+
+  /// A file cut at `cut` on its creation, uploaded with `server`.
+  func cutUpload(_ server: FakeDraft, size: Int, cut: Int, clock: ManualClock = ManualClock())
+    async throws -> UploadResult
+  {
+    server.state.withLock { $0.cutCreationAt = cut }
+    let url = try file(size)
+    defer { try? FileManager.default.removeItem(at: url) }
+    return try await uploader(server, clock: clock).perform(request(url), onState: { _ in })
+  }
+
+  @Test("a HEAD that says complete at another length: stopped, nothing more sent")
+  func lengthMismatch() async throws {
+    let server = FakeDraft()
+    server.state.withLock {
+      $0.headAnswers = [
+        HTTPResponse(status: 204, headerFields: [.uploadOffset: "10", .uploadComplete: "?1"])
+      ]
+    }
+    let error = await #expect(throws: CourierError.self) {
+      try await cutUpload(server, size: 4000, cut: 1000)
+    }
+    #expect(error?.code == "ietf_length_mismatch")
+    #expect(error?.kind == .invalidResponse)
+    #expect(server.state.withLock { $0.methods } == ["POST", "HEAD"])
+  }
+
+  @Test("the upload deleted on the server (404): a new one from byte 0, once; twice is gone")
+  func uploadDeleted() async throws {
+    let server = FakeDraft()
+    server.state.withLock { $0.headAnswers = [HTTPResponse(status: 404)] }
+    _ = try await cutUpload(server, size: 4000, cut: 1000)
+    var state = server.state.withLock { $0 }
+    #expect(state.methods == ["POST", "HEAD", "POST"])
+    #expect(state.stored == state.whole)
+
+    let twice = FakeDraft()
+    twice.state.withLock {
+      $0.laterCuts = [1500]
+      $0.headAnswers = [HTTPResponse(status: 410), HTTPResponse(status: 404)]
+    }
+    let error = await #expect(throws: CourierError.self) {
+      try await cutUpload(twice, size: 4000, cut: 1000)
+    }
+    #expect(error?.code == "upload_gone")
+    state = twice.state.withLock { $0 }
+    #expect(state.methods == ["POST", "HEAD", "POST", "HEAD"])
+  }
+
+  @Test("the interop version refused (400 problem): a refusal, not retried, nothing more sent")
+  func interopVersionRefused() async throws {
+    let server = FakeDraft()
+    let problem =
+      #"{"type":"urn:courier:problem:unsupported-interop-version","status":400,"#
+      + #""code":"unsupported-interop-version","#
+      + #""title":"Upload-Draft-Interop-Version 8 is not supported.","supported":[3]}"#
+    server.state.withLock {
+      $0.creationAnswer = (
+        HTTPResponse(status: 400, headerFields: [.contentType: "application/problem+json"]),
+        Data(problem.utf8)
+      )
+    }
+    let error = await #expect(throws: CourierError.self) {
+      try await cutUpload(server, size: 3000, cut: 3000)
+    }
+    #expect(error?.status == 400)
+    #expect(error?.kind == .business)
+    #expect(error?.code == "unsupported-interop-version")
+    #expect(server.state.withLock { $0.methods } == ["POST"])
+  }
+
+  @Test("a 413 to an append: the limit it names for every later piece, the offset asked again")
+  func appendLimitExceeded() async throws {
+    let server = FakeDraft()
+    server.state.withLock { $0.appendLimit = 2000 }
+    _ = try await cutUpload(server, size: 9000, cut: 1000)
+    let state = server.state.withLock { $0 }
+    #expect(state.stored == state.whole)
+    // The first append (the rest, below the 1 MiB first piece) refused, then pieces of 2000.
+    #expect(state.appends.first ?? 0 > 2000)
+    #expect(state.appends.dropFirst().allSatisfy { $0 <= 2000 })
+    #expect(state.methods.prefix(4) == ["POST", "HEAD", "PATCH", "HEAD"])
+  }
+
+  @Test("appends are sized by the rate the server's answers confirm: a quarter second each")
+  func piecesFollowTheConfirmedRate() async throws {
+    let server = FakeDraft()
+    let clock = ManualClock()
+    // 8 MiB/s confirmed: after the 1 MiB first piece, pieces of 2 MiB (a quarter second).
+    server.state.withLock {
+      $0.clock = clock
+      $0.rate = 8 << 20
+    }
+    _ = try await cutUpload(server, size: 6_000_000, cut: 1000, clock: clock)
+    let state = server.state.withLock { $0 }
+    #expect(state.stored == state.whole)
+    #expect(state.appends.first == 1 << 20)
+    #expect(state.appends.dropFirst().dropLast().allSatisfy { $0 == 2 << 20 }, "\(state.appends)")
+    #expect(state.appends.count >= 4)
   }
 }

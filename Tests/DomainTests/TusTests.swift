@@ -456,27 +456,4 @@ struct TusTests {
   func speaks(_ name: String, _ response: Answer, _ expected: Bool) {
     #expect(Tus.speaks(response.head) == expected, "\(name)")
   }
-
-  static let mib: Int64 = 1 << 20
-  // (name, current, sent, took ms, next)
-  static let chunkRows: [(String, Int64, Int64, Int64, Int64)] = [
-    ("unknown time (a manual clock): unchanged", 4 * mib, 4 * mib, 0, 4 * mib),
-    ("4 MiB in 250 ms: just right", 4 * mib, 4 * mib, 250, 4 * mib),
-    ("4 MiB in 10 ms (loopback): grows, at most fourfold", 4 * mib, 4 * mib, 10, 16 * mib),
-    ("16 MiB in 10 ms: grows to the 64 MiB ceiling", 16 * mib, 16 * mib, 10, 64 * mib),
-    ("64 MiB in 10 ms: stays at the ceiling", 64 * mib, 64 * mib, 10, 64 * mib),
-    ("4 MiB in 1 s (32 Mbit/s): a quarter of it", 4 * mib, 4 * mib, 1000, 1 * mib),
-    ("4 MiB in 40 s (a slow link): the 1 MiB floor", 4 * mib, 4 * mib, 40_000, 1 * mib),
-    ("a short last chunk at the same rate sizes by its rate", 8 * mib, 2 * mib, 125, 4 * mib),
-    ("nothing sent: unchanged", 8 * mib, 0, 100, 8 * mib),
-  ]
-
-  @Test(
-    "the next PATCH lasts about a quarter of a second at the measured rate", arguments: chunkRows)
-  func nextChunk(_ name: String, _ current: Int64, _ sent: Int64, _ took: Int64, _ next: Int64) {
-    let size = Tus.nextChunk(
-      current: current, sent: sent, took: .milliseconds(took), minimum: Self.mib,
-      maximum: 64 * Self.mib)
-    #expect(size == next, "\(name)")
-  }
 }
