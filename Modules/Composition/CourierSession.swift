@@ -13,7 +13,8 @@ import Logging
 /// Courier for one server, batteries included: the wiring of every adapter the configuration
 /// names, the login, and one door per job: ``uploads`` (now, with progress),
 /// ``queuedUploads`` (kept in the outbox until sent), ``collections`` (records offline first,
-/// articles among them), ``paths`` (the network path), and the outbox they share, sent by
+/// articles among them), ``downloads`` (files kept for offline reading), ``paths`` (the network
+/// path), and the outbox they share, sent by
 /// ``sync(activity:)`` and ``watch(activity:)``.
 ///
 /// ```swift
@@ -40,6 +41,8 @@ public final class CourierSession: Sendable {
   package let deliveredBodyRemoval: DeliveredBodyRemoval
   /// Photo uploads now, with progress.
   public let uploads: Uploads
+  /// Files from the server, resumable and kept for offline reading.
+  public let downloads: Downloads
   /// Uploads kept in the outbox and sent by ``sync(activity:)`` with every other write.
   public let queuedUploads: QueuedUploads
   /// The record collections, offline first: articles and every declared one.
@@ -121,6 +124,9 @@ public final class CourierSession: Sendable {
       removal: deliveredBodyRemoval)
     uploads = Uploads(environment: environment)
     queuedUploads = QueuedUploads(store: store)
+    downloads = Downloads(
+      environment: environment,
+      referencedURLs: { [queuedUploads] in queuedUploads.referencedURLs() })
     collections = Collections(store: store)
     paths = NetworkPaths(
       monitor: monitor, system: environment.pathMonitor, run: run,
