@@ -51,6 +51,8 @@ public final class CourierSession: Sendable {
   public let paths: NetworkPaths
   /// The local store, opened at the first use by any of the above.
   private let store: SessionStore
+  /// The files records name, kept offline when their collection asks (decision 2507).
+  package let offlineAttachments: OfflineAttachments
 
   /// A session with the adapters named in `config`, or the ones in `overrides`.
   /// - Parameters:
@@ -124,9 +126,9 @@ public final class CourierSession: Sendable {
       removal: deliveredBodyRemoval)
     uploads = Uploads(environment: environment)
     queuedUploads = QueuedUploads(store: store)
-    downloads = Downloads(
-      environment: environment,
-      referencedURLs: { [queuedUploads] in queuedUploads.referencedURLs() })
+    offlineAttachments = OfflineAttachments(
+      store: store, pendingWrites: { [queuedUploads] in queuedUploads.referencedURLs() })
+    downloads = offlineAttachments.downloads
     collections = Collections(store: store)
     paths = NetworkPaths(
       monitor: monitor, system: environment.pathMonitor, run: run,
@@ -250,14 +252,19 @@ public final class CourierSession: Sendable {
 
   /// Sends what waits in the outbox now, in order, each with its `Idempotency-Key`: every
   /// collection's records and the queued uploads (one replayer per store, decision 1202),
-  /// until the outbox is empty or a transient failure stops it.
+  /// until the outbox is empty or a transient failure stops it. Then downloads the files the
+  /// records of a collection with `offline_attachments` name, for offline reading.
   /// - Parameter activity: what this process says it is doing, for another's busy message.
   /// - Returns: what was sent, refused, in conflict or left pending (and why: `stoppedBy`).
   /// - Throws: ``SyncInProgressError`` when another process is syncing this data folder (it
   ///   will send them; the outbox's state is reloaded first), `StoreError` when the local store
   ///   or the lock file cannot be opened.
   public func sync(activity: String = "sync") async throws -> ReplayReport {
-    try await store.open(warn: PrivateFiles.warnOnStandardError).sync(activity: activity)
+    let report = try await store.open(warn: PrivateFiles.warnOnStandardError).sync(
+      activity: activity)
+    // The files the records name, for offline reading, where a collection asks (2507).
+    _ = await offlineAttachments.fetch()
+    return report
   }
 
   /// Keeps the outbox flowing until cancelled: sends it now, again whenever the network path
