@@ -131,9 +131,11 @@ package struct Downloader: Sendable {
       have = 0
     }
 
-    // Hashed as the bytes arrive when the server announced a digest: the file is not read
-    // back at the end, only a resumed prefix once, before its first request.
-    let followed = record?.digest == nil ? nil : ReceivedDigest(hasher: hasher)
+    // Hashed as the bytes arrive when the server announced a digest, on a thread of its own
+    // reading them back from the page cache (decision 2508): the file is not read back at the
+    // end, only a resumed prefix once, before its first request.
+    let followed =
+      record?.digest == nil ? nil : ReceivedDigest(hasher: hasher, following: partial)
     var resumes = 0
     var restartedAfter416 = false
     var received: Int64 = 0
