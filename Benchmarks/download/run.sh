@@ -19,7 +19,9 @@
 #
 # Environment: RATE (default 400mbit: 1 GiB in about 25 s a run), LOOPBACK_SIZES (default
 # "1 64 SIZE_MIB"), ROUNDS (default 3), SKIP_BUILD=1 to reuse the release build, SKIP_LINK=1 or
-# SKIP_LOOPBACK=1 to run one part only, SEED for the kill points (default: random, printed).
+# SKIP_LOOPBACK=1 to run one part only, SEED for the kill points (default: random, printed),
+# COURIER_PEER=/path/to/another/courier to measure a second build in the loopback part, in the
+# same rounds (rows "peer": an older commit, say).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -124,14 +126,16 @@ if [ "${SKIP_LOOPBACK:-0}" != 1 ]; then
     sha="$(place "$LPORT" "bench-$mib" "$mib")"
     url="http://127.0.0.1:$LPORT/photos/bench-$mib"
     for round in $(seq 1 "$ROUNDS"); do
-      for client in curl courier; do
+      for client in curl courier ${COURIER_PEER:+peer}; do
         target="$WORK/out-$client-$mib.bin"
         rm -f "$target"
         code=0
         if [ "$client" = curl ]; then
           measure "$WORK/m" curl -sf -H "Authorization: Bearer $TOKEN" -o "$target" "$url" || code=$?
-        else
+        elif [ "$client" = courier ]; then
           measure "$WORK/m" "${LC[@]}" download "/photos/bench-$mib" --output "$target" || code=$?
+        else
+          measure "$WORK/m" "${LC[@]/#$COURIER/$COURIER_PEER}" download "/photos/bench-$mib" --output "$target" || code=$?
         fi
         secs="$(cat "$WORK/m.secs")"
         kib="$(cat "$WORK/m.kib")"
@@ -152,6 +156,9 @@ if [ "${SKIP_LOOPBACK:-0}" != 1 ]; then
     awk -v m="$mib" -v c="${TOTAL_SECS["curl-$mib"]}" -v d="${TOTAL_SECS["courier-$mib"]}" \
       -v u="${TOTAL_CPU["curl-$mib"]}" -v v="${TOTAL_CPU["courier-$mib"]}" \
       'BEGIN { printf "%d MiB: courier download throughput ÷ curl -o = %.2f (sum of the rounds); CPU time courier ÷ curl = %.2f\n", m, c / d, (u > 0 ? v / u : 0) }'
+    [ -z "${COURIER_PEER:-}" ] || awk -v m="$mib" -v c="${TOTAL_SECS["curl-$mib"]}" -v d="${TOTAL_SECS["peer-$mib"]}" \
+      -v u="${TOTAL_CPU["curl-$mib"]}" -v v="${TOTAL_CPU["peer-$mib"]}" \
+      'BEGIN { printf "%d MiB: peer courier (COURIER_PEER) throughput ÷ curl -o = %.2f; CPU time peer ÷ curl = %.2f\n", m, c / d, (u > 0 ? v / u : 0) }'
   done
   echo
 fi

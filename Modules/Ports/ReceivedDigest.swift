@@ -151,8 +151,11 @@ package final class ReceivedDigest: Sendable, Equatable {
   package func append(_ bytes: UnsafeRawBufferPointer) {
     guard file != nil else {
       shared.state.withLock { state in
-        guard state.usable, state.stream != nil else { return }
-        state.stream!.update(bytes)
+        guard state.usable, var stream = state.stream else { return }
+        // Taken out and put back: the stream is never shared while it is updated (no copy).
+        state.stream = nil
+        stream.update(bytes)
+        state.stream = stream
         state.count += Int64(bytes.count)
         state.hashed = state.count
       }
