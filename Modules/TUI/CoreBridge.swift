@@ -144,8 +144,6 @@ package final class CoreBridge: TUIActions {
   /// - Throws: nothing today (the reason of a failure shows under the header).
   package func refresh() async throws {
     let snapshot = await articles.refresh()
-    // The photos the articles name, for offline reading, when the config asks (decision 2507).
-    if snapshot.error == nil { _ = await session.offlineAttachments.fetch() }
     if let error = snapshot.error {
       hub.send(.refreshFailed(message: UserMessages.message(for: error)))
     } else {
@@ -159,6 +157,10 @@ package final class CoreBridge: TUIActions {
           snapshot, conflicted: Self.conflictedIDs(outbox.state),
           part: session.queuedUploads.attachmentPart,
           kept: session.offlineAttachments.keptCheck()), source: source))
+    // Then the photos the articles name, for offline reading, when the config asks (decision
+    // 2507): the list shows first; the rows say "photo downloaded" once they are kept.
+    guard snapshot.error == nil else { return }
+    if !(await session.offlineAttachments.fetch().downloaded.isEmpty) { await publishStored() }
   }
 
   /// Sends the outbox now.
