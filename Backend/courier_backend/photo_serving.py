@@ -7,7 +7,9 @@
 - `If-Range`: the range is honoured only when it names the current strong ETag or the exact
   `Last-Modified` date; otherwise the whole file comes with 200;
 - a range starting at or past the end: 416 with `Content-Range: bytes */SIZE`;
-- `If-None-Match` naming the ETag: 304.
+- `If-None-Match` naming the ETag: 304;
+- `Cache-Control: public` on all of them: any signed-in user may read any photo, so a client may
+  keep it across a change of user (Courier's decision 2505).
 
 Test hooks (loopback only, as every /__ path): `POST /__photos` places a photo without a multipart
 upload (`{"id", "size", "seed"?, "owner"?}`: `size` deterministic bytes; the same id again replaces
@@ -111,8 +113,9 @@ def install(api: FastAPI, store: Store, require_user: Callable[[Request], str]) 
         if settings.get("bad_digest"):
             digest = base64.b64encode(hashlib.sha256(b"not this file").digest()).decode("ascii")
         size = os.path.getsize(path)
+        # Any signed-in user may read any photo: `public` lets a client keep it across a login.
         headers = {"ETag": etag, "Last-Modified": last_modified, "Accept-Ranges": "bytes",
-                   "Repr-Digest": f"sha-256=:{digest}:"}
+                   "Repr-Digest": f"sha-256=:{digest}:", "Cache-Control": "public"}
         range_header = request.headers.get("range")
         if_range = request.headers.get("if-range")
         entry = {"id": photo_id, "method": request.method, "range": range_header, "if_range": if_range,
@@ -122,7 +125,8 @@ def install(api: FastAPI, store: Store, require_user: Callable[[Request], str]) 
         inm = request.headers.get("if-none-match")
         if inm and any(tag.strip().removeprefix("W/") == etag for tag in inm.split(",")) or inm == "*":
             entry["status"] = 304
-            return Response(status_code=304, headers={"ETag": etag, "Last-Modified": last_modified})
+            return Response(status_code=304, headers={"ETag": etag, "Last-Modified": last_modified,
+                                                      "Cache-Control": "public"})
 
         wanted = parse_range(range_header, size) if if_range_holds(if_range, etag, last_modified) else None
         if wanted == "unsatisfiable":

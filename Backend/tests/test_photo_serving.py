@@ -29,6 +29,7 @@ def test_whole_photo_with_validators_and_digest(client, auth, photo):
     assert len(full.content) == p["size"]
     assert full.headers["etag"] == f'"{p["sha256"]}"'
     assert full.headers["accept-ranges"] == "bytes"
+    assert full.headers["cache-control"] == "public"  # any user may read it (Docs/contract.md)
     assert "last-modified" in full.headers
     digest = base64.b64encode(hashlib.sha256(full.content).digest()).decode()
     assert full.headers["repr-digest"] == f"sha-256=:{digest}:"
@@ -39,7 +40,7 @@ def test_head_has_the_same_fields_and_no_body(client, auth, photo):
     head = client.head(f"/photos/{p['id']}", headers=auth)
     assert head.status_code == 200 and head.content == b""
     assert head.headers["content-length"] == str(p["size"])
-    for name in ("etag", "last-modified", "repr-digest", "accept-ranges"):
+    for name in ("etag", "last-modified", "repr-digest", "accept-ranges", "cache-control"):
         assert head.headers[name] == full.headers[name]
 
 
@@ -100,6 +101,7 @@ def test_if_none_match_is_304(client, auth, photo):
     r = client.get(f"/photos/{p['id']}", headers={**auth, "If-None-Match": full.headers["etag"]})
     assert r.status_code == 304 and r.content == b""
     assert r.headers["etag"] == full.headers["etag"]
+    assert r.headers["cache-control"] == "public"
 
 
 def test_served_log_counts_body_bytes_and_ranges(client, auth, photo):

@@ -4,9 +4,9 @@
 #
 #   1. Loopback: the reference backend serves a placed photo (`POST /__photos`, deterministic
 #      bytes) of each size in LOOPBACK_SIZES; `curl -o FILE` and `courier download --output
-#      FILE` fetch it, ROUNDS times each, alternating. Wall time, throughput, and private memory
-#      (Private_Clean + Private_Dirty of /proc/PID/smaps_rollup, sampled every 20 ms during the
-#      run; the largest sample) of each. Courier's time includes its HEAD and the SHA-256 of the
+#      FILE` fetch it, ROUNDS times each, alternating. Wall time, throughput, CPU time (user +
+#      system, all threads, from /usr/bin/time) and private memory (Private_Clean + Private_Dirty
+#      of /proc/PID/smaps_rollup, sampled every 20 ms during the run; the largest sample) of each. Courier's time includes its HEAD and the SHA-256 of the
 #      whole file against the backend's Repr-Digest; curl checks nothing.
 #   2. Over a rate-limited link: the backend in one network namespace, courier in another, a
 #      veth between them with `tc tbf` at RATE (as Benchmarks/upload-resume). `courier download`
@@ -19,7 +19,9 @@
 #
 # Environment: RATE (default 400mbit: 1 GiB in about 25 s a run), LOOPBACK_SIZES (default
 # "1 64 SIZE_MIB"), ROUNDS (default 3), SKIP_BUILD=1 to reuse the release build, SKIP_LINK=1 or
-# SKIP_LOOPBACK=1 to run one part only, SEED for the kill points (default: random, printed).
+# SKIP_LOOPBACK=1 to run one part only, SEED for the kill points (default: random, printed),
+# COURIER_PEER=/path/to/another/courier to measure a second build in the loopback part, in the
+# same rounds (rows "peer": an older commit, say).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -75,24 +77,29 @@ place() {
     -d "{\"id\":\"$2\",\"size\":$(($3 * 1048576)),\"seed\":7}" | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["sha256"])'
 }
 
-# measure OUT_PREFIX COMMAND...: runs it, sampling its private memory every 20 ms; writes
-# OUT_PREFIX.secs and OUT_PREFIX.kib (the largest sample), returns its exit code.
+# measure OUT_PREFIX COMMAND...: runs it under /usr/bin/time, sampling the command's private
+# memory every 20 ms; writes OUT_PREFIX.secs, OUT_PREFIX.kib (the largest sample) and
+# OUT_PREFIX.cpu (user + system seconds of the command, all its threads), returns its exit code.
 measure() {
   local out="$1"
   shift
-  local start end peak=0 kib pid code=0
+  local start end peak=0 kib pid child="" code=0
   start="$(date +%s.%N)"
-  "$@" >"$out.log" 2>&1 &
+  /usr/bin/time -f "%U %S" -o "$out.time" "$@" >"$out.log" 2>&1 &
   pid=$!
   while kill -0 "$pid" 2>/dev/null; do
-    kib="$(awk '/^Private_(Clean|Dirty):/ { s += $2 } END { print s + 0 }' "/proc/$pid/smaps_rollup" 2>/dev/null || echo 0)"
-    [ "${kib:-0}" -gt "$peak" ] && peak="$kib"
+    [ -n "$child" ] || child="$(cat "/proc/$pid/task/$pid/children" 2>/dev/null | awk '{ print $1 }')"
+    if [ -n "$child" ]; then
+      kib="$(awk '/^Private_(Clean|Dirty):/ { s += $2 } END { print s + 0 }' "/proc/$child/smaps_rollup" 2>/dev/null || echo 0)"
+      [ "${kib:-0}" -gt "$peak" ] && peak="$kib"
+    fi
     sleep 0.02
   done
   wait "$pid" || code=$?
   end="$(date +%s.%N)"
   awk -v a="$start" -v b="$end" 'BEGIN { print b - a }' >"$out.secs"
   echo "$peak" >"$out.kib"
+  awk '{ print $1 + $2 }' "$out.time" >"$out.cpu"
   return "$code"
 }
 
@@ -112,29 +119,33 @@ if [ "${SKIP_LOOPBACK:-0}" != 1 ]; then
 
   echo "## 1. Loopback: courier download vs curl -o, $ROUNDS rounds each"
   echo
-  echo "| size | client | round | exit | wall s | MB/s | private memory peak MiB |"
-  echo "|---:|---|---:|---:|---:|---:|---:|"
-  declare -A TOTAL_SECS
+  echo "| size | client | round | exit | wall s | MB/s | CPU s (user+sys) | private memory peak MiB |"
+  echo "|---:|---|---:|---:|---:|---:|---:|---:|"
+  declare -A TOTAL_SECS TOTAL_CPU
   for mib in $LOOPBACK_SIZES; do
     sha="$(place "$LPORT" "bench-$mib" "$mib")"
     url="http://127.0.0.1:$LPORT/photos/bench-$mib"
     for round in $(seq 1 "$ROUNDS"); do
-      for client in curl courier; do
+      for client in curl courier ${COURIER_PEER:+peer}; do
         target="$WORK/out-$client-$mib.bin"
         rm -f "$target"
         code=0
         if [ "$client" = curl ]; then
           measure "$WORK/m" curl -sf -H "Authorization: Bearer $TOKEN" -o "$target" "$url" || code=$?
-        else
+        elif [ "$client" = courier ]; then
           measure "$WORK/m" "${LC[@]}" download "/photos/bench-$mib" --output "$target" || code=$?
+        else
+          measure "$WORK/m" "${LC[@]/#$COURIER/$COURIER_PEER}" download "/photos/bench-$mib" --output "$target" || code=$?
         fi
         secs="$(cat "$WORK/m.secs")"
         kib="$(cat "$WORK/m.kib")"
         got="$(sha256sum "$target" 2>/dev/null | cut -d' ' -f1 || true)"
         [ "$got" = "$sha" ] || { echo "download: $client's $mib MiB file differs from the server's" >&2; cat "$WORK/m.log" >&2; exit 1; }
+        cpu="$(cat "$WORK/m.cpu")"
         TOTAL_SECS["$client-$mib"]="$(awk -v a="${TOTAL_SECS["$client-$mib"]:-0}" -v b="$secs" 'BEGIN { print a + b }')"
-        awk -v m="$mib" -v c="$client" -v r="$round" -v e="$code" -v s="$secs" -v k="$kib" \
-          'BEGIN { printf "| %d MiB | %s | %d | %d | %.3f | %.0f | %.1f |\n", m, c, r, e, s, m * 1.048576 / s, k / 1024 }'
+        TOTAL_CPU["$client-$mib"]="$(awk -v a="${TOTAL_CPU["$client-$mib"]:-0}" -v b="$cpu" 'BEGIN { print a + b }')"
+        awk -v m="$mib" -v c="$client" -v r="$round" -v e="$code" -v s="$secs" -v k="$kib" -v u="$cpu" \
+          'BEGIN { printf "| %d MiB | %s | %d | %d | %.3f | %.0f | %.2f | %.1f |\n", m, c, r, e, s, m * 1.048576 / s, u, k / 1024 }'
         rm -f "$target"
       done
     done
@@ -143,7 +154,11 @@ if [ "${SKIP_LOOPBACK:-0}" != 1 ]; then
   echo
   for mib in $LOOPBACK_SIZES; do
     awk -v m="$mib" -v c="${TOTAL_SECS["curl-$mib"]}" -v d="${TOTAL_SECS["courier-$mib"]}" \
-      'BEGIN { printf "%d MiB: courier download throughput ÷ curl -o = %.2f (sum of the rounds)\n", m, c / d }'
+      -v u="${TOTAL_CPU["curl-$mib"]}" -v v="${TOTAL_CPU["courier-$mib"]}" \
+      'BEGIN { printf "%d MiB: courier download throughput ÷ curl -o = %.2f (sum of the rounds); CPU time courier ÷ curl = %.2f\n", m, c / d, (u > 0 ? v / u : 0) }'
+    [ -z "${COURIER_PEER:-}" ] || awk -v m="$mib" -v c="${TOTAL_SECS["curl-$mib"]}" -v d="${TOTAL_SECS["peer-$mib"]}" \
+      -v u="${TOTAL_CPU["curl-$mib"]}" -v v="${TOTAL_CPU["peer-$mib"]}" \
+      'BEGIN { printf "%d MiB: peer courier (COURIER_PEER) throughput ÷ curl -o = %.2f; CPU time peer ÷ curl = %.2f\n", m, c / d, (u > 0 ? v / u : 0) }'
   done
   echo
 fi

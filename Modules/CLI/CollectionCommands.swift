@@ -27,6 +27,12 @@ enum CollectionCommands {
     let fresh = await records.refresh()
     show(fresh, as: listing, context: context)
     if let error = fresh.error { return ExitCode.forError(error) }
+    // The files the records name, for offline reading, where a collection asks (decision 2507).
+    for (url, reason) in await context.session.offlineAttachments.fetch().failed.sorted(by: <) {
+      context.output.err(
+        "courier: warning: \(LogText.escaped(url)) is not kept offline: "
+          + "\(LogText.escaped(reason))\n")
+    }
     return .success
   }
 

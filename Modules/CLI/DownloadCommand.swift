@@ -1,7 +1,6 @@
 import CourierCore
 import CourierDomain
 import CourierLinux
-import CourierSQLite
 import CourierSystem
 import HTTPTypes
 import Synchronization
@@ -12,154 +11,60 @@ import Synchronization
   import Foundation
 #endif
 
-/// `courier download PATH [--output FILE] [--pin-cached | --unpin-cached]`.
+/// `courier download PATH [--output FILE] [--pin-cached | --unpin-cached]`: the library's
+/// `CourierSession.downloads` (decision 2506), printed.
 enum DownloadCommand {
   static func run(
     path: String, output: String?, pin: Bool? = nil, context: CommandContext
   ) async throws -> ExitCode {
     let client = context.client
-    let url = try client.url(path)
-    try GetCommand.sameServer(url, path: path, client: client, command: "download")
-    let data = context.environment.config.dataDirectory
-    // Without --output the file lives in the response cache (decision 2504).
-    let cache = output == nil ? openCache(context) : nil
-    let partition = context.environment.responseCachePartition
-    if let cache,
-      let kept = try await revalidate(
-        url, cache: cache, partition: partition, pin: pin, context: context)
-    {
-      return kept
-    }
-    let destination =
-      output.map { URL(fileURLWithPath: $0) } ?? Self.defaultFile(for: url, in: data)
-    let downloader = Downloader(
-      transport: client.transport, options: client.options,
-      stateDirectory: data.appendingPathComponent("downloads/.state"),
-      hasher: context.environment.fileHasher)
+    try GetCommand.sameServer(try client.url(path), path: path, client: client, command: "download")
     let view = DownloadView(context: context)
-    var result: DownloadResult
+    let outcome: Downloads.Outcome
     do {
-      result = try await downloader.download(url, to: destination) { view.progress($0) }
+      outcome = try await context.session.downloads.fetch(
+        path, to: output.map { URL(fileURLWithPath: $0) }, pinned: pin,
+        progress: { view.progress($0) },
+        warn: { context.output.err("courier: warning: \($0)\n") })
     } catch {
       view.finish()
       throw error
     }
     view.finish()
-    if let cache {
-      var fields = HTTPFields()
-      if let etag = result.etag { fields[.eTag] = etag }
-      if let date = result.lastModified { fields[.lastModified] = date }
-      // A file the budget cannot hold stays in downloads/, said so.
-      do {
-        let entry = try cache.admit(
-          fileAt: result.file.path, partition: partition, url: url.absoluteString,
-          fields: fields, pinned: pin ?? false, now: Date())
-        // A replaced entry's pin is kept by the admission; --unpin-cached still lets it go.
-        if pin == false {
-          try cache.setPinned(false, partition: partition, url: url.absoluteString)
-        }
-        if let body = try cache.bodyPath(of: entry) { result.file = URL(fileURLWithPath: body) }
-      } catch let error as StoreError {
-        context.output.err(
-          "courier: warning: the file is not kept in the cache: "
-            + "\(LogText.escaped(error.message))\n")
-      }
+    if let reason = outcome.notKept {
+      context.output.err(
+        "courier: warning: the file is not kept in the cache: \(LogText.escaped(reason))\n")
     }
+    let result = outcome.result
+    var age: Int?
+    if case .stale(let seconds) = outcome.cache { age = seconds }
     if context.global.json {
       var object: [String: JSONValue] = [
         "status": .string("ok"), "file": .string(result.file.path), "size": .int(result.size),
         "resumed_from": .int(result.resumedFrom), "received": .int(result.received),
       ]
+      if let answer = outcome.cache {
+        object["cache"] = .string(answer == .revalidated ? "revalidated" : "stale")
+      }
+      if let age { object["age_seconds"] = .int(Int64(age)) }
       if let etag = result.etag { object["etag"] = .string(etag) }
-      if let date = result.lastModified { object["last_modified"] = .string(date) }
+      if outcome.cache == nil, let date = result.lastModified {
+        object["last_modified"] = .string(date)
+      }
       if let sha256 = result.sha256 { object["sha256"] = .string(sha256) }
       context.output.out(JSONLine.encode(object) + "\n")
-    } else {
-      var line =
-        "\(LogText.escaped(result.file.path))  \(CompressionDecision.formatBytes(result.size))"
-      if result.resumedFrom > 0 {
-        line += "  (resumed at \(CompressionDecision.formatBytes(result.resumedFrom)))"
-      }
-      if let sha256 = result.sha256 { line += "  sha256 \(sha256)" }
-      context.output.out(line + "\n")
+      return .success
     }
+    if let age { context.output.err("Offline: the copy from \(GetCommand.ago(age)).\n") }
+    var line =
+      "\(LogText.escaped(result.file.path))  \(CompressionDecision.formatBytes(result.size))"
+    if outcome.cache != nil { line += "  (cached)" }
+    if result.resumedFrom > 0 {
+      line += "  (resumed at \(CompressionDecision.formatBytes(result.resumedFrom)))"
+    }
+    if let sha256 = result.sha256 { line += "  sha256 \(sha256)" }
+    context.output.out(line + "\n")
     return .success
-  }
-
-  /// The data folder's response cache; nil, with a warning, when it cannot be opened (the
-  /// download then stays in downloads/, as with --output).
-  static func openCache(_ context: CommandContext) -> SQLiteResponseCache? {
-    do {
-      let uploads = context.session.queuedUploads
-      return try context.environment.openResponseCache(
-        protected: { uploads.referencedURLs() },
-        warn: {
-          context.output.err("courier: warning: \($0)\n")
-        })
-    } catch {
-      context.output.err("courier: warning: the response cache is not used: \(error)\n")
-      return nil
-    }
-  }
-
-  /// Asks the server whether the cached copy of `url` is current (a conditional HEAD:
-  /// `If-None-Match`, else `If-Modified-Since`). Reports the cached file and returns success on
-  /// a 304, or when the server cannot be reached (with its age); nil when there is no cached
-  /// copy or the server sent another version (the caller downloads it afresh).
-  static func revalidate(
-    _ url: URL, cache: SQLiteResponseCache, partition: String, pin: Bool?,
-    context: CommandContext
-  ) async throws -> ExitCode? {
-    guard let entry = try cache.entries(partition: partition, url: url.absoluteString).first,
-      let body = try cache.bodyPath(of: entry)
-    else { return nil }
-    var request = try HTTPRequest(checking: url, method: .head)
-    if let etag = entry.fields[.eTag] {
-      request.headerFields[.ifNoneMatch] = etag
-    } else if let date = entry.fields[.lastModified] {
-      request.headerFields[.ifModifiedSince] = date
-    } else {
-      return nil
-    }
-    var age: Int?
-    do {
-      let reply = try await context.client.exchange(request)
-      guard reply.response.status.code == 304 else { return nil }
-      try cache.refresh(
-        entry, fields: HTTPCacheRules.updated(entry.fields, with: reply.response.headerFields),
-        now: Date())
-    } catch let error as CourierError
-      where CachingMiddleware.offlineKinds.contains(where: { $0 ~= error })
-    {
-      age = max(0, Int(Date().timeIntervalSince(entry.storedAt)))
-      try cache.touch(entry, now: Date())
-    }
-    if let pin { try cache.setPinned(pin, partition: partition, url: url.absoluteString) }
-    if context.global.json {
-      var object: [String: JSONValue] = [
-        "status": .string("ok"), "file": .string(body), "size": .int(Int64(entry.size)),
-        "resumed_from": .int(0), "received": .int(0),
-        "cache": .string(age == nil ? "revalidated" : "stale"),
-      ]
-      if let age { object["age_seconds"] = .int(Int64(age)) }
-      if let etag = entry.fields[.eTag] { object["etag"] = .string(etag) }
-      context.output.out(JSONLine.encode(object) + "\n")
-    } else {
-      if let age { context.output.err("Offline: the copy from \(GetCommand.ago(age)).\n") }
-      context.output.out(
-        "\(LogText.escaped(body))  \(CompressionDecision.formatBytes(Int64(entry.size)))"
-          + "  (cached)\n")
-    }
-    return .success
-  }
-
-  /// `<data>/downloads/<last path segment>`; `download` when the path has none usable.
-  static func defaultFile(for url: URL, in data: URL) -> URL {
-    var name = url.lastPathComponent
-    if name.isEmpty || name == "/" || name == "." || name == ".." || name.hasPrefix(".") {
-      name = "download"
-    }
-    return data.appendingPathComponent("downloads").appendingPathComponent(name)
   }
 }
 

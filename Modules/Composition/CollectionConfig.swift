@@ -23,12 +23,15 @@ import CourierDomain
 /// ```
 ///
 /// Every member but the collection's name is optional; the defaults are the backend contract's
-/// (`/<name>`, `id`, `version`, `updated_at`, `"v<n>"` tags, open fields).
+/// (`/<name>`, `id`, `version`, `updated_at`, `"v<n>"` tags, open fields). The built-in
+/// `articles` take only `{"offline_attachments": true}` (their photos kept offline, decision
+/// 2507).
 enum CollectionConfig {
   /// The members a collection's object may have.
   static let members = [
     "path", "id", "version", "updated_at", "fields", "required", "lengths", "version_tag",
     "conflict_codes", "gone_codes", "write_statuses", "delete_statuses", "attachments",
+    "offline_attachments",
   ]
 
   /// Names a collection may not take: the built-in ones (articles, and the queued uploads'
@@ -64,6 +67,14 @@ enum CollectionConfig {
     }
     guard isName(name) else {
       throw fail(nil, "a collection's name is 1 to 64 lowercase letters, digits, - or _.")
+    }
+    // The built-in articles take one member: whether their photos are kept offline.
+    if name == CollectionDescription.articles.name, case .object(let object) = value,
+      Set(object.keys) == ["offline_attachments"]
+    {
+      var articles = CollectionDescription.articles
+      articles.offlineAttachments = try offline(object, fail: fail)
+      return articles
     }
     guard !reservedNames.contains(name) else {
       throw fail(
@@ -196,9 +207,25 @@ enum CollectionConfig {
         }
       }
     }
-    return CollectionDescription(
+    var collection = CollectionDescription(
       name: name, path: path, schema: schema, fields: fields, answers: answers,
       attachments: attachments)
+    collection.offlineAttachments = try offline(object, fail: fail)
+    guard !collection.offlineAttachments || !attachments.isEmpty else {
+      throw fail("offline_attachments", "needs attachment fields (\"attachments\").")
+    }
+    return collection
+  }
+
+  /// `offline_attachments`: true or false, false when absent (decision 2507).
+  private static func offline(
+    _ object: [String: JSONValue], fail: (String?, String) -> ConfigError
+  ) throws -> Bool {
+    guard let member = object["offline_attachments"] else { return false }
+    guard case .bool(let value) = member else {
+      throw fail("offline_attachments", "must be true or false.")
+    }
+    return value
   }
 
   private static func isName(_ name: String) -> Bool {

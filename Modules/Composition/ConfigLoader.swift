@@ -180,7 +180,11 @@ package enum ConfigLoader {
     let known = Set(keys.map(\.key))
     for (key, value) in members.sorted(by: { $0.key < $1.key }) {
       if key == "collections" {
-        config.collections = try CollectionConfig.parse(value, source: path)
+        let parsed = try CollectionConfig.parse(value, source: path)
+        let articles = CollectionDescription.articles.name
+        config.offlineArticlePhotos =
+          parsed.first { $0.name == articles }?.offlineAttachments ?? false
+        config.collections = parsed.filter { $0.name != articles }
         continue
       }
       guard known.contains(key) else {

@@ -75,6 +75,9 @@ public struct CourierConfig: Sendable, Equatable {
   /// articles: each gets the same reads, outbox and conflicts (`Collections.records(_:warn:)`,
   /// `courier records NAME …`).
   package var collections: [CollectionDescription] = []
+  /// Whether the built-in articles' photos are downloaded after a sync or a refresh and kept
+  /// for offline reading (`collections.articles.offline_attachments`, decision 2507).
+  package var offlineArticlePhotos = false
 
   /// The user's home: `HOME` when set, else the password database's entry, else `/` (what
   /// Foundation's `NSHomeDirectory()` gives).

@@ -323,10 +323,13 @@ extension CourierEnvironment {
   }
 
   /// Empties the response cache when it exists (a login or a logout: the next identity must
-  /// not read the last one's replies). A cache that cannot be opened is left for the next
-  /// open to rebuild or refuse.
+  /// not read the last one's replies), but for the replies the server marked `public`, pinned
+  /// or not: they are no one's private data (decision 2505). A cache that cannot be opened is
+  /// left for the next open to rebuild or refuse.
   package func clearResponseCache() {
     guard access(responseCacheDirectory + "/index.sqlite", F_OK) == 0 else { return }
-    try? openResponseCache(warn: { _ in }).removeAll()
+    try? openResponseCache(warn: { _ in }).removeAll(keeping: {
+      HTTPCacheRules.outlivesIdentity($0.fields)
+    })
   }
 }

@@ -13,7 +13,8 @@ import Logging
 /// Courier for one server, batteries included: the wiring of every adapter the configuration
 /// names, the login, and one door per job: ``uploads`` (now, with progress),
 /// ``queuedUploads`` (kept in the outbox until sent), ``collections`` (records offline first,
-/// articles among them), ``paths`` (the network path), and the outbox they share, sent by
+/// articles among them), ``downloads`` (files kept for offline reading), ``paths`` (the network
+/// path), and the outbox they share, sent by
 /// ``sync(activity:)`` and ``watch(activity:)``.
 ///
 /// ```swift
@@ -40,6 +41,8 @@ public final class CourierSession: Sendable {
   package let deliveredBodyRemoval: DeliveredBodyRemoval
   /// Photo uploads now, with progress.
   public let uploads: Uploads
+  /// Files from the server, resumable and kept for offline reading.
+  public let downloads: Downloads
   /// Uploads kept in the outbox and sent by ``sync(activity:)`` with every other write.
   public let queuedUploads: QueuedUploads
   /// The record collections, offline first: articles and every declared one.
@@ -48,6 +51,8 @@ public final class CourierSession: Sendable {
   public let paths: NetworkPaths
   /// The local store, opened at the first use by any of the above.
   private let store: SessionStore
+  /// The files records name, kept offline when their collection asks (decision 2507).
+  package let offlineAttachments: OfflineAttachments
 
   /// A session with the adapters named in `config`, or the ones in `overrides`.
   /// - Parameters:
@@ -121,6 +126,9 @@ public final class CourierSession: Sendable {
       removal: deliveredBodyRemoval)
     uploads = Uploads(environment: environment)
     queuedUploads = QueuedUploads(store: store)
+    offlineAttachments = OfflineAttachments(
+      store: store, pendingWrites: { [queuedUploads] in queuedUploads.referencedURLs() })
+    downloads = offlineAttachments.downloads
     collections = Collections(store: store)
     paths = NetworkPaths(
       monitor: monitor, system: environment.linkMonitor, run: run,
@@ -244,14 +252,19 @@ public final class CourierSession: Sendable {
 
   /// Sends what waits in the outbox now, in order, each with its `Idempotency-Key`: every
   /// collection's records and the queued uploads (one replayer per store, decision 1202),
-  /// until the outbox is empty or a transient failure stops it.
+  /// until the outbox is empty or a transient failure stops it. Then downloads the files the
+  /// records of a collection with `offline_attachments` name, for offline reading.
   /// - Parameter activity: what this process says it is doing, for another's busy message.
   /// - Returns: what was sent, refused, in conflict or left pending (and why: `stoppedBy`).
   /// - Throws: ``SyncInProgressError`` when another process is syncing this data folder (it
   ///   will send them; the outbox's state is reloaded first), `StoreError` when the local store
   ///   or the lock file cannot be opened.
   public func sync(activity: String = "sync") async throws -> ReplayReport {
-    try await store.open(warn: PrivateFiles.warnOnStandardError).sync(activity: activity)
+    let report = try await store.open(warn: PrivateFiles.warnOnStandardError).sync(
+      activity: activity)
+    // The files the records name, for offline reading, where a collection asks (2507).
+    _ = await offlineAttachments.fetch()
+    return report
   }
 
   /// Keeps the outbox flowing until cancelled: sends it now, again whenever the network path

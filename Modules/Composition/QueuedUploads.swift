@@ -159,13 +159,7 @@ public struct QueuedUploads: Sendable {
           Attachment.localID(value).map { store.queuedUploadStore.note("ref", for: $0) }
           ?? value?.stringValue
         // An id is a path segment as it is: anything else names no photo URL.
-        guard let reference, !reference.isEmpty,
-          reference.unicodeScalars.allSatisfy({
-            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
-              || "-_.~".unicodeScalars.contains($0)
-          }),
-          let url = try? environment.client.url("/photos/" + reference)
-        else { continue }
+        guard let reference, let url = environment.attachmentURL(reference) else { continue }
         urls.insert(url.absoluteString)
       }
     }

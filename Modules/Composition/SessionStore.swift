@@ -36,7 +36,9 @@ final class SessionStore: Sendable {
     removal: DeliveredBodyRemoval
   ) {
     self.environment = environment
-    declared = [.articles] + environment.config.collections
+    var articles = CollectionDescription.articles
+    articles.offlineAttachments = environment.config.offlineArticlePhotos
+    declared = [articles] + environment.config.collections
     self.removal = removal
     self.pathMonitor = pathMonitor
     self.monitorRun = monitorRun

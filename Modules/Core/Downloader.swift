@@ -24,6 +24,9 @@ package struct DownloadResult: Sendable, Equatable {
   package var etag: String?
   /// The server's `Last-Modified`, as sent.
   package var lastModified: String?
+  /// The final reply's `Cache-Control`, as sent (`public` lets a cached copy outlive a login,
+  /// decision 2505).
+  package var cacheControl: String?
   /// The SHA-256 of the file, hex, when the server sent a `Repr-Digest` and the file matched
   /// it; nil when the server sent none (the file is then not hashed).
   package var sha256: String?
@@ -31,6 +34,21 @@ package struct DownloadResult: Sendable, Equatable {
   package var resumedFrom: Int64
   /// The body bytes this call received (what it cost on the wire, heads aside).
   package var received: Int64
+
+  /// Makes a result (a downloader's, or a kept copy's that needed no download).
+  package init(
+    file: URL, size: Int64, etag: String?, lastModified: String?, cacheControl: String?,
+    sha256: String?, resumedFrom: Int64, received: Int64
+  ) {
+    self.file = file
+    self.size = size
+    self.etag = etag
+    self.lastModified = lastModified
+    self.cacheControl = cacheControl
+    self.sha256 = sha256
+    self.resumedFrom = resumedFrom
+    self.received = received
+  }
 }
 
 /// Downloads a URL into a file that survives kills and dropped links (decision 2501): the
@@ -113,9 +131,11 @@ package struct Downloader: Sendable {
       have = 0
     }
 
-    // Hashed as the bytes arrive when the server announced a digest: the file is not read
-    // back at the end, only a resumed prefix once, before its first request.
-    let followed = record?.digest == nil ? nil : ReceivedDigest(hasher: hasher)
+    // Hashed as the bytes arrive when the server announced a digest, on a thread of its own
+    // reading them back from the page cache (decision 2508): the file is not read back at the
+    // end, only a resumed prefix once, before its first request.
+    let followed =
+      record?.digest == nil ? nil : ReceivedDigest(hasher: hasher, following: partial)
     var resumes = 0
     var restartedAfter416 = false
     var received: Int64 = 0
@@ -227,7 +247,8 @@ package struct Downloader: Sendable {
         file: destination, size: size,
         etag: response.headerFields[.eTag] ?? record?.etag,
         lastModified: response.headerFields[.lastModified] ?? record?.lastModified,
-        sha256: hex, resumedFrom: resumedFrom, received: received)
+        cacheControl: response.headerFields[.cacheControl], sha256: hex, resumedFrom: resumedFrom,
+        received: received)
     }
   }
 

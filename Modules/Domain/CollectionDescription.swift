@@ -26,6 +26,10 @@ public struct CollectionDescription: Sendable, Equatable {
   /// such a field holds a local reference until the file is stored, then the server's
   /// reference (`Attachment`, decision 2520).
   package var attachments: [String] = []
+  /// Whether the files its records' attachment fields name are downloaded after a sync or a
+  /// refresh and kept in the response cache for offline reading (`"offline_attachments"`,
+  /// decision 2507).
+  package var offlineAttachments = false
 
   /// A collection whose records the server keeps at `path` (`/<name>` by default) as the
   /// reference backend's contract says: `id`, `version` and `updated_at` members, version tags,

@@ -23,9 +23,13 @@ package enum HTTPCacheRules {
     package var noCache = false
     /// `max-age=N`, seconds.
     package var maxAge: Int?
+    /// `public`: the server says any cache may keep it for anyone (decision 2505).
+    package var isPublic = false
+    /// `private`: the reply is for the user who asked only.
+    package var isPrivate = false
 
     /// Reads every `Cache-Control` line of `fields`; directive names are case-insensitive,
-    /// unknown ones (`private`, `public`, `must-revalidate`, …) change nothing here.
+    /// unknown ones (`must-revalidate`, …) change nothing here.
     /// - Parameter fields: the header fields.
     package init(_ fields: HTTPFields) {
       for line in fields[values: .cacheControl] {
@@ -36,6 +40,8 @@ package enum HTTPCacheRules {
           switch name {
           case "no-store": noStore = true
           case "no-cache": noCache = true
+          case "public": isPublic = true
+          case "private": isPrivate = true
           case "max-age":
             guard pair.count == 2 else { continue }
             var value = pair[1].trimmingBlanks()
@@ -74,6 +80,16 @@ package enum HTTPCacheRules {
       return false
     }
     return varyNames(response.headerFields) != nil
+  }
+
+  /// Whether a stored reply outlives a change of identity (a login or a logout, decision 2505):
+  /// only when the server marked it `public` (any cache may keep it for anyone, RFC 9111
+  /// §5.2.2.9), and not `private` or `no-store` as well.
+  /// - Parameter fields: the stored reply's header fields.
+  /// - Returns: true when the reply is no one's private data.
+  package static func outlivesIdentity(_ fields: HTTPFields) -> Bool {
+    let directives = Directives(fields)
+    return directives.isPublic && !directives.isPrivate && !directives.noStore
   }
 
   /// The request header fields a reply varies on, lowercased, sorted and without repeats; nil

@@ -1,4 +1,5 @@
 import CourierDomain
+import Dispatch
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -16,23 +17,104 @@ import Synchronization
 /// (``digest(ofLength:)`` then answers nil and the caller hashes the file itself).
 package final class ReceivedDigest: Sendable, Equatable {
   private struct State {
-    var stream: any SHA256Stream
+    /// Nil while the hashing thread holds it.
+    var stream: (any SHA256Stream)?
+    /// Bytes written (and, inline, hashed): the file's first `count` bytes.
     var count: Int64 = 0
+    /// Bytes the stream has been fed (`count` when hashed inline).
+    var hashed: Int64 = 0
     var usable = true
+    /// Where `append` last woke the hashing thread.
+    var signalled: Int64 = 0
+    var busy = false
+    var stopped = false
+  }
+
+  /// What the caller's thread and the hashing thread share.
+  private final class Shared: @unchecked Sendable {
+    let state: Mutex<State>
+    /// Wakes the hashing thread: bytes to hash, or stop.
+    let work = DispatchSemaphore(value: 0)
+    /// The hashing thread finished a piece.
+    let progress = DispatchSemaphore(value: 0)
+    init(_ state: State) { self.state = Mutex(state) }
   }
 
   private let hasher: any FileHasher
-  private let state: Mutex<State>
+  private let shared: Shared
+  /// The file whose written bytes a thread of the digest's own reads back from the page cache
+  /// and hashes; nil: hashed inline, on the writer's thread.
+  private let file: URL?
+  /// How far the written bytes run ahead of the hashing thread before it is woken.
+  private static let piece: Int64 = 1 << 20
 
   /// An empty digest.
-  /// - Parameter hasher: supplies the streaming SHA-256 (SHA-NI where the CPU has it).
-  package init(hasher: any FileHasher) {
+  /// - Parameters:
+  ///   - hasher: supplies the streaming SHA-256 (SHA-NI where the CPU has it).
+  ///   - following: the file the transport writes: its written bytes are hashed on a thread of
+  ///     the digest's own, read back from the page cache a piece at a time, so the receiving
+  ///     thread only writes (decision 2508); nil to hash on the writer's thread.
+  package init(hasher: any FileHasher, following file: URL? = nil) {
     self.hasher = hasher
-    state = Mutex(State(stream: hasher.streamingDigest()))
+    self.file = file
+    shared = Shared(State(stream: hasher.streamingDigest()))
+    if let file {
+      let shared = shared
+      DispatchQueue.global(qos: .userInitiated).async { Self.hashLoop(shared, file) }
+    }
+  }
+
+  deinit {
+    shared.state.withLock { $0.stopped = true }
+    shared.work.signal()
+  }
+
+  /// The hashing thread: hashes what was written beyond what it hashed, until stopped.
+  private static func hashLoop(_ shared: Shared, _ file: URL) {
+    while true {
+      shared.work.wait()
+      let job = shared.state.withLock { state -> (any SHA256Stream, Int64, Int64)?? in
+        if state.stopped { return .some(nil) }
+        guard state.usable, state.hashed < state.count, let stream = state.stream else {
+          return nil
+        }
+        state.stream = nil
+        state.busy = true
+        return (stream, state.hashed, state.count)
+      }
+      guard let job else { continue }
+      guard let job else { return }
+      var stream = job.0
+      let (from, to) = (job.1, job.2)
+      var ok = true
+      do {
+        try SwiftFileHasher.read(file, offset: from, length: to - from) { stream.update($0) }
+      } catch {
+        ok = false
+      }
+      shared.state.withLock { state in
+        state.stream = stream
+        state.busy = false
+        if ok { state.hashed = to } else { state.usable = false }
+      }
+      shared.progress.signal()
+    }
+  }
+
+  /// Waits until the hashing thread has hashed every written byte (or given up), so the
+  /// stream is the caller's to change.
+  private func drain() {
+    guard file != nil else { return }
+    while true {
+      let done = shared.state.withLock { !$0.busy && (!$0.usable || $0.hashed == $0.count) }
+      if done { return }
+      shared.work.signal()
+      _ = shared.progress.wait(timeout: .now() + .milliseconds(5))
+    }
   }
 
   /// How many leading bytes of the file the digest covers.
-  package var count: Int64 { state.withLock { $0.usable ? $0.count : 0 } }
+  package var count: Int64 { shared.state.withLock { $0.usable ? $0.count : 0 } }
 
   /// Makes the digest cover the file's first `length` bytes, read from disk, unless it
   /// already does: the prefix a resumed download continues.
@@ -41,17 +123,21 @@ package final class ReceivedDigest: Sendable, Equatable {
   ///   - length: its bytes to cover.
   /// - Throws: `CourierError` from reading the file (`fileUnavailable`, `cancelled`).
   package func cover(_ file: URL, length: Int64) throws {
+    drain()
     if count == length { return }
     var stream = hasher.streamingDigest()
     try SwiftFileHasher.read(file, offset: 0, length: length) { stream.update($0) }
-    state.withLock { $0 = State(stream: stream, count: length) }
+    shared.state.withLock {
+      $0 = State(stream: stream, count: length, hashed: length, signalled: length)
+    }
   }
 
   /// A body is about to be written from byte `offset` of the file.
   /// - Parameter offset: where the transport writes its first byte.
   package func begin(at offset: Int64) {
+    drain()
     let fresh = offset == 0 ? hasher.streamingDigest() : nil
-    state.withLock { state in
+    shared.state.withLock { state in
       if let fresh {
         state = State(stream: fresh)
       } else if !state.usable || state.count != offset {
@@ -63,21 +149,40 @@ package final class ReceivedDigest: Sendable, Equatable {
   /// Bytes the transport has just written, following the previous ones.
   /// - Parameter bytes: the bytes.
   package func append(_ bytes: UnsafeRawBufferPointer) {
-    state.withLock { state in
-      guard state.usable else { return }
-      state.stream.update(bytes)
-      state.count += Int64(bytes.count)
+    guard file != nil else {
+      shared.state.withLock { state in
+        guard state.usable, var stream = state.stream else { return }
+        // Taken out and put back: the stream is never shared while it is updated (no copy).
+        state.stream = nil
+        stream.update(bytes)
+        state.stream = stream
+        state.count += Int64(bytes.count)
+        state.hashed = state.count
+      }
+      return
     }
+    // Written to the file already: the hashing thread reads it back, a piece at a time.
+    let wake = shared.state.withLock { state -> Bool in
+      guard state.usable else { return false }
+      state.count += Int64(bytes.count)
+      guard state.count - state.signalled >= Self.piece else { return false }
+      state.signalled = state.count
+      return true
+    }
+    if wake { shared.work.signal() }
   }
 
   /// The digest of the file's first `length` bytes, when it covers exactly them.
   /// - Parameter length: the file's length.
   /// - Returns: the 32-byte digest, or nil when it does not cover exactly `length` bytes.
   package func digest(ofLength length: Int64) -> [UInt8]? {
-    state.withLock { state in
-      guard state.usable, state.count == length else { return nil }
+    drain()
+    return shared.state.withLock { state in
+      guard state.usable, state.count == length, state.hashed == length,
+        var stream = state.stream
+      else { return nil }
       state.usable = false
-      return state.stream.finalize()
+      return stream.finalize()
     }
   }
 

@@ -12,8 +12,8 @@ package struct ArticleItem: Sendable, Hashable, Identifiable {
   package var isPending: Bool
   /// Whether the server refused a change to it because it changed elsewhere.
   package var isConflicted: Bool
-  /// Where its photo stands (`photo queued`, `photo uploading 40%`, `photo sent`); nil when it
-  /// has none.
+  /// Where its photo stands (`photo queued`, `photo uploading 40%`, `photo sent`, `photo
+  /// downloaded`); nil when it has none.
   package var photo: String?
 
   /// Creates a list item.

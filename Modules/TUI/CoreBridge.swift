@@ -162,7 +162,12 @@ package final class CoreBridge: TUIActions {
       .articles(
         Self.items(
           snapshot, conflicted: Self.conflictedIDs(outbox.state),
-          part: session.queuedUploads.attachmentPart), source: source))
+          part: session.queuedUploads.attachmentPart,
+          kept: session.offlineAttachments.keptCheck()), source: source))
+    // Then the photos the articles name, for offline reading, when the config asks (decision
+    // 2507): the list shows first; the rows say "photo downloaded" once they are kept.
+    guard snapshot.error == nil else { return }
+    if !(await session.offlineAttachments.fetch().downloaded.isEmpty) { await publishStored() }
   }
 
   /// Sends the outbox now.
@@ -295,7 +300,8 @@ package final class CoreBridge: TUIActions {
       .articles(
         Self.items(
           snapshot, conflicted: Self.conflictedIDs(outbox.state),
-          part: session.queuedUploads.attachmentPart), source: source))
+          part: session.queuedUploads.attachmentPart,
+          kept: session.offlineAttachments.keptCheck()), source: source))
   }
 
   static func source(of snapshot: SyncSnapshot<Article>) -> ArticlesSource {
@@ -317,7 +323,8 @@ package final class CoreBridge: TUIActions {
   /// The rows, newest first; local creations (no server time yet) on top.
   static func items(
     _ snapshot: SyncSnapshot<Article>, conflicted: Set<String>,
-    part: (_ field: String, _ id: String) -> AttachmentPart? = { _, _ in nil }
+    part: (_ field: String, _ id: String) -> AttachmentPart? = { _, _ in nil },
+    kept: (_ reference: String) -> Bool = { _ in false }
   ) -> [ArticleItem] {
     snapshot.items
       .sorted {
@@ -329,22 +336,27 @@ package final class CoreBridge: TUIActions {
         ArticleItem(
           id: $0.value.id, title: $0.value.title, body: $0.value.body,
           isPending: $0.state != .synced, isConflicted: conflicted.contains($0.value.id),
-          photo: photoState($0.value.photo, part: part))
+          photo: photoState($0.value.photo, part: part, kept: kept))
       }
   }
 
   /// An article's photo, for its row and detail: `photo queued`, `photo uploading 40%` while
   /// its compound write's file part is on its way (decision 2520), `photo sent` once the
-  /// article names the server's photo.
+  /// article names the server's photo, `photo downloaded` once a copy is kept for offline
+  /// reading (decision 2507).
   /// - Parameters:
   ///   - photo: the article's `photo` reference.
   ///   - part: where a kept file stands, by field and attachment id.
+  ///   - kept: whether the server's photo with this reference is kept in the cache.
   /// - Returns: the words; nil without a photo.
   package static func photoState(
-    _ photo: String?, part: (_ field: String, _ id: String) -> AttachmentPart?
+    _ photo: String?, part: (_ field: String, _ id: String) -> AttachmentPart?,
+    kept: (_ reference: String) -> Bool = { _ in false }
   ) -> String? {
     guard let photo else { return nil }
-    guard let id = Attachment.localID(.string(photo)) else { return "photo sent" }
+    guard let id = Attachment.localID(.string(photo)) else {
+      return kept(photo) ? "photo downloaded" : "photo sent"
+    }
     guard let part = part("photo", id) else { return "photo queued" }
     switch part.state {
     case .queued: return "photo queued"

@@ -1,5 +1,6 @@
 import CourierCLITestSupport
 import CourierLinux
+import CourierSQLite
 import CourierTestSupport
 import Foundation
 import Testing
@@ -184,5 +185,34 @@ struct DownloadCacheIntegrationTests {
     let x = try await download(backend, budget + ["/photos/x"], dir: dir)
     let y = try await download(backend, budget + ["/photos/y"], dir: dir)
     #expect(exists(stored["file"]) && !exists(x["file"]) && exists(y["file"]))
+  }
+
+  @Test("a pinned photo outlives a sign-in as someone else (public); a private reply does not")
+  func pinnedPhotoOutlivesLogin() async throws {
+    let backend = try await SharedBackend.fresh()
+    let dir = try await cli.client(backend)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let digest = try await place(backend, id: "beach", size: 300_000)
+    let pinned = try await download(backend, ["/photos/beach", "--pin-cached"], dir: dir)
+    let file = try #require(pinned["file"] as? String)
+    // A private reply in the same cache: the list of the user's photos.
+    let list = try await cli.runProcess(backend, ["get", "/photos"], dataDir: dir)
+    #expect(list.succeeded, "\(list)")
+    let cache = try SQLiteResponseCache(
+      directory: dir.appendingPathComponent("cache").path, budget: 1 << 30)
+    #expect(try cache.allEntries().count == 2)
+
+    try await cli.login(backend.url.absoluteString, user: "bob", dataDir: dir)
+    let entries = try cache.allEntries()
+    #expect(entries.map(\.url) == [backend.url.absoluteString + "/photos/beach"], "\(entries)")
+    #expect(entries.first?.pinned == true)
+    // Bob's download of the same photo is the kept file, revalidated: no body crosses.
+    let again = try await download(backend, ["/photos/beach"], dir: dir)
+    #expect(again["file"] as? String == file)
+    #expect(again["cache"] as? String == "revalidated")
+    #expect(try CLIFixture.sha256(URL(fileURLWithPath: file)) == digest)
+    let logout = await cli.run(backend, ["logout"], dataDir: dir)
+    #expect(logout.code == 0)
+    #expect(try cache.allEntries().count == 1)
   }
 }

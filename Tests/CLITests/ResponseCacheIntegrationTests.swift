@@ -275,8 +275,12 @@ struct ResponseCacheIntegrationTests {
     defer { try? FileManager.default.removeItem(at: dir) }
     let scripted = try Scripted { head in
       let who = head.contains("authorization: bearer alice-token") ? "alice" : "bob"
+      // The same for everyone, and said so: it outlives a login (decision 2505).
+      let shared = head.hasPrefix("get /shared ")
       return (
-        "200 OK", ["Cache-Control: max-age=60", "Content-Type: application/json"], "[\"\(who)\"]"
+        "200 OK",
+        ["Cache-Control: \(shared ? "public, " : "")max-age=60", "Content-Type: application/json"],
+        shared ? "[\"everyone\"]" : "[\"\(who)\"]"
       )
     }
     defer { scripted.server.stop() }
@@ -294,13 +298,24 @@ struct ResponseCacheIntegrationTests {
     #expect(String(decoding: a.body.bytes, as: UTF8.self) == #"["alice"]"#)
     #expect(String(decoding: b.body.bytes, as: UTF8.self) == #"["bob"]"#)
     #expect(b.response.headerFields[.courierCache] == nil)
-    #expect(try cache.allEntries().count == 2)
+    _ = try await Self.get(aliceClient, "/shared")
+    #expect(try cache.allEntries().count == 3)
+    // A pin keeps a private reply from eviction, not from the next identity.
+    for entry in try cache.allEntries() where entry.partition == alice.responseCachePartition {
+      try cache.setPinned(true, partition: entry.partition, url: entry.url)
+    }
+    let shared = try #require(try cache.allEntries().first { $0.url.hasSuffix("/shared") })
 
-    // A signed-in session: a login (and a logout) empties the cache of the folder.
+    // A signed-in session: a login (and a logout) empties the cache of the folder, but for the
+    // replies the server marked public.
     let session = try CourierSession(
       environment: Self.environment(backend.url, dir, transport: CurlTransport()))
     try await session.login(username: "alice", password: "secret")
-    #expect(try cache.allEntries().isEmpty)
+    #expect(try cache.allEntries().map(\.id) == [shared.id])
+    try session.logout()
+    let kept = try #require(try cache.allEntries().first)
+    #expect(kept.pinned)
+    #expect(String(decoding: try cache.body(of: kept), as: UTF8.self) == #"["everyone"]"#)
   }
 }
 

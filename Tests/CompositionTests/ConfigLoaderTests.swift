@@ -332,7 +332,31 @@ struct ConfigLoaderTests {
     BadCollection(
       json: #"{"notes": {"fields": {"p": "integer"}, "attachments": ["p"]}}"#,
       key: "collections.notes.attachments"),
+    BadCollection(
+      json: #"{"notes": {"offline_attachments": true}}"#,
+      key: "collections.notes.offline_attachments"),
+    BadCollection(
+      json: #"{"notes": {"attachments": ["p"], "offline_attachments": "yes"}}"#,
+      key: "collections.notes.offline_attachments"),
+    BadCollection(
+      json: #"{"articles": {"offline_attachments": 1}}"#,
+      key: "collections.articles.offline_attachments"),
+    BadCollection(
+      json: #"{"articles": {"offline_attachments": true, "path": "/a"}}"#,
+      key: "collections.articles"),
   ]
+
+  @Test("collections: offline_attachments on a declared collection, and on the built-in articles")
+  func offlineAttachments() throws {
+    let config = try load(files: [
+      Self.file:
+        #"{"collections": {"articles": {"offline_attachments": true}, "memos": {"attachments": ["scan"], "offline_attachments": true}, "notes": {"attachments": ["p"]}}}"#
+    ])
+    #expect(config.offlineArticlePhotos)
+    #expect(config.collections.map(\.name) == ["memos", "notes"])
+    #expect(config.collections.map(\.offlineAttachments) == [true, false])
+    #expect(try !load().offlineArticlePhotos)
+  }
 
   @Test("collections: attachment fields, declared string fields or any when none are declared")
   func collectionAttachments() throws {

@@ -28,6 +28,23 @@ struct HTTPCacheRulesTests {
   }
 
   @Test(
+    "a reply outlives a change of identity only when the server marked it public (decision 2505)",
+    arguments: [
+      ([String](), false),
+      (["Cache-Control: public"], true),
+      (["Cache-Control: max-age=60, PUBLIC"], true),
+      (["Cache-Control: max-age=60", "Cache-Control: public"], true),
+      (["Cache-Control: private"], false),
+      (["Cache-Control: public, private"], false),
+      (["Cache-Control: public, no-store"], false),
+      (["Cache-Control: max-age=60"], false),
+      (["Cache-Control: publicity"], false),
+    ])
+  func outlivesIdentity(lines: [String], expected: Bool) {
+    #expect(HTTPCacheRules.outlivesIdentity(Self.fields(lines)) == expected)
+  }
+
+  @Test(
     "what may be stored: GET 200/203 without no-store or Vary: *",
     arguments: [
       ("GET", false, 200, [String](), [String](), true),

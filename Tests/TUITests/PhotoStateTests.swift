@@ -7,7 +7,7 @@ import Testing
 /// write's file part stands, in the row after the title and in the detail.
 @Suite("Photo state")
 struct PhotoStateTests {
-  @Test("none, queued, uploading N%, stored, sent")
+  @Test("none, queued, uploading N%, stored, sent, downloaded")
   func words() {
     let none = CoreBridge.photoState(nil) { _, _ in nil }
     #expect(none == nil)
@@ -23,6 +23,11 @@ struct PhotoStateTests {
       AttachmentPart(field: field, id: id, confirmed: 0, total: 1000, reference: "p1")
     }
     #expect(stored == "photo stored, article sending")
+    // Kept in the response cache for offline reading (decision 2507).
+    let kept = CoreBridge.photoState("p1", part: { _, _ in nil }, kept: { $0 == "p1" })
+    #expect(kept == "photo downloaded")
+    #expect(
+      CoreBridge.photoState("p2", part: { _, _ in nil }, kept: { $0 == "p1" }) == "photo sent")
   }
 
   @Test("the row shows the state after the title; the detail says it")

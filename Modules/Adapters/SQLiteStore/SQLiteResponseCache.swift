@@ -449,12 +449,17 @@ package final class SQLiteResponseCache: ResponseCacheStore {
     }
   }
 
-  /// Removes every entry, pinned ones too (a sign-out: decision 2513).
-  package func removeAll() throws {
+  /// Removes every entry `keeping` does not keep, pinned ones too (a sign-in change:
+  /// decisions 2513 and 2505).
+  /// - Parameter keeping: whether an entry stays; none by default.
+  package func removeAll(keeping: (CachedResponse) -> Bool = { _ in false }) throws {
     try writing { connection in
-      let files = try connection.query("SELECT file FROM entries") { $0.text(0) ?? "" }
-      try connection.run("DELETE FROM entries")
-      return ((), files)
+      let gone = try connection.query("SELECT \(Self.columns) FROM entries") { Self.entry($0) }
+        .filter { !keeping($0.0) }
+      for (entry, _) in gone {
+        try connection.run("DELETE FROM entries WHERE id = ?", [.int(entry.id)])
+      }
+      return ((), gone.map(\.1))
     }
   }
 
