@@ -134,13 +134,16 @@ public final class CourierSession: Sendable {
   }
 
   /// The captive-portal probe the configuration asks for (decision 2612): the configured URL,
-  /// else the server's `GET /health`; nil when `portal_probe_url` is `none`.
+  /// else the server's `GET /health`; nil when `portal_probe_url` is `none`, and by default
+  /// over a transport the caller handed in (a test double's scripted replies are not the
+  /// probe's to spend; a configured URL still probes through it).
   /// - Parameter environment: the composition root (its base transport, built at the first
   ///   check).
   /// - Returns: the probe, or nil.
   static func portalProbe(_ environment: CourierEnvironment) -> PortalProbe? {
     let config = environment.config
-    guard config.portalProbe else { return nil }
+    guard config.portalProbe, config.portalProbeURL != nil || !environment.transportIsInjected
+    else { return nil }
     var base = config.baseURL.absoluteString
     while base.hasSuffix("/") { base.removeLast() }
     guard let url = config.portalProbeURL ?? URL(string: base + "/health") else { return nil }
