@@ -1,8 +1,10 @@
 import CourierCore
 import CourierDomain
+import CourierPorts
 import CourierTestKit
 import Foundation
 import HTTPTypes
+import Synchronization
 import Testing
 
 /// Courier's captive-portal probe over a monitor (decision 2612), with scripted answers.
@@ -88,5 +90,43 @@ struct PortalProbingMonitorTests {
     transport.enqueue(status: .ok, json: #"{"ok": true}"#)
     #expect(await probe.check() == .open)
     #expect(transport.requests.map(\.path) == ["/captive", "/captive", "/health"])
+  }
+}
+
+/// A download the path policy holds back stops after its `HEAD`, before any body (decision
+/// 2610): `courier download` asks the policy with the size the `HEAD` announced.
+@Suite("Downloader and the path policy")
+struct DownloaderPathPolicyTests {
+  struct Held: Error {}
+
+  @Test("admit is told the size from the HEAD; when it throws, no GET is sent, no file made")
+  func heldAfterTheHead() async throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "courier-downloader-policy-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let transport = InMemoryTransport()
+    transport.enqueue(
+      .response(
+        HTTPResponse(status: .ok, headerFields: [.contentLength: String(5 << 20), .eTag: "\"v\""])
+      ))
+    let downloader = Downloader(
+      transport: transport, options: TransportOptions(),
+      stateDirectory: dir.appendingPathComponent("state"), hasher: SwiftFileHasher())
+    let target = dir.appendingPathComponent("out/big")
+    let told = Mutex<Int64?>(nil)
+    let policy = PathPolicy.standard
+    let metered = NetworkPath(status: .satisfied, isExpensive: true)
+    await #expect(throws: Held.self) {
+      try await downloader.download(
+        URL(string: "https://api.example.com/big") ?? dir, to: target,
+        admit: { bytes in
+          told.withLock { $0 = bytes }
+          if policy.wait(for: .downloads, bytes: bytes, on: metered) != nil { throw Held() }
+        })
+    }
+    #expect(told.withLock { $0 } == 5 << 20)
+    #expect(transport.requests.map(\.method) == [.head])
+    #expect(!FileManager.default.fileExists(atPath: target.path))
   }
 }
