@@ -245,7 +245,8 @@ let package = Package(
         "CourierSystem", "CourierDomain", "CourierPorts", "CourierCore", "CourierTestKit",
         httpTypes, logging, inMemoryLogging,
       ],
-      path: "Tests/Support", exclude: ["CLI", "tls-server.py", "cutting-proxy.py", "nm_mock.py"],
+      path: "Tests/Support",
+      exclude: ["CLI", "tls-server.py", "cutting-proxy.py", "nm_mock.py", "portal-server.py"],
       swiftSettings: strict),
     // The CLI's integration suites' one set-up: the in-process runner, its captured output and
     // `CLIFixture` (a logged-in data folder, the built binary's environment, the server reads).

@@ -156,7 +156,7 @@ package struct CommandRunner: Sendable {
     let global = invocation.global
     let context: CommandContext
     do {
-      context = try makeContext(global)
+      context = try makeContext(global, command: invocation.command.configFlags)
     } catch let error as ConfigError {
       return report(configError: error, json: global.json)
     } catch {
@@ -180,9 +180,12 @@ package struct CommandRunner: Sendable {
     }
   }
 
-  func makeContext(_ global: GlobalOptions) throws -> CommandContext {
+  func makeContext(_ global: GlobalOptions, command flags: [String: String] = [:]) throws
+    -> CommandContext
+  {
     let config = try ConfigLoader.load(
-      flags: global.configFlags, environment: environment, readFile: Self.readIfPresent)
+      flags: global.configFlags.merging(flags) { _, command in command }, environment: environment,
+      readFile: Self.readIfPresent)
     // `--verbose` is a log handler writing each exchange and retry decision to standard
     // error; without it the library logs nowhere. No metrics backend is bundled: the command
     // records none, and says so rather than asking the global system (decision 2203).

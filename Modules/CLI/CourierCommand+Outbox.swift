@@ -120,7 +120,7 @@ extension CourierCommand {
     package static let configuration = CommandConfiguration(
       commandName: "sync",
       abstract: "Send waiting writes now (or whenever the network returns, with --watch).",
-      usage: "courier sync [--watch] [<global options>]",
+      usage: "courier sync [--watch] [--allow-expensive] [<global options>]",
       discussion: """
         Sends the waiting writes now, in order, and reports what was sent, refused, in \
         conflict or still pending: every collection's (articles and those the config file \
@@ -142,6 +142,12 @@ extension CourierCommand {
         at a time over N connections: each record's writes keep their order, the order across \
         records is lost.
 
+        Queued uploads (and files of writes) over 1 MiB wait for a network that is not \
+        metered, and every write waits while a Wi-Fi login page holds the network (the path \
+        policy: writes_allowed_on, uploads_allowed_on, downloads_allowed_on, \
+        large_transfer_mib in the config file); `courier outbox` says why an entry waits. \
+        --allow-expensive sends them over a metered network this time.
+
         One courier at a time syncs a data folder (a lock, sync.lock, in it): while another \
         one does, `sync` exits 75 at once saying which process (pid) and what it runs, and \
         nothing is sent twice; `articles add/edit/delete` and `outbox retry` save the write \
@@ -158,6 +164,17 @@ extension CourierCommand {
     /// `--watch`.
     @Flag(help: "Stay running and replay whenever the network returns.")
     package var watch = false
+
+    /// `--allow-expensive`.
+    @Flag(
+      name: .customLong("allow-expensive"),
+      help: "Send queued uploads over a metered network too (allow_expensive).")
+    package var allowExpensive = false
+
+    /// `allow_expensive` with `--allow-expensive`.
+    package var configFlags: [String: String] {
+      allowExpensive ? ["allow_expensive": "true"] : [:]
+    }
 
     /// Creates the command's definition (swift-argument-parser's; parse to get values).
     package init() {}

@@ -8,7 +8,7 @@ extension CourierCommand {
       abstract: "Compress a photo and send it as multipart/form-data, with progress.",
       usage: """
         courier upload <file> [--title <t>] [--field <name=value>]... [--to <url>]
-          [--max-pixels <n>] [--quality <q>] [--no-compress] [--resumable] [--queue]
+          [--max-pixels <n>] [--quality <q>] [--no-compress] [--resumable] [--queue] [--allow-expensive]
           [<global options>]
         """,
       discussion: """
@@ -101,6 +101,12 @@ extension CourierCommand {
     @Flag(help: "Queue it in the outbox and return at once; 'courier sync' sends it.")
     package var queue = false
 
+    /// `--allow-expensive`.
+    @Flag(
+      name: .customLong("allow-expensive"),
+      help: "A queued upload may go over a metered network (it waits for another by default).")
+    package var allowExpensive = false
+
     /// Creates the command's definition (swift-argument-parser's; parse to get values).
     package init() {}
 
@@ -116,6 +122,7 @@ extension CourierCommand {
       upload.noCompress = noCompress
       upload.resumable = resumable
       upload.queue = queue
+      upload.allowExpensive = allowExpensive
       for field in field {
         let (name, value) = try FieldAssignment.split(field)
         upload.fields.append(UploadOptions.Field(name: name, value: value))

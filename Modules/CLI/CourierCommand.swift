@@ -83,6 +83,10 @@ package protocol CourierSubcommand: AsyncParsableCommand, Sendable {
   /// upload without `--queue`): its failure must not say the change is kept to send later.
   var queuesNothing: Bool { get }
 
+  /// Configuration keys the command's own flags set (`--allow-expensive`: `allow_expensive`),
+  /// over the global options'.
+  var configFlags: [String: String] { get }
+
   /// Does the command's work.
   /// - Parameter context: the configuration, session and output.
   /// - Returns: the exit code.
@@ -95,6 +99,9 @@ extension CourierSubcommand {
 
   /// False: a command's writes are queued (or it sends nothing).
   package var queuesNothing: Bool { false }
+
+  /// None: most commands' flags set no configuration key.
+  package var configFlags: [String: String] { [:] }
 
   /// Run as swift-argument-parser runs a command (`CourierCommand.main()`): with the process's
   /// environment and standard streams, failing with the command's exit code.

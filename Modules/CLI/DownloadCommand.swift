@@ -20,12 +20,27 @@ enum DownloadCommand {
     let client = context.client
     try GetCommand.sameServer(try client.url(path), path: path, client: client, command: "download")
     let view = DownloadView(context: context)
+    // The path policy (decision 2610): a large download waits for an unmetered path unless
+    // --allow-expensive; the path as the system says it now (a snapshot, no probe).
+    let config = context.environment.config
+    let network = await context.session.paths.monitor.snapshot()
     let outcome: Downloads.Outcome
     do {
       outcome = try await context.session.downloads.fetch(
         path, to: output.map { URL(fileURLWithPath: $0) }, pinned: pin,
         progress: { view.progress($0) },
-        warn: { context.output.err("courier: warning: \($0)\n") })
+        warn: { context.output.err("courier: warning: \($0)\n") },
+        admit: { bytes in
+          if let wait = config.pathPolicy.wait(
+            for: .downloads, bytes: bytes, on: network,
+            allowsExpensive: config.allowsExpensiveNetworkAccess)
+          {
+            throw PathHeld(wait: wait, bytes: bytes)
+          }
+        })
+    } catch let held as PathHeld {
+      view.finish()
+      return context.refuse(held.message, code: "path_policy", exit: .transient)
     } catch {
       view.finish()
       throw error
@@ -116,5 +131,24 @@ final class DownloadView: Sendable {
       return state.shown
     }
     if shown { context.output.err("\n") }
+  }
+}
+
+/// A download the path policy holds back (decision 2610): not fetched, said why.
+struct PathHeld: Error {
+  var wait: PathPolicy.Wait
+  var bytes: Int64?
+
+  /// The sentence `courier download` prints.
+  var message: String {
+    let size = bytes.map { " (\(CompressionDecision.formatBytes($0)))" } ?? ""
+    let what =
+      switch wait {
+      case .expensive: "the network is metered"
+      case .constrained: "the network saves data"
+      case .portal: "a Wi-Fi login page holds the network"
+      }
+    return "Not downloaded: the file\(size) is large and \(what); \(wait.sentence). "
+      + (wait == .expensive ? "Add --allow-expensive to download it anyway." : "")
   }
 }

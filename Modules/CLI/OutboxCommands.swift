@@ -13,9 +13,11 @@ import CourierPorts
 /// conflicted writes and the queued uploads, in the order they are sent.
 enum OutboxCommands {
   static func list(context: CommandContext) async throws -> ExitCode {
-    let entries = try context.openOutbox().entries()
+    let outbox = try context.openOutbox()
+    let entries = try outbox.entries()
     let counts = OutboxCounts(entries)
-    let waits = OutboxWait.of(entries)
+    let path = await outbox.policyPath(checking: counts.pending > 0)
+    let waits = OutboxWait.of(entries) { outbox.replayer.pathWait(for: $0, on: path) }
     let now = Date()
     // Queued uploads: the bytes the server confirmed, of the total.
     var uploads: [UUID: QueuedUploadProgress] = [:]

@@ -44,6 +44,7 @@ enum OutboxText {
     case .parked:
       return "'courier outbox retry \(sequence)' sends it again (same key); "
         + "'courier outbox discard \(sequence)' drops it"
+    case .path(let wait): return wait.sentence
     }
   }
 
@@ -160,6 +161,10 @@ enum OutboxText {
     if let wait {
       object["waits"] = .string(wait.name)
       if let earlier = wait.waitsFor { object["waits_for"] = .int(earlier) }
+      if case .path(let reason) = wait {
+        object["waits_on"] = .string(reason.rawValue)
+        object["why"] = .string(reason.sentence)
+      }
     }
     return .object(object)
   }

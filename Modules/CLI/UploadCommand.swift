@@ -127,7 +127,8 @@ enum UploadCommand {
     do {
       entry = try await context.session.queuedUploads.add(
         form, transfer: resumable ? .tus : .auto, tusEndpoint: tusEndpoint,
-        tusConfirmation: tusConfirmation, onState: { view.show($0) })
+        tusConfirmation: tusConfirmation, allowsExpensive: options.allowExpensive,
+        onState: { view.show($0) })
     } catch {
       return context.report(CourierError.wrapping(error))
     }

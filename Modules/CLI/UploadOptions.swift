@@ -26,6 +26,8 @@ package struct UploadOptions: Sendable, Equatable {
   /// `--queue`: keep the bytes in the data folder and an outbox entry, and return at once;
   /// `courier sync` sends it.
   package var queue = false
+  /// `--allow-expensive`: a queued upload may go over a metered network (decision 2610).
+  package var allowExpensive = false
 
   /// One extra text field.
   package struct Field: Sendable, Equatable {

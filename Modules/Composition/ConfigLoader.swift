@@ -36,6 +36,14 @@ package enum ConfigLoader {
     ("allow_insecure_http", "COURIER_ALLOW_INSECURE_HTTP"),
     ("path_facts", "COURIER_PATH_FACTS"),
     ("constrained_interfaces", "COURIER_CONSTRAINED_INTERFACES"),
+    ("writes_allowed_on", "COURIER_WRITES_ALLOWED_ON"),
+    ("uploads_allowed_on", "COURIER_UPLOADS_ALLOWED_ON"),
+    ("downloads_allowed_on", "COURIER_DOWNLOADS_ALLOWED_ON"),
+    ("large_transfer_mib", "COURIER_LARGE_TRANSFER_MIB"),
+    ("allow_expensive", "COURIER_ALLOW_EXPENSIVE"),
+    ("portal_probe_url", "COURIER_PORTAL_PROBE_URL"),
+    ("captive_portal_api_url", "COURIER_CAPTIVE_PORTAL_API_URL"),
+    ("portal_recheck_seconds", "COURIER_PORTAL_RECHECK_SECONDS"),
   ]
 
   /// The keys that name a file: a relative path in a config file is taken from the file's
@@ -59,6 +67,8 @@ package enum ConfigLoader {
     "retry_max_delay_ms": 1...3_600_000,
     "replay_concurrency": 1...16,
     "cache_budget_mib": 1...1_048_576,
+    "large_transfer_mib": 0...1_048_576,
+    "portal_recheck_seconds": 1...86_400,
   ]
 
   /// The value without the blanks around it: what `trimmingCharacters(in: .whitespaces)`
@@ -302,6 +312,33 @@ package enum ConfigLoader {
       } catch {
         throw fail(error.message)
       }
+    case "writes_allowed_on", "uploads_allowed_on", "downloads_allowed_on":
+      guard let facts = PathPolicy.facts(value) else {
+        let names = PathPolicy.Fact.allCases.map(\.rawValue).joined(separator: ", ")
+        throw fail("must list path facts (\(names), or none), not “\(Self.shown(value))”.")
+      }
+      let work = PathPolicy.Work(rawValue: String(key.prefix { $0 != "_" })) ?? .writes
+      config.pathPolicy.allowed[work] = facts
+    case "large_transfer_mib":
+      config.pathPolicy.largeTransferBytes = Int64(try whole(value)) * 1024 * 1024
+    case "allow_expensive": config.allowsExpensiveNetworkAccess = try bool(value)
+    case "portal_probe_url", "captive_portal_api_url":
+      let trimmed = String(Self.trimmingBlanks(value))
+      let off = trimmed.isEmpty || trimmed.lowercased() == "none"
+      var url: URL?
+      if !off {
+        guard let parsed = URL(string: trimmed), let scheme = parsed.scheme?.lowercased(),
+          scheme == "http" || scheme == "https", parsed.host != nil
+        else { throw fail("must be an http or https URL or none, not “\(Self.shown(value))”.") }
+        url = parsed
+      }
+      if key == "portal_probe_url" {
+        config.portalProbe = !off
+        config.portalProbeURL = url
+      } else {
+        config.captivePortalAPI = url
+      }
+    case "portal_recheck_seconds": config.portalRecheck = .seconds(try whole(value))
     case "max_attempts": config.retry.maxAttempts = try whole(value)
     case "timeout_seconds": config.timeout = .seconds(try whole(value))
     case "deadline_seconds": config.retry.deadline = .seconds(try whole(value))

@@ -78,6 +78,26 @@ public struct CourierConfig: Sendable, Equatable {
   /// Whether the built-in articles' photos are downloaded after a sync or a refresh and kept
   /// for offline reading (`collections.articles.offline_attachments`, decision 2507).
   package var offlineArticlePhotos = false
+  /// What kind of work may use which path (decision 2610): `writes_allowed_on`,
+  /// `uploads_allowed_on`, `downloads_allowed_on` (each a list of `expensive`, `constrained`,
+  /// `captive_portal`) and `large_transfer_mib`.
+  package var pathPolicy = PathPolicy.standard
+  /// Whether queued uploads and large downloads may use an expensive (metered) path although
+  /// the path policy holds them back there (`allow_expensive`, `--allow-expensive`), as
+  /// URLSession's `allowsExpensiveNetworkAccess`. Record writes and requests run directly are
+  /// never held back by a metered path.
+  public var allowsExpensiveNetworkAccess = false
+  /// The URL Courier's captive-portal probe asks (`portal_probe_url`, decision 2612); nil for
+  /// the server's `GET /health`, which must answer 200 `{"ok": true}`; another URL may answer
+  /// 204 instead. Off when `portalProbe` is false (`portal_probe_url` set to `none`).
+  package var portalProbeURL: URL?
+  /// Whether the captive-portal probe runs.
+  package var portalProbe = true
+  /// An RFC 8908 captive-portal API URL (`captive_portal_api_url`), asked before the probe.
+  package var captivePortalAPI: URL?
+  /// How often the probe asks again while a portal holds the path
+  /// (`portal_recheck_seconds`).
+  package var portalRecheck: Duration = .seconds(30)
 
   /// The user's home: `HOME` when set, else the password database's entry, else `/` (what
   /// Foundation's `NSHomeDirectory()` gives).

@@ -71,6 +71,9 @@ public struct CourierEnvironment: Sendable {
   /// extensions when it has them, else the portable Swift one (decision 1303).
   package let fileHasher: any FileHasher
   private let overrides: AdapterOverrides
+  /// Whether the transport is one the caller handed in (`AdapterOverrides.transport`): a test
+  /// double's scripted replies are not the probe's to spend (decision 2612).
+  package var transportIsInjected: Bool { overrides.transport != nil }
   private let pipeline: LazyPipeline
   /// Where everything built here logs: the pipeline's calls (`client.options.logger`), the
   /// sync engines, the path changes.

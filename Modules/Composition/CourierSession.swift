@@ -99,13 +99,19 @@ public final class CourierSession: Sendable {
   ) {
     self.environment = environment
     self.deliveredBodyRemoval = deliveredBodyRemoval
-    let monitor: any PathMonitor
+    let smoothed: any PathMonitor
     if let pathSmoothing {
-      monitor = ConnectivityModel(
+      smoothed = ConnectivityModel(
         monitor: environment.pathMonitor, clock: clock, delays: pathSmoothing)
     } else {
-      monitor = environment.pathMonitor
+      smoothed = environment.pathMonitor
     }
+    // Courier's own captive-portal probe over it (decision 2612).
+    let monitor: any PathMonitor =
+      Self.portalProbe(environment).map {
+        PortalProbingMonitor(
+          monitor: smoothed, probe: $0, clock: clock, recheck: environment.config.portalRecheck)
+      } ?? smoothed
     // The monitor's one run, shared by every listener (it must not run twice at once); when
     // observed, it counts and logs each change once.
     let observation = PathObservation(metrics: environment.metrics, logger: environment.logger)
@@ -133,6 +139,24 @@ public final class CourierSession: Sendable {
     paths = NetworkPaths(
       monitor: monitor, system: environment.linkMonitor, run: run,
       baseURL: environment.config.baseURL)
+  }
+
+  /// The captive-portal probe the configuration asks for (decision 2612): the configured URL,
+  /// else the server's `GET /health`; nil when `portal_probe_url` is `none`, and by default
+  /// over a transport the caller handed in (a test double's scripted replies are not the
+  /// probe's to spend; a configured URL still probes through it).
+  /// - Parameter environment: the composition root (its base transport, built at the first
+  ///   check).
+  /// - Returns: the probe, or nil.
+  static func portalProbe(_ environment: CourierEnvironment) -> PortalProbe? {
+    let config = environment.config
+    guard config.portalProbe, config.portalProbeURL != nil || !environment.transportIsInjected
+    else { return nil }
+    var base = config.baseURL.absoluteString
+    while base.hasSuffix("/") { base.removeLast() }
+    guard let url = config.portalProbeURL ?? URL(string: base + "/health") else { return nil }
+    return PortalProbe(
+      transport: { environment.baseTransport }, url: url, captiveAPI: config.captivePortalAPI)
   }
 
   /// A session for `baseURL` with the defaults (libcurl on Linux, netlink, SQLite in the XDG

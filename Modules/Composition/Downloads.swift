@@ -82,12 +82,15 @@ public struct Downloads: Sendable {
   ///   - pinned: pin, unpin, or leave the cached file as it was.
   ///   - progress: told as bytes arrive.
   ///   - warn: told when the cache cannot be opened (the file then stays in `downloads/`).
+  ///   - admit: told the bytes still to fetch once the server said them, before any body is
+  ///     asked for; what it throws ends the download (the path policy, decision 2610).
   /// - Returns: the outcome.
-  /// - Throws: as ``file(_:to:pinned:progress:)``.
+  /// - Throws: as ``file(_:to:pinned:progress:)``, or what `admit` threw.
   package func fetch(
     _ path: String, to output: URL? = nil, pinned: Bool? = nil,
     progress: (@Sendable (TransferProgress) -> Void)? = nil,
-    warn: @Sendable (String) -> Void = PrivateFiles.warnOnStandardError
+    warn: @Sendable (String) -> Void = PrivateFiles.warnOnStandardError,
+    admit: ((Int64?) throws -> Void)? = nil
   ) async throws -> Outcome {
     let client = environment.client
     let url = try client.url(path)
@@ -111,7 +114,8 @@ public struct Downloads: Sendable {
       hasher: environment.fileHasher)
     var outcome = Outcome(
       result: try await downloader.download(
-        url, to: output ?? Self.defaultFile(for: url, in: data), progress: progress))
+        url, to: output ?? Self.defaultFile(for: url, in: data), progress: progress,
+        admit: admit))
     guard let cache else { return outcome }
     var fields = HTTPFields()
     if let etag = outcome.result.etag { fields[.eTag] = etag }

@@ -52,6 +52,32 @@ public struct QueuedUploads: Sendable {
     to target: URL? = nil, resumable: Bool? = nil, compress: Bool = true,
     compression: CompressionOptions = CompressionOptions()
   ) async throws -> OutboxEntry {
+    try await add(
+      file, title: title, fields: fields, to: target, resumable: resumable, compress: compress,
+      compression: compression, allowsExpensiveNetworkAccess: false)
+  }
+
+  /// Queues an upload as ``add(_:title:fields:to:resumable:compress:compression:)`` does,
+  /// saying whether it may go over an expensive (metered) network, as URLSession's
+  /// `allowsExpensiveNetworkAccess`: the path policy holds uploads over 1 MiB back on one
+  /// otherwise, until the network is not metered (decision 2610).
+  /// - Parameters:
+  ///   - file: the file to send.
+  ///   - title: the title (the file's name when nil).
+  ///   - fields: other text fields, in order.
+  ///   - target: another target; nil for the base URL's.
+  ///   - resumable: true for tus, false for multipart; nil as the configuration says.
+  ///   - compress: false to send the file's bytes unchanged.
+  ///   - compression: the longest edge, JPEG quality and metadata rule for an image.
+  ///   - allowsExpensiveNetworkAccess: true to send it over a metered network too.
+  /// - Returns: the outbox entry, pending; `key.id` names the upload.
+  /// - Throws: as the other `add`.
+  @discardableResult
+  public func add(
+    _ file: URL, title: String? = nil, fields: [(name: String, value: String)] = [],
+    to target: URL? = nil, resumable: Bool? = nil, compress: Bool = true,
+    compression: CompressionOptions = CompressionOptions(), allowsExpensiveNetworkAccess: Bool
+  ) async throws -> OutboxEntry {
     let client = environment.client
     let transfer: QueuedUpload.Transfer =
       switch resumable ?? (environment.config.resumableUploads ? true : nil) {
@@ -67,7 +93,8 @@ public struct QueuedUploads: Sendable {
     let tusEndpoint = transfer == .auto ? try target ?? client.url("/uploads") : nil
     return try await add(
       request, transfer: transfer, tusEndpoint: tusEndpoint,
-      tusConfirmation: target == nil ? .record : .status)
+      tusConfirmation: target == nil ? .record : .status,
+      allowsExpensive: allowsExpensiveNetworkAccess)
   }
 
   /// Queues an upload as `request` says (see
@@ -79,13 +106,15 @@ public struct QueuedUploads: Sendable {
   ///   - transfer: tus, multipart, or tus when `tusEndpoint` speaks it.
   ///   - tusEndpoint: the tus creation URL for `.auto` (and `.tus`, when not `target`).
   ///   - tusConfirmation: what the tus completion must show.
+  ///   - allowsExpensive: whether it may go over an expensive path although the path policy
+  ///     holds large uploads back there (decision 2610).
   ///   - onState: told `compressing` and `prepared`.
   /// - Returns: the outbox entry, pending.
   /// - Throws: as the other `add`; `StoreError` when the local store cannot be opened.
   @discardableResult
   package func add(
     _ request: UploadRequest, transfer: QueuedUpload.Transfer, tusEndpoint: URL? = nil,
-    tusConfirmation: DeliveryProof.UploadConfirmation = .status,
+    tusConfirmation: DeliveryProof.UploadConfirmation = .status, allowsExpensive: Bool = false,
     onState: @escaping @Sendable (UploadState) -> Void = { _ in }
   ) async throws -> OutboxEntry {
     let shared = try store.open(warn: PrivateFiles.warnOnStandardError)
@@ -93,7 +122,7 @@ public struct QueuedUploads: Sendable {
       compressor: environment.compressor, store: store.queuedUploadStore, outbox: shared.store)
     let entry = try await queue.enqueue(
       request, transfer: transfer, tusEndpoint: tusEndpoint, tusConfirmation: tusConfirmation,
-      onState: onState)
+      allowsExpensive: allowsExpensive, onState: onState)
     shared.replayer.reloadState()
     shared.observation.recordOutbox()
     // While a watch runs, the store's run loop sends it now (as it does any write).

@@ -34,6 +34,20 @@ public struct SessionOutbox: Sendable {
   /// The connectivity, activity and outbox now.
   public var state: SyncState { shared.replayer.state }
 
+  /// The path the path policy is checked against now (decision 2610), for a command that says
+  /// why entries wait: the monitor's snapshot, after a captive-portal check when `checking`
+  /// and the path is usable (one request, never made otherwise).
+  /// - Parameter checking: whether to check for a captive portal first.
+  /// - Returns: the path.
+  package func policyPath(checking: Bool) async -> NetworkPath {
+    let monitor = shared.replayer.pathMonitor
+    if checking, let probing = monitor as? PortalProbingMonitor {
+      let status = await probing.snapshot().status
+      if status == .satisfied || status == .unknown { await probing.recheck() }
+    }
+    return await monitor?.snapshot() ?? .unknown
+  }
+
   /// The current state, then each change (the newest only, for a slow reader).
   /// - Returns: the stream.
   public func states() -> AsyncStream<SyncState> { shared.replayer.states() }

@@ -102,8 +102,8 @@ final class SessionStore: Sendable {
       makeReplayer: { [pathMonitor, declared, uploadTracker] in
         let replayer = OutboxReplayer(
           store: store, pathMonitor: pathMonitor,
-          configuration: OutboxReplayer.Configuration(
-            maxConcurrentSends: config.replayConcurrency),
+          configuration: Self.replayConfiguration(
+            config, declared: declared, files: folder, monitor: pathMonitor),
           now: { Date() }, clock: ContinuousClock(), random: SystemRandomSource(),
           logger: environment.logger, metrics: environment.metrics)
         for collection in declared {
@@ -155,6 +155,55 @@ final class SessionStore: Sendable {
       }
     }
     return live
+  }
+
+  /// The replayer's settings: the configuration's concurrency and path policy, the work each
+  /// entry is, and the captive-portal check a reply that is not the server's asks for.
+  static func replayConfiguration(
+    _ config: CourierConfig, declared: [CollectionDescription], files: String,
+    monitor: any PathMonitor
+  ) -> OutboxReplayer.Configuration {
+    var configuration = OutboxReplayer.Configuration(
+      maxConcurrentSends: config.replayConcurrency, pathPolicy: config.pathPolicy,
+      allowsExpensive: config.allowsExpensiveNetworkAccess,
+      work: work(declared: declared, files: files))
+    if let probing = monitor as? PortalProbingMonitor {
+      configuration.onNotTheServer = { _ = await probing.recheck() }
+    }
+    return configuration
+  }
+
+  /// The work an outbox entry is, for the path policy (decision 2610): a queued upload, a
+  /// compound write whose files are not stored yet (an upload of their kept bytes together),
+  /// else a record write.
+  /// - Parameters:
+  ///   - declared: the session's collections (their attachment fields).
+  ///   - files: the queued uploads' folder, where a compound write's files are kept.
+  /// - Returns: the classification.
+  static func work(declared: [CollectionDescription], files: String)
+    -> @Sendable (OutboxEntry)
+    -> (work: PathPolicy.Work, bytes: Int64?, allowsExpensive: Bool)
+  {
+    let fields = Dictionary(
+      declared.filter { !$0.attachments.isEmpty }.map { ($0.name, $0.attachments) },
+      uniquingKeysWith: { first, _ in first })
+    return { entry in
+      guard let attachments = fields[entry.key.collection] else {
+        return PathPolicy.work(of: entry)
+      }
+      let pending = Attachment.pending(in: entry.operation.payload, fields: attachments)
+      guard !pending.isEmpty else { return (.writes, nil, false) }
+      var bytes: Int64 = 0
+      for part in pending {
+        var info = stat()
+        // A kept file that cannot be read counts as large: its send fails on its own.
+        guard stat(files + "/" + part.id + ".body", &info) == 0 else {
+          return (.uploads, nil, false)
+        }
+        bytes += Int64(info.st_size)
+      }
+      return (.uploads, bytes, false)
+    }
   }
 
   /// A collection's replay route: its records' sender, or, when it has attachment fields,

@@ -94,6 +94,9 @@ package struct Downloader: Sendable {
   ///   - url: the URL.
   ///   - destination: the file to create or replace.
   ///   - progress: bytes of the whole file present so far, and its length when known.
+  ///   - admit: told the bytes still to fetch (nil when the server did not say) once the
+  ///     `HEAD` answered, before any body is asked for; it throws to stop there (the path
+  ///     policy holding a large download back on a metered path, decision 2610).
   /// - Returns: the result.
   /// - Throws: `CourierError`: the server's refusal as classified; `invalidResponse` for a
   ///   206 that does not continue the file (`reply_content_range_mismatch`), a file whose
@@ -103,7 +106,8 @@ package struct Downloader: Sendable {
   ///   resumes are spent (the partial file stays).
   package func download(
     _ url: URL, to destination: URL,
-    progress: (@Sendable (TransferProgress) -> Void)? = nil
+    progress: (@Sendable (TransferProgress) -> Void)? = nil,
+    admit: ((Int64?) throws -> Void)? = nil
   ) async throws -> DownloadResult {
     let context = "GET \(url.path)"
     let folder = destination.deletingLastPathComponent()
@@ -130,6 +134,7 @@ package struct Downloader: Sendable {
     } else {
       have = 0
     }
+    try admit?(record?.length.map { max(0, $0 - have) })
 
     // Hashed as the bytes arrive when the server announced a digest, on a thread of its own
     // reading them back from the page cache (decision 2508): the file is not read back at the

@@ -31,13 +31,20 @@ extension OutboxReplayer {
   /// Follows the path: a change resets the backoff (a sleep it cuts short ends before the path
   /// is shown), the path is published, and its return asks for a pass.
   private func follow(_ monitor: any PathMonitor) async {
-    var previous: PathStatus?
+    var previous: NetworkPath?
     for await path in monitor.updates() {
-      event { $0.pathChanged(from: previous, to: path.status) }
+      event { $0.pathChanged(from: previous?.status, to: path.status) }
       await sleepCutShort()
       publisher.update { $0.path = path.status }
-      event { $0.pathPublished(from: previous, to: path.status) }
-      previous = path.status
+      event { $0.pathPublished(from: previous?.status, to: path.status) }
+      // A path that stops being metered or saving data may free entries the policy held
+      // (decision 2610): a pass, as a write would ask for.
+      if let previous, previous.status == path.status,
+        previous.isExpensive != path.isExpensive || previous.isConstrained != path.isConstrained
+      {
+        event { $0.writeCommitted(path: path.status) }
+      }
+      previous = path
     }
   }
 

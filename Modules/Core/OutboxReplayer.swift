@@ -44,19 +44,46 @@ package final class OutboxReplayer: Sendable {
     /// The most entries of one window: their attempts are counted in one commit before the
     /// first is sent and their completions in one commit after the last answer.
     package var maxWindow: Int
+    /// What kind of work may use which path (decision 2610): an entry the policy holds back on
+    /// the current path waits, with its record's later entries, until the path changes.
+    package var pathPolicy: PathPolicy
+    /// Whether queued uploads may use an expensive path this time whatever the policy says
+    /// (`courier sync --allow-expensive`, `allowsExpensiveNetworkAccess`).
+    package var allowsExpensive: Bool
+    /// The work an entry is, its bytes and its own permission to use an expensive path: by
+    /// default `PathPolicy.work(of:)` (queued uploads and record writes).
+    package var work:
+      @Sendable (OutboxEntry) -> (
+        work: PathPolicy.Work, bytes: Int64?, allowsExpensive: Bool
+      )
+    /// Told when a pass stopped on a reply that was not the server's: the captive-portal
+    /// probe checks the path then (decision 2612). Nil for none.
+    package var onNotTheServer: (@Sendable () async -> Void)?
 
     /// Creates settings.
     /// - Parameters:
     ///   - replayBackoff: the wait between passes after transient failures.
     ///   - maxConcurrentSends: sends at once; 1 keeps the outbox's global order.
     ///   - maxWindow: the most entries of one window.
+    ///   - pathPolicy: what may use which path.
+    ///   - allowsExpensive: whether uploads may use an expensive path whatever the policy says.
+    ///   - work: the work an entry is.
+    ///   - onNotTheServer: told when a pass stopped on a reply that was not the server's.
     package init(
       replayBackoff: ReplayBackoff = ReplayBackoff(), maxConcurrentSends: Int = 1,
-      maxWindow: Int = 256
+      maxWindow: Int = 256, pathPolicy: PathPolicy = .standard, allowsExpensive: Bool = false,
+      work:
+        @escaping @Sendable (OutboxEntry) -> (
+          work: PathPolicy.Work, bytes: Int64?, allowsExpensive: Bool
+        ) = PathPolicy.work(of:), onNotTheServer: (@Sendable () async -> Void)? = nil
     ) {
       self.replayBackoff = replayBackoff
       self.maxConcurrentSends = max(1, maxConcurrentSends)
       self.maxWindow = max(1, maxWindow)
+      self.pathPolicy = pathPolicy
+      self.allowsExpensive = allowsExpensive
+      self.work = work
+      self.onNotTheServer = onNotTheServer
     }
   }
 
@@ -73,7 +100,8 @@ package final class OutboxReplayer: Sendable {
   package let store: any LocalStore
   /// The settings.
   package let configuration: Configuration
-  let pathMonitor: (any PathMonitor)?
+  /// The path monitor the run loop follows and the path policy is checked against.
+  package let pathMonitor: (any PathMonitor)?
   let now: @Sendable () -> Date
   let clock: any Clock<Duration>
   let random: any RandomSource
@@ -170,6 +198,23 @@ package final class OutboxReplayer: Sendable {
   /// The collections with a route, sorted.
   package var routedCollections: [String] { shared.withLock { $0.routes.keys.sorted() } }
 
+  // MARK: - Path policy
+
+  /// The path the policy is checked against: the monitor's own current one.
+  package var currentPath: NetworkPath { pathMonitor?.currentPath ?? .unknown }
+
+  /// Why an entry waits for another path (decision 2610), or nil when it may go on this one.
+  /// - Parameters:
+  ///   - entry: the entry.
+  ///   - path: the path; the monitor's current one by default.
+  /// - Returns: the reason it waits, or nil.
+  package func pathWait(for entry: OutboxEntry, on path: NetworkPath? = nil) -> PathPolicy.Wait? {
+    let work = configuration.work(entry)
+    return configuration.pathPolicy.wait(
+      for: work.work, bytes: work.bytes, on: path ?? currentPath,
+      allowsExpensive: work.allowsExpensive || configuration.allowsExpensive)
+  }
+
   // MARK: - State
 
   /// A stream of states: the current one first, then every change (`bufferingNewest(1)`).
@@ -256,6 +301,10 @@ package final class OutboxReplayer: Sendable {
     await withCheckedContinuation { slot in event { $0.passRequested(slot) } }
     let started = metrics.isEnabled ? Self.instant(of: clock) : nil
     let report = await ReplayPassRunner(replayer: self).run()
+    if report.stoppedBy?.kind == .notTheServer, let check = configuration.onNotTheServer {
+      // Before the pass ends: whoever waits for it sees the path the check leaves.
+      await check()
+    }
     let duration = started?.elapsed()
     let (actions, retry) = shared.withLock { shared in
       (shared.machine.passEnded(report, jitter: { random.next() }), shared.machine.retryDelay)

@@ -21,7 +21,9 @@ struct ReplayPassRunner {
       store: store, publisher: replayer.publisher, schema: { replayer.schema(of: $0) })
     var pass = ReplayPass(
       concurrency: configuration.maxConcurrentSends, maxWindow: configuration.maxWindow,
-      routed: { replayer.route(for: $0.key.collection) != nil })
+      // An entry the path policy holds back waits like one without a route (decision 2610).
+      routed: { replayer.route(for: $0.key.collection) != nil && replayer.pathWait(for: $0) == nil }
+    )
     let report = await withTaskGroup(
       of: ([ReplayOutcome], ReplayWindow.Halt?).self, returning: ReplayReport.self
     ) { group in

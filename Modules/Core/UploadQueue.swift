@@ -52,6 +52,8 @@ package struct UploadQueue: Sendable {
   ///   - transfer: the protocol: tus, multipart, or tus when the endpoint speaks it.
   ///   - tusEndpoint: the tus creation URL, for `.tus` and `.auto`.
   ///   - tusConfirmation: what the tus completion must show.
+  ///   - allowsExpensive: whether it may go over an expensive path although the path policy
+  ///     holds large uploads back there (decision 2610).
   ///   - onState: told `compressing` and `prepared`.
   /// - Returns: the outbox entry, pending; its `key.id` names the upload.
   /// - Throws: `CourierError`: `fileUnavailable`, `invalidInput` (an original that must not be
@@ -59,7 +61,7 @@ package struct UploadQueue: Sendable {
   ///   cannot be written (nothing is left then), `cancelled`.
   package func enqueue(
     _ request: UploadRequest, transfer: QueuedUpload.Transfer, tusEndpoint: URL? = nil,
-    tusConfirmation: DeliveryProof.UploadConfirmation = .status,
+    tusConfirmation: DeliveryProof.UploadConfirmation = .status, allowsExpensive: Bool = false,
     onState: @escaping @Sendable (UploadState) -> Void = { _ in }
   ) async throws -> OutboxEntry {
     let preparation = UploadPreparation(
@@ -76,7 +78,7 @@ package struct UploadQueue: Sendable {
         fields.append(QueuedUpload.Field(name: field.name, value: value))
       }
       let tus = tusEndpoint ?? (transfer == .tus ? request.target : nil)
-      let upload = QueuedUpload(
+      var upload = QueuedUpload(
         transfer: transfer, tusEndpoint: transfer == .multipart ? nil : tus?.absoluteString,
         formTarget: transfer == .tus ? nil : request.target.absoluteString,
         tusConfirmation: tusEndpoint == nil && transfer == .tus
@@ -87,6 +89,7 @@ package struct UploadQueue: Sendable {
         contentType: prepared.part.contentType ?? "application/octet-stream",
         length: prepared.length, boundary: MultipartBoundary.random().value,
         source: request.file.standardizedFileURL.path, verdict: prepared.verdict)
+      upload.allowsExpensive = allowsExpensive
       if transfer != .multipart && tus == nil {
         throw CourierError(
           .invalidInput, code: "upload_target_missing",

@@ -18,11 +18,19 @@ package enum OutboxWait: Sendable, Equatable {
   case conflict
   /// Parked: its replies never proved delivery while the server answered; `outbox retry`.
   case parked
+  /// Pending, held back by the path policy on the path now (decision 2610): it goes when the
+  /// path changes (an unmetered network, the login page passed).
+  case path(PathPolicy.Wait)
 
   /// Each entry's wait.
-  /// - Parameter entries: every entry, in queue order.
+  /// - Parameters:
+  ///   - entries: every entry, in queue order.
+  ///   - pathWait: why the path policy holds an entry back on the path now; nil when it does
+  ///     not (the default: nothing is held).
   /// - Returns: the waits, one per entry, in the same order.
-  package static func of(_ entries: [OutboxEntry]) -> [OutboxWait] {
+  package static func of(
+    _ entries: [OutboxEntry], pathWait: (OutboxEntry) -> PathPolicy.Wait? = { _ in nil }
+  ) -> [OutboxWait] {
     // The first entry of each record still in the way of its later ones, and whether it holds
     // them (conflicted, parked) or only goes first (pending).
     var first: [RecordKey: (sequence: Int64, holds: Bool)] = [:]
@@ -39,13 +47,14 @@ package enum OutboxWait: Sendable, Equatable {
           return earlier.holds ? .held(earlier.sequence) : .behind(earlier.sequence)
         }
         first[entry.key] = (entry.sequence, false)
+        if let wait = pathWait(entry) { return .path(wait) }
         return entry.attempts == 0 ? .next : .again(attempts: entry.attempts)
       }
     }
   }
 
   /// A short name for `--json` (`next`, `again`, `behind`, `held`, `refused`, `conflict`,
-  /// `parked`).
+  /// `parked`, `path`: `waits_on` then says which fact of the path).
   package var name: String {
     switch self {
     case .next: "next"
@@ -55,6 +64,7 @@ package enum OutboxWait: Sendable, Equatable {
     case .refused: "refused"
     case .conflict: "conflict"
     case .parked: "parked"
+    case .path: "path"
     }
   }
 
@@ -62,7 +72,7 @@ package enum OutboxWait: Sendable, Equatable {
   package var waitsFor: Int64? {
     switch self {
     case .behind(let sequence), .held(let sequence): sequence
-    case .next, .again, .refused, .conflict, .parked: nil
+    case .next, .again, .refused, .conflict, .parked, .path: nil
     }
   }
 }

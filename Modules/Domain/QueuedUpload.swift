@@ -83,6 +83,12 @@ package struct QueuedUpload: Sendable, Equatable {
   package var source: String
   /// Which file was kept and why (compressed, or the original and why).
   package var verdict: CompressionDecision.Verdict
+  /// Whether it may go over an expensive (metered) path although the policy holds large
+  /// uploads back there (`courier upload --queue --allow-expensive`,
+  /// `allowsExpensiveNetworkAccess`; decision 2610). Kept in the payload only when true.
+  package var allowsExpensive = false
+  /// The payload member that keeps ``allowsExpensive``.
+  package static let allowsExpensiveMember = "allows_expensive"
 
   /// Creates a queued upload's description.
   /// - Parameters:
@@ -152,6 +158,7 @@ package struct QueuedUpload: Sendable, Equatable {
       ]),
     ]
     if let tusEndpoint { members["tus_endpoint"] = .string(tusEndpoint) }
+    if allowsExpensive { members[Self.allowsExpensiveMember] = .bool(true) }
     if let formTarget { members["form_target"] = .string(formTarget) }
     return .object(members)
   }
@@ -206,6 +213,7 @@ package struct QueuedUpload: Sendable, Equatable {
       filename: try text("filename"), contentType: try text("content_type"), length: length,
       boundary: try text("boundary"), source: try text("source"),
       verdict: CompressionDecision.Verdict(send: send, reason: reason, message: message))
+    allowsExpensive = payload[Self.allowsExpensiveMember] == .bool(true)
     if transfer != .multipart && tusEndpoint == nil { throw Self.unreadable("tus_endpoint") }
     if transfer != .tus && formTarget == nil { throw Self.unreadable("form_target") }
   }

@@ -44,6 +44,7 @@ struct OutboxWaitTests {
     case .refused: "refused"
     case .conflict: "conflict"
     case .parked: "parked"
+    case .path(let wait): "path \(wait.rawValue)"
     }
   }
 
@@ -56,5 +57,14 @@ struct OutboxWaitTests {
       return entry
     }
     #expect(OutboxWait.of(entries).map(Self.text) == row.waits)
+  }
+
+  @Test("an entry the path policy holds says why; its record's later writes still wait for it")
+  func heldByThePath() {
+    let entries = ["a1", "b1", "a2"].enumerated().map { index, spec in
+      ReplayScheduleTests.entry(spec, sequence: Int64(index + 1))
+    }
+    let waits = OutboxWait.of(entries) { $0.key.id == "a" ? .expensive : nil }
+    #expect(waits.map(Self.text) == ["path expensive", "next", "behind 1"])
   }
 }
