@@ -111,6 +111,7 @@ package final class PortalProbingMonitor: PathMonitor {
 
   private func apply(_ verdict: PortalCheck) {
     state.withLock { state in
+      let before = state.portal
       switch verdict {
       case .open:
         state.portal = false
@@ -121,6 +122,9 @@ package final class PortalProbingMonitor: PathMonitor {
       case .unknown:
         return
       }
+      // Only a verdict that changes the path is published: a path that stays as it was is no
+      // change for a follower (a replayer takes every update as the path changing).
+      guard state.portal != before else { return }
       let path = state.path ?? monitor.currentPath
       broadcaster.relay(PortalCheck.path(path, portal: state.portal))
     }
