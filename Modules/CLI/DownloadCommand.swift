@@ -22,7 +22,6 @@ enum DownloadCommand {
     let view = DownloadView(context: context)
     // The path policy (decision 2610): a large download waits for an unmetered path unless
     // --allow-expensive; the path as the system says it now (a snapshot, no probe).
-    let config = context.environment.config
     let network = await context.session.paths.monitor.snapshot()
     let outcome: Downloads.Outcome
     do {
@@ -30,14 +29,7 @@ enum DownloadCommand {
         path, to: output.map { URL(fileURLWithPath: $0) }, pinned: pin,
         progress: { view.progress($0) },
         warn: { context.output.err("courier: warning: \($0)\n") },
-        admit: { bytes in
-          if let wait = config.pathPolicy.wait(
-            for: .downloads, bytes: bytes, on: network,
-            allowsExpensive: config.allowsExpensiveNetworkAccess)
-          {
-            throw PathHeld(wait: wait, bytes: bytes)
-          }
-        })
+        admit: PathHeld.check(context.environment.config, on: network))
     } catch let held as PathHeld {
       view.finish()
       return context.refuse(held.message, code: "path_policy", exit: .transient)
@@ -131,24 +123,5 @@ final class DownloadView: Sendable {
       return state.shown
     }
     if shown { context.output.err("\n") }
-  }
-}
-
-/// A download the path policy holds back (decision 2610): not fetched, said why.
-struct PathHeld: Error {
-  var wait: PathPolicy.Wait
-  var bytes: Int64?
-
-  /// The sentence `courier download` prints.
-  var message: String {
-    let size = bytes.map { " (\(CompressionDecision.formatBytes($0)))" } ?? ""
-    let what =
-      switch wait {
-      case .expensive: "the network is metered"
-      case .constrained: "the network saves data"
-      case .portal: "a Wi-Fi login page holds the network"
-      }
-    return "Not downloaded: the file\(size) is large and \(what); \(wait.sentence). "
-      + (wait == .expensive ? "Add --allow-expensive to download it anyway." : "")
   }
 }

@@ -26,6 +26,8 @@ package struct OfflineAttachments: Sendable {
     package var kept: [String] = []
     /// The URLs that could not be kept, with why, in words.
     package var failed: [String: String] = [:]
+    /// The URLs the path policy holds back for now (decision 2610), with why, in words.
+    package var held: [String: String] = [:]
   }
 
   private let store: SessionStore
@@ -98,7 +100,8 @@ package struct OfflineAttachments: Sendable {
 
   /// Downloads every referenced file the cache does not hold yet, one after the other. A file
   /// the budget cannot hold is not kept (its download is deleted); the pass stops at the first
-  /// failure to reach the server (the rest wait for the next one).
+  /// failure to reach the server (the rest wait for the next one). A file the path policy
+  /// holds back (a large one on a metered path, decision 2610) is not fetched: its HEAD only.
   /// - Returns: what was downloaded, kept already, or not kept and why.
   package func fetch() async -> Report {
     var report = Report()
@@ -107,19 +110,22 @@ package struct OfflineAttachments: Sendable {
     let environment = store.environment
     let cache = try? environment.openResponseCache(warn: { _ in })
     let partition = environment.responseCachePartition
+    let admit = PathHeld.check(environment.config, on: await store.currentPath())
     for url in urls {
       if let cache, !((try? cache.entries(partition: partition, url: url)) ?? []).isEmpty {
         report.kept.append(url)
         continue
       }
       do {
-        let outcome = try await downloads.fetch(url, warn: { _ in })
+        let outcome = try await downloads.fetch(url, warn: { _ in }, admit: admit)
         if let reason = outcome.notKept {
           unlink(outcome.result.file.path)
           report.failed[url] = reason
         } else {
           report.downloaded.append(url)
         }
+      } catch let held as PathHeld {
+        report.held[url] = held.wait.sentence
       } catch let error as CourierError {
         report.failed[url] = error.userMessage
         if CachingMiddleware.offlineKinds.contains(where: { $0 ~= error }) { break }

@@ -31,6 +31,11 @@ final class SessionStore: Sendable {
   private let monitorRun: SharedRun
   private let opened = Mutex<OutboxSync?>(nil)
 
+  /// The session's path now, as its monitor says (no probe): what the path policy reads for
+  /// work the session starts itself (decision 2610).
+  /// - Returns: the path.
+  package func currentPath() async -> NetworkPath { await pathMonitor.snapshot() }
+
   init(
     environment: CourierEnvironment, pathMonitor: any PathMonitor, monitorRun: SharedRun,
     removal: DeliveredBodyRemoval

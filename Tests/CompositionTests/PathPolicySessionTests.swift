@@ -97,4 +97,54 @@ struct PathPolicySessionTests {
     try await until("the held upload to be delivered") { try outbox.entries().isEmpty }
     #expect(try await writes(backend).filter { $0 == "POST /photos" }.count == 2)
   }
+
+  @Test(
+    "a large photo a stored article names is not downloaded for offline reading on a metered path (its HEAD only); it is once unmetered"
+  )
+  func offlinePhotosWaitOnMeteredPath() async throws {
+    let backend = try await SharedBackend.fresh()
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let monitor = ManualPathMonitor()
+    var config = CourierConfig(environment: ["HOME": dir.path])
+    config.baseURL = backend.url
+    config.dataDirectory = dir.appendingPathComponent("data")
+    config.offlineArticlePhotos = true
+    let courier = try CourierSession(
+      config: config, overrides: AdapterOverrides(pathMonitor: monitor))
+    try await courier.login(username: "alice", password: "secret")
+    // A 3 MB photo on the server and an article naming it, made by someone else.
+    let placed = try await backend.call(
+      "POST", "/__photos", json: #"{"id":"big","size":3000000,"owner":"alice"}"#)
+    try #require(placed.status == 201, "\(String(decoding: placed.body, as: UTF8.self))")
+    let (_, login) = try await backend.call(
+      "POST", "/auth/token", json: #"{"username":"alice","password":"secret"}"#)
+    let token = try #require(
+      (try JSONSerialization.jsonObject(with: login) as? [String: Any])?["access_token"]
+        as? String)
+    let created = try await backend.call(
+      "POST", "/articles", json: #"{"id":"a-big","title":"big","body":"","photo":"big"}"#,
+      headers: ["Authorization": "Bearer \(token)"])
+    try #require(created.status == 201, "\(String(decoding: created.body, as: UTF8.self))")
+    monitor.send(.satisfied, expensive: true)
+    let articles = try courier.collections.articles()
+    _ = await articles.refresh()
+    try #require(try articles.stored(id: "a-big") != nil)
+
+    let url = backend.url.absoluteString + "/photos/big"
+    let held = await courier.offlineAttachments.fetch()
+    #expect(held.held[url] == PathPolicy.Wait.expensive.sentence, "\(held)")
+    #expect(held.downloaded.isEmpty && held.failed.isEmpty, "\(held)")
+    let served = { () async throws -> [String] in
+      let (_, body) = try await backend.call("GET", "/__photos/served")
+      let list = try #require(try JSONSerialization.jsonObject(with: body) as? [[String: Any]])
+      return list.filter { $0["id"] as? String == "big" }.compactMap { $0["method"] as? String }
+    }
+    #expect(try await served() == ["HEAD"])
+
+    monitor.send(.satisfied, expensive: false)
+    let fetched = await courier.offlineAttachments.fetch()
+    #expect(fetched.downloaded == [url], "\(fetched)")
+    #expect(try await served() == ["HEAD", "HEAD", "GET"])
+  }
 }
