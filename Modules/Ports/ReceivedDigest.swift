@@ -30,7 +30,9 @@ package final class ReceivedDigest: Sendable, Equatable {
     var stopped = false
   }
 
-  /// What the caller's thread and the hashing thread share.
+  /// What the caller's thread and the hashing thread share. `@unchecked` is safe: every
+  /// mutable field is inside `state`, read and written only under its `Mutex`; the two
+  /// semaphores are thread-safe by design and never reassigned (`let`).
   private final class Shared: @unchecked Sendable {
     let state: Mutex<State>
     /// Wakes the hashing thread: bytes to hash, or stop.
