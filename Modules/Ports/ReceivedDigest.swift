@@ -1,4 +1,5 @@
 import CourierDomain
+import CourierSystem
 import Dispatch
 import Synchronization
 
@@ -28,6 +29,9 @@ package final class ReceivedDigest: Sendable, Equatable {
     var signalled: Int64 = 0
     var busy = false
     var stopped = false
+    /// Bumped when the digest starts afresh (a body from byte 0, a prefix read from disk): the
+    /// hashing thread then opens the file again, which may be another one at the same path.
+    var epoch = 0
   }
 
   /// What the caller's thread and the hashing thread share. `@unchecked` is safe: every
@@ -62,7 +66,9 @@ package final class ReceivedDigest: Sendable, Equatable {
     shared = Shared(State(stream: hasher.streamingDigest()))
     if let file {
       let shared = shared
-      DispatchQueue.global(qos: .userInitiated).async { Self.hashLoop(shared, file) }
+      // A thread of its own, not a GCD worker: the loop blocks for the download's whole life,
+      // and GCD's pool is shared with everything else in the process.
+      DetachedThread.start(name: "courier-digest") { Self.hashLoop(shared, file) }
     }
   }
 
@@ -71,26 +77,31 @@ package final class ReceivedDigest: Sendable, Equatable {
     shared.work.signal()
   }
 
-  /// The hashing thread: hashes what was written beyond what it hashed, until stopped.
+  /// The hashing thread: hashes what was written beyond what it hashed, until stopped. It
+  /// keeps the file open and one buffer for its whole life (opening the file and allocating
+  /// 1 MiB for each piece cost a thousand `openat`s per GiB, and glibc then kept the freed
+  /// buffers in a growing arena: 8 MiB of private memory).
   private static func hashLoop(_ shared: Shared, _ file: URL) {
+    var reader: (epoch: Int, reader: FileRangeReader)?
     while true {
       shared.work.wait()
-      let job = shared.state.withLock { state -> (any SHA256Stream, Int64, Int64)?? in
+      let job = shared.state.withLock { state -> (any SHA256Stream, Int64, Int64, Int)?? in
         if state.stopped { return .some(nil) }
         guard state.usable, state.hashed < state.count, let stream = state.stream else {
           return nil
         }
         state.stream = nil
         state.busy = true
-        return (stream, state.hashed, state.count)
+        return (stream, state.hashed, state.count, state.epoch)
       }
       guard let job else { continue }
       guard let job else { return }
       var stream = job.0
-      let (from, to) = (job.1, job.2)
+      let (from, to, epoch) = (job.1, job.2, job.3)
       var ok = true
       do {
-        try SwiftFileHasher.read(file, offset: from, length: to - from) { stream.update($0) }
+        if reader?.epoch != epoch { reader = (epoch, try FileRangeReader(file)) }
+        try reader?.reader.read(offset: from, length: to - from) { stream.update($0) }
       } catch {
         ok = false
       }
@@ -130,7 +141,8 @@ package final class ReceivedDigest: Sendable, Equatable {
     var stream = hasher.streamingDigest()
     try SwiftFileHasher.read(file, offset: 0, length: length) { stream.update($0) }
     shared.state.withLock {
-      $0 = State(stream: stream, count: length, hashed: length, signalled: length)
+      $0 = State(
+        stream: stream, count: length, hashed: length, signalled: length, epoch: $0.epoch + 1)
     }
   }
 
@@ -141,7 +153,7 @@ package final class ReceivedDigest: Sendable, Equatable {
     let fresh = offset == 0 ? hasher.streamingDigest() : nil
     shared.state.withLock { state in
       if let fresh {
-        state = State(stream: fresh)
+        state = State(stream: fresh, epoch: state.epoch + 1)
       } else if !state.usable || state.count != offset {
         state.usable = false
       }
