@@ -35,13 +35,8 @@ SIZE=$((SIZE_MIB * 1024 * 1024))
 PY="$ROOT/Backend/.venv/bin/python"
 [ -x "$PY" ] || bash "$ROOT/Backend/run.sh" --setup-only >/dev/null
 
-if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  BIN="$("$ROOT/scripts/release-build" courier)"
-else
-  BIN="$(cd "$ROOT" && swift build -c release --static-swift-stdlib --show-bin-path)"
-fi
-COURIER="$BIN/courier"
-[ -x "$COURIER" ] || { echo "download: no release courier at $COURIER" >&2; exit 1; }
+. "$ROOT/Benchmarks/lib/link.sh"
+COURIER="$(bench_release_courier download)"
 
 WORK="$(mktemp -d /tmp/courier-download-bench.XXXXXX)"
 SRV="cdl-$$-s"
@@ -50,24 +45,12 @@ PIDS=()
 cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-  ip netns del "$SRV" 2>/dev/null || true
-  ip netns del "$CLI" 2>/dev/null || true
+  bench_unlink "$SRV" "$CLI"
   rm -rf "$WORK"
 }
 trap cleanup EXIT
 
-wait_http() { # URL [netns]
-  for _ in $(seq 1 600); do
-    if [ -n "${2:-}" ]; then
-      ip netns exec "$2" curl -s -o /dev/null "$1" && return 0
-    else
-      curl -s -o /dev/null "$1" && return 0
-    fi
-    sleep 0.1
-  done
-  echo "download: $1 never answered" >&2
-  exit 1
-}
+wait_http() { bench_wait_http download "$@"; }
 
 # place PORT ID MIB [NETNS] → the photo's SHA-256 (hex)
 place() {
@@ -166,30 +149,15 @@ fi
 # ---------------------------------------------------------------------------------------------
 if [ "${SKIP_LINK:-0}" != 1 ]; then
   [ "$(id -u)" = 0 ] || { echo "download: part 2 needs root (SKIP_LINK=1 to skip)" >&2; exit 1; }
-  ip netns add "$SRV"
-  ip netns add "$CLI"
-  ip -n "$SRV" link add vs type veth peer name vc netns "$CLI"
-  ip -n "$SRV" addr add 10.215.0.1/24 dev vs
-  ip -n "$CLI" addr add 10.215.0.2/24 dev vc
-  for ns in "$SRV" "$CLI"; do ip -n "$ns" link set lo up; done
-  ip -n "$SRV" link set vs up
-  ip -n "$CLI" link set vc up
-  ip -n "$CLI" route add default via 10.215.0.1 dev vc
-  ip netns exec "$CLI" tc qdisc replace dev vc root tbf rate "$RATE" burst 256kb latency 100ms
-  ip netns exec "$SRV" tc qdisc replace dev vs root tbf rate "$RATE" burst 256kb latency 100ms
+  bench_link "$SRV" "$CLI" 10.215.0 "$RATE"
   BPORT=18091
   COURIER_BACKEND_DATA="$WORK/backend" COURIER_BACKEND_EXIT_WITH_PARENT=1 COURIER_BACKEND_LOG_LEVEL=warning \
     ip netns exec "$SRV" bash "$ROOT/Backend/run.sh" --host 0.0.0.0 --port "$BPORT" >"$WORK/backend.log" 2>&1 &
   PIDS+=($!)
   wait_http "http://127.0.0.1:$BPORT/health" "$SRV"
-  ip netns exec "$SRV" iptables -A INPUT -i vs -p tcp --dport "$BPORT" -j ACCEPT
-  ip netns exec "$SRV" iptables -A OUTPUT -o vs -p tcp --sport "$BPORT" -j ACCEPT
-  counted() { # bytes into and out of the server's namespace for the backend's port
-    ip netns exec "$SRV" iptables -nvx -L INPUT | awk -v p="dpt:$BPORT" '$0 ~ p { s += $2 } END { printf "%d\n", s }'
-  }
-  sent() {
-    ip netns exec "$SRV" iptables -nvx -L OUTPUT | awk -v p="spt:$BPORT" '$0 ~ p { s += $2 } END { printf "%d\n", s }'
-  }
+  bench_count "$SRV" "$BPORT"
+  counted() { bench_counted_in "$SRV" "$BPORT"; }  # bytes into the server's namespace
+  sent() { bench_counted_out "$SRV" "$BPORT"; }    # and out of it, for the backend's port
   SHA="$(place "$BPORT" big "$SIZE_MIB" "$SRV")"
   DDIR="$WORK/client"
   mkdir -p "$DDIR"

@@ -33,6 +33,7 @@ PY="$ROOT/Backend/.venv/bin/python"
 [ -x "$PY" ] || bash "$ROOT/Backend/run.sh" --setup-only >/dev/null
 [ "$(id -u)" = 0 ] || { echo "peers: needs root" >&2; exit 1; }
 COURIER="${COURIER:-$(cd "$ROOT" && swift build --show-bin-path)/courier}"
+. "$ROOT/Benchmarks/lib/link.sh"
 [ -x "$COURIER" ] || { echo "peers: no courier at $COURIER" >&2; exit 1; }
 BEFORE="${BASELINE:-}"
 [ -z "$BEFORE" ] || [ -x "$BEFORE" ] || { echo "peers: BASELINE=$BEFORE is not executable" >&2; exit 1; }
@@ -51,8 +52,7 @@ PIDS=()
 cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-  ip netns del "$SRV" 2>/dev/null || true
-  ip netns del "$CLI" 2>/dev/null || true
+  bench_unlink "$SRV" "$CLI"
   if [ "${KEEP:-0}" = 1 ]; then echo "peers: kept $WORK" >&2; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
@@ -65,16 +65,7 @@ SHA="$(sha256sum "$FILE" | cut -d' ' -f1)"
 mapfile -t POINTS < <(awk -v n="$KILLS" -v s="$SIZE" -v seed="$SEED" \
   'BEGIN { srand(seed); for (i = 0; i < n; i++) printf "%d\n", 1048576 + rand() * (s - 2097152) }' | sort -n)
 
-ip netns add "$SRV"
-ip netns add "$CLI"
-ip -n "$SRV" link add vs type veth peer name vc netns "$CLI"
-ip -n "$SRV" addr add 10.215.0.1/24 dev vs
-ip -n "$CLI" addr add 10.215.0.2/24 dev vc
-for ns in "$SRV" "$CLI"; do ip -n "$ns" link set lo up; done
-ip -n "$SRV" link set vs up
-ip -n "$CLI" link set vc up
-ip netns exec "$CLI" tc qdisc replace dev vc root tbf rate "$RATE" burst 256kb latency 100ms
-ip netns exec "$SRV" tc qdisc replace dev vs root tbf rate "$RATE" burst 256kb latency 100ms
+bench_link "$SRV" "$CLI" 10.215.0 "$RATE"
 
 BPORT=18181
 IPORT=18182
@@ -89,23 +80,12 @@ mkdir -p "$WORK/peer"
   --host 0.0.0.0 --port "$RPORT" --upload-dir "$WORK/peer/files" --db-path "$WORK/peer/db" \
   --log-level WARNING) >"$WORK/peer.log" 2>&1 &
 PIDS+=($!)
-wait_http() { # URL
-  for _ in $(seq 1 600); do
-    ip netns exec "$SRV" curl -s -o /dev/null "$1" && return 0
-    sleep 0.1
-  done
-  echo "peers: $1 never answered" >&2
-  exit 1
-}
+wait_http() { bench_wait_http peers "$1" "$SRV"; }
 wait_http "http://127.0.0.1:$BPORT/health"
 wait_http "http://127.0.0.1:$IPORT/health"
 wait_http "http://127.0.0.1:$RPORT/files"
-for port in "$BPORT" "$IPORT" "$RPORT"; do
-  ip netns exec "$SRV" iptables -A INPUT -i vs -p tcp --dport "$port" -j ACCEPT
-done
-counted() { # PORT → bytes counted into the server's namespace for it
-  ip netns exec "$SRV" iptables -nvx -L INPUT | awk -v p="dpt:$1" '$0 ~ p { print $2 }'
-}
+bench_count "$SRV" "$BPORT" "$IPORT" "$RPORT"
+counted() { bench_counted_in "$SRV" "$1"; }  # PORT → bytes counted into the server's namespace
 
 # run_killed PORT COMMAND...: runs COMMAND and kills it with -9 when the bytes counted for
 # PORT since the start reach each kill point, then runs it to the end. Prints

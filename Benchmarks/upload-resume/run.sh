@@ -37,13 +37,8 @@ SIZE=$((SIZE_MIB * 1024 * 1024))
 PY="$ROOT/Backend/.venv/bin/python"
 [ -x "$PY" ] || bash "$ROOT/Backend/run.sh" --setup-only >/dev/null
 
-if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  BIN="$("$ROOT/scripts/release-build" courier)"
-else
-  BIN="$(cd "$ROOT" && swift build -c release --static-swift-stdlib --show-bin-path)"
-fi
-COURIER="$BIN/courier"
-[ -x "$COURIER" ] || { echo "upload-resume: no release courier at $COURIER" >&2; exit 1; }
+. "$ROOT/Benchmarks/lib/link.sh"
+COURIER="$(bench_release_courier upload-resume)"
 BEFORE="${BASELINE:-}"
 [ -z "$BEFORE" ] || [ -x "$BEFORE" ] || { echo "upload-resume: BASELINE=$BEFORE is not executable" >&2; exit 1; }
 
@@ -54,8 +49,7 @@ PIDS=()
 cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-  ip netns del "$SRV" 2>/dev/null || true
-  ip netns del "$CLI" 2>/dev/null || true
+  bench_unlink "$SRV" "$CLI"
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -64,33 +58,12 @@ FILE="$WORK/payload.bin"
 head -c "$SIZE" /dev/urandom >"$FILE"
 SHA="$(sha256sum "$FILE" | cut -d' ' -f1)"
 
-wait_http() { # URL [netns]
-  for _ in $(seq 1 600); do
-    if [ -n "${2:-}" ]; then
-      ip netns exec "$2" curl -s -o /dev/null "$1" && return 0
-    else
-      curl -s -o /dev/null "$1" && return 0
-    fi
-    sleep 0.1
-  done
-  echo "upload-resume: $1 never answered" >&2
-  exit 1
-}
+wait_http() { bench_wait_http upload-resume "$@"; }
 
 # ---------------------------------------------------------------------------------------------
 if [ "${SKIP_LINK:-0}" != 1 ]; then
   [ "$(id -u)" = 0 ] || { echo "upload-resume: part 1 needs root (SKIP_LINK=1 to skip)" >&2; exit 1; }
-  ip netns add "$SRV"
-  ip netns add "$CLI"
-  ip -n "$SRV" link add vs type veth peer name vc netns "$CLI"
-  ip -n "$SRV" addr add 10.214.0.1/24 dev vs
-  ip -n "$CLI" addr add 10.214.0.2/24 dev vc
-  for ns in "$SRV" "$CLI"; do ip -n "$ns" link set lo up; done
-  ip -n "$SRV" link set vs up
-  ip -n "$CLI" link set vc up
-  ip -n "$CLI" route add default via 10.214.0.1 dev vc
-  ip netns exec "$CLI" tc qdisc replace dev vc root tbf rate "$RATE" burst 256kb latency 100ms
-  ip netns exec "$SRV" tc qdisc replace dev vs root tbf rate "$RATE" burst 256kb latency 100ms
+  bench_link "$SRV" "$CLI" 10.214.0 "$RATE"
   BPORT=18081
   SPORT=18082
   COURIER_BACKEND_DATA="$WORK/backend" COURIER_BACKEND_EXIT_WITH_PARENT=1 \
@@ -100,12 +73,8 @@ if [ "${SKIP_LINK:-0}" != 1 ]; then
   PIDS+=($!)
   wait_http "http://127.0.0.1:$BPORT/health" "$SRV"
   wait_http "http://127.0.0.1:$SPORT/" "$SRV"
-  for port in "$BPORT" "$SPORT"; do
-    ip netns exec "$SRV" iptables -A INPUT -i vs -p tcp --dport "$port" -j ACCEPT
-  done
-  counted() { # PORT → bytes counted into the server's namespace for it
-    ip netns exec "$SRV" iptables -nvx -L INPUT | awk -v p="dpt:$1" '$0 ~ p { print $2 }'
-  }
+  bench_count "$SRV" "$BPORT" "$SPORT"
+  counted() { bench_counted_in "$SRV" "$1"; }  # PORT → bytes counted into the server's namespace
   # Plain http to the server's link address (not loopback): allowed, as this measures the
   # upload itself, without TLS (decision 2431).
   client() { # DATA_DIR BASE_URL [BINARY]: the courier command line in the client's namespace, as CMD
