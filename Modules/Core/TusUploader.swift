@@ -94,20 +94,7 @@ package struct TusUploader<C: Clock>: Sendable where C.Duration == Duration {
   /// - Parameter request: what to upload; `target` is the tus endpoint (creation URL).
   /// - Returns: the states, in order.
   package func states(for request: UploadRequest) -> AsyncThrowingStream<UploadState, any Error> {
-    let (stream, continuation) = AsyncThrowingStream.makeStream(of: UploadState.self)
-    let task = Task {
-      do {
-        let result = try await perform(request) { state in
-          if !state.isFinal { continuation.yield(state) }
-        }
-        continuation.yield(.succeeded(result))
-        continuation.finish()
-      } catch {
-        continuation.finish(throwing: CourierError.wrapping(error))
-      }
-    }
-    continuation.onTermination = { _ in task.cancel() }
-    return stream
+    UploadState.stream { try await self.perform(request, onState: $0) }
   }
 
   /// Runs a resumable upload in the caller's task.

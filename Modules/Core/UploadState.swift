@@ -120,3 +120,33 @@ public struct UploadState: Sendable, Equatable, CustomStringConvertible {
     }
   }
 }
+
+extension UploadState {
+  /// The states of an upload `perform` runs in a task of the stream's own: every state but the
+  /// final one as `perform` reports it, then `succeeded`, or the stream throws the
+  /// `CourierError` that ended the upload (so a failure cannot be taken for the end of
+  /// progress); ending the iteration early (or cancelling the consuming task) cancels it.
+  /// The one definition of `Uploader.states(for:)` and `TusUploader.states(for:)`.
+  /// - Parameter perform: runs the upload, reporting each state to the closure it is given.
+  /// - Returns: the states, in order; none is dropped.
+  static func stream(
+    _ perform:
+      @escaping @Sendable (_ onState: @escaping @Sendable (UploadState) -> Void) async throws ->
+      UploadResult
+  ) -> AsyncThrowingStream<UploadState, any Error> {
+    let (stream, continuation) = AsyncThrowingStream.makeStream(of: UploadState.self)
+    let task = Task {
+      do {
+        let result = try await perform { state in
+          if !state.isFinal { continuation.yield(state) }
+        }
+        continuation.yield(.succeeded(result))
+        continuation.finish()
+      } catch {
+        continuation.finish(throwing: CourierError.wrapping(error))
+      }
+    }
+    continuation.onTermination = { _ in task.cancel() }
+    return stream
+  }
+}

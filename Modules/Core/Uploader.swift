@@ -57,20 +57,7 @@ public struct Uploader: Sendable {
   /// - Parameter request: what to upload.
   /// - Returns: the states, in order; none is dropped.
   public func states(for request: UploadRequest) -> AsyncThrowingStream<UploadState, any Error> {
-    let (stream, continuation) = AsyncThrowingStream.makeStream(of: UploadState.self)
-    let task = Task {
-      do {
-        let result = try await perform(request) { state in
-          if !state.isFinal { continuation.yield(state) }
-        }
-        continuation.yield(.succeeded(result))
-        continuation.finish()
-      } catch {
-        continuation.finish(throwing: CourierError.wrapping(error))
-      }
-    }
-    continuation.onTermination = { _ in task.cancel() }
-    return stream
+    UploadState.stream { try await self.perform(request, onState: $0) }
   }
 
   /// Runs an upload in the caller's task, reporting each state but the final one.
