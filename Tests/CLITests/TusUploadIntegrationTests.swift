@@ -11,8 +11,8 @@ import Testing
 /// resume in a new process (decision 1301).
 @Suite("courier upload --resumable against the reference backend", .serialized, .sharedBackend)
 struct TusUploadIntegrationTests {
-  /// A run's first piece (decision 2704: 1 MiB without a confirmed rate).
-  static let firstPiece = 1024 * 1024
+  /// A run's first piece without a confirmed rate (decisions 2704, 2710).
+  static let firstPiece = Int(UploadPieces.defaultFirst)
   /// The most the first `PATCH` after it carries (pieces grow at most fourfold a step).
   static let chunk = 4 * firstPiece
 

@@ -1,9 +1,10 @@
 import CourierDomain
 import Testing
 
-/// `UploadPieces` (decision 2704): each piece lasts about a quarter second at the rate the
-/// server's answers confirm, grows at most fourfold, shrinks to a quarter when cut, keeps its
-/// 1 MiB floor, never goes past the server's limit.
+/// `UploadPieces` (decisions 2704 and 2710): each piece lasts about a quarter second at the
+/// rate the server's answers confirm (four times the fixed cost per request once two sizes
+/// told it apart, never more than a second), grows at most fourfold, shrinks to a quarter when
+/// cut, keeps its 64 KiB floor, never goes past the server's limit.
 @Suite("UploadPieces")
 struct UploadPiecesTests {
   static let kib: Int64 = 1 << 10
@@ -11,7 +12,7 @@ struct UploadPiecesTests {
 
   @Test("the first piece: the given size without a rate, the rate's quarter second with one")
   func first() {
-    #expect(UploadPieces().next(left: 100 * Self.mib) == Self.mib)
+    #expect(UploadPieces().next(left: 100 * Self.mib) == 256 * Self.kib)
     #expect(UploadPieces(first: 4 * Self.mib).next(left: 100 * Self.mib) == 4 * Self.mib)
     // 40 Mbit/s confirmed by a process before: 1.25 MB, not the guess.
     #expect(UploadPieces(first: 4 * Self.mib, rate: 5_000_000).next(left: .max) == 1_250_000)
@@ -38,9 +39,12 @@ struct UploadPiecesTests {
     ("64 MiB in 10 ms: the 256 MiB ceiling", 64 * mib, 64 * mib, 10, 256 * mib),
     ("256 MiB in 1 ms: stays at the ceiling", 256 * mib, 256 * mib, 1, 256 * mib),
     ("a short piece at the same rate sizes by its rate", 8 * mib, 2 * mib, 125, 4 * mib),
-    ("4 MiB in 40 s (800 kbit/s): the 1 MiB floor", 4 * mib, 4 * mib, 40_000, 1 * mib),
-    ("1 MiB in 2 s (a fixed cost per request): the floor holds", 1 * mib, 1 * mib, 2000, 1 * mib),
-    ("a 256 KiB first piece is its own floor", 256 * kib, 256 * kib, 1000, 256 * kib),
+    ("4 MiB in 40 s (800 kbit/s): 26 KB, the 64 KiB floor", 4 * mib, 4 * mib, 40_000, 64 * kib),
+    (
+      "1 MiB in 2 s: one answer is taken as the link's rate (a lower bound)", 1 * mib, 1 * mib,
+      2000, 128 * kib
+    ),
+    ("a 32 KiB first piece is its own floor", 32 * kib, 32 * kib, 1000, 32 * kib),
     ("a tiny first piece keeps its own floor", 1000, 1000, 1000, 1000),
   ]
 
@@ -72,7 +76,7 @@ struct UploadPiecesTests {
     pieces.interrupted()
     #expect(pieces.next(left: .max) == 4 * Self.mib)
     for _ in 0..<10 { pieces.interrupted() }
-    #expect(pieces.next(left: .max) == Self.mib)
+    #expect(pieces.next(left: .max) == 64 * Self.kib)
   }
 
   @Test("a 413: the limit it names when below the piece, else half the piece; only lower")
@@ -102,5 +106,81 @@ struct UploadPiecesTests {
     #expect(pieces.serverLimit == 1000)
     pieces.confirmed(4 * Self.mib, took: .milliseconds(1))
     #expect(pieces.next(left: .max) == 1000)
+  }
+
+  static func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+  }
+
+  /// A server answering each request `fixed` after its bytes crossed a link of `rate` bytes a
+  /// second: the pieces `UploadPieces` asks for, answer after answer, from a fresh upload.
+  static func simulate(rate: Double, fixed: Double, steps: Int) -> (UploadPieces, [Int64]) {
+    var pieces = UploadPieces()
+    var sizes: [Int64] = []
+    for _ in 0..<steps {
+      let piece = pieces.next(left: .max)
+      sizes.append(piece)
+      let seconds = fixed + Double(piece) / rate
+      pieces.confirmed(piece, took: .nanoseconds(Int64(seconds * 1e9)))
+    }
+    return (pieces, sizes)
+  }
+
+  @Test("a fixed cost per request is told apart from the link once two sizes were answered")
+  func fixedCostMeasuredApart() throws {
+    // The case that made 2704 keep a 1 MiB floor: about 2 s per request whatever its size (a
+    // server's fsync), on a 10 MB/s link. One answer alone says 125 KB/s; two sizes say both.
+    let (pieces, sizes) = Self.simulate(rate: 10_000_000, fixed: 2, steps: 8)
+    let rate = try #require(pieces.rate)
+    let fixed = try #require(pieces.fixedCost)
+    #expect(abs(Double(rate) - 10_000_000) < 10_000, "\(rate)")
+    #expect(abs(Self.seconds(fixed) - 2) < 0.01, "\(fixed)")
+    // Four times 2 s is past the second a kill may cost: pieces of one second of the link.
+    #expect(abs(Double(sizes.last ?? 0) - 10_000_000) < 20_000, "\(sizes)")
+    // At the floor once at most (the second piece, sized by the first answer alone), then
+    // growing fourfold: never stuck there (what made 2704's 10 MiB uploads crawl).
+    #expect(sizes.filter { $0 <= UploadPieces.defaultFloor }.count <= 1, "\(sizes)")
+    #expect(sizes[2] == 4 * sizes[1], "\(sizes)")
+  }
+
+  @Test(
+    "no piece lasts more than a second on the link: from 2 Mbit/s the first (256 KiB, before any answer), from 512 kbit/s every later one",
+    arguments: [64_000.0, 262_144, 1_000_000, 5_000_000, 100_000_000],
+    [0.0, 0.05, 0.3, 2])
+  func killCostsAtMostASecond(rate: Double, fixed: Double) {
+    let (_, sizes) = Self.simulate(rate: rate, fixed: fixed, steps: 12)
+    // The floor's 64 KiB at 512 kbit/s is 1.02 s: the bound's "about".
+    for size in rate >= 262_144 ? sizes : Array(sizes.dropFirst()) {
+      #expect(Double(size) / rate <= 1.05, "\(size) bytes at \(rate) B/s: \(sizes)")
+    }
+  }
+
+  @Test("a small fixed cost: a quarter second of the link, as before")
+  func smallFixedCost() throws {
+    // 40 Mbit/s with a 20 ms round trip: four times 20 ms is below the quarter second.
+    let (pieces, sizes) = Self.simulate(rate: 5_000_000, fixed: 0.02, steps: 8)
+    #expect(abs(Double(sizes.last ?? 0) - 1_250_000) < 5_000, "\(sizes)")
+    #expect(abs(Self.seconds(try #require(pieces.fixedCost)) - 0.02) < 0.001)
+  }
+
+  @Test("answers that say nothing about a line (the larger piece was faster): the best rate seen")
+  func noLine() {
+    var pieces = UploadPieces(first: Self.mib)
+    pieces.confirmed(Self.mib, took: .milliseconds(500))
+    pieces.confirmed(4 * Self.mib, took: .milliseconds(400))
+    #expect(pieces.fixedCost == nil)
+    #expect(pieces.rate == 4 * Self.mib * 10 / 4)
+  }
+
+  @Test("a cut piece forgets the answers: the line is drawn again from the next ones")
+  func cutForgets() {
+    var pieces = UploadPieces(first: Self.mib)
+    pieces.confirmed(Self.mib, took: .milliseconds(1100))
+    pieces.confirmed(256 * Self.kib, took: .milliseconds(1025))
+    #expect(pieces.fixedCost != nil)
+    pieces.interrupted()
+    pieces.confirmed(Self.mib, took: .seconds(1))
+    #expect(pieces.fixedCost == nil)
+    #expect(pieces.rate == Self.mib)
   }
 }
