@@ -259,13 +259,15 @@ public struct QueuedUploads: Sendable {
   static func sender(environment: CourierEnvironment, store: FileQueuedUploadStore)
     -> QueuedUploadSender<ContinuousClock>
   {
-    QueuedUploadSender(
+    var sender = QueuedUploadSender(
       transport: environment.client.transport,
       singleAttemptTransport: environment.singleAttemptTransport,
       executor: RetryExecutor(
         policy: environment.config.retry, clock: ContinuousClock(),
         metrics: environment.metrics),
       store: store, options: environment.client.options, hasher: environment.fileHasher)
+    sender.interop = environment.config.ietfInteropVersion
+    return sender
   }
 
   /// The replay route of queued uploads: their sender, followed by the tracker.

@@ -65,7 +65,8 @@ extension QueuedUploadSender {
       fileModified: 0, sha256: "", length: layout.contentLength, idempotencyKey: key)
     let draft = DraftUpload(
       transport: singleAttemptTransport, executor: executor, store: store.resumeRecords,
-      options: options, progressGranularity: 64 * 1024, firstPiece: chunkSize)
+      options: options, progressGranularity: 64 * 1024, firstPiece: chunkSize,
+      interop: interop ?? .current, pinned: interop != nil)
     let answer = try await draft.send(
       layout, to: target, record: fresh, key: id, confirmation: upload.formConfirmation,
       fileSize: upload.length, onState: onState, onResume: { _, _ in })
@@ -93,7 +94,9 @@ extension QueuedUploadSender {
     else { return nil }
     let draft = upload.map { started(id, $0) == .draft } ?? false
     guard
-      let request = try? draft ? DraftStrategy.deletion(url) : TusStrategy.deletion(url),
+      let request = try? draft
+        ? DraftStrategy.deletion(url, interop: .saved(saved.interopVersion))
+        : TusStrategy.deletion(url),
       let (answer, _) = try? await singleAttemptTransport.send(
         request, body: nil, options: options)
     else { return false }

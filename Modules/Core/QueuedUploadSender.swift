@@ -50,6 +50,10 @@ package struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Du
   package let temporaryDirectory: URL
   /// The SHA-256 of the tus chunks, when the server offers checksums.
   package let hasher: any FileHasher
+  /// The IETF draft's interop version configured (`ietf_interop_version`): the only one an
+  /// `auto` entry's creation tries. nil: 8 first, negotiated down once when refused (decision
+  /// 2708). A started upload always speaks the version of its creation, kept in its record.
+  package var interop: IETFInterop?
 
   /// Creates a sender.
   /// - Parameters:
