@@ -68,12 +68,15 @@ extension IETFUploadIntegrationTests {
     #expect(uploads.count == 1, "the refused creation made nothing")
     #expect(uploads.first?["interop"] as? Int == 5)
 
-    // In words on standard error, with --resumable's choice first.
+    // In words on standard error, with --resumable's choice first (a reset server: the
+    // session of a new client).
     _ = try await SharedIETFBackend.fresh()
     try await accept(server, [3, 4, 5])
+    let other = try await cli.client(server.url.absoluteString)
+    defer { try? FileManager.default.removeItem(at: other) }
     let text = await cli.run(
       server.url.absoluteString, ["upload", "--resumable", file.path, "--no-compress"],
-      dataDir: dir)
+      dataDir: other)
     #expect(text.code == 0, "\(text.output.stderr)")
     #expect(text.output.stderr.contains("resumable (IETF draft, interop 8)"))
     #expect(
