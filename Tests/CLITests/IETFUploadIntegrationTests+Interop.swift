@@ -106,6 +106,7 @@ extension IETFUploadIntegrationTests {
     _ = await cli.run(server.url.absoluteString, ["sync"], dataDir: dir)
     // Nothing lost: the entry and its bytes are still there, its message names the versions.
     let listing = try await cli.outbox(server.url.absoluteString, dataDir: dir)
+    #expect(listing["rejected"] as? Int == 1, "\(listing)")
     let text = String(describing: listing)
     #expect(text.contains("9, 10"), "\(text)")
     #expect(CLIFixture.queuedUploads(in: dir).contains { !$0.hasSuffix(".json") })
