@@ -44,8 +44,9 @@ extension CourierCommand {
         and the command prints the entry and returns ({"status":"queued","id":...} with \
         --json). `courier sync`, `courier sync --watch` and courier-tui send it in outbox \
         order with the other writes, under one Idempotency-Key for its whole life: with tus \
-        when --resumable is given (or configured); otherwise as the IETF draft's form when the \
-        form's target offers it, with tus when the target answers as a tus server (an \
+        when --resumable is given (or configured); otherwise, for an image, as the IETF \
+        draft's form when the form's target offers it, with tus when the target answers as a \
+        tus server (a file that is not an image asks tus first: the form takes images) (an \
         interruption, even kill -9, resumes where the server stopped either way), else as \
         multipart. \
         `courier outbox` shows the bytes the server confirmed; the kept bytes go once the \

@@ -163,3 +163,25 @@ extension IETFUploadIntegrationTests {
     #expect(await CLIFixture.settledQueuedUploads(in: dir).isEmpty)
   }
 }
+
+extension IETFUploadIntegrationTests {
+  @Test("a queued auto upload of a file that is not an image goes by tus, not the draft's form")
+  func queuedNonImageTakesTus() async throws {
+    let server = try await SharedIETFBackend.fresh()
+    let dir = try await cli.client(server.url.absoluteString)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let file = try CLIFixture.randomFile(in: dir, bytes: 300 * 1024, name: "notes.bin", seed: 45)
+    let queued = await cli.run(
+      server.url.absoluteString, ["upload", "--queue", file.path, "--no-compress"], dataDir: dir)
+    #expect(queued.code == 0, "\(queued.output.stderr)")
+    let sync = await cli.run(server.url.absoluteString, ["sync"], dataDir: dir)
+    #expect(sync.code == 0, "\(sync.output.stderr)")
+    let listing = try await cli.outbox(server.url.absoluteString, dataDir: dir)
+    #expect(listing["rejected"] as? Int == 0, "\(listing)")
+    #expect(try await server.uploads().isEmpty, "no draft upload was made")
+    let tus = try await CLIFixture.uploads(server.backend)
+    #expect(tus.count == 1)
+    #expect(tus.first?["state"] as? String == "completed")
+    #expect(await CLIFixture.settledQueuedUploads(in: dir).isEmpty)
+  }
+}
