@@ -83,6 +83,25 @@ struct IETFInteropTests {
     #expect(IETFInterop.saved(42) == .current)
   }
 
+  @Test("a resume record keeps its version; one saved before versions were kept speaks 8")
+  func recordVersion() throws {
+    var record = ResumableUpload(
+      endpoint: "http://h/photos", file: "/f", fileSize: 1, fileModified: 0, sha256: "",
+      length: 1, idempotencyKey: "k", uploadURL: "http://h/resumable/1")
+    record.interopVersion = 3
+    let saved = try JSONEncoder().encode(record)
+    let read = try JSONDecoder().decode(ResumableUpload.self, from: saved)
+    #expect(IETFInterop.saved(read.interopVersion) == IETFInterop(3))
+    // The same record as an older Courier wrote it: no interopVersion member.
+    var object = try #require(try JSONSerialization.jsonObject(with: saved) as? [String: Any])
+    object["interopVersion"] = nil
+    let old = try JSONDecoder().decode(
+      ResumableUpload.self, from: try JSONSerialization.data(withJSONObject: object))
+    #expect(old.interopVersion == nil)
+    #expect(IETFInterop.saved(old.interopVersion) == .current)
+    #expect(old.uploadURL == record.uploadURL)
+  }
+
   @Test("interop 3: a missing Upload-Incomplete means complete; Upload-Complete is not read")
   func interopThreeAbsence() throws {
     let three = try #require(IETFInterop(3))
