@@ -166,12 +166,6 @@ extension CourierCommand {
             "--interop takes an interop version of the IETF resumable uploads draft that "
               + "Courier speaks, 3 to 8, not “\(interop)”.")
         }
-        guard !queue else {
-          throw ValidationError(
-            "--interop applies to an upload sent now; a queued upload speaks the version set "
-              + "by \"ietf_interop_version\" in the config file (or COURIER_IETF_INTEROP_VERSION) "
-              + "when 'courier sync' sends it.")
-        }
         upload.interop = version
       }
       if upload.noCompress && (upload.maxPixels != nil || upload.quality != nil) {

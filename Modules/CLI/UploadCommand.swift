@@ -133,7 +133,7 @@ enum UploadCommand {
       entry = try await context.session.queuedUploads.add(
         form, transfer: resumable ? .tus : .auto, tusEndpoint: tusEndpoint,
         tusConfirmation: tusConfirmation, allowsExpensive: options.allowExpensive,
-        onState: { view.show($0) })
+        interop: options.interop, onState: { view.show($0) })
     } catch {
       return context.report(CourierError.wrapping(error))
     }

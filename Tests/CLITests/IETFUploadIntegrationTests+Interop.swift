@@ -113,6 +113,25 @@ extension IETFUploadIntegrationTests {
     #expect(try await server.uploads().isEmpty)
   }
 
+  @Test("courier upload --queue --interop 4: the entry keeps the version, courier sync speaks it")
+  func queuedWithInterop() async throws {
+    let server = try await SharedIETFBackend.fresh()
+    let dir = try await cli.client(server.url.absoluteString)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let file = try CLIFixture.randomFile(in: dir, bytes: 400 * 1024, name: "photo.jpg", seed: 46)
+    let queued = await cli.run(
+      server.url.absoluteString,
+      ["upload", "--queue", "--interop", "4", file.path, "--no-compress"], dataDir: dir)
+    #expect(queued.code == 0, "\(queued.output.stderr)")
+    let sync = await cli.run(server.url.absoluteString, ["sync"], dataDir: dir)
+    #expect(sync.code == 0, "\(sync.output.stderr)")
+    try await expectStored(server, file)
+    let uploads = try await server.uploads()
+    #expect(uploads.count == 1)
+    #expect(uploads.first?["interop"] as? Int == 4)
+    #expect(await CLIFixture.settledQueuedUploads(in: dir).isEmpty)
+  }
+
   @Test("--interop and ietf_interop_version outside 3 to 8 are refused with a sentence")
   func versionOptionValidated() async throws {
     let server = try await SharedIETFBackend.fresh()
