@@ -475,6 +475,19 @@ def start_from_env(store: Store) -> IetfServer | None:
     return server
 
 
+def _default_interop_versions() -> set[int]:
+    """The versions accepted: all of INTEROP_VERSIONS, or COURIER_BACKEND_IETF_INTEROP_VERSIONS
+    (`3,4,5`; a test aid: a server that speaks only some, or only versions it does not implement, which
+    it then refuses as well)."""
+    raw = os.environ.get("COURIER_BACKEND_IETF_INTEROP_VERSIONS", "").strip()
+    if not raw:
+        return set(INTEROP_VERSIONS)
+    try:
+        return {int(v) for v in raw.split(",") if v.strip()}
+    except ValueError:
+        raise SystemExit(f"COURIER_BACKEND_IETF_INTEROP_VERSIONS must list integers, got {raw!r}")
+
+
 # ---------------------------------------------------------------------- the protocol
 class IetfApp:
     def __init__(self, store: Store, server: IetfServer) -> None:
@@ -482,6 +495,10 @@ class IetfApp:
         self.server = server
         self.generation = store.generation
         self.limits = self._default_limits()
+        self.accepted = _default_interop_versions()
+        # The interop versions each upload's requests named (GET /__ietf/uploads: a test sees that a
+        # resumed upload kept its creation's version).
+        self.versions_seen: dict[str, set[int]] = {}
         self.locks: dict[str, threading.Lock] = {}
         self.locks_guard = threading.Lock()
         self._upstream: tuple[str, int] | None = None
@@ -495,6 +512,8 @@ class IetfApp:
         if self.store.generation != self.generation:  # /__reset: limits back to the defaults
             self.generation = self.store.generation
             self.limits = self._default_limits()
+            self.accepted = _default_interop_versions()
+            self.versions_seen = {}
 
     def lock_for(self, upload_id: str) -> threading.Lock:
         with self.locks_guard:
@@ -550,11 +569,17 @@ class IetfApp:
         if raw is None:
             return None
         version = sf_integer(raw)
-        if version not in INTEROP_VERSIONS:
+        if version not in INTEROP_VERSIONS or version not in self.accepted:
             raise courier_problem(400, "unsupported-interop-version",
                                   f"Upload-Draft-Interop-Version {raw.strip()} is not supported.",
-                                  supported=sorted(INTEROP_VERSIONS))
+                                  supported=sorted(self.accepted))
         return version
+
+    def note_version(self, upload_id: str, ex: Exchange) -> None:
+        """Remembers the interop version a request for the upload named (test aid)."""
+        version = sf_integer(ex.header("upload-draft-interop-version"))
+        if version is not None:
+            self.versions_seen.setdefault(upload_id, set()).add(version)
 
     def authorize(self, ex: Exchange) -> str:
         header = ex.header("authorization")
@@ -669,6 +694,7 @@ class IetfApp:
         match = UPLOAD_PATH.match(ex.path)
         if match:
             upload_id = match.group(1)
+            self.note_version(upload_id, ex)
             if ex.method == "HEAD":
                 return self.head(ex, upload_id)
             if ex.method == "PATCH":
@@ -997,6 +1023,7 @@ class IetfApp:
                        " :length, :upload_offset, :state, :title, :filename, :content_type, :photo_id,"
                        " :repr_digest, :created_at, :expires_at)", upload)
         location = f"{ex.base_url()}/resumable/{upload_id}"
+        self.note_version(upload_id, ex)
         if resumable and interop is not None:
             # The draft: announce the upload resource as soon as the request's header section is read.
             ex.interim(104, {"Location": location, "Upload-Draft-Interop-Version": str(interop),
@@ -1171,7 +1198,7 @@ class IetfApp:
             return self.respond_json(ex, 200, [{
                 "id": r["id"], "owner": r["owner"], "interop": r["interop"], "length": r["length"],
                 "offset": r["upload_offset"], "state": r["state"], "photo_id": r["photo_id"], "title": r["title"],
-                "filename": r["filename"],
+                "filename": r["filename"], "versions": sorted(self.versions_seen.get(r["id"], ())),
                 "bytes_received": self.store.upload_bytes.get(self.writer_key(r["id"]), 0),
                 "writing": self.writer_key(r["id"]) in self.store.upload_writers} for r in rows])
         if ex.path == "/__ietf/config" and ex.method in ("GET", "POST"):
@@ -1182,6 +1209,10 @@ class IetfApp:
                     if not isinstance(body, dict):
                         raise ValueError
                     values = {}
+                    accepted = body.get("interop_versions", sorted(self.accepted))
+                    if not isinstance(accepted, list) or any(
+                            isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in accepted):
+                        raise ValueError
                     for name in ("max_size", "max_append_size", "min_append_size"):
                         if name in body:
                             v = body[name]
@@ -1190,11 +1221,13 @@ class IetfApp:
                             values[name] = v
                 except ValueError:
                     raise courier_problem(400, "bad-request", "Send {\"max_size\", \"max_append_size\","
-                                          " \"min_append_size\"}: non-negative integers.")
+                                          " \"min_append_size\"}: non-negative integers, and"
+                                          " \"interop_versions\": a list of them.")
                 for name, v in values.items():
                     setattr(self.limits, name, v)
+                self.accepted = set(accepted)
             return self.respond_json(ex, 200, {"max_size": self.limits.max_size,
                                                "max_append_size": self.limits.max_append_size,
                                                "min_append_size": self.limits.min_append_size,
-                                               "interop_versions": sorted(INTEROP_VERSIONS)})
+                                               "interop_versions": sorted(self.accepted)})
         raise courier_problem(404, "not-found", "No such hook.")

@@ -232,6 +232,26 @@ def test_an_unknown_interop_version_is_refused(client, auth):
         assert body["supported"] == [3, 4, 5, 6, 7, 8]
 
 
+def test_the_versions_accepted_can_be_narrowed_and_each_uploads_versions_are_listed(client, main, auth):
+    # A test aid (Docs/ietf-upload.md): the server takes only some versions, or only ones it does
+    # not implement; /__reset takes all again. The hook lists the versions each upload's requests named.
+    assert client.post("/__ietf/config", json={"interop_versions": [3, 4]}).json()["interop_versions"] == [3, 4]
+    r = client.post("/photos", headers={**auth, **V8, "Upload-Complete": "?1"}, content=b"x")
+    assert problem(r, 400, "urn:courier:problem:unsupported-interop-version")["supported"] == [3, 4]
+    r = client.post("/photos?title=v4", headers={**auth, "Upload-Draft-Interop-Version": "4",
+                                                 "Upload-Complete": "?0"}, content=b"ab")
+    assert r.status_code == 201, r.text
+    assert client.head(r.headers["location"], headers={**auth, "Upload-Draft-Interop-Version": "4"}).status_code == 204
+    assert client.get("/__ietf/uploads").json()[0]["versions"] == [4]
+    client.post("/__ietf/config", json={"interop_versions": [9]})
+    r = client.post("/photos", headers={**auth, "Upload-Draft-Interop-Version": "9", "Upload-Complete": "?1"},
+                    content=b"x")
+    assert problem(r, 400, "urn:courier:problem:unsupported-interop-version")["supported"] == [9]
+    assert client.post("/__ietf/config", json={"interop_versions": "3"}).status_code == 400
+    assert main.post("/__reset").status_code == 200
+    assert client.get("/__ietf/config").json()["interop_versions"] == [3, 4, 5, 6, 7, 8]
+
+
 def test_creation_needs_a_token(client, auth):
     r = client.post("/photos", headers={**V8, "Upload-Complete": "?1"}, content=b"x")
     problem(r, 401, "urn:courier:problem:unauthorized")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CourierDomain
 
 extension CourierCommand {
   /// `courier upload FILE ...`.
@@ -8,7 +9,8 @@ extension CourierCommand {
       abstract: "Compress a photo and send it as multipart/form-data, with progress.",
       usage: """
         courier upload <file> [--title <t>] [--field <name=value>]... [--to <url>]
-          [--max-pixels <n>] [--quality <q>] [--no-compress] [--resumable] [--queue] [--allow-expensive]
+          [--max-pixels <n>] [--quality <q>] [--no-compress] [--resumable] [--interop <n>]
+          [--queue] [--allow-expensive]
           [<global options>]
         """,
       discussion: """
@@ -18,9 +20,13 @@ extension CourierCommand {
         second photo. A file that is not an image is sent as is. FILE must be a regular file \
         (not a folder, a pipe or a device). On a terminal: a progress bar and a line per \
         retry. With --json: one JSON object per event, then the result. A server that speaks \
-        the IETF resumable uploads draft (interop 8) can make this upload resumable by \
-        answering 104 with its address: an interrupted transfer then sends only the rest, in \
-        the same run or, after kill -9, when the same command runs again.
+        the IETF resumable uploads draft (interop versions 3 to 8) can make this upload \
+        resumable by answering 104 with its address: an interrupted transfer then sends only \
+        the rest, in the same run or, after kill -9, when the same command runs again. Interop \
+        8 is offered first; a server that refuses it and names the versions it takes gets the \
+        highest both speak, and the choice is said ("interop" with --json). --interop N (or \
+        "ietf_interop_version" in the config file) speaks N only. A resumed upload speaks the \
+        version it was created with.
 
         With --resumable (or "resumable_uploads": true in the config file), the server is \
         asked what it offers, and the choice is said: "resumable (IETF draft, interop 8)" \
@@ -38,8 +44,9 @@ extension CourierCommand {
         and the command prints the entry and returns ({"status":"queued","id":...} with \
         --json). `courier sync`, `courier sync --watch` and courier-tui send it in outbox \
         order with the other writes, under one Idempotency-Key for its whole life: with tus \
-        when --resumable is given (or configured); otherwise as the IETF draft's form when the \
-        form's target offers it, with tus when the target answers as a tus server (an \
+        when --resumable is given (or configured); otherwise, for an image, as the IETF \
+        draft's form when the form's target offers it, with tus when the target answers as a \
+        tus server (a file that is not an image asks tus first: the form takes images) (an \
         interruption, even kill -9, resumes where the server stopped either way), else as \
         multipart. \
         `courier outbox` shows the bytes the server confirmed; the kept bytes go once the \
@@ -97,6 +104,14 @@ extension CourierCommand {
         "Resumable upload, IETF draft or tus 1.0.0 as the server offers (resumes after kill -9).")
     package var resumable = false
 
+    /// `--interop N`.
+    @Option(
+      parsing: .unconditional,
+      help: ArgumentHelp(
+        "The IETF draft's interop version to speak, 3 to 8 (default: 8, lower if refused).",
+        valueName: "n"))
+    package var interop: String?
+
     /// `--queue`.
     @Flag(help: "Queue it in the outbox and return at once; 'courier sync' sends it.")
     package var queue = false
@@ -144,6 +159,14 @@ extension CourierCommand {
         } else {
           throw ValidationError("--quality takes 1 to 100 (or 0.01 to 1.0).")
         }
+      }
+      if let interop {
+        guard let version = Int(interop).flatMap(IETFInterop.init) else {
+          throw ValidationError(
+            "--interop takes an interop version of the IETF resumable uploads draft that "
+              + "Courier speaks, 3 to 8, not “\(interop)”.")
+        }
+        upload.interop = version
       }
       if upload.noCompress && (upload.maxPixels != nil || upload.quality != nil) {
         throw ValidationError("--no-compress cannot be combined with --max-pixels or --quality.")

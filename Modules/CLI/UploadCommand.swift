@@ -61,7 +61,7 @@ enum UploadCommand {
           onResume: { view.resumed(at: $0, total: $1) })
         : try await session.uploads.sendOfferingResumption(
           choice.request, onState: { view.show($0) },
-          onResume: { view.resumed(at: $0, total: $1) })
+          onResume: { view.resumed(at: $0, total: $1) }, interop: options.interop)
     }
     // The first signal caught names the exit code: 130 for SIGINT, 143 for SIGTERM (2424).
     let caught = Mutex<Int32?>(nil)
@@ -74,6 +74,10 @@ enum UploadCommand {
     view.finishProgress()
     switch outcome {
     case .success(let result):
+      let offered = options.interop ?? session.environment.config.ietfInteropVersion ?? .current
+      if !choice.tus, let used = result.interop, used != offered {
+        view.negotiated(used, refused: offered)
+      }
       view.succeeded(result)
       return .success
     case .failure(let error):
@@ -102,7 +106,8 @@ enum UploadCommand {
       ?? false
     let offered = await context.session.uploads.offeredResumption(
       form: form, tus: request.target, draft: image)
-    view.chose(offered)
+    view.chose(
+      offered, interop: options.interop ?? context.session.environment.config.ietfInteropVersion)
     var direct = request
     direct.target = form
     return offered == .tus ? (true, request) : (false, direct)
@@ -128,7 +133,7 @@ enum UploadCommand {
       entry = try await context.session.queuedUploads.add(
         form, transfer: resumable ? .tus : .auto, tusEndpoint: tusEndpoint,
         tusConfirmation: tusConfirmation, allowsExpensive: options.allowExpensive,
-        onState: { view.show($0) })
+        interop: options.interop, onState: { view.show($0) })
     } catch {
       return context.report(CourierError.wrapping(error))
     }
@@ -240,11 +245,12 @@ final class UploadView: Sendable {
     }
   }
 
-  /// The resumable protocol the server offered, said once before the upload starts.
-  func chose(_ offered: Uploads.ResumableProtocol) {
+  /// The resumable protocol the server offered, said once before the upload starts, with the
+  /// draft's version offered first (`interop`, else 8).
+  func chose(_ offered: Uploads.ResumableProtocol, interop: IETFInterop?) {
     let name: String
     switch offered {
-    case .draft: name = "resumable (IETF draft, interop \(IETFUpload.interopVersion))"
+    case .draft: name = "resumable (IETF draft, interop \(interop ?? .current))"
     case .tus: name = "resumable (tus \(Tus.version))"
     case .none: name = "not resumable (the server offers neither the IETF draft nor tus)"
     }
@@ -252,6 +258,19 @@ final class UploadView: Sendable {
       emit(["event": .string("protocol"), "protocol": .string(name)])
     } else {
       output.err("courier: \(name)\n")
+    }
+  }
+
+  /// The server refused the draft's version offered first and took `used` (decision 2708).
+  func negotiated(_ used: IETFInterop, refused: IETFInterop) {
+    let text =
+      "the server refused interop \(refused) of the IETF draft; the upload spoke interop "
+      + "\(used), the highest both speak"
+    if json {
+      emit(["event": .string("protocol"), "protocol": .string(text), "interop": .int(used.number)])
+    } else {
+      finishProgress()
+      output.err("courier: \(text)\n")
     }
   }
 
@@ -281,6 +300,7 @@ final class UploadView: Sendable {
         "resumed_at": .int(result.resumedAt ?? 0),
       ]
       if let id = result.recordID { object["id"] = .string(id) }
+      if let interop = result.interop { object["interop"] = .int(interop.number) }
       if json {
         object["status"] = .string("ok")
         object["http_status"] = .int(response.status.code)

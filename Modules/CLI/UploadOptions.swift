@@ -1,3 +1,5 @@
+import CourierDomain
+
 #if canImport(FoundationEssentials)
   import FoundationEssentials
 #else
@@ -28,6 +30,8 @@ package struct UploadOptions: Sendable, Equatable {
   package var queue = false
   /// `--allow-expensive`: a queued upload may go over a metered network (decision 2610).
   package var allowExpensive = false
+  /// `--interop N`: the IETF draft's interop version to speak (3 to 8), the only one tried.
+  package var interop: IETFInterop?
 
   /// One extra text field.
   package struct Field: Sendable, Equatable {

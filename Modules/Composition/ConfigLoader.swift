@@ -29,6 +29,7 @@ package enum ConfigLoader {
     ("retry_max_delay_ms", "COURIER_RETRY_MAX_DELAY_MS"),
     ("conflict_policy", "COURIER_CONFLICT_POLICY"),
     ("resumable_uploads", "COURIER_RESUMABLE_UPLOADS"),
+    ("ietf_interop_version", "COURIER_IETF_INTEROP_VERSION"),
     ("replay_concurrency", "COURIER_REPLAY_CONCURRENCY"),
     ("cache_budget_mib", "COURIER_CACHE_BUDGET_MIB"),
     ("ca_bundle", "COURIER_CA_BUNDLE"), ("pinned_public_keys", "COURIER_PINNED_PUBLIC_KEYS"),
@@ -302,6 +303,13 @@ package enum ConfigLoader {
       }
       config.conflictPolicy = policy
     case "resumable_uploads": config.resumableUploads = try bool(value)
+    case "ietf_interop_version":
+      guard let version = Int(Self.trimmingBlanks(value)).flatMap(IETFInterop.init) else {
+        throw fail(
+          "must be an interop version of the IETF resumable uploads draft that Courier speaks, "
+            + "3 to 8, not “\(Self.shown(value))”.")
+      }
+      config.ietfInteropVersion = version
     case "allow_insecure_http": config.allowsInsecureHTTP = try bool(value)
     case "ca_bundle": config.caBundle = file(value)
     case "client_certificate": config.clientCertificate = file(value)

@@ -44,6 +44,10 @@ public struct CourierConfig: Sendable, Equatable {
   /// Whether `courier upload` uses tus (resumable) without `--resumable`
   /// (`resumable_uploads`).
   package var resumableUploads = false
+  /// The IETF resumable uploads draft's interop version uploads speak, 3 to 8
+  /// (`ietf_interop_version`, decision 2708): the only one tried. nil: 8, and the highest
+  /// version both speak when a server refuses it.
+  package var ietfInteropVersion: IETFInterop?
   /// How many outbox entries of different records a replay sends at once
   /// (`replay_concurrency`, 1 to 16): 1 (the default) keeps the outbox's global order; more
   /// keeps each record's order only, over as many keep-alive connections (decision 1204).

@@ -108,6 +108,8 @@ public struct QueuedUploads: Sendable {
   ///   - tusConfirmation: what the tus completion must show.
   ///   - allowsExpensive: whether it may go over an expensive path although the path policy
   ///     holds large uploads back there (decision 2610).
+  ///   - interop: the IETF draft's interop version its creation speaks (`--interop`); nil for
+  ///     the configuration's when it is sent.
   ///   - onState: told `compressing` and `prepared`.
   /// - Returns: the outbox entry, pending.
   /// - Throws: as the other `add`; `StoreError` when the local store cannot be opened.
@@ -115,14 +117,14 @@ public struct QueuedUploads: Sendable {
   package func add(
     _ request: UploadRequest, transfer: QueuedUpload.Transfer, tusEndpoint: URL? = nil,
     tusConfirmation: DeliveryProof.UploadConfirmation = .status, allowsExpensive: Bool = false,
-    onState: @escaping @Sendable (UploadState) -> Void = { _ in }
+    interop: IETFInterop? = nil, onState: @escaping @Sendable (UploadState) -> Void = { _ in }
   ) async throws -> OutboxEntry {
     let shared = try store.open(warn: PrivateFiles.warnOnStandardError)
     let queue = UploadQueue(
       compressor: environment.compressor, store: store.queuedUploadStore, outbox: shared.store)
     let entry = try await queue.enqueue(
       request, transfer: transfer, tusEndpoint: tusEndpoint, tusConfirmation: tusConfirmation,
-      allowsExpensive: allowsExpensive, onState: onState)
+      allowsExpensive: allowsExpensive, interop: interop, onState: onState)
     shared.replayer.reloadState()
     shared.observation.recordOutbox()
     // While a watch runs, the store's run loop sends it now (as it does any write).
@@ -259,13 +261,15 @@ public struct QueuedUploads: Sendable {
   static func sender(environment: CourierEnvironment, store: FileQueuedUploadStore)
     -> QueuedUploadSender<ContinuousClock>
   {
-    QueuedUploadSender(
+    var sender = QueuedUploadSender(
       transport: environment.client.transport,
       singleAttemptTransport: environment.singleAttemptTransport,
       executor: RetryExecutor(
         policy: environment.config.retry, clock: ContinuousClock(),
         metrics: environment.metrics),
       store: store, options: environment.client.options, hasher: environment.fileHasher)
+    sender.interop = environment.config.ietfInteropVersion
+    return sender
   }
 
   /// The replay route of queued uploads: their sender, followed by the tracker.

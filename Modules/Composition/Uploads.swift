@@ -143,27 +143,33 @@ public struct Uploads: Sendable {
   ///   - request: the upload; `target` is the form's target.
   ///   - onState: receives `compressing`, `prepared`, `uploading` and `retrying`.
   ///   - onResume: told `(offset, total)` when the upload goes on from bytes the server held.
-  /// - Returns: the result; `uploadURL` is set when the server offered resumption.
+  ///   - interop: the draft's interop version to speak, the only one tried; nil for the
+  ///     configuration's (`ietf_interop_version`), else 8, negotiated down when refused
+  ///     (decision 2708).
+  /// - Returns: the result; `uploadURL` is set when the server offered resumption, `interop`
+  ///   names the version spoken.
   /// - Throws: `CourierError`, as ``send(_:onState:)`` throws.
   package func sendOfferingResumption(
     _ request: UploadRequest, onState: @escaping @Sendable (UploadState) -> Void,
-    onResume: @escaping @Sendable (_ offset: Int64, _ total: Int64) -> Void = { _, _ in }
+    onResume: @escaping @Sendable (_ offset: Int64, _ total: Int64) -> Void = { _, _ in },
+    interop: IETFInterop? = nil
   ) async throws -> UploadResult {
     let config = environment.config
-    return try await DraftUploader(
+    var uploader = DraftUploader(
       transport: environment.singleAttemptTransport,
       executor: RetryExecutor(
         policy: config.retry, clock: ContinuousClock(), metrics: environment.metrics),
       compressor: environment.compressor,
       store: FileResumableUploadStore(
         directory: config.dataDirectory.appendingPathComponent("uploads")),
-      options: environment.client.options
-    ).perform(request, onState: onState, onResume: onResume)
+      options: environment.client.options)
+    uploader.interop = interop ?? config.ietfInteropVersion
+    return try await uploader.perform(request, onState: onState, onResume: onResume)
   }
 
   /// The resumable protocols a server may offer for an upload.
   package enum ResumableProtocol: Sendable, Equatable {
-    /// The IETF draft at the form's target (interop 8).
+    /// The IETF draft at the form's target.
     case draft
     /// tus 1.0.0 at its creation URL.
     case tus

@@ -28,6 +28,12 @@ struct DraftUpload<C: Clock>: Sendable where C.Duration == Duration {
   let progressGranularity: Int64
   /// The first append of a run that knows no confirmed rate (decision 2704).
   var firstPiece: Int64 = UploadPieces.defaultFirst
+  /// The interop version a creation names first (decision 2707); a refused one is
+  /// negotiated down once, unless `pinned`.
+  var interop: IETFInterop = .current
+  /// Whether `interop` was configured (`ietf_interop_version`, `--interop`): then no other
+  /// version is tried.
+  var pinned = false
 
   /// The largest representation sent with its `Repr-Digest` (RFC 9530): 8 MiB, read once more
   /// before the first byte goes.
@@ -56,6 +62,8 @@ struct DraftUpload<C: Clock>: Sendable where C.Duration == Duration {
     var resumedAt: Int64?
     /// The `Idempotency-Key` the upload was created under.
     var idempotencyKey: String
+    /// The interop version the upload was sent at.
+    var interop: IETFInterop
   }
 
   /// Sends `layout` to `target` as described above.
@@ -84,7 +92,8 @@ struct DraftUpload<C: Clock>: Sendable where C.Duration == Duration {
     let digest = layout.contentLength <= Self.digestLimit ? try Self.sha256(segments) : nil
     let strategy = DraftStrategy(
       target: target, segments: segments, digest: digest, contentType: layout.contentType,
-      length: layout.contentLength, confirmation: confirmation, fileSize: fileSize)
+      length: layout.contentLength, confirmation: confirmation, fileSize: fileSize,
+      interop: interop, pinned: pinned)
     let transfer = ResumableTransfer(
       transport: transport, executor: executor, store: store, options: options,
       progressGranularity: progressGranularity, firstPiece: firstPiece)
@@ -95,7 +104,8 @@ struct DraftUpload<C: Clock>: Sendable where C.Duration == Duration {
       response: outcome.answer.0, body: outcome.answer.1, attempts: outcome.attempts,
       bodyLength: layout.contentLength,
       uploadURL: outcome.record.uploadURL.flatMap(URL.init(string:)),
-      resumedAt: outcome.resumedAt, idempotencyKey: outcome.record.idempotencyKey)
+      resumedAt: outcome.resumedAt, idempotencyKey: outcome.record.idempotencyKey,
+      interop: IETFInterop.saved(outcome.record.interopVersion))
   }
 }
 
@@ -111,20 +121,32 @@ struct DraftStrategy: ResumableStrategy {
   let length: Int64
   let confirmation: DeliveryProof.UploadConfirmation
   let fileSize: Int64?
+  /// The version a creation names first (``DraftUpload/interop``).
+  let interop: IETFInterop
+  /// Whether no other version may be tried.
+  let pinned: Bool
 
   var codePrefix: String { "ietf" }
   var savesBeforeCreation: Bool { false }
 
-  func cancel(_ url: URL) throws -> HTTPRequest { try Self.deletion(url) }
+  func cancel(_ url: URL, of saved: ResumableUpload) throws -> HTTPRequest {
+    try Self.deletion(url, interop: .saved(saved.interopVersion))
+  }
 
   /// The draft's `DELETE` of the upload resource at `url` (a cancellation).
-  /// - Parameter url: the upload resource.
+  /// - Parameters:
+  ///   - url: the upload resource.
+  ///   - interop: the version the upload was created at.
   /// - Returns: the request.
-  static func deletion(_ url: URL) throws -> HTTPRequest {
+  static func deletion(_ url: URL, interop: IETFInterop) throws -> HTTPRequest {
     try HTTPRequest(
       checking: url, method: .delete,
-      headerFields: [.uploadDraftInteropVersion: String(IETFUpload.interopVersion)])
+      headerFields: [.uploadDraftInteropVersion: interop.description])
   }
+
+  /// The version the upload's requests name: the one its creation named (kept in its record,
+  /// decision 2708).
+  private func spoken(_ run: ResumableRun) -> IETFInterop { .saved(run.record.interopVersion) }
 
   func prepare(_ context: ResumableContext) async throws {}
 
@@ -147,7 +169,9 @@ struct DraftStrategy: ResumableStrategy {
   private func hearing(_ run: ResumableRun) -> @Sendable (HTTPResponse) -> Void {
     let target = target
     return { interim in
-      guard let said = IETFUpload.resumption(interim, target: target) else { return }
+      guard
+        let said = IETFUpload.resumption(interim, target: target, interop: spoken(run))
+      else { return }
       if let location = said.location, run.record.uploadURL == nil {
         try? run.update { $0.uploadURL = location.absoluteString }
       }
@@ -157,6 +181,19 @@ struct DraftStrategy: ResumableStrategy {
 
   func create(_ context: ResumableContext) async throws -> Answered {
     let run = context.run
+    // A creation names the configured version when pinned, else the one this upload settled
+    // on (a negotiation in an earlier attempt or run), else the default.
+    let version = pinned ? interop : IETFInterop(run.record.interopVersion ?? 0) ?? interop
+    run.note { $0.interopVersion = version.number }
+    return try await create(context, refused: [])
+  }
+
+  /// The creation at the record's version; `refused` lists the versions this run saw refused.
+  private func create(_ context: ResumableContext, refused: [IETFInterop]) async throws
+    -> Answered
+  {
+    let run = context.run
+    let version = spoken(run)
     let limit = run.serverLimit
     let piece = min(length, limit ?? length)
     let complete = piece == length
@@ -168,7 +205,7 @@ struct DraftStrategy: ResumableStrategy {
       ])
     http.headerFields.append(
       contentsOf: IETFUpload.creationFields(
-        complete: complete, length: complete ? nil : length, digest: digest))
+        complete: complete, length: complete ? nil : length, digest: digest, interop: version))
     var options = context.options.boundedByProgress()
     options.progress = context.progress(from: 0)
     options.informational = hearing(run)
@@ -178,7 +215,7 @@ struct DraftStrategy: ResumableStrategy {
     if run.record.uploadURL == nil,
       let location = response.headerFields[.location].flatMap({
         URL(string: $0, relativeTo: target)?.absoluteURL
-      }), IETFUpload.isComplete(response) != nil
+      }), version.namesCompleteness(response)
     {
       // The draft's answer without a 104 heard (a transport that hides them).
       try run.update { $0.uploadURL = location.absoluteString }
@@ -188,7 +225,19 @@ struct DraftStrategy: ResumableStrategy {
       if response.status.code == 413, limit == nil, run.serverLimit != nil {
         // Over the draft server's append limit, refused before it created anything: a first
         // piece within the limit, then appends.
-        return try await create(context)
+        return try await create(context, refused: refused)
+      }
+      if let listed = IETFInterop.refusal(response, body: answer.1.bytes, sent: version) {
+        // The version refused before anything was created (decision 2708): once, the
+        // highest both speak.
+        let tried = refused + [version]
+        guard !pinned, refused.isEmpty, let next = IETFInterop.shared(listed, refused: version)
+        else {
+          throw IETFInterop.unsupported(
+            listed, refused: tried, pinned: pinned, status: response.status.code)
+        }
+        run.note { $0.interopVersion = next.number }
+        return try await create(context, refused: tried)
       }
       // A plain upload: the target answered it as a whole.
       return (.complete(recordID: nil), answer)
@@ -199,26 +248,28 @@ struct DraftStrategy: ResumableStrategy {
   }
 
   func head(_ context: ResumableContext) async throws -> Answered {
+    let version = spoken(context.run)
     let http = try HTTPRequest(
       checking: try context.uploadURL(), method: .head,
-      headerFields: [.uploadDraftInteropVersion: String(IETFUpload.interopVersion)])
+      headerFields: [.uploadDraftInteropVersion: version.description])
     let answer = try await context.transport.send(http, body: nil, options: context.options)
     context.noteLimits(answer.0)
     let step = IETFUpload.afterHead(
-      answer.0, body: answer.1.bytes, length: length, confirmation: confirmation)
+      answer.0, body: answer.1.bytes, length: length, confirmation: confirmation,
+      interop: version)
     return (step, answer)
   }
 
   func append(_ context: ResumableContext, from: Int64, piece: Int64) async throws -> Answered {
     let end = from + piece
-    let http = try HTTPRequest(
+    let version = spoken(context.run)
+    var http = try HTTPRequest(
       checking: try context.uploadURL(), method: .patch,
       headerFields: [
-        .accept: "application/json",
-        .uploadDraftInteropVersion: String(IETFUpload.interopVersion),
-        .uploadOffset: String(from), .uploadComplete: end == length ? "?1" : "?0",
-        .contentType: IETFUpload.partialUploadType,
+        .accept: "application/json", .uploadDraftInteropVersion: version.description,
+        .uploadOffset: String(from), .contentType: version.appendType,
       ])
+    http.headerFields.append(version.completeness(end == length))
     var options = context.options.boundedByProgress()
     options.progress = context.progress(from: from)
     options.informational = hearing(context.run)

@@ -32,6 +32,10 @@ package struct DraftUploader<C: Clock>: Sendable where C.Duration == Duration {
   package let hasher: any FileHasher
   /// The wall clock a file's change time is compared with.
   package let wallClock: any WallClock
+  /// The IETF draft's interop version configured (`ietf_interop_version`, `--interop`): the
+  /// only one tried. nil: 8 first, and the highest both speak when the server refuses it
+  /// (decision 2708).
+  package var interop: IETFInterop?
 
   /// Creates an uploader.
   /// - Parameters:
@@ -80,7 +84,7 @@ package struct DraftUploader<C: Clock>: Sendable where C.Duration == Duration {
         .layout(boundary: try MultipartBoundary("courier-\(key.prefix(40))"))
       let upload = DraftUpload(
         transport: transport, executor: executor, store: store, options: options,
-        progressGranularity: 64 * 1024)
+        progressGranularity: 64 * 1024, interop: interop ?? .current, pinned: interop != nil)
       let answer = try await upload.send(
         layout, to: request.target, record: record, key: key,
         confirmation: request.confirmation, fileSize: prepared.length, onState: onState,
@@ -92,6 +96,7 @@ package struct DraftUploader<C: Clock>: Sendable where C.Duration == Duration {
       result.uploadURL = answer.uploadURL
       result.recordID = answer.response.headerFields[.courierPhotoID]
       result.resumedAt = answer.resumedAt
+      result.interop = answer.interop
       return result
     }
   }

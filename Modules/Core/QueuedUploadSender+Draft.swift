@@ -63,9 +63,13 @@ extension QueuedUploadSender {
     let fresh = ResumableUpload(
       endpoint: target.absoluteString, file: store.body(id).path, fileSize: upload.length,
       fileModified: 0, sha256: "", length: layout.contentLength, idempotencyKey: key)
-    let draft = DraftUpload(
+    var draft = DraftUpload(
       transport: singleAttemptTransport, executor: executor, store: store.resumeRecords,
       options: options, progressGranularity: 64 * 1024, firstPiece: chunkSize)
+    // The entry's own version (`--queue --interop`), else the configured one (decision 2707).
+    let pin = upload.interopVersion.flatMap(IETFInterop.init) ?? interop
+    draft.interop = pin ?? .current
+    draft.pinned = pin != nil
     let answer = try await draft.send(
       layout, to: target, record: fresh, key: id, confirmation: upload.formConfirmation,
       fileSize: upload.length, onState: onState, onResume: { _, _ in })
@@ -93,7 +97,9 @@ extension QueuedUploadSender {
     else { return nil }
     let draft = upload.map { started(id, $0) == .draft } ?? false
     guard
-      let request = try? draft ? DraftStrategy.deletion(url) : TusStrategy.deletion(url),
+      let request = try? draft
+        ? DraftStrategy.deletion(url, interop: .saved(saved.interopVersion))
+        : TusStrategy.deletion(url),
       let (answer, _) = try? await singleAttemptTransport.send(
         request, body: nil, options: options)
     else { return false }

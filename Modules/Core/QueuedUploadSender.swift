@@ -50,6 +50,10 @@ package struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Du
   package let temporaryDirectory: URL
   /// The SHA-256 of the tus chunks, when the server offers checksums.
   package let hasher: any FileHasher
+  /// The IETF draft's interop version configured (`ietf_interop_version`): the only one an
+  /// `auto` entry's creation tries. nil: 8 first, negotiated down once when refused (decision
+  /// 2708). A started upload always speaks the version of its creation, kept in its record.
+  package var interop: IETFInterop?
 
   /// Creates a sender.
   /// - Parameters:
@@ -129,8 +133,12 @@ package struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Du
     }
     let started = started(id, upload)
     var route = upload.route(started: started == .tus, tusOffered: nil)
-    if case .probe = route, let form = upload.formTarget {
-      // The draft first, where the form's target offers it (decision 2703), then tus.
+    if case .probe = route, let form = upload.formTarget,
+      started == .draft || upload.contentType.hasPrefix("image/")
+    {
+      // The draft first, where the form's target offers it (decision 2703), then tus. A file
+      // that is not an image asks tus first (decision 2709): the draft sends the target's
+      // form, and a photos target takes images only.
       let offered =
         started == .draft
         ? true : await draftOffered(try Self.url(form), options: options)

@@ -73,6 +73,11 @@ final class ResumableRun: Sendable {
     }
   }
 
+  /// Changes the record without saving it (what the next save will keep).
+  func note(_ change: (inout ResumableUpload) -> Void) {
+    state.withLock { change(&$0.record) }
+  }
+
   func update(_ change: (inout ResumableUpload) -> Void) throws {
     state.withLock { change(&$0.record) }
     try save()

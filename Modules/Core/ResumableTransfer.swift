@@ -21,9 +21,11 @@ protocol ResumableStrategy: Sendable {
   /// only once the server offered resumption (the draft: a plain upload leaves nothing).
   var savesBeforeCreation: Bool { get }
   /// The request that cancels an upload the process no longer needs (`DELETE`).
-  /// - Parameter url: the upload's address.
+  /// - Parameters:
+  ///   - url: the upload's address.
+  ///   - saved: its record (the draft's version it was created at).
   /// - Returns: the request.
-  func cancel(_ url: URL) throws -> HTTPRequest
+  func cancel(_ url: URL, of saved: ResumableUpload) throws -> HTTPRequest
   /// What the attempt learns before its first exchange (tus's `OPTIONS`, once per run).
   func prepare(_ context: ResumableContext) async throws
   /// Creates the upload (with the first bytes where the protocol sends them).
@@ -117,7 +119,7 @@ struct ResumableTransfer<C: Clock>: Sendable where C.Duration == Duration {
         if saved.uploadURL == nil, let givenKey { record.idempotencyKey = givenKey }
       } else {
         if let old = saved.uploadURL.flatMap(URL.init(string:)),
-          let cancel = try? strategy.cancel(old)
+          let cancel = try? strategy.cancel(old, of: saved)
         {
           // The bytes changed: the old upload can never complete; free it (best effort).
           _ = try? await transport.send(cancel, body: nil, options: call)

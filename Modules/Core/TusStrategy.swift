@@ -22,7 +22,9 @@ struct TusStrategy: ResumableStrategy {
   var savesBeforeCreation: Bool { true }
   var confirmation: DeliveryProof.UploadConfirmation { request.confirmation }
 
-  func cancel(_ url: URL) throws -> HTTPRequest { try Self.deletion(url) }
+  func cancel(_ url: URL, of saved: ResumableUpload) throws -> HTTPRequest {
+    try Self.deletion(url)
+  }
 
   /// tus's `DELETE` of the upload at `url` (the termination extension).
   /// - Parameter url: the upload's address.

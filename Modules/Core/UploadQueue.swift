@@ -54,6 +54,8 @@ package struct UploadQueue: Sendable {
   ///   - tusConfirmation: what the tus completion must show.
   ///   - allowsExpensive: whether it may go over an expensive path although the path policy
   ///     holds large uploads back there (decision 2610).
+  ///   - interop: the IETF draft's interop version its creation speaks (`--interop`), kept in
+  ///     the entry; nil for the configuration's when it is sent.
   ///   - onState: told `compressing` and `prepared`.
   /// - Returns: the outbox entry, pending; its `key.id` names the upload.
   /// - Throws: `CourierError`: `fileUnavailable`, `invalidInput` (an original that must not be
@@ -62,7 +64,7 @@ package struct UploadQueue: Sendable {
   package func enqueue(
     _ request: UploadRequest, transfer: QueuedUpload.Transfer, tusEndpoint: URL? = nil,
     tusConfirmation: DeliveryProof.UploadConfirmation = .status, allowsExpensive: Bool = false,
-    onState: @escaping @Sendable (UploadState) -> Void = { _ in }
+    interop: IETFInterop? = nil, onState: @escaping @Sendable (UploadState) -> Void = { _ in }
   ) async throws -> OutboxEntry {
     let preparation = UploadPreparation(
       compressor: compressor, temporaryDirectory: temporaryDirectory)
@@ -90,6 +92,7 @@ package struct UploadQueue: Sendable {
         length: prepared.length, boundary: MultipartBoundary.random().value,
         source: request.file.standardizedFileURL.path, verdict: prepared.verdict)
       upload.allowsExpensive = allowsExpensive
+      upload.interopVersion = interop?.number
       if transfer != .multipart && tus == nil {
         throw CourierError(
           .invalidInput, code: "upload_target_missing",

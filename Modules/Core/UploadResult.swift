@@ -32,6 +32,9 @@ public struct UploadResult: Sendable, Equatable {
   /// Where a resumable upload started in its last run: the bytes the server already held
   /// (0 for a fresh upload); nil for a multipart upload.
   package var resumedAt: Int64?
+  /// The IETF draft's interop version a draft upload was sent at (after any negotiation);
+  /// nil for tus and plain uploads.
+  package var interop: IETFInterop?
 
   /// Creates a result.
   /// - Parameters:

@@ -37,6 +37,8 @@ extension HTTPField.Name {
 
   /// `Upload-Complete`: whether a request's content ends the representation (an sf-boolean).
   package static let uploadComplete = courier("Upload-Complete")
+  /// `Upload-Incomplete`: interop 3's completeness field, the inverse of `Upload-Complete`.
+  package static let uploadIncomplete = courier("Upload-Incomplete")
   /// `Upload-Draft-Interop-Version`: the draft iteration a client or server speaks.
   package static let uploadDraftInteropVersion = courier("Upload-Draft-Interop-Version")
   /// `Upload-Limit`: the server's limits (`max-size`, `max-append-size`, …).

@@ -7,16 +7,15 @@ import HTTPTypes
   import Foundation
 #endif
 
-/// The IETF's resumable uploads draft (draft-ietf-httpbis-resumable-upload, interop version 8:
-/// drafts -09 and later, decision 2702) as far as a client decides on answers: which fields a
-/// request carries, what a `104 (Upload Resumption Supported)` says, and the next step after
-/// each answer. The exchanges themselves are `IETFExchange`'s.
+/// The IETF's resumable uploads draft (draft-ietf-httpbis-resumable-upload, interop versions 3
+/// to 8, decisions 2702 and 2707; what each version changes is ``IETFInterop``'s) as far as a
+/// client decides on answers: which fields a request carries, what a
+/// `104 (Upload Resumption Supported)` says, and the next step after each answer. The
+/// exchanges themselves are `DraftStrategy`'s.
 ///
 /// The representation uploaded is the target's own (`multipart/form-data` for `/photos`), so
 /// the same bytes are a plain upload to a server that does not speak the draft.
 package enum IETFUpload {
-  /// The interop version sent in `Upload-Draft-Interop-Version`.
-  package static let interopVersion = 8
   /// The media type of an append (`PATCH`).
   package static let partialUploadType = "application/partial-upload"
   /// The draft's problem type for an append at another offset than the server's (RFC 9457).
@@ -28,30 +27,31 @@ package enum IETFUpload {
   ///   - complete: whether the content is the whole representation (`Upload-Complete: ?1`).
   ///   - length: the whole representation's length, when the content is only its start.
   ///   - digest: the whole representation's SHA-256, for `Repr-Digest`; nil for none.
+  ///   - interop: the version spoken.
   /// - Returns: the fields.
-  package static func creationFields(complete: Bool, length: Int64?, digest: [UInt8]?)
-    -> HTTPFields
-  {
-    var fields: HTTPFields = [
-      .uploadDraftInteropVersion: String(interopVersion), .uploadComplete: complete ? "?1" : "?0",
-    ]
+  package static func creationFields(
+    complete: Bool, length: Int64?, digest: [UInt8]?, interop: IETFInterop = .current
+  ) -> HTTPFields {
+    var fields: HTTPFields = [.uploadDraftInteropVersion: interop.description]
+    fields.append(interop.completeness(complete))
     if let length { fields[.uploadLength] = String(length) }
     if let digest { fields[.reprDigest] = "sha-256=:\(Data(digest).base64EncodedString()):" }
     return fields
   }
 
   /// What a `104` says: the upload resource (resolved against `target`) and, in a progress
-  /// `104`, the offset the server stored. A `104` without the interop version the client
-  /// speaks is ignored, as the draft requires; so is any other interim status.
+  /// `104`, the offset the server stored. A `104` without the interop version the request
+  /// named is ignored, as the draft requires; so is any other interim status.
   /// - Parameters:
   ///   - interim: the informational response.
   ///   - target: the request's URL, for a relative `Location`.
+  ///   - interop: the version the request named.
   /// - Returns: the address and the offset, each when given; nil to ignore the answer.
-  package static func resumption(_ interim: HTTPResponse, target: URL) -> (
-    location: URL?, offset: Int64?
-  )? {
+  package static func resumption(
+    _ interim: HTTPResponse, target: URL, interop: IETFInterop = .current
+  ) -> (location: URL?, offset: Int64?)? {
     guard interim.status.code == 104,
-      integer(interim.headerFields[.uploadDraftInteropVersion]) == Int64(interopVersion)
+      integer(interim.headerFields[.uploadDraftInteropVersion]) == Int64(interop.number)
     else { return nil }
     let location = interim.headerFields[.location].flatMap {
       URL(string: $0, relativeTo: target)?.absoluteURL
@@ -106,17 +106,6 @@ package enum IETFUpload {
     return Int64(text)
   }
 
-  /// `Upload-Complete` as an sf-boolean; nil when absent or not one.
-  /// - Parameter response: the answer.
-  /// - Returns: the value.
-  package static func isComplete(_ response: HTTPResponse) -> Bool? {
-    switch response.headerFields[.uploadComplete]?.trimmingSpacesAndTabs() {
-    case "?1": return true
-    case "?0": return false
-    default: return nil
-    }
-  }
-
   /// Whether a refusal carries the draft's `mismatching-upload-offset` problem type.
   /// - Parameters:
   ///   - response: the answer.
@@ -135,11 +124,12 @@ package enum IETFUpload {
   ///   - body: its body (empty for a `HEAD`).
   ///   - length: the representation's length.
   ///   - confirmation: what proves completion.
+  ///   - interop: the version the `HEAD` named (its completeness field).
   /// - Returns: `send(from:)`, `complete` (the server names the record it became),
   ///   `restart` (404, 410: gone) or `fail`.
   package static func afterHead(
     _ response: HTTPResponse, body: Data, length: Int64,
-    confirmation: DeliveryProof.UploadConfirmation
+    confirmation: DeliveryProof.UploadConfirmation, interop: IETFInterop = .current
   ) -> Tus.Step {
     guard response.status.code == 204 || response.status.code == 200 else {
       return Tus.refusal(response, body: body, restartable: true)
@@ -150,7 +140,7 @@ package enum IETFUpload {
     if offset > length {
       return .fail(Tus.anomaly("ietf_offset_beyond", response, "claims more bytes than were sent"))
     }
-    if isComplete(response) == true {
+    if interop.isComplete(response) == true {
       return offset == length
         ? Tus.completion(response, confirmation: confirmation)
         : .fail(Tus.anomaly("ietf_length_mismatch", response, "completed another upload"))

@@ -89,6 +89,10 @@ package struct QueuedUpload: Sendable, Equatable {
   package var allowsExpensive = false
   /// The payload member that keeps ``allowsExpensive``.
   package static let allowsExpensiveMember = "allows_expensive"
+  /// The IETF draft's interop version its creation speaks (`courier upload --queue --interop
+  /// N`, decision 2707); nil for the configuration's when it is sent. Kept in the payload only
+  /// when set, as `ietf_interop_version`.
+  package var interopVersion: Int?
 
   /// Creates a queued upload's description.
   /// - Parameters:
@@ -159,6 +163,7 @@ package struct QueuedUpload: Sendable, Equatable {
     ]
     if let tusEndpoint { members["tus_endpoint"] = .string(tusEndpoint) }
     if allowsExpensive { members[Self.allowsExpensiveMember] = .bool(true) }
+    if let interopVersion { members["ietf_interop_version"] = .integer(interopVersion) }
     if let formTarget { members["form_target"] = .string(formTarget) }
     return .object(members)
   }
@@ -214,6 +219,7 @@ package struct QueuedUpload: Sendable, Equatable {
       boundary: try text("boundary"), source: try text("source"),
       verdict: CompressionDecision.Verdict(send: send, reason: reason, message: message))
     allowsExpensive = payload[Self.allowsExpensiveMember] == .bool(true)
+    interopVersion = payload["ietf_interop_version"]?.intValue
     if transfer != .multipart && tusEndpoint == nil { throw Self.unreadable("tus_endpoint") }
     if transfer != .tus && formTarget == nil { throw Self.unreadable("form_target") }
   }

@@ -89,6 +89,10 @@ package struct ResumableUpload: Sendable, Equatable, Codable {
   /// process sizes its first piece by the link instead of guessing; nil when never measured
   /// (and in records saved before it was kept).
   package var confirmedRate: Int64?
+  /// The IETF draft's interop version the upload was created at (decision 2708), so that its
+  /// resumption in any later process speaks it; nil for tus, and in records saved before
+  /// versions were kept (those speak 8: `IETFInterop.saved`).
+  package var interopVersion: Int?
 
   /// Creates a record.
   /// - Parameters:

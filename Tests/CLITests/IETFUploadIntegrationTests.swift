@@ -196,14 +196,14 @@ struct IETFUploadIntegrationTests {
   /// 104's address is in the resume record, then waits for the server to stop writing.
   /// - Returns: the outbox entry's number.
   @discardableResult
-  func queueThenKillAfterTheOffer(_ file: URL, base: String, dir: URL, server: IETFBackend)
-    async throws -> Int
-  {
+  func queueThenKillAfterTheOffer(
+    _ file: URL, base: String, dir: URL, server: IETFBackend, environment: [String: String] = [:]
+  ) async throws -> Int {
     let queued = await cli.run(
       base, ["upload", "--queue", file.path, "--no-compress", "--json"], dataDir: dir)
     #expect(queued.code == 0, "\(queued.output.stderr)")
     let sequence = try #require(queued.lines.last?["sequence"] as? Int)
-    let process = try cli.process(base, ["sync"], dataDir: dir)
+    let process = try cli.process(base, ["sync"], dataDir: dir, environment: environment)
     try process.run()
     let deadline = ContinuousClock.now + .seconds(60)
     var recorded = false

@@ -249,6 +249,23 @@ struct ConfigLoaderTests {
     #expect(throws: ConfigError.self) { try load(environment: ["COURIER_REPLAY_CONCURRENCY": "0"]) }
   }
 
+  @Test("ietf_interop_version: none by default, 3 to 8 from the file and the environment")
+  func ietfInteropVersion() throws {
+    #expect(try load().ietfInteropVersion == nil)
+    #expect(
+      try load(files: [Self.file: #"{"ietf_interop_version": 3}"#]).ietfInteropVersion?.number == 3)
+    #expect(
+      try load(environment: ["COURIER_IETF_INTEROP_VERSION": " 6 "]).ietfInteropVersion?.number == 6
+    )
+    for bad in ["2", "9", "eight"] {
+      let error = #expect(throws: ConfigError.self) {
+        try load(environment: ["COURIER_IETF_INTEROP_VERSION": bad])
+      }
+      #expect(
+        error?.message.contains("3 to 8, not “\(bad)”") == true, "\(String(describing: error))")
+    }
+  }
+
   @Test("COURIER_BASE_URL set but empty is refused, naming it; a flag still wins; others unset")
   func emptyBaseURL() throws {
     let error = try #require(throws: ConfigError.self) {

@@ -40,6 +40,13 @@ struct DraftUploaderTests {
       /// Each append advances it by its bytes at `rate` bytes per second.
       var clock: ManualClock?
       var rate = 4_000_000
+      /// The interop versions creations may name (a 400 problem listing them otherwise); nil:
+      /// any.
+      var accepted: [Int]?
+      /// The interop version each request named, in order.
+      var versions: [String] = []
+      /// Each append's completeness fields.
+      var appendFields: [HTTPFields] = []
     }
     let state = Mutex(State())
 
@@ -56,11 +63,26 @@ struct DraftUploaderTests {
       let content = try Self.read(body)
       let method = request.method.rawValue
       let json = ResponseBody(bytes: Data(#"{"id":"p1"}"#.utf8))
-      state.withLock { $0.methods.append(method) }
+      let version = request.headerFields[.uploadDraftInteropVersion] ?? ""
+      state.withLock {
+        $0.methods.append(method)
+        $0.versions.append(version)
+      }
       switch method {
       case "POST":
         if let (head, bytes) = state.withLock({ $0.creationAnswer }) {
           return (head, ResponseBody(bytes: bytes))
+        }
+        if let accepted = state.withLock({ $0.accepted }),
+          !accepted.contains(Int(version) ?? -1)
+        {
+          let problem =
+            #"{"type":"urn:courier:problem:unsupported-interop-version","status":400,"#
+            + #""supported":\#(accepted)}"#
+          return (
+            HTTPResponse(status: 400, headerFields: [.contentType: "application/problem+json"]),
+            ResponseBody(bytes: Data(problem.utf8))
+          )
         }
         let (cut, tells) = state.withLock { state -> (Int?, Bool) in
           state.stored = Data()
@@ -70,11 +92,11 @@ struct DraftUploaderTests {
           state.cutCreationAt = state.laterCuts.isEmpty ? nil : state.laterCuts.removeFirst()
           return (cut, state.tellsInterim)
         }
-        if tells, request.headerFields[.uploadDraftInteropVersion] == "8" {
+        if tells, !version.isEmpty {
           options.informational?(
             HTTPResponse(
               status: 104,
-              headerFields: [.location: "/resumable/1", .uploadDraftInteropVersion: "8"]))
+              headerFields: [.location: "/resumable/1", .uploadDraftInteropVersion: version]))
         }
         if let cut {
           state.withLock { $0.stored = content.prefix(cut) }
@@ -88,15 +110,16 @@ struct DraftUploaderTests {
         }
         if let given { return (given, ResponseBody()) }
         let offset = state.withLock { $0.stored.count }
-        return (
-          HTTPResponse(
-            status: 204, headerFields: [.uploadOffset: String(offset), .uploadComplete: "?0"]),
-          ResponseBody()
-        )
+        // Interop 3 names completeness with Upload-Incomplete (absent would mean complete).
+        var fields = HTTPFields()
+        fields[.uploadOffset] = String(offset)
+        fields[version == "3" ? .uploadIncomplete : .uploadComplete] = version == "3" ? "?1" : "?0"
+        return (HTTPResponse(status: 204, headerFields: fields), ResponseBody())
       case "PATCH":
         let from = Int(request.headerFields[.uploadOffset] ?? "") ?? -1
         return state.withLock { state in
           state.appends.append(content.count)
+          state.appendFields.append(request.headerFields)
           if let limit = state.appendLimit, content.count > limit {
             return (
               HTTPResponse(status: 413, headerFields: [.uploadLimit: "max-append-size=\(limit)"]),
@@ -123,7 +146,9 @@ struct DraftUploaderTests {
             )
           }
           state.stored.append(content)
-          let done = request.headerFields[.uploadComplete] == "?1"
+          let done =
+            request.headerFields[.uploadComplete] == "?1"
+            || request.headerFields[.uploadIncomplete] == "?0"
           return done
             ? (HTTPResponse(status: 200, headerFields: [.uploadComplete: "?1"]), json)
             : (
@@ -139,15 +164,17 @@ struct DraftUploaderTests {
     }
   }
 
-  func uploader(_ server: FakeDraft, clock: ManualClock = ManualClock())
-    -> DraftUploader<ManualClock>
-  {
-    DraftUploader(
+  func uploader(
+    _ server: FakeDraft, clock: ManualClock = ManualClock(), interop: IETFInterop? = nil
+  ) -> DraftUploader<ManualClock> {
+    var uploader = DraftUploader(
       transport: server,
       executor: RetryExecutor(
         policy: RetryPolicy(maxAttempts: 3, baseDelay: .zero, deadline: nil),
         clock: clock, random: FixedRandomSource(0)),
       compressor: InMemoryImageCompressor(info: nil), store: nil)
+    uploader.interop = interop
+    return uploader
   }
 
   func file(_ size: Int) throws -> URL {
@@ -216,13 +243,15 @@ struct DraftUploaderTests {
   }
 
   /// A file cut at `cut` on its creation, uploaded with `server`.
-  func cutUpload(_ server: FakeDraft, size: Int, cut: Int, clock: ManualClock = ManualClock())
-    async throws -> UploadResult
-  {
+  func cutUpload(
+    _ server: FakeDraft, size: Int, cut: Int, clock: ManualClock = ManualClock(),
+    interop: IETFInterop? = nil
+  ) async throws -> UploadResult {
     server.state.withLock { $0.cutCreationAt = cut }
     let url = try file(size)
     defer { try? FileManager.default.removeItem(at: url) }
-    return try await uploader(server, clock: clock).perform(request(url), onState: { _ in })
+    return try await uploader(server, clock: clock, interop: interop).perform(
+      request(url), onState: { _ in })
   }
 
   @Test("a HEAD that says complete at another length: stopped, nothing more sent")
@@ -263,26 +292,53 @@ struct DraftUploaderTests {
     #expect(state.methods == ["POST", "HEAD", "POST", "HEAD"])
   }
 
-  @Test("the interop version refused (400 problem): a refusal, not retried, nothing more sent")
+  @Test("interop 8 refused, 3 and 5 listed: the creation again at 5, once, and resumed at 5")
+  func interopVersionNegotiated() async throws {
+    let server = FakeDraft()
+    server.state.withLock { $0.accepted = [3, 5] }
+    let result = try await cutUpload(server, size: 3000, cut: 1000)
+    let state = server.state.withLock { $0 }
+    #expect(state.methods == ["POST", "POST", "HEAD", "PATCH"])
+    #expect(state.versions == ["8", "5", "5", "5"])
+    #expect(state.stored == state.whole)
+    #expect(result.interop == IETFInterop(5))
+  }
+
+  @Test("no version in common, or a pinned one refused: a refusal naming the versions, one POST")
   func interopVersionRefused() async throws {
     let server = FakeDraft()
-    let problem =
-      #"{"type":"urn:courier:problem:unsupported-interop-version","status":400,"#
-      + #""code":"unsupported-interop-version","#
-      + #""title":"Upload-Draft-Interop-Version 8 is not supported.","supported":[3]}"#
-    server.state.withLock {
-      $0.creationAnswer = (
-        HTTPResponse(status: 400, headerFields: [.contentType: "application/problem+json"]),
-        Data(problem.utf8)
-      )
-    }
+    server.state.withLock { $0.accepted = [9, 10] }
     let error = await #expect(throws: CourierError.self) {
       try await cutUpload(server, size: 3000, cut: 3000)
     }
     #expect(error?.status == 400)
     #expect(error?.kind == .business)
-    #expect(error?.code == "unsupported-interop-version")
+    #expect(error?.code == "ietf_interop_unsupported")
+    #expect(error?.serverMessage?.contains("interop versions 9, 10") == true)
+    #expect(error?.serverMessage?.contains("Courier speaks 3 to 8") == true)
     #expect(server.state.withLock { $0.methods } == ["POST"])
+
+    let pinned = FakeDraft()
+    pinned.state.withLock { $0.accepted = [5] }
+    let refused = await #expect(throws: CourierError.self) {
+      try await cutUpload(pinned, size: 3000, cut: 3000, interop: IETFInterop(7))
+    }
+    #expect(refused?.code == "ietf_interop_unsupported")
+    #expect(refused?.serverMessage?.contains("interop 7 is the one set by") == true)
+    #expect(pinned.state.withLock { $0.versions } == ["7"])
+  }
+
+  @Test("interop 3: Upload-Incomplete on the creation and appends, octet-stream appends")
+  func interopThreeFields() async throws {
+    let server = FakeDraft()
+    _ = try await cutUpload(server, size: 4000, cut: 1000, interop: IETFInterop(3))
+    let state = server.state.withLock { $0 }
+    #expect(state.stored == state.whole)
+    #expect(state.versions == ["3", "3", "3"])
+    let append = try #require(state.appendFields.last)
+    #expect(append[.uploadIncomplete] == "?0")
+    #expect(append[.uploadComplete] == nil)
+    #expect(append[.contentType] == "application/octet-stream")
   }
 
   @Test("a 413 to an append: the limit it names for every later piece, the offset asked again")

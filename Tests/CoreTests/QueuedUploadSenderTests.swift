@@ -172,9 +172,10 @@ struct QueuedUploadSenderTests {
     let form = entry(Self.upload(.auto, length: 3000), id: "u2")
     #expect(await sender(formServer, store).send(form, progress: nil) == .delivered(nil))
     let state = formServer.state.withLock { $0 }
-    // OPTIONS of the form's target (no IETF draft offered), of tus's endpoint, then the form.
-    #expect(state.requests.map(\.method) == [.options, .options, .post])
-    #expect(state.requests.first?.path == "/photos")
+    // Not an image (decision 2709): OPTIONS of tus's endpoint only (the draft's form target
+    // is not asked), then the form.
+    #expect(state.requests.map(\.method) == [.options, .post])
+    #expect(state.requests.first?.path == "/uploads")
     let post = try #require(state.requests.last)
     #expect(post.headerFields[.uploadDraftInteropVersion] == "8")
     #expect(post.headerFields[.uploadComplete] == "?1")

@@ -24,6 +24,12 @@ struct QueuedUploadTests {
       .multipart, tus: nil,
       fields: [.init(name: "album", value: "2026"), .init(name: "x", value: "")]),
     upload(.auto, fields: [.init(name: "album", value: "a,b c")]),
+    {
+      // `--queue --interop 3` (decision 2707).
+      var pinned = upload(.auto)
+      pinned.interopVersion = 3
+      return pinned
+    }(),
   ]
 
   @Test("the payload reads back as the same upload", arguments: roundTrips)
