@@ -89,6 +89,14 @@ package struct QueuedUpload: Sendable, Equatable {
   package var allowsExpensive = false
   /// The payload member that keeps ``allowsExpensive``.
   package static let allowsExpensiveMember = "allows_expensive"
+  /// Whether a tus creation goes without the file's bytes, which follow in `PATCH`es once its
+  /// answer named the upload (decision 2515): for a tus server not known to honour
+  /// `Idempotency-Key` (another server's, `attachment_upload_url`), where a kill before the
+  /// creation's answer would otherwise leave a whole stored file no one names, and a replay
+  /// would store a second. Kept in the payload only when true.
+  package var bytesAfterCreation = false
+  /// The payload member that keeps ``bytesAfterCreation``.
+  package static let bytesAfterCreationMember = "bytes_after_creation"
 
   /// Creates a queued upload's description.
   /// - Parameters:
@@ -159,6 +167,7 @@ package struct QueuedUpload: Sendable, Equatable {
     ]
     if let tusEndpoint { members["tus_endpoint"] = .string(tusEndpoint) }
     if allowsExpensive { members[Self.allowsExpensiveMember] = .bool(true) }
+    if bytesAfterCreation { members[Self.bytesAfterCreationMember] = .bool(true) }
     if let formTarget { members["form_target"] = .string(formTarget) }
     return .object(members)
   }
@@ -214,6 +223,7 @@ package struct QueuedUpload: Sendable, Equatable {
       boundary: try text("boundary"), source: try text("source"),
       verdict: CompressionDecision.Verdict(send: send, reason: reason, message: message))
     allowsExpensive = payload[Self.allowsExpensiveMember] == .bool(true)
+    bytesAfterCreation = payload[Self.bytesAfterCreationMember] == .bool(true)
     if transfer != .multipart && tusEndpoint == nil { throw Self.unreadable("tus_endpoint") }
     if transfer != .tus && formTarget == nil { throw Self.unreadable("form_target") }
   }
