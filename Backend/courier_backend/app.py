@@ -19,7 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
-from . import __version__, ietf, lifeline, openapi, photo_serving, tus
+from . import __version__, foreign_files, ietf, lifeline, openapi, photo_serving, tus
 from .config import Settings
 from .errors import ApiError, default_code, default_message, error_payload, json_response
 from .middleware import CourierMiddleware
@@ -447,22 +447,11 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
         # method, when given) pass, later ones wait until {"release": true} (or /__reset). GET
         # reads how many wait now.
         data = await read_json_object(request)
-        release = data.get("release", False)
-        if not isinstance(release, bool):
-            raise ApiError(422, "validation_failed", "'release' must be a boolean.", field="release")
-        if release:
-            store.release_hold()
-            return json_response(200, store.hold_json())
-        after = data.get("after", 0)
-        if isinstance(after, bool) or not isinstance(after, int) or not 0 <= after <= 1_000_000:
-            raise ApiError(422, "validation_failed", "'after' must be an integer in 0...1000000.", field="after")
-        when = data.get("when", "before")
-        if when not in ("before", "response"):
-            raise ApiError(422, "validation_failed", "'when' must be before or response.", field="when")
-        method = data.get("method")
-        if method is not None and (not isinstance(method, str) or not method.isalpha()):
-            raise ApiError(422, "validation_failed", "'method' must be an HTTP method like PUT.", field="method")
-        return json_response(200, store.set_hold(after, when, method.upper() if method else None).to_json())
+        problem = store.holds.configure(data)
+        if problem is not None:
+            field = problem.split("'")[1]
+            raise ApiError(422, "validation_failed", problem, field=field)
+        return json_response(200, store.hold_json())
 
     @api.get("/__hold")
     async def get_hold() -> Response:
@@ -516,7 +505,8 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
     async def get_config() -> Response:
         return json_response(200, {"token_ttl": store.config.token_ttl, "max_upload": store.config.max_upload,
                                    "tus_max_size": store.config.tus_max_size, "tus_ttl": store.config.tus_ttl,
-                                   "gone_answer": store.config.gone_answer, "data_dir": settings.data_dir})
+                                   "gone_answer": store.config.gone_answer, "data_dir": settings.data_dir,
+                                   "attachment_servers": list(store.config.attachment_servers)})
 
     @api.post("/__config")
     async def set_config(request: Request) -> Response:
@@ -532,6 +522,12 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
                 raise ApiError(422, "validation_failed", "'gone_answer' must be recreate, conflict or not_found.",
                                field="gone_answer")
             store.config.gone_answer = data["gone_answer"]
+        if "attachment_servers" in data:
+            servers = data["attachment_servers"]
+            if not isinstance(servers, list) or not all(foreign_files.valid_server(p) for p in servers):
+                raise ApiError(422, "validation_failed",
+                               "'attachment_servers' must list http(s) URLs ending with /.", field="attachment_servers")
+            store.config.attachment_servers = tuple(servers)
         return await get_config()
 
     # ------------------------------------------------------------ auth
@@ -601,14 +597,20 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
     served_photos = photo_serving.install(api, store, require_user)
 
     # ------------------------------------------------------------ article photos (attachments)
-    def article_photo(data: dict, user: str) -> str | None:
+    async def article_photo(data: dict, user: str) -> str | None:
         # An article's optional `photo`: the id of a stored photo of the writer's (POST /photos,
-        # or a finished tus upload). Absent or null: the article has none (a PUT removes it).
+        # or a finished tus upload), or the URL of a finished upload on another server the
+        # deployment trusts (decision 2515). Absent or null: none (a PUT removes it).
         photo = data.get("photo")
         if photo is None:
             return None
         if not isinstance(photo, str) or not photo:
             raise ApiError(422, "validation_failed", "'photo' must be the id of a stored photo.", field="photo")
+        if foreign_files.trusted_upload(photo, store.config.attachment_servers):
+            problem = await foreign_files.finished_upload_problem(photo)
+            if problem is not None:
+                raise ApiError(422, "validation_failed", problem, field="photo")
+            return photo
         record = store.get_photo(photo)
         if record is None or record["owner"] != user:
             raise ApiError(422, "validation_failed", f"No stored photo of yours has the id {photo!r}.",
@@ -660,7 +662,7 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
         validate_id(article_id)
         validate_title(title)
         base = write_base(request, data.get("version"), "version")
-        photo = article_photo(data, user)
+        photo = await article_photo(data, user)
         outcome, article = store.put_article(article_id, title, body, base, photo)
         return put_answer(outcome, article, etag_for,
                           str(request.url_for("get_article", article_id=article_id)), "article",
@@ -675,7 +677,7 @@ def create_app(settings: Settings | None = None) -> tuple[FastAPI, Store]:
         body = require_string(data, "body")
         validate_id(article_id)
         validate_title(title)
-        created, article = store.create_article(article_id, title, body, article_photo(data, user))
+        created, article = store.create_article(article_id, title, body, await article_photo(data, user))
         if not created:
             raise ApiError(409, "already_exists", "An article with this id already exists.", current=article)
         return json_response(201, article, {"ETag": etag_for(article),

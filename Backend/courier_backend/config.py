@@ -6,6 +6,8 @@ import os
 import tempfile
 from dataclasses import dataclass
 
+from .foreign_files import parse_servers
+
 DEFAULT_TOKEN_TTL = 3600
 DEFAULT_REFRESH_TTL = 30 * 24 * 3600
 DEFAULT_MAX_UPLOAD = 10 * 1024 * 1024
@@ -36,6 +38,8 @@ class Settings:
     hooks: str  # "loopback" | "all" | "off"
     tus_max_size: int = DEFAULT_TUS_MAX_SIZE  # largest Upload-Length of a tus upload (/uploads)
     tus_ttl: int = DEFAULT_TUS_TTL  # seconds an unfinished tus upload lives after its last PATCH
+    # prefixes of other tus servers whose finished uploads an article's photo may name (2515)
+    attachment_servers: tuple[str, ...] = ()
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -55,4 +59,5 @@ class Settings:
             hooks=hooks,
             tus_max_size=_int_env("COURIER_BACKEND_TUS_MAX_SIZE", DEFAULT_TUS_MAX_SIZE),
             tus_ttl=_int_env("COURIER_BACKEND_TUS_TTL", DEFAULT_TUS_TTL, 1),
+            attachment_servers=parse_servers(os.environ.get("COURIER_BACKEND_ATTACHMENT_SERVERS", "")),
         )

@@ -74,7 +74,8 @@ SCHEMAS: dict[str, Any] = {
             "body": {"type": "string"},
             "version": {"type": "integer", "description": "Owned by the server, 1 at creation."},
             "updated_at": {"type": "string", "format": "date-time"},
-            "photo": {"type": "string", "description": "The id of its photo (/photos); absent when none."},
+            "photo": {"type": "string", "description": "The id of its photo (/photos), or the URL of a finished upload on a "
+                      "tus server the deployment trusts (decision 2515); absent when none."},
         },
     },
     "NewArticle": {
@@ -84,7 +85,8 @@ SCHEMAS: dict[str, Any] = {
             "id": {"type": "string"},
             "title": {"type": "string", "minLength": 1, "maxLength": 200},
             "body": {"type": "string"},
-            "photo": {"type": "string", "description": "The id of a stored photo of the writer's."},
+            "photo": {"type": "string", "description": "The id of a stored photo of the writer's, or "
+                      "the URL of a finished upload on a trusted tus server."},
         },
     },
     "ArticleReplacement": {
@@ -95,7 +97,8 @@ SCHEMAS: dict[str, Any] = {
             "body": {"type": "string"},
             "photo": {
                 "type": "string",
-                "description": "The id of a stored photo of the writer's; absent or null: none.",
+                "description": "The id of a stored photo of the writer's, or the URL of a finished "
+                               "upload on a trusted tus server; absent or null: none.",
             },
             "version": {
                 "type": "integer",

@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .config import Settings
+from .holds import Hold, HoldGate
 
 DEMO_USERS = {"alice": "secret", "bob": "secret"}
 
@@ -148,23 +149,6 @@ class Chaos:
 
 
 @dataclass
-class Hold:
-    """`POST /__hold`: the next `remaining` requests pass; the ones after wait, before they are
-    processed (`before`) or with their response withheld once processed (`response`), until it
-    is released. A test kills its client while a request waits: a crash point that does not
-    depend on how fast either side runs."""
-    remaining: int = 0
-    when: str = "before"  # before | response
-    method: str | None = None  # only requests with this method pass, count or wait
-    held: int = 0  # requests waiting now
-    released: bool = False
-
-    def to_json(self) -> dict:
-        return {"armed": not self.released, "remaining": self.remaining, "when": self.when,
-                "method": self.method, "held": self.held}
-
-
-@dataclass
 class RuntimeConfig:
     token_ttl: int
     max_upload: int
@@ -175,6 +159,8 @@ class RuntimeConfig:
     # version_conflict without `current`, as another server does) or "not_found" (404). Test-only,
     # set through POST /__config; /__reset restores "recreate".
     gone_answer: str = "recreate"
+    # Other tus servers' prefixes an article's photo may name (decision 2515; POST /__config).
+    attachment_servers: tuple[str, ...] = ()
 
 
 @dataclass
@@ -214,7 +200,7 @@ class Store:
         if "photo" not in {row["name"] for row in self.db.execute("PRAGMA table_info(articles)")}:
             self.db.execute("ALTER TABLE articles ADD COLUMN photo TEXT")
         self.chaos = Chaos()
-        self.hold: Hold | None = None
+        self.holds = HoldGate(self.lock)
         self.config = self._runtime_config()
         self.in_flight: dict[tuple[str, str], str] = {}
         self.generation = 0
@@ -228,7 +214,8 @@ class Store:
 
     def _runtime_config(self) -> RuntimeConfig:
         s = self.settings
-        return RuntimeConfig(s.token_ttl, s.max_upload, s.tus_max_size, s.tus_ttl)
+        return RuntimeConfig(s.token_ttl, s.max_upload, s.tus_max_size, s.tus_ttl,
+                             attachment_servers=s.attachment_servers)
 
     # ------------------------------------------------------------------ helpers
     def _tx(self):
@@ -636,44 +623,22 @@ class Store:
             return ChaosDecision(False, delay_ms=c.delay_ms)
 
     # ------------------------------------------------------------------ log
-    # ------------------------------------------------------------------ hold
+    # ------------------------------------------------------------------ hold (holds.py)
     def set_hold(self, remaining: int, when: str, method: str | None = None) -> Hold:
-        with self.lock:
-            self.release_hold()
-            self.hold = Hold(remaining=remaining, when=when, method=method)
-            return self.hold
+        return self.holds.set(remaining, when, method)
 
     def release_hold(self) -> None:
-        with self.lock:
-            if self.hold is not None:
-                self.hold.released = True
-            self.hold = None
+        self.holds.release()
 
     def take_hold(self, method: str) -> Hold | None:
         """Called once per non-hook request: the hold it must wait on, if any."""
-        with self.lock:
-            hold = self.hold
-            if hold is None or (hold.method is not None and hold.method != method):
-                return None
-            if hold.remaining > 0:
-                hold.remaining -= 1
-                return None
-            return hold
+        return self.holds.take(method)
 
     def hold_json(self) -> dict:
-        with self.lock:
-            return self.hold.to_json() if self.hold is not None else Hold(released=True).to_json()
+        return self.holds.to_json()
 
     async def wait_hold(self, hold: Hold) -> None:
-        """Waits until `hold` is released (or replaced, or the store reset), counted as held."""
-        with self.lock:
-            hold.held += 1
-        try:
-            while not hold.released:
-                await asyncio.sleep(0.005)
-        finally:
-            with self.lock:
-                hold.held -= 1
+        await self.holds.wait(hold)
 
     def log_start(self, method: str, path: str, query: str, key: str | None) -> int:
         with self._tx() as db:

@@ -7,7 +7,9 @@ here is imported by the reference backend.
 
 Endpoints: the tus routes at /files (creation, creation-with-upload, creation-defer-length,
 expiration, termination, concatenation; no checksum), `GET /health` -> {"ok": true}, and
-`GET /__files/{id}` -> the bytes stored for an upload (for the tests' SHA-256 checks). No auth.
+`GET /__files/{id}` -> the bytes stored for an upload (for the tests' SHA-256 checks), and
+`POST|GET /__hold` as the reference backend's (holds.py: a request held before it reaches
+tuspyserver, or its answer held once processed; decision 2515's kill matrix). No auth.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import argparse
 import os
 
 from . import lifeline
+from .holds import HoldMiddleware
 
 PREFIX = "files"
 
@@ -41,7 +44,7 @@ def build_app(files_dir: str):
             raise HTTPException(status_code=404)
         return FileResponse(path, media_type="application/octet-stream")
 
-    return app
+    return HoldMiddleware(app)
 
 
 def main(argv: list[str] | None = None) -> None:

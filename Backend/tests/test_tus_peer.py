@@ -115,3 +115,70 @@ def test_peer_resume_and_offset_mismatch(peer):
         r = c.post(peer + CREATE_URL, headers={**TUS, **META, "Upload-Length": "10"})
         assert c.delete(r.headers["location"], headers=TUS).status_code == 204
         assert c.head(r.headers["location"], headers=TUS).status_code in (404, 410)
+
+
+def test_peer_holds_a_request_until_released(peer):
+    """tus_peer.py's /__hold (holds.py): the answer of a processed PATCH waits, counted as held."""
+    import threading
+
+    data = os.urandom(5_000)
+    with httpx.Client(timeout=30) as c:
+        r = c.post(peer + CREATE_URL, headers={**TUS, **META, "Upload-Length": str(len(data))})
+        url = r.headers["location"]
+        assert c.post(peer + "/__hold", json={"after": 0, "when": "response", "method": "patch"}).json()["armed"]
+        answers = []
+        sender = threading.Thread(target=lambda: answers.append(httpx.patch(
+            url, headers={**TUS, "Content-Type": "application/offset+octet-stream", "Upload-Offset": "0"},
+            content=data, timeout=30)))
+        sender.start()
+        deadline = time.monotonic() + 30
+        while c.get(peer + "/__hold").json()["held"] < 1:
+            assert time.monotonic() < deadline, "the PATCH was never held"
+            time.sleep(0.01)
+        assert stored(peer, url) == data, "processed before its answer was held"
+        assert not answers
+        assert c.post(peer + "/__hold", json={"release": True}).json()["armed"] is False
+        sender.join(30)
+        assert answers and answers[0].status_code == 204
+        assert c.post(peer + "/__hold", json={"when": "later"}).status_code == 422
+
+
+def peer_upload(peer: str, data: bytes, sent: int | None = None) -> str:
+    with httpx.Client(timeout=10) as c:
+        r = c.post(peer + CREATE_URL, headers={**TUS, **META, "Upload-Length": str(len(data))})
+        assert r.status_code == 201, r.text
+        url = r.headers["location"]
+        part = data[:len(data) if sent is None else sent]
+        if part:
+            r = c.patch(url, headers={**TUS, "Content-Type": "application/offset+octet-stream",
+                                      "Upload-Offset": "0"}, content=part)
+            assert r.status_code == 204, r.text
+        return url
+
+
+def test_article_names_a_finished_upload_on_a_trusted_server(peer, client, auth):
+    """Decision 2515: a photo that is the URL of a finished upload on a trusted tus server."""
+    import uuid
+
+    from conftest import assert_error
+
+    finished = peer_upload(peer, os.urandom(3_000))
+    unfinished = peer_upload(peer, os.urandom(3_000), sent=1_000)
+    article_id = str(uuid.uuid4())
+    put = lambda photo, **h: client.put(f"/articles/{article_id}", headers={**auth, **h},
+                                        json={"title": "T", "body": "", "photo": photo})
+    # Not trusted yet: refused as any string that is no photo id (2521 unchanged).
+    assert_error(put(finished), 422, "validation_failed", "photo")
+    r = client.post("/__config", json={"attachment_servers": [peer + CREATE_URL]})
+    assert r.status_code == 200 and r.json()["attachment_servers"] == [peer + CREATE_URL]
+    assert_error(client.post("/__config", json={"attachment_servers": ["ftp://x/"]}), 422, "validation_failed")
+    body = assert_error(put(unfinished), 422, "validation_failed", "photo")
+    assert "not finished" in body["message"]
+    assert_error(put(peer + CREATE_URL + "0" * 32), 422, "validation_failed", "photo")
+    assert_error(put(peer + CREATE_URL + "a/b"), 422, "validation_failed", "photo")
+    r = put(finished)
+    assert r.status_code == 201 and r.json()["photo"] == finished
+    assert client.get(f"/articles/{article_id}", headers=auth).json()["photo"] == finished
+    # /__reset forgets the trusted servers.
+    assert client.post("/__reset").status_code == 200
+    assert client.get("/__config").json()["attachment_servers"] == []

@@ -45,6 +45,7 @@ package enum ConfigLoader {
     ("portal_probe_url", "COURIER_PORTAL_PROBE_URL"),
     ("captive_portal_api_url", "COURIER_CAPTIVE_PORTAL_API_URL"),
     ("portal_recheck_seconds", "COURIER_PORTAL_RECHECK_SECONDS"),
+    ("attachment_upload_url", "COURIER_ATTACHMENT_UPLOAD_URL"),
   ]
 
   /// The keys that name a file: a relative path in a config file is taken from the file's
@@ -330,7 +331,7 @@ package enum ConfigLoader {
     case "large_transfer_mib":
       config.pathPolicy.largeTransferBytes = Int64(try whole(value)) * 1024 * 1024
     case "allow_expensive": config.allowsExpensiveNetworkAccess = try bool(value)
-    case "portal_probe_url", "captive_portal_api_url":
+    case "portal_probe_url", "captive_portal_api_url", "attachment_upload_url":
       let trimmed = String(Self.trimmingBlanks(value))
       let off = trimmed.isEmpty || trimmed.lowercased() == "none"
       var url: URL?
@@ -340,11 +341,12 @@ package enum ConfigLoader {
         else { throw fail("must be an http or https URL or none, not “\(Self.shown(value))”.") }
         url = parsed
       }
-      if key == "portal_probe_url" {
+      switch key {
+      case "portal_probe_url":
         config.portalProbe = !off
         config.portalProbeURL = url
-      } else {
-        config.captivePortalAPI = url
+      case "captive_portal_api_url": config.captivePortalAPI = url
+      default: config.attachmentUploadURL = url
       }
     case "portal_recheck_seconds": config.portalRecheck = .seconds(try whole(value))
     case "max_attempts": config.retry.maxAttempts = try whole(value)

@@ -75,6 +75,11 @@ public struct CourierConfig: Sendable, Equatable {
   /// is not loopback (`allow_insecure_http`). Off: such a request is refused before anything
   /// is sent (`insecure_http`); loopback (127.0.0.0/8, `::1`, `localhost`) is always allowed.
   public var allowsInsecureHTTP = false
+  /// Another server's tus creation URL that attachment fields' files go to
+  /// (`attachment_upload_url`, decision 2515); nil (the default): the base URL's `/uploads`
+  /// when it speaks tus, else `/photos`. A record then names its file by the upload's URL,
+  /// which the server must be willing to check.
+  package var attachmentUploadURL: URL?
   /// The record collections the config file declares (`collections`), besides the built-in
   /// articles: each gets the same reads, outbox and conflicts (`Collections.records(_:warn:)`,
   /// `courier records NAME …`).

@@ -317,8 +317,10 @@ public final class CourierSession: Sendable {
     activity: String, whileWaiting: @escaping @Sendable (SyncLock.Holder) -> Void
   ) -> AsyncThrowingStream<SyncState, any Error> {
     do {
-      return try store.open(warn: PrivateFiles.warnOnStandardError).watch(
-        activity: activity, onHeld: whileWaiting)
+      // The files the records name, for offline reading, as passes end (decision 2516).
+      return offlineAttachments.following(
+        try store.open(warn: PrivateFiles.warnOnStandardError).watch(
+          activity: activity, onHeld: whileWaiting))
     } catch {
       return AsyncThrowingStream { $0.finish(throwing: error) }
     }

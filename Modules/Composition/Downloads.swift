@@ -103,19 +103,36 @@ public struct Downloads: Sendable {
         underlying: "another origin", context: "GET \(url.path)")
     }
     let data = environment.config.dataDirectory
-    let cache = output == nil ? openCache(warn: warn) : nil
+    let destination = output ?? Self.defaultFile(for: url, in: data)
+    let locks = data.appendingPathComponent("downloads/.locks")
+    // One at a time per URL and destination, in this process and across processes (2517):
+    // the second finds the first's file in the cache and revalidates it.
+    return try await DownloadLock.holding(DownloadLock.path(url, destination, in: locks)) {
+      try await fetch(
+        url, to: destination, cached: output == nil, pinned: pinned, progress: progress,
+        warn: warn, admit: admit)
+    }
+  }
+
+  /// ``fetch(_:to:pinned:progress:warn:admit:)`` of a checked URL, under its lock.
+  private func fetch(
+    _ url: URL, to destination: URL, cached: Bool, pinned: Bool?,
+    progress: (@Sendable (TransferProgress) -> Void)?, warn: @Sendable (String) -> Void,
+    admit: ((Int64?) throws -> Void)?
+  ) async throws -> Outcome {
+    let client = environment.client
+    let data = environment.config.dataDirectory
+    let cache = cached ? openCache(warn: warn) : nil
     let partition = environment.responseCachePartition
     if let cache, let kept = try await revalidate(url, cache, partition, pinned: pinned) {
       return kept
     }
     let downloader = Downloader(
       transport: client.transport, options: client.options,
-      stateDirectory: data.appendingPathComponent("downloads/.state"),
-      hasher: environment.fileHasher)
+      stateDirectory: Self.stateDirectory(in: data), hasher: environment.fileHasher)
     var outcome = Outcome(
       result: try await downloader.download(
-        url, to: output ?? Self.defaultFile(for: url, in: data), progress: progress,
-        admit: admit))
+        url, to: destination, progress: progress, admit: admit))
     guard let cache else { return outcome }
     var fields = HTTPFields()
     if let etag = outcome.result.etag { fields[.eTag] = etag }
@@ -187,6 +204,11 @@ public struct Downloads: Sendable {
       lastModified: entry.fields[.lastModified], cacheControl: entry.fields[.cacheControl],
       sha256: nil, resumedFrom: 0, received: 0)
     return Outcome(result: result, cache: answer)
+  }
+
+  /// `<data>/downloads/.state`: the downloads' sidecars.
+  private static func stateDirectory(in data: URL) -> URL {
+    data.appendingPathComponent("downloads/.state")
   }
 
   /// `<data>/downloads/<last path segment>`; `download` when the path has none usable.

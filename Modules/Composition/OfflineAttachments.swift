@@ -16,7 +16,7 @@ import CourierPorts
 /// (`"offline_attachments": true`, decision 2507): after a sync or a refresh each stored
 /// record's attachment fields that hold the server's reference are downloaded into the response
 /// cache (resumably, under its budget) unless a copy is kept already, and the cache never
-/// evicts a file a stored record names.
+/// evicts a file a stored record names. A watch does the same as its passes end (2516).
 package struct OfflineAttachments: Sendable {
   /// What one pass did.
   package struct Report: Sendable, Equatable {
@@ -96,6 +96,42 @@ package struct OfflineAttachments: Sendable {
     return { reference in
       environment.attachmentURL(reference).map { urls.contains($0.absoluteString) } ?? false
     }
+  }
+
+  /// `states` passed on as they come, with a ``fetch()`` after each state that is not
+  /// syncing (a replay pass ended, the path changed), one at a time, those asked for meanwhile
+  /// merged into one (decision 2516): a record the watch delivers, or one another process
+  /// stored, gets its files while the watch runs. `states` as they are when no collection
+  /// keeps its files offline.
+  /// - Parameter states: a watch's states.
+  /// - Returns: the same states.
+  func following(_ states: AsyncThrowingStream<SyncState, any Error>)
+    -> AsyncThrowingStream<SyncState, any Error>
+  {
+    guard !collections.isEmpty else { return states }
+    let offline = self
+    let (stream, continuation) = AsyncThrowingStream.makeStream(of: SyncState.self)
+    let task = Task {
+      let (asks, ask) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+      let fetching = Task {
+        for await _ in asks { _ = await offline.fetch() }
+      }
+      defer {
+        ask.finish()
+        fetching.cancel()
+      }
+      do {
+        for try await state in states {
+          continuation.yield(state)
+          if !state.isSyncing { ask.yield() }
+        }
+        continuation.finish()
+      } catch {
+        continuation.finish(throwing: error)
+      }
+    }
+    continuation.onTermination = { _ in task.cancel() }
+    return stream
   }
 
   /// Downloads every referenced file the cache does not hold yet, one after the other. A file

@@ -139,8 +139,11 @@ final class SessionStore: Sendable {
         AttachmentQueue(
           compressor: environment.compressor,
           store: Self.queuedUploadStore(environment: environment, removal: removal),
-          tusEndpoint: (try? environment.client.url("/uploads")) ?? config.baseURL,
-          formTarget: (try? environment.client.url("/photos")) ?? config.baseURL)
+          tusEndpoint: config.attachmentUploadURL
+            ?? (try? environment.client.url("/uploads")) ?? config.baseURL,
+          // Another server's tus endpoint (decision 2515): tus only, no form to fall back to.
+          formTarget: config.attachmentUploadURL != nil
+            ? nil : (try? environment.client.url("/photos")) ?? config.baseURL)
       })
   }
 

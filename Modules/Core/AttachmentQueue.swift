@@ -11,8 +11,9 @@ import CourierPorts
 /// file is prepared with the rules of every upload (an image compressed when worth it, else the
 /// original and why; an original that must not leave the device is refused), copied into the
 /// queued uploads' folder under a new attachment id with the description of its file part
-/// (`part`: tus to `tusEndpoint` when the server offers it, else multipart to `formTarget`),
-/// and the record is committed while every copy is held against the sweep. A process killed at
+/// (`part`: tus to `tusEndpoint` when the server offers it, else multipart to `formTarget`;
+/// with no `formTarget`, tus to another server's endpoint, decision 2515), and the record is
+/// committed while every copy is held against the sweep. A process killed at
 /// any point leaves the record with its files, or neither (the sweep removes copies no entry
 /// names). No request is made.
 package struct AttachmentQueue: Sendable {
@@ -22,8 +23,10 @@ package struct AttachmentQueue: Sendable {
   package let store: any QueuedUploadStore
   /// The tus creation URL files go to when the server speaks tus.
   package let tusEndpoint: URL
-  /// The multipart target otherwise.
-  package let formTarget: URL
+  /// The multipart target otherwise; nil when `tusEndpoint` is another server's tus endpoint
+  /// (`attachment_upload_url`, decision 2515): tus only, proven by the completion's offset,
+  /// its bytes after the creation, and the upload's URL as the reference.
+  package let formTarget: URL?
   /// Where a compressed image is written before it is kept.
   package let temporaryDirectory: URL
 
@@ -32,11 +35,11 @@ package struct AttachmentQueue: Sendable {
   ///   - compressor: the image compressor.
   ///   - store: the queued uploads' folder.
   ///   - tusEndpoint: the tus creation URL.
-  ///   - formTarget: the multipart target.
+  ///   - formTarget: the multipart target; nil for another server's tus endpoint.
   ///   - temporaryDirectory: where a compressed image is written first.
   package init(
     compressor: any ImageCompressor, store: any QueuedUploadStore, tusEndpoint: URL,
-    formTarget: URL, temporaryDirectory: URL = FileManager.default.temporaryDirectory
+    formTarget: URL?, temporaryDirectory: URL = FileManager.default.temporaryDirectory
   ) {
     self.compressor = compressor
     self.store = store
@@ -68,19 +71,21 @@ package struct AttachmentQueue: Sendable {
       return try keepAll(prepared[...], references: [:], commit: commit)
     }
     let request = UploadRequest(
-      file: file, target: formTarget, title: file.lastPathComponent, compress: true,
+      file: file, target: formTarget ?? tusEndpoint, title: file.lastPathComponent, compress: true,
       confirmation: .record)
     let preparation = UploadPreparation(
       compressor: compressor, temporaryDirectory: temporaryDirectory)
     return try await preparation.run(request, onState: { _ in }) { ready, _ in
-      let upload = QueuedUpload(
-        transfer: .auto, tusEndpoint: tusEndpoint.absoluteString,
-        formTarget: formTarget.absoluteString, tusConfirmation: .record,
-        formConfirmation: .record, title: file.lastPathComponent,
+      var upload = QueuedUpload(
+        transfer: formTarget == nil ? .tus : .auto, tusEndpoint: tusEndpoint.absoluteString,
+        formTarget: formTarget?.absoluteString,
+        tusConfirmation: formTarget == nil ? .status : .record, formConfirmation: .record,
+        title: file.lastPathComponent,
         filename: ready.part.filename ?? file.lastPathComponent,
         contentType: ready.part.contentType ?? "application/octet-stream", length: ready.length,
         boundary: MultipartBoundary.random().value, source: file.standardizedFileURL.path,
         verdict: ready.verdict)
+      upload.bytesAfterCreation = formTarget == nil
       return try await prepare(
         rest.dropFirst(), prepared: prepared + [(field, ready.url, upload)], commit: commit)
     }

@@ -114,8 +114,7 @@ package struct Downloader: Sendable {
     try Self.makeDirectory(folder, context: context)
     try Self.makeDirectory(stateDirectory, context: context)
     let partial = folder.appendingPathComponent(".\(destination.lastPathComponent).courier-partial")
-    let sidecar = stateDirectory.appendingPathComponent(
-      SHA256.hex(SHA256.hash(Data((url.absoluteString + "\n" + destination.path).utf8))) + ".json")
+    let sidecar = stateDirectory.appendingPathComponent(Self.stateKey(url, destination) + ".json")
 
     var record = Self.readRecord(sidecar).flatMap {
       $0.url == url.absoluteString && $0.partial == partial.path ? $0 : nil
@@ -290,6 +289,16 @@ package struct Downloader: Sendable {
         serverMessage: "The folder \(folder.path) can't be created.",
         underlying: String(describing: error), context: context)
     }
+  }
+
+  /// The name of the files a download of `url` into `destination` keeps in the state folder
+  /// (its sidecar, and the lock of decision 2517): the SHA-256 of both, in hex.
+  /// - Parameters:
+  ///   - url: the URL.
+  ///   - destination: where the file goes.
+  /// - Returns: the name, without an extension.
+  package static func stateKey(_ url: URL, _ destination: URL) -> String {
+    SHA256.hex(SHA256.hash(Data((url.absoluteString + "\n" + destination.path).utf8)))
   }
 
   private static func readRecord(_ sidecar: URL) -> DownloadRecord? {

@@ -156,9 +156,10 @@ package struct QueuedUploadSender<C: Clock>: ReplaySender where C.Duration == Du
     let fields = upload.fields.map { MultipartPart.text($0.name, $0.value) }
     switch route {
     case .tus(let endpoint), .probe(let endpoint):
-      let request = UploadRequest(
+      var request = UploadRequest(
         file: body, target: try Self.url(endpoint), title: upload.title, fields: fields,
         compress: false, idempotencyKey: key, confirmation: upload.tusConfirmation)
+      request.bytesAfterCreation = upload.bytesAfterCreation
       // The bytes are the upload's own copy and never change: the entry is their identity.
       let fresh = ResumableUpload(
         endpoint: endpoint, file: body.path, fileSize: upload.length, fileModified: 0,

@@ -68,7 +68,9 @@ struct TusStrategy: ResumableStrategy {
       ])
     var body: RequestBody?
     var sent: Int64 = 0
-    if capabilities.createsWithUpload && length > 0 {
+    // Without the bytes for a server that may not honour the key (decision 2515): a kill before
+    // its answer then wastes an empty upload, never a whole stored file no one names.
+    if capabilities.createsWithUpload && length > 0 && !request.bytesAfterCreation {
       sent = context.run.nextPiece(left: length)
       http.headerFields[.contentType] = Tus.offsetContentType
       if let algorithm = capabilities.checksumAlgorithm {

@@ -27,6 +27,9 @@ public struct UploadRequest: Sendable, Equatable {
   /// What the reply must show for the upload to count as done (decision 0414): the stored
   /// record by default, so that a Wi-Fi login page's `200` is not taken for the server's.
   package var confirmation: DeliveryProof.UploadConfirmation
+  /// Whether a tus creation goes without the bytes even where the server offers
+  /// creation-with-upload (`QueuedUpload.bytesAfterCreation`, decision 2515).
+  package var bytesAfterCreation = false
 
   /// Creates a request: `file` posted to `target` as `multipart/form-data`, an image
   /// compressed first, the reply required to show the stored record.

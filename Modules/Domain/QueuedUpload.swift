@@ -93,6 +93,14 @@ package struct QueuedUpload: Sendable, Equatable {
   /// N`, decision 2707); nil for the configuration's when it is sent. Kept in the payload only
   /// when set, as `ietf_interop_version`.
   package var interopVersion: Int?
+  /// Whether a tus creation goes without the file's bytes, which follow in `PATCH`es once its
+  /// answer named the upload (decision 2515): for a tus server not known to honour
+  /// `Idempotency-Key` (another server's, `attachment_upload_url`), where a kill before the
+  /// creation's answer would otherwise leave a whole stored file no one names, and a replay
+  /// would store a second. Kept in the payload only when true.
+  package var bytesAfterCreation = false
+  /// The payload member that keeps ``bytesAfterCreation``.
+  package static let bytesAfterCreationMember = "bytes_after_creation"
 
   /// Creates a queued upload's description.
   /// - Parameters:
@@ -164,6 +172,7 @@ package struct QueuedUpload: Sendable, Equatable {
     if let tusEndpoint { members["tus_endpoint"] = .string(tusEndpoint) }
     if allowsExpensive { members[Self.allowsExpensiveMember] = .bool(true) }
     if let interopVersion { members["ietf_interop_version"] = .integer(interopVersion) }
+    if bytesAfterCreation { members[Self.bytesAfterCreationMember] = .bool(true) }
     if let formTarget { members["form_target"] = .string(formTarget) }
     return .object(members)
   }
@@ -220,6 +229,7 @@ package struct QueuedUpload: Sendable, Equatable {
       verdict: CompressionDecision.Verdict(send: send, reason: reason, message: message))
     allowsExpensive = payload[Self.allowsExpensiveMember] == .bool(true)
     interopVersion = payload["ietf_interop_version"]?.intValue
+    bytesAfterCreation = payload[Self.bytesAfterCreationMember] == .bool(true)
     if transfer != .multipart && tusEndpoint == nil { throw Self.unreadable("tus_endpoint") }
     if transfer != .tus && formTarget == nil { throw Self.unreadable("form_target") }
   }

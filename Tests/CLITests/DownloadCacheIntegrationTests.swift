@@ -215,4 +215,25 @@ struct DownloadCacheIntegrationTests {
     #expect(logout.code == 0)
     #expect(try cache.allEntries().count == 1)
   }
+
+  @Test("two processes download the same photo at once: one body crosses, both get it whole")
+  func twoProcessesRace() async throws {
+    let backend = try await SharedBackend.fresh()
+    let dir = try await cli.client(backend)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let size = 4 * 1024 * 1024 + 11
+    let digest = try await place(backend, id: "raced", size: size)
+    // Two seconds a body: the second process starts while the first one downloads.
+    try await backend.call("POST", "/__photos/raced/serve", json: #"{"rate":2097152}"#)
+    async let first = download(backend, ["/photos/raced"], dir: dir)
+    async let second = download(backend, ["/photos/raced"], dir: dir)
+    let (one, two) = try await (first, second)
+    let file = try #require(one["file"] as? String)
+    #expect(two["file"] as? String == file)
+    #expect(try CLIFixture.sha256(URL(fileURLWithPath: file)) == digest)
+    let log = try await served(backend, id: "raced")
+    let bytes = log.compactMap { $0["bytes"] as? Int }.reduce(0, +)
+    #expect(Double(bytes) <= 1.05 * Double(size), "\(log)")
+    #expect(log.filter { $0["method"] as? String == "GET" }.count == 1, "\(log)")
+  }
 }

@@ -98,4 +98,46 @@ struct OfflineAttachmentsIntegrationTests {
     #expect(kept[backend.url.absoluteString + "/photos/x"] == nil, "\(kept)")
     #expect(kept[backend.url.absoluteString + "/photos/y"] != nil, "\(kept)")
   }
+
+  @Test("sync --watch keeps the photo of a write it delivers (decision 2516)")
+  func watchKeepsDeliveredPhoto() async throws {
+    let backend = try await SharedBackend.fresh()
+    let dir = try await cli.client(backend)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let photo = dir.appendingPathComponent("sunset.jpg")
+    try await Tool.run(
+      "/usr/bin/convert", ["-size", "320x240", "plasma:fractal", "-quality", "90", photo.path])
+    let output = dir.appendingPathComponent("watch.jsonl")
+    _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+    let watch = try cli.process(
+      backend.url.absoluteString, ["sync", "--watch", "--json"], dataDir: dir)
+    watch.standardOutput = try FileHandle(forWritingTo: output)
+    try watch.run()
+    defer { if watch.isRunning { kill(watch.processIdentifier, SIGKILL) } }
+    // Its first state: it holds the data folder's sync lock, so the add below leaves its write
+    // to the watch (and downloads nothing itself).
+    let deadline = ContinuousClock.now + .seconds(120)
+    while ((try? String(contentsOf: output, encoding: .utf8)) ?? "").isEmpty {
+      try #require(watch.isRunning && ContinuousClock.now < deadline, "the watch never started")
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    let add = await cli.run(
+      backend, ["articles", "add", "--title", "Watched", "--attach", "photo=\(photo.path)"],
+      dataDir: dir)
+    #expect(add.code == 0, "\(add.output.stderr)")
+    var url: String?
+    while try url == nil || cached(dir)[url ?? ""] == nil {
+      let kept = try cached(dir)
+      try #require(ContinuousClock.now < deadline, "the watch kept no photo: \(kept)")
+      try await Task.sleep(for: .milliseconds(50))
+      if url == nil, let id = try await CLIFixture.articles(backend).first?["photo"] as? String {
+        url = backend.url.absoluteString + "/photos/" + id
+      }
+    }
+    let stored = try #require(try await CLIFixture.photos(backend).first?["sha256"] as? String)
+    let file = try #require(try cached(dir)[url ?? ""])
+    #expect(try CLIFixture.sha256(URL(fileURLWithPath: file)) == stored)
+    kill(watch.processIdentifier, SIGTERM)
+    #expect(await watch.exited(within: .seconds(60)))
+  }
 }

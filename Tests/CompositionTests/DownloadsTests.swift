@@ -86,4 +86,28 @@ struct DownloadsTests {
       _ = try await courier.downloads.file("http://127.0.0.1:9/photos/x")
     }
   }
+
+  @Test("two calls for the same file at once: one body crosses, both return the kept file")
+  func concurrentCallsShareOneDownload() async throws {
+    let backend = try await SharedBackend.fresh()
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let courier = try await session(backend, dir)
+    let size = 2 * 1024 * 1024 + 7
+    let digest = try await place(backend, id: "twice", size: size)
+    // A second a body: the calls overlap.
+    let (status, _) = try await backend.call(
+      "POST", "/__photos/twice/serve", json: #"{"rate":2097152}"#)
+    try #require(status == 200)
+    async let first = courier.downloads.file("/photos/twice")
+    async let second = courier.downloads.file("/photos/twice")
+    let (one, two) = try await (first, second)
+    #expect(one == two)
+    #expect(try sha256(one) == digest)
+    let (_, served) = try await backend.call("GET", "/__photos/served")
+    let log = try #require(try JSONSerialization.jsonObject(with: served) as? [[String: Any]])
+    let bytes = log.compactMap { $0["bytes"] as? Int }.reduce(0, +)
+    #expect(Double(bytes) <= 1.05 * Double(size), "\(log)")
+    #expect(log.filter { $0["method"] as? String == "GET" }.count == 1, "\(log)")
+  }
 }

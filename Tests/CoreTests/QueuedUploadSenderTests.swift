@@ -22,6 +22,9 @@ struct QueuedUploadSenderTests {
       var speaksTus = true
       var failPatches = false
       var holdPatches = false
+      /// Offers creation-with-upload and keeps what a creation carries.
+      var createsWithUpload = false
+      var creationBodies: [Data] = []
     }
     let state = Mutex(State())
 
@@ -46,20 +49,31 @@ struct QueuedUploadSenderTests {
     private func answer(_ request: HTTPRequest, body: RequestBody?, options: TransportOptions)
       async throws -> HTTPResponse
     {
-      let (speaksTus, failPatches, hold) = state.withLock { state -> (Bool, Bool, Bool) in
+      let (speaksTus, failPatches, hold, withUpload) = state.withLock {
+        state -> (Bool, Bool, Bool, Bool) in
         state.requests.append(request)
-        return (state.speaksTus, state.failPatches, state.holdPatches)
+        return (state.speaksTus, state.failPatches, state.holdPatches, state.createsWithUpload)
       }
       let offset: (Int64) -> HTTPFields = { [.tusResumable: "1.0.0", .uploadOffset: "\($0)"] }
       switch (request.method.rawValue, request.url?.path ?? "") {
       case ("OPTIONS", _):
         return speaksTus
           ? HTTPResponse(
-            status: 204, headerFields: [.tusVersion: "1.0.0", .tusExtension: "creation"])
+            status: 204,
+            headerFields: [
+              .tusVersion: "1.0.0",
+              .tusExtension: withUpload ? "creation,creation-with-upload" : "creation",
+            ])
           : HTTPResponse(status: 405)
       case ("POST", "/uploads"):
-        state.withLock { $0.created += 1 }
-        var headers = offset(0)
+        let carried = try Self.read(body)
+        let now = state.withLock { state -> Int64 in
+          state.created += 1
+          state.creationBodies.append(carried)
+          state.stored.append(carried)
+          return Int64(state.stored.count)
+        }
+        var headers = offset(now)
         headers[.location] = "http://server/uploads/1"
         return HTTPResponse(status: 201, headerFields: headers)
       case ("HEAD", _):
@@ -154,6 +168,25 @@ struct QueuedUploadSenderTests {
     let again = await sender(server, store).send(entry, progress: nil)
     #expect(again == .delivered(nil))
     #expect(server.state.withLock { $0.requests.count } == state.requests.count)
+  }
+
+  @Test(
+    "bytes after the creation (another server's, decision 2515): an empty creation, then PATCHes",
+    arguments: [false, true])
+  func bytesAfterCreation(_ after: Bool) async throws {
+    let server = Server()
+    server.state.withLock { $0.createsWithUpload = true }
+    let store = try FolderQueuedUploadStore()
+    let data = patternedData(2500)
+    try store.put(data, as: "u1")
+    var upload = Self.upload(.tus, length: 2500)
+    upload.bytesAfterCreation = after
+    let answer = await sender(server, store).send(entry(upload), progress: nil)
+    #expect(answer == .delivered(nil))
+    let state = server.state.withLock { $0 }
+    #expect(state.stored == data)
+    #expect(state.creationBodies.map(\.count) == [after ? 0 : 1000])
+    #expect(state.requests.filter { $0.method == .patch }.count == (after ? 3 : 2))
   }
 
   @Test("auto: a tus endpoint gets tus; one that is not gets one multipart POST, same bytes")
