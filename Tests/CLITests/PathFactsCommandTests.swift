@@ -44,6 +44,11 @@ struct PathFactsCommandTests {
     _ = try await watch.next(
       containing: #""constrained":true"#,
       #""primary":{"id":"Phone","type":"bluetooth","interface":"bnep0"}"#)
+    // A lease naming a captive-portal API: a change of the active connection, not the manager.
+    try await mock.send("dhcp4 default_url https://portal.test/api")
+    _ = try await watch.next(
+      containing: #""captive_portal_api":{"url":"https://portal.test/api","option":"default_url"}"#
+    )
     // NetworkManager stops: its facts go back to netlink's; it restarts: they come back.
     try await mock.send("kill")
     _ = try await watch.next(
