@@ -81,6 +81,10 @@ def starts(label, arguments, env):
 
 def main():
     mock = nm_mock.PrivateNetworkManager()
+    # A primary connection with a DHCPv4 lease naming a captive-portal API: each re-read then
+    # follows it to its device and its lease's options, as on a real machine (decision 2606).
+    mock.primary('Hotel', '802-11-wireless', 'wlan0')
+    mock.dhcp4('default_url', 'https://portal.example/api')
     try:
         courier = latency(
             mock, 'courier watch --json', [COURIER, 'watch', '--json'],
@@ -104,9 +108,15 @@ def main():
         print(f'start-up, {STARTS} runs each (/usr/bin/time; wall at 10 ms resolution):')
         starts('  courier --version, bus with NetworkManager', [COURIER, '--version'], with_bus)
         starts('  courier --version, no bus', [COURIER, '--version'], no_bus)
-        starts('  courier status, bus with NetworkManager', [COURIER, 'status'], with_bus)
-        starts('  courier status, no bus', [COURIER, 'status'], no_bus)
-        starts('  courier status, path_facts none', [COURIER, 'status'], off)
+        # --no-probe: what the D-Bus facts cost alone; the last row adds the portal probe
+        # (decision 2607: one GET to the base URL, libcurl loaded).
+        starts('  courier status --no-probe, bus with NetworkManager',
+               [COURIER, 'status', '--no-probe'], with_bus)
+        starts('  courier status --no-probe, no bus', [COURIER, 'status', '--no-probe'], no_bus)
+        starts('  courier status --no-probe, path_facts none',
+               [COURIER, 'status', '--no-probe'], off)
+        starts('  courier status (probing), bus with NetworkManager', [COURIER, 'status'],
+               with_bus)
     finally:
         mock.close()
 

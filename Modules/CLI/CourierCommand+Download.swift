@@ -7,7 +7,7 @@ extension CourierCommand {
       commandName: "download",
       abstract: "Download a file from the server into a file, resuming after a kill.",
       usage:
-        "courier download <path> [--output <file>] [--pin-cached | --unpin-cached] [--allow-expensive] [<global options>]",
+        "courier download <path> [--output <file>] [--pin-cached | --unpin-cached] [<global options>]",
       discussion: """
         Downloads PATH (relative to the base URL, or a full URL on the base URL's server) \
         through the whole pipeline (auth, retries). Without --output the finished file is kept \
@@ -20,9 +20,9 @@ extension CourierCommand {
         and it continues where it stopped (Range and If-Range), or starts again when the file \
         changed on the server. When the server sends Repr-Digest, the whole file is checked \
         against it; a file that does not match is deleted. FILE appears only when complete. \
-        A file over 1 MiB (large_transfer_mib) is not downloaded over a metered network \
-        (downloads_allowed_on): the command says so and exits 75; --allow-expensive \
-        downloads it anyway.
+        A download you run is never held by the network path: over a metered or data-saving \
+        network a file over 1 MiB (large_transfer_mib) is downloaded at once with a one-line \
+        note saying so and its size on standard error.
         """ + "\n\n" + CourierCommand.globalOptionsHelp)
 
     /// The root command, whose global options this command takes.
@@ -46,17 +46,6 @@ extension CourierCommand {
     /// Pins (`--pin-cached`) or unpins (`--unpin-cached`) the cached file: a pinned one is never evicted.
     @Flag(exclusivity: .chooseLast)
     package var pinning: Pinning?
-
-    /// `--allow-expensive`.
-    @Flag(
-      name: .customLong("allow-expensive"),
-      help: "Download a file over 1 MiB over a metered network too (it is not, by default).")
-    package var allowExpensive = false
-
-    /// `allow_expensive` with `--allow-expensive`.
-    package var configFlags: [String: String] {
-      allowExpensive ? ["allow_expensive": "true"] : [:]
-    }
 
     /// Creates the command's definition (swift-argument-parser's; parse to get values).
     package init() {}

@@ -20,19 +20,19 @@ enum DownloadCommand {
     let client = context.client
     try GetCommand.sameServer(try client.url(path), path: path, client: client, command: "download")
     let view = DownloadView(context: context)
-    // The path policy (decision 2610): a large download waits for an unmetered path unless
-    // --allow-expensive; the path as the system says it now (a snapshot, no probe).
+    // A download a person runs is never held by the path (decision 2604): on a metered or
+    // data-saving path a large one says what it costs, in one line, and goes at once.
     let network = await context.session.paths.monitor.snapshot()
+    let note = PathHeld.note(context.environment.config, on: network)
     let outcome: Downloads.Outcome
     do {
       outcome = try await context.session.downloads.fetch(
         path, to: output.map { URL(fileURLWithPath: $0) }, pinned: pin,
         progress: { view.progress($0) },
         warn: { context.output.err("courier: warning: \($0)\n") },
-        admit: PathHeld.check(context.environment.config, on: network))
-    } catch let held as PathHeld {
-      view.finish()
-      return context.refuse(held.message, code: "path_policy", exit: .transient)
+        admit: { bytes in
+          if let line = note(bytes) { context.output.err("courier: note: \(line)\n") }
+        })
     } catch {
       view.finish()
       throw error

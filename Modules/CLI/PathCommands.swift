@@ -12,7 +12,7 @@ enum PathCommands {
   /// How long `status` waits for the monitor's first answer.
   static let firstAnswerTimeout: Duration = .seconds(3)
 
-  static func status(context: CommandContext) async throws -> ExitCode {
+  static func status(probing: Bool = true, context: CommandContext) async throws -> ExitCode {
     let monitor = context.environment.pathMonitor
     // Asked once (one netlink dump, no monitor thread); a monitor that cannot answer that way
     // is run until its first answer.
@@ -22,10 +22,13 @@ enum PathCommands {
       defer { runner.cancel() }
       path = try await firstKnownPath(of: monitor, runner: runner)
     }
+    // Courier's own captive-portal check, once, within the probe's deadline (decision 2607).
+    let probe = await StatusProbe.run(on: path, probing: probing, context: context)
+    path = PortalCheck.path(path, portal: probe.isPortal)
     if context.global.json {
-      context.output.out(PathReport.json(path, at: Date()) + "\n")
+      context.output.out(PathReport.json(path, at: Date(), probe: probe.json) + "\n")
     } else {
-      let details = PathReport.details(path)
+      let details = PathReport.details(path) + "\n" + probe.lines
       context.output.out(details.hasSuffix("\n") ? details : details + "\n")
     }
     return .success

@@ -148,7 +148,7 @@ public final class CourierSession: Sendable {
   /// - Parameter environment: the composition root (its base transport, built at the first
   ///   check).
   /// - Returns: the probe, or nil.
-  static func portalProbe(_ environment: CourierEnvironment) -> PortalProbe? {
+  package static func portalProbe(_ environment: CourierEnvironment) -> PortalProbe? {
     let config = environment.config
     guard config.portalProbe, config.portalProbeURL != nil || !environment.transportIsInjected
     else { return nil }

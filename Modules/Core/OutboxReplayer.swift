@@ -215,6 +215,21 @@ package final class OutboxReplayer: Sendable {
       allowsExpensive: work.allowsExpensive || configuration.allowsExpensive)
   }
 
+  /// The path a pass checks the policy against when nobody follows the path (a one-shot
+  /// `sync`, the send after an `articles add`): the monitor's snapshot, asked once, when a
+  /// pending entry is one the policy may hold for a metered or data-saving path (an upload);
+  /// nil otherwise, and whenever the monitor runs (its current path is then live). Without it,
+  /// an unfollowed monitor's path is `unknown` (neither metered nor constrained) and a large
+  /// queued upload would go out on a metered link (issue 26's end-to-end test).
+  /// - Returns: the path for this pass, or nil to read the monitor's current one per window.
+  func passPath() async -> NetworkPath? {
+    guard let pathMonitor, pathMonitor.currentPath.status == .unknown,
+      let entries = try? store.entries(),
+      entries.contains(where: { $0.state.isPending && configuration.work($0).work != .writes })
+    else { return nil }
+    return await pathMonitor.snapshot()
+  }
+
   // MARK: - State
 
   /// A stream of states: the current one first, then every change (`bufferingNewest(1)`).
@@ -300,7 +315,7 @@ package final class OutboxReplayer: Sendable {
   package func replay() async -> ReplayReport {
     await withCheckedContinuation { slot in event { $0.passRequested(slot) } }
     let started = metrics.isEnabled ? Self.instant(of: clock) : nil
-    let report = await ReplayPassRunner(replayer: self).run()
+    let report = await ReplayPassRunner(replayer: self, path: await passPath()).run()
     if report.stoppedBy?.kind == .notTheServer, let check = configuration.onNotTheServer {
       // Before the pass ends: whoever waits for it sees the path the check leaves.
       await check()

@@ -12,7 +12,8 @@ import HTTPTypes
 /// when one is known (`{"captive": true, "user-portal-url": …}`, `application/captive+json`),
 /// then a URL expected to answer as the contract says (the server's `GET /health`: 200
 /// `{"ok": true}`; a configured URL may answer 204). A redirect or any other answer is a
-/// portal; no answer or a server error concludes nothing. One attempt each, through the base
+/// portal; no answer or a server error concludes nothing. The API is the configured one, else
+/// the one the network advertised (decision 2606). One attempt each, through the base
 /// transport (no token: a portal must never see one), within a short deadline.
 package struct PortalProbe: Sendable {
   /// The transport the checks go through: the base one, without retries or credentials; asked
@@ -43,10 +44,12 @@ package struct PortalProbe: Sendable {
 
   /// Checks the path once: the captive-portal API when known (its answer decides when it
   /// gives one), else the probe URL.
+  /// - Parameter advertised: the API the network advertised (NetworkManager's DHCPv4 lease,
+  ///   decision 2606), asked when the configuration names none.
   /// - Returns: what the answers show.
-  package func check() async -> PortalCheck {
-    if let captiveAPI,
-      let answer = await ask(captiveAPI, accept: "application/captive+json")
+  package func check(advertised: URL? = nil) async -> PortalCheck {
+    if let api = captiveAPI ?? advertised,
+      let answer = await ask(api, accept: "application/captive+json")
     {
       let verdict = PortalCheck.captiveAPIAnswer(
         status: answer.status.code, contentType: answer.fields[.contentType],
@@ -72,5 +75,16 @@ package struct PortalProbe: Sendable {
     } catch {
       return nil
     }
+  }
+}
+
+extension PortalProbe {
+  /// The captive-portal API a path's OS facts advertise, when Courier may ask it (an `https`
+  /// URL, RFC 8908 §4).
+  /// - Parameter path: the path.
+  /// - Returns: the URL, or nil.
+  package static func advertised(on path: NetworkPath) -> URL? {
+    guard case .success(let url)? = path.sources.os.captivePortalAPI?.usable else { return nil }
+    return url
   }
 }

@@ -79,7 +79,8 @@ package final class PortalProbingMonitor: PathMonitor {
   /// - Returns: what the check concluded.
   @discardableResult
   package func recheck() async -> PortalCheck {
-    let verdict = await probe.check()
+    let path = state.withLock { $0.path } ?? monitor.currentPath
+    let verdict = await probe.check(advertised: PortalProbe.advertised(on: path))
     apply(verdict)
     return verdict
   }
@@ -96,7 +97,7 @@ package final class PortalProbingMonitor: PathMonitor {
       path.status == .satisfied
       ? Task { [self] in
         while !Task.isCancelled {
-          let verdict = await probe.check()
+          let verdict = await probe.check(advertised: PortalProbe.advertised(on: path))
           if Task.isCancelled { return }
           apply(verdict)
           guard state.withLock({ $0.portal }) else { return }

@@ -7,6 +7,9 @@ import CourierPorts
 /// waits for it: no send outlives its pass.
 struct ReplayPassRunner {
   let replayer: OutboxReplayer
+  /// The path the policy is checked against for the whole pass; nil for the monitor's current
+  /// one at each window (`OutboxReplayer.passPath()`).
+  let path: NetworkPath?
 
   /// Runs the pass to its end, then publishes the outbox's counts and the outcome.
   /// - Returns: what the pass did.
@@ -22,7 +25,9 @@ struct ReplayPassRunner {
     var pass = ReplayPass(
       concurrency: configuration.maxConcurrentSends, maxWindow: configuration.maxWindow,
       // An entry the path policy holds back waits like one without a route (decision 2610).
-      routed: { replayer.route(for: $0.key.collection) != nil && replayer.pathWait(for: $0) == nil }
+      routed: {
+        replayer.route(for: $0.key.collection) != nil && replayer.pathWait(for: $0, on: path) == nil
+      }
     )
     let report = await withTaskGroup(
       of: ([ReplayOutcome], ReplayWindow.Halt?).self, returning: ReplayReport.self

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
+
 /// What the operating system's network service says about the path (NetworkManager or
 /// systemd-networkd over the system D-Bus), read by the D-Bus adapter and merged into the
 /// netlink monitor's path by ``PathFactsMerge``. Pure values: the mapping is tested without a
@@ -91,6 +97,42 @@ package struct OSPathFacts: Sendable, Hashable {
     }
   }
 
+  /// An RFC 8908 captive-portal API the network advertised in the primary connection's DHCPv4
+  /// lease (RFC 8910), as NetworkManager reports it (decision 2606).
+  package struct CaptivePortalAPI: Sendable, Hashable {
+    /// The API's URI, as advertised.
+    package var url: String
+    /// The option's name in NetworkManager's `Dhcp4Config.Options`: `captive_portal` or
+    /// `default_url` (option 114), `v4_captive_portal` (RFC 7710's 160).
+    package var option: String
+
+    /// An advertised API.
+    /// - Parameters:
+    ///   - url: its URI.
+    ///   - option: the option's name in NetworkManager's lease options.
+    package init(url: String, option: String) {
+      self.url = url
+      self.option = option
+    }
+
+    /// Where it came from, for a person: e.g. `DHCPv4 option 114 (default_url)`.
+    package var source: String {
+      let number = option == "v4_captive_portal" ? "160" : "114"
+      return "DHCPv4 option \(number) (\(option))"
+    }
+
+    /// The URL Courier asks, or nil with why not: RFC 8908 §4 has the API reached over
+    /// `https` only, and a network's say-so is not a reason to send anything elsewhere.
+    package var usable: Result<URL, RejectedURL> {
+      guard let url = URL(string: url), url.scheme?.lowercased() == "https", url.host != nil
+      else { return .failure(RejectedURL()) }
+      return .success(url)
+    }
+
+    /// An advertised URL that is not an `https` URL (RFC 8908 §4).
+    package struct RejectedURL: Error, Hashable {}
+  }
+
   /// Who answered.
   package var service: Service
   /// NetworkManager's `Metered` (`unknown` from any other service).
@@ -99,6 +141,8 @@ package struct OSPathFacts: Sendable, Hashable {
   package var connectivity: Connectivity
   /// NetworkManager's `PrimaryConnection`, nil when it has none.
   package var primary: PrimaryConnection?
+  /// The captive-portal API NetworkManager's DHCPv4 lease advertised, nil when none.
+  package var captivePortalAPI: CaptivePortalAPI?
   /// systemd-networkd's `OnlineState` (`online`, `partial`, `offline`), empty otherwise.
   package var onlineState: String
   /// systemd-networkd's `OperationalState` (`routable`, `degraded`...), empty otherwise.
@@ -112,10 +156,13 @@ package struct OSPathFacts: Sendable, Hashable {
   ///   - primary: NetworkManager's primary connection.
   ///   - onlineState: networkd's `OnlineState`.
   ///   - operationalState: networkd's `OperationalState`.
+  ///   - captivePortalAPI: the captive-portal API the DHCPv4 lease advertised.
   package init(
     service: Service, metered: Metered = .unknown, connectivity: Connectivity = .unknown,
-    primary: PrimaryConnection? = nil, onlineState: String = "", operationalState: String = ""
+    primary: PrimaryConnection? = nil, onlineState: String = "", operationalState: String = "",
+    captivePortalAPI: CaptivePortalAPI? = nil
   ) {
+    self.captivePortalAPI = captivePortalAPI
     self.service = service
     self.metered = metered
     self.connectivity = connectivity
@@ -158,6 +205,9 @@ package struct OSPathFacts: Sendable, Hashable {
         text += ", primary connection “\(primary.id)” (\(primary.type)\(on))"
       } else {
         text += ", no primary connection"
+      }
+      if let api = captivePortalAPI {
+        text += "; its DHCPv4 lease names a captive-portal API: \(api.url) (\(api.source))"
       }
       return text
     case .networkd:

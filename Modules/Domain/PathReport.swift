@@ -68,9 +68,11 @@ package enum PathReport {
   /// - Parameters:
   ///   - path: the path.
   ///   - date: when it was observed.
+  ///   - probe: a JSON object saying what Courier's portal probe found (`courier status`),
+  ///     put before `"interfaces"` as `"probe"`; nil for none.
   /// - Returns: `{"at":…,"generation":…,"status":…,"expensive":…,"constrained":…,
   ///   "sources":{…},"os":{…},"interfaces":[…]}` on one line.
-  package static func json(_ path: NetworkPath, at date: Date) -> String {
+  package static func json(_ path: NetworkPath, at date: Date, probe: String? = nil) -> String {
     let interfaces = path.interfaces.map { interface in
       "{\"name\":\(quote(interface.name)),\"kind\":\(quote(interface.kind)),"
         + "\"usable\":\(interface.isUsable),"
@@ -84,6 +86,7 @@ package enum PathReport {
       + "\"expensive\":\(quote(path.sources.expensive.rawValue)),"
       + "\"constrained\":\(quote(path.sources.constrained.rawValue))},"
       + "\"os\":\(json(path.sources.os)),"
+      + (probe.map { "\"probe\":\($0)," } ?? "")
       + "\"interfaces\":[\(join(interfaces, ","))]}"
   }
 
@@ -102,6 +105,10 @@ package enum PathReport {
             + "\"interface\":\(quote(primary.interface))}")
       } else {
         members.append("\"primary\":null")
+      }
+      if let api = os.captivePortalAPI {
+        members.append(
+          "\"captive_portal_api\":{\"url\":\(quote(api.url)),\"option\":\(quote(api.option))}")
       }
     case .networkd:
       members.append("\"online_state\":\(quote(os.onlineState))")

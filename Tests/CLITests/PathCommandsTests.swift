@@ -77,43 +77,18 @@ struct PathCommandsTests {
     namespace.destroy()
     try await namespace.create()
     defer { namespace.destroy() }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [
-      "ip", "netns", "exec", namespace.name, Self.courier.path, "watch", "--json",
-    ]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    var output = lines(of: pipe.fileHandleForReading).makeAsyncIterator()
-    // The process is killed at the end, or by this watchdog if it never prints what is awaited.
-    let watchdog = Task {
-      try await Task.sleep(for: .seconds(90))
-      kill(process.processIdentifier, SIGKILL)
-    }
-    defer { watchdog.cancel() }
-    func next(containing text: String) async throws -> String {
-      while let line = await output.next() {
-        if line.contains(text) { return line }
-      }
-      throw POSIXError(.ETIMEDOUT)
-    }
-    _ = try await next(containing: #""status":"satisfied""#)
+    let watch = try WatchedCourier(["watch", "--json"], in: namespace.name)
+    _ = try await watch.next(containing: #""status":"satisfied""#)
     try await Self.sh(["ip", "-n", namespace.name, "link", "set", namespace.inside, "down"])
-    let down = try await next(containing: #""status":"unsatisfied""#)
+    let down = try await watch.next(containing: #""status":"unsatisfied""#)
     #expect(down.contains(#""generation":1"#))
     try await Self.sh(["ip", "-n", namespace.name, "link", "set", namespace.inside, "up"])
     try await Self.sh([
       "ip", "-n", namespace.name, "route", "replace", "default", "via", "10.213.7.1",
     ])
-    _ = try await next(containing: #""status":"satisfied""#)
-    // `ip netns exec` execs the command, so the pid is courier's own.
-    kill(process.processIdentifier, SIGTERM)
-    try #require(await process.exited(within: .seconds(90)), "SIGTERM ends the watch")
-    #expect(process.terminationReason == .exit)
-    #expect(process.terminationStatus == 0)
+    _ = try await watch.next(containing: #""status":"satisfied""#)
+    try await watch.stop()
   }
-
 }
 
 /// Lines from a pipe, read on a plain thread (never blocking the concurrency pool).

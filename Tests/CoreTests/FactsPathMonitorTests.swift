@@ -54,9 +54,9 @@ struct FactsPathMonitorTests {
     let monitor = FactsPathMonitor(monitor: netlink, source: facts, rule: ConstrainedRule())
     let first = Task { try await monitor.run() }
     let firstPublish = try await facts.runs(1)[0]
+    firstPublish(OSPathFacts(service: .networkManager, metered: .yes, connectivity: .full))
     netlink.send(.satisfied)
     try await Self.until(monitor) { $0.status == .satisfied }
-    firstPublish(OSPathFacts(service: .networkManager, metered: .yes, connectivity: .full))
     #expect(monitor.currentPath.isExpensive)
     #expect(monitor.currentPath.sources.expensive == .networkManager)
     first.cancel()
@@ -76,6 +76,43 @@ struct FactsPathMonitorTests {
     #expect(monitor.currentPath.sources.os.service == .noService)
     second.cancel()
     try await second.value
+  }
+
+  @Test(
+    "netlink's path is held back until the OS's facts answer: the first path a follower sees is already metered (decision 2609)"
+  )
+  func heldUntilFacts() async throws {
+    let netlink = ManualPathMonitor()
+    let facts = ScriptedFacts()
+    let monitor = FactsPathMonitor(
+      monitor: netlink, source: facts, rule: ConstrainedRule(), factsWait: .seconds(60))
+    let updates = monitor.updates()
+    let running = Task { try await monitor.run() }
+    defer { running.cancel() }
+    let publish = try await facts.runs(1)[0]
+    netlink.send(.satisfied)
+    // Netlink's path has reached the decorator (its subscriber) or will: either way nothing
+    // may go out before the facts.
+    let first = Task { () -> NetworkPath? in
+      for await path in updates where path.status != .unknown { return path }
+      return nil
+    }
+    publish(OSPathFacts(service: .networkManager, metered: .yes, connectivity: .full))
+    let seen = try #require(await first.value)
+    #expect(seen.status == .satisfied && seen.isExpensive, "\(seen)")
+  }
+
+  @Test("a source that never answers holds netlink's path back for factsWait only")
+  func factsWaitBounded() async throws {
+    let netlink = ManualPathMonitor()
+    let monitor = FactsPathMonitor(
+      monitor: netlink, source: ScriptedFacts(), rule: ConstrainedRule(),
+      factsWait: .milliseconds(50))
+    let running = Task { try await monitor.run() }
+    defer { running.cancel() }
+    netlink.send(.satisfied)
+    try await Self.until(monitor) { $0.status == .satisfied }
+    #expect(monitor.currentPath.sources.os.service == .off)
   }
 
   @Test("snapshot merges the monitor's snapshot with the source's")

@@ -91,6 +91,40 @@ struct PortalProbingMonitorTests {
     #expect(await probe.check() == .open)
     #expect(transport.requests.map(\.path) == ["/captive", "/captive", "/health"])
   }
+
+  @Test(
+    "the API a DHCP lease advertised is asked when the configuration names none, only over https (decision 2606)"
+  )
+  func advertisedAPI() async {
+    func path(advertising url: String) -> NetworkPath {
+      var path = NetworkPath.unknown
+      path.sources.os = OSPathFacts(
+        service: .networkManager,
+        captivePortalAPI: .init(url: url, option: "default_url"))
+      return path
+    }
+    let lease = path(advertising: "https://portal.test/lease-api")
+    let advertised = PortalProbe.advertised(on: lease)
+    #expect(advertised?.absoluteString == "https://portal.test/lease-api")
+    #expect(PortalProbe.advertised(on: path(advertising: "http://portal.test/api")) == nil)
+    #expect(PortalProbe.advertised(on: path(advertising: "not a url")) == nil)
+    #expect(PortalProbe.advertised(on: .unknown) == nil)
+    let transport = InMemoryTransport()
+    let captive = #"{"captive": true, "user-portal-url": "https://login.test/"}"#
+    transport.enqueue(
+      status: .ok, json: captive, headerFields: [.contentType: "application/captive+json"])
+    let probe = PortalProbe(transport: { transport }, url: Self.health)
+    #expect(
+      await probe.check(advertised: advertised) == .portal(userPortalURL: "https://login.test/"))
+    #expect(transport.requests.map(\.path) == ["/lease-api"])
+    // A configured API wins over the network's.
+    transport.enqueue(
+      status: .ok, json: #"{"captive": false}"#,
+      headerFields: [.contentType: "application/captive+json"])
+    let configured = PortalProbe(transport: { transport }, url: Self.health, captiveAPI: Self.api)
+    #expect(await configured.check(advertised: advertised) == .open)
+    #expect(transport.requests.map(\.path) == ["/lease-api", "/captive"])
+  }
 }
 
 /// A download the path policy holds back stops after its `HEAD`, before any body (decision

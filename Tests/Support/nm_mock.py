@@ -9,6 +9,9 @@ per line on stdin and answers `ok` (or `error WHY`) after the change is on the b
     connectivity N       Manager.Connectivity = N (0 unknown, 1 none, 2 portal, 3 limited, 4 full)
     primary ID TYPE IF   a device IF and an active connection ID of TYPE, made primary
     primary none         PrimaryConnection = "/"
+    dhcp4 KEY VALUE      the primary connection's Dhcp4Config gets Options {KEY: VALUE} (e.g.
+                         default_url https://portal.example/api: a DHCPv4 lease's option 114)
+    dhcp4 none           the primary connection's Dhcp4Config = "/" (no lease)
     kill                 the mock leaves the bus (NetworkManager stopped)
     start                the mock comes back (NetworkManager restarted), facts reset
     networkd ONLINE OP   a systemd-networkd mock (started on first use) with these states
@@ -78,6 +81,8 @@ class PrivateNetworkManager:
         add(NM, 'Metered', dbus.UInt32(0))
         add(NM, 'PrimaryConnection', dbus.ObjectPath('/'))
         self.primaries = set()
+        self.dhcp4_configs = set()
+        self.active = None
 
     def manager(self):
         return self.connection.get_object(NM, NM_PATH)
@@ -99,9 +104,32 @@ class PrivateNetworkManager:
             add_object(device, f'{NM}.Device', {'Interface': interface}, [])
             add_object(active, f'{NM}.Connection.Active', {
                 'Id': conn_id, 'Type': conn_type,
-                'Devices': dbus.Array([dbus.ObjectPath(device)], signature='o')}, [])
+                'Devices': dbus.Array([dbus.ObjectPath(device)], signature='o'),
+                'Dhcp4Config': dbus.ObjectPath('/')}, [])
             self.primaries.add(interface)
+        self.active = active
         self.set('PrimaryConnection', dbus.ObjectPath(active, variant_level=1))
+
+    def dhcp4(self, key, value):
+        """The primary connection's DHCPv4 lease: one option, or none at all (key 'none')."""
+        if key == 'none':
+            self.manager().get_dbus_method('SetProperty', MOCK)(
+                self.active, f'{NM}.Connection.Active', 'Dhcp4Config',
+                dbus.ObjectPath('/', variant_level=1))
+            return
+        config = self.active.replace('/ActiveConnection/', '/DHCP4Config/')
+        options = dbus.Dictionary({key: dbus.String(value, variant_level=1)}, signature='sv')
+        if config not in self.dhcp4_configs:
+            self.manager().get_dbus_method('AddObject', MOCK)(
+                config, f'{NM}.DHCP4Config', {'Options': options}, [])
+            self.dhcp4_configs.add(config)
+        else:
+            self.manager().get_dbus_method('SetProperty', MOCK)(
+                config, f'{NM}.DHCP4Config', 'Options', dbus.Dictionary(
+                    options, signature='sv', variant_level=1))
+        self.manager().get_dbus_method('SetProperty', MOCK)(
+            self.active, f'{NM}.Connection.Active', 'Dhcp4Config',
+            dbus.ObjectPath(config, variant_level=1))
 
     def no_primary(self):
         self.set('PrimaryConnection', dbus.ObjectPath('/', variant_level=1))
@@ -162,6 +190,8 @@ def main():
                     mock.no_primary()
                 elif words[0] == 'primary':
                     mock.primary(words[1], words[2], words[3])
+                elif words[0] == 'dhcp4':
+                    mock.dhcp4(words[1], words[2] if len(words) > 2 else '')
                 elif words[0] == 'kill':
                     mock.kill()
                 elif words[0] == 'start':

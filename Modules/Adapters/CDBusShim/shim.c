@@ -44,6 +44,8 @@ static struct {
                              sd_bus_error *, char **);
   int (*read_basic)(sd_bus_message *, char, void *);
   int (*enter_container)(sd_bus_message *, char, const char *);
+  int (*exit_container)(sd_bus_message *);
+  int (*skip)(sd_bus_message *, const char *);
   sd_bus_message *(*message_unref)(sd_bus_message *);
   void (*error_free)(sd_bus_error *);
   int (*error_is_set)(const sd_bus_error *);
@@ -89,6 +91,8 @@ static int load_symbols(void *handle) {
   LOAD(get_property_string, "sd_bus_get_property_string");
   LOAD(read_basic, "sd_bus_message_read_basic");
   LOAD(enter_container, "sd_bus_message_enter_container");
+  LOAD(exit_container, "sd_bus_message_exit_container");
+  LOAD(skip, "sd_bus_message_skip");
   LOAD(message_unref, "sd_bus_message_unref");
   LOAD(error_free, "sd_bus_error_free");
   LOAD(error_is_set, "sd_bus_error_is_set");
@@ -157,6 +161,18 @@ courier_dbus *courier_dbus_open(int want, int *error) {
   if (r >= 0 && sd.set_method_call_timeout) sd.set_method_call_timeout(c->bus, 2000000);
   if (r >= 0 && want != COURIER_DBUS_WANT_NETWORKD) {
     r = add_matches(c, NM_NAME, NM_PATH, NM_NAME);
+    // A lease's options (the captive-portal API, decision 2606) change on objects of their
+    // own: the active connection's Dhcp4Config, then that object's Options.
+    static const char *const lease_interfaces[] = {NM_NAME ".Connection.Active",
+                                                   NM_NAME ".DHCP4Config"};
+    for (int i = 0; r >= 0 && i < 2; i++) {
+      char rule[512];
+      snprintf(rule, sizeof rule,
+               "type='signal',sender='%s',interface='org.freedesktop.DBus.Properties',"
+               "member='PropertiesChanged',arg0='%s'",
+               NM_NAME, lease_interfaces[i]);
+      r = sd.add_match(c->bus, NULL, rule, on_change, c);
+    }
   }
   if (r >= 0 && want != COURIER_DBUS_WANT_NETWORKMANAGER) {
     r = add_matches(c, NETWORKD_NAME, NETWORKD_PATH, NETWORKD_MANAGER);
@@ -227,6 +243,48 @@ static int read_object(courier_dbus *c, const char *path, const char *iface, con
   return outcome(r, &error);
 }
 
+// The Options keys that may hold a captive-portal API's URI, best first: `captive_portal`
+// (RFC 8910's name for option 114), `default_url` (NetworkManager's name for 114, RFC 3679's
+// old one), `v4_captive_portal` (RFC 7710's option 160). Returns 0 for none of them.
+static int captive_rank(const char *key) {
+  static const char *const keys[] = {"captive_portal", "default_url", "v4_captive_portal"};
+  for (int i = 0; i < 3; i++) {
+    if (strcmp(key, keys[i]) == 0) return 3 - i;
+  }
+  return 0;
+}
+
+// Reads the captive-portal URI from a DHCP4Config object's Options (a{sv}, string values).
+static int read_captive_portal(courier_dbus *c, const char *config, courier_dbus_facts *f) {
+  sd_bus_error error = {0};
+  sd_bus_message *reply = NULL;
+  int r = sd.get_property(c->bus, NM_NAME, config, NM_NAME ".DHCP4Config", "Options", &error,
+                          &reply, "a{sv}");
+  if (r >= 0) r = sd.enter_container(reply, 'a', "{sv}");
+  int best = 0;
+  while (r > 0 && (r = sd.enter_container(reply, 'e', "sv")) > 0) {
+    const char *key = NULL;
+    if ((r = sd.read_basic(reply, 's', &key)) <= 0) break;
+    int rank = key ? captive_rank(key) : 0;
+    const char *value = NULL;
+    if (rank > best && sd.enter_container(reply, 'v', "s") > 0) {
+      if ((r = sd.read_basic(reply, 's', &value)) > 0 && value && value[0]) {
+        best = rank;
+        snprintf(f->captive_portal, sizeof f->captive_portal, "%s", value);
+        snprintf(f->captive_portal_option, sizeof f->captive_portal_option, "%s", key);
+      }
+      if (r >= 0) r = sd.exit_container(reply);
+    } else {
+      r = sd.skip(reply, "v");
+    }
+    if (r >= 0) r = sd.exit_container(reply);
+  }
+  if (reply) sd.message_unref(reply);
+  // A malformed dictionary is no advertisement, not a failed connection.
+  int result = outcome(r, &error);
+  return result < 0 && r != -ENXIO && r != -EBADMSG ? result : 0;
+}
+
 static int read_networkmanager(courier_dbus *c, courier_dbus_facts *f) {
   int r;
   if ((r = read_u32(c, NM_PATH, NM_NAME, "Metered", &f->metered)) < 0) return r;
@@ -240,6 +298,11 @@ static int read_networkmanager(courier_dbus *c, courier_dbus_facts *f) {
   if (r < 0) return r;
   r = read_string(c, NM_NAME, primary, active, "Type", f->primary_type, sizeof f->primary_type);
   if (r < 0) return r;
+  char dhcp4[256] = "";
+  if ((r = read_object(c, primary, active, "Dhcp4Config", "o", dhcp4, sizeof dhcp4)) < 0) return r;
+  if (dhcp4[0] != '\0' && strcmp(dhcp4, "/") != 0) {
+    if ((r = read_captive_portal(c, dhcp4, f)) < 0) return r;
+  }
   char device[256] = "";
   if ((r = read_object(c, primary, active, "Devices", "ao", device, sizeof device)) < 0) return r;
   if (device[0] == '\0') return 0;

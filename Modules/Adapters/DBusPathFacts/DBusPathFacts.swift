@@ -150,9 +150,12 @@ package final class DBusPathFacts: PathFactsSource {
         ? nil
         : OSPathFacts.PrimaryConnection(
           id: id, type: type, interface: text(raw.primary_interface))
+      let portal = text(raw.captive_portal)
       return OSPathFacts(
         service: .networkManager, metered: .init(rawValue: raw.metered) ?? .unknown,
-        connectivity: .init(rawValue: raw.connectivity) ?? .unknown, primary: primary)
+        connectivity: .init(rawValue: raw.connectivity) ?? .unknown, primary: primary,
+        captivePortalAPI: portal.isEmpty
+          ? nil : .init(url: portal, option: text(raw.captive_portal_option)))
     case Int(COURIER_DBUS_NETWORKD):
       return OSPathFacts(
         service: .networkd, onlineState: text(raw.online_state),

@@ -40,6 +40,12 @@ typedef struct courier_dbus_facts {
   char primary_id[128];
   char primary_type[64];
   char primary_interface[64];
+  /// An RFC 8908 captive-portal API's URI the primary connection's DHCPv4 lease advertised
+  /// (RFC 8910), read from its Dhcp4Config's Options, and the option's name there
+  /// (`captive_portal`, `default_url`: option 114; `v4_captive_portal`: RFC 7710's 160); both
+  /// empty when none (decision 2606).
+  char captive_portal[512];
+  char captive_portal_option[32];
   /// systemd-networkd's OnlineState and OperationalState.
   char online_state[32];
   char operational_state[32];
