@@ -227,12 +227,9 @@ final class SessionStore: Sendable {
     guard !collection.attachments.isEmpty else {
       return .records(collection, client: environment.client, decision: decision)
     }
-    let files = QueuedUploadSender(
-      transport: environment.client.transport,
-      singleAttemptTransport: environment.singleAttemptTransport,
-      executor: RetryExecutor(
-        policy: config.retry, clock: ContinuousClock(), metrics: environment.metrics),
-      store: store, options: environment.client.options, hasher: environment.fileHasher)
+    // The queued uploads' own sender: a compound write's file speaks the configured IETF
+    // interop version like any queued upload (decision 2707).
+    let files = QueuedUploads.sender(environment: environment, store: store)
     return ReplayRoute(
       collection: collection.name,
       sender: AttachmentSender(
