@@ -1,19 +1,20 @@
 /// How many bytes the next request of a resumable upload carries, tus `PATCH` or IETF append
-/// (decisions 2704 and 2710): sized by what the server's answers confirm, so that each piece
-/// lasts about ``target`` on the link, whatever the link, and never more than ``longest``. A
-/// server that keeps nothing of a request cut short (tus with a checksum, a server that
-/// buffers each request whole) loses at most one piece to a kill.
+/// (decisions 2704 and 2710): sized by what the server's answers confirm, so that each piece lasts
+/// about ``target`` on the link, whatever the link, and never more than ``longest``. A server that
+/// keeps nothing of a request cut short (tus with a checksum, a server that buffers each request
+/// whole) loses at most one piece to a kill.
 ///
-/// An answer's time is a fixed cost per request (a round trip, a server's fsync) plus the
-/// piece's bytes at the link's rate. One answer cannot tell the two apart: its bytes over its
-/// time is a lower bound of the rate, and sizes the next piece until pieces of two sizes have
-/// been answered. Then a line through the last answers (time against bytes) gives both: the
-/// rate is the slope's inverse, the fixed cost the intercept. A piece then lasts four times the
-/// fixed cost on the link (so the cost stays a fifth of each request), at least ``target`` and
-/// at most ``longest``. Growth is at most fourfold a step; a piece cut short makes the next one
-/// a quarter and forgets the answers; nothing is ever larger than the server's limit (IETF
-/// `max-append-size`, or what a `413` showed). The floor (64 KiB) is a round trip's worth on a
-/// slow link: a fixed cost no longer shrinks pieces to it, since it is measured apart.
+/// An answer's time is a fixed cost per request (a round trip, a server's fsync) plus the piece's
+/// bytes at the link's rate. One answer cannot tell the two apart: its bytes over its time is a
+/// lower bound of the rate, and sizes the next piece until pieces of two sizes have been answered.
+/// Then a line through the last answers (time against bytes) gives both: the rate is the slope's
+/// inverse, the fixed cost the intercept. When the cost is longer than ``target`` (a server's
+/// fsync, not a round trip), a piece lasts as long as the cost on the link (so the cost is never
+/// more than half of each request), at most ``longest``; else ``target`` at the answer's bytes
+/// over its time, as before. Growth is at most fourfold a step; a piece cut short makes the next one a
+/// quarter and forgets the answers; nothing is ever larger than the server's limit (IETF
+/// `max-append-size`, or what a `413` showed). The floor (64 KiB) is a round trip's worth on a slow
+/// link: a fixed cost no longer shrinks pieces to it, since it is measured apart.
 ///
 /// Pure: every edge is a test (`UploadPiecesTests`).
 package struct UploadPieces: Sendable, Equatable {
@@ -93,13 +94,22 @@ package struct UploadPieces: Sendable, Equatable {
     answers.append(Answer(bytes: Double(bytes), seconds: seconds))
     if answers.count > Self.window { answers.removeFirst(answers.count - Self.window) }
     let (linkRate, fixed) = Self.fit(answers, knownCost: fixedCost.map(Self.seconds))
-    rate = linkRate
     fixedCost = fixed.map { .nanoseconds(Int64(($0 * 1e9).rounded())) }
-    let lasting =
-      fixed.map { min(Self.seconds(Self.longest), max(Self.seconds(Self.target), 4 * $0)) }
-      ?? Self.seconds(Self.target)
+    let sizing: (rate: Int64, seconds: Double)
+    if let fixed, fixed > Self.seconds(Self.target) {
+      // A cost longer than a piece (a server's fsync): the link's own rate, pieces as long as
+      // the cost, a second at most, so the cost is at most half of each request.
+      sizing = (linkRate, min(Self.seconds(Self.longest), fixed))
+    } else {
+      // Else 2704's rule: this answer's bytes over its time, a quarter second of it. That
+      // counts the round trip in, so a piece lasts a little less than a quarter second on the
+      // link: a kill costs less, and the round trip is small beside the piece.
+      let measured = min(Double(Int64.max / 4), (Double(bytes) / seconds).rounded(.down))
+      sizing = (Int64(measured), Self.seconds(Self.target))
+    }
+    rate = sizing.rate
     let grown = size > Int64.max / 4 ? Int64.max : size * 4
-    let sized = Self.bytes(linkRate, during: .nanoseconds(Int64(lasting * 1e9)))
+    let sized = Self.bytes(sizing.rate, during: .nanoseconds(Int64(sizing.seconds * 1e9)))
     size = Self.clamp(min(sized, grown), floor, ceiling)
   }
 
