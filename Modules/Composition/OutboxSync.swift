@@ -125,12 +125,17 @@ final class OutboxSync: Sendable {
     let task = Task {
       do {
         try await withSyncLock(activity: activity, waiting: onHeld) {
+          // Another process's writes to this folder's outbox: it found the lock held, and the
+          // writes are this watch's to send. The folder is watched, and the outbox read, before
+          // the first pass starts: a write committed before that read is in the first pass, one
+          // after it is noticed (decision 2711).
+          let others = folder.map { (FolderChanges.stream($0), Self.pendingIDs(replayer)) }
           try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await monitor.run() }
-            if let folder {
-              // Another process's writes to this folder's outbox: it found the lock held, and
-              // the writes are this watch's to send.
-              group.addTask { await Self.sendOthersWrites(replayer, changes: folder) }
+            if case let (changes, pending)? = others {
+              group.addTask {
+                await Self.sendOthersWrites(replayer, changes: changes, pending: pending)
+              }
             }
             // The first pass inside the loop, once it counts as watching: no write can fall
             // between that pass and the ones writes ask for while watching.
@@ -155,18 +160,33 @@ final class OutboxSync: Sendable {
     return stream
   }
 
-  /// Reloads the outbox after each change to the data folder, and asks for a pass when it
-  /// holds more waiting writes than before (only another process adds them while this one holds
-  /// the lock; this process's own passes only take away, so a stopped pass is not hurried past
-  /// its backoff).
-  private static func sendOthersWrites(_ replayer: OutboxReplayer, changes folder: String) async {
-    var pending = replayer.state.pendingCount
-    for await _ in FolderChanges.stream(folder) {
-      replayer.reloadState()
-      let now = replayer.state.pendingCount
-      defer { pending = now }
-      if now > pending { replayer.requestReplay() }
+  /// Reloads the outbox after each change to the data folder, and asks for a pass when a write
+  /// is pending that was not at the previous reload (only another process adds them while this
+  /// one holds the lock, a new write or a retried one under a new id; this process's own passes
+  /// only settle or take away, so a stopped pass is not hurried past its backoff). A count would
+  /// not tell: the first pass may take away as many as another process adds.
+  /// - Parameters:
+  ///   - replayer: the run loop's replayer.
+  ///   - changes: the folder's changes, watched since before `pending` was read.
+  ///   - pending: the pending writes' ids when the watch began.
+  private static func sendOthersWrites(
+    _ replayer: OutboxReplayer, changes: AsyncStream<Void>, pending: Set<UUID>
+  ) async {
+    var seen = pending
+    for await _ in changes {
+      let now = pendingIDs(replayer)
+      if !now.isSubset(of: seen) { replayer.requestReplay() }
+      seen = now
     }
+  }
+
+  /// The outbox's pending writes' ids, reloaded into the replayer's state. A change is noticed
+  /// as another process's write begins, before its commit is visible: the read waits for that
+  /// write to end first.
+  private static func pendingIDs(_ replayer: OutboxReplayer) -> Set<UUID> {
+    try? replayer.store.waitForWriters()
+    let entries = replayer.reloadState() ?? []
+    return Set(entries.filter { $0.state.isPending }.map(\.id))
   }
 
   /// Runs `body` under the data folder's sync lock.

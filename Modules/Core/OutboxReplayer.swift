@@ -242,11 +242,16 @@ package final class OutboxReplayer: Sendable {
   /// Reloads the outbox part of the state from the store. The read happens inside the
   /// publisher's update, so two reloads (a write here, another process's write noticed there)
   /// never publish an older count after a newer one.
-  package func reloadState() {
+  /// - Returns: the entries read (nil when the store cannot be read).
+  @discardableResult
+  package func reloadState() -> [OutboxEntry]? {
+    var read: [OutboxEntry]?
     publisher.update { state in
       guard let entries = try? store.entries() else { return }
+      read = entries
       Self.count(entries, into: &state)
     }
+    return read
   }
 
   /// Says that a reader started (`true`) or finished (`false`) a refresh, for `isSyncing`.

@@ -124,6 +124,14 @@ extension LocalStore {
     }
   }
 
+  /// Waits until a write transaction another connection (another process) has begun ends, by
+  /// running an empty one: a read after this sees that write. A change to the store's files is
+  /// noticed when the write begins, before its commit is visible to readers.
+  /// - Throws: `StoreError` when the store cannot be written (or stays busy).
+  package func waitForWriters() throws {
+    try write { _ in StorePlan([], result: ()) }
+  }
+
   /// The pending entries, in queue order.
   /// - Returns: the entries.
   /// - Throws: `StoreError` when the store cannot be read.

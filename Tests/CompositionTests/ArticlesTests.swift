@@ -17,8 +17,12 @@ struct ArticlesTests {
     let transport = InMemoryTransport()
     let session: CourierSession
 
-    init() throws {
-      directory = FileManager.default.temporaryDirectory
+    /// - Parameter directory: the folder of another fixture, for a second session (another
+    ///   process's) on the same data folder; nil for a new one.
+    init(directory shared: URL? = nil) throws {
+      directory =
+        shared
+        ?? FileManager.default.temporaryDirectory
         .appendingPathComponent("courier-articles-\(UUID().uuidString)")
       var config = CourierConfig(environment: ["HOME": directory.path])
       config.dataDirectory = directory.appendingPathComponent("data")
@@ -221,5 +225,31 @@ struct ArticlesTests {
     try await articles.add(Article(id: "b", title: "sent by itself", body: ""))
     #expect(await Self.eventually { outbox.state.pendingCount == 0 })
     #expect(fixture.transport.requests.map(\.path) == ["/articles/b"])
+  }
+
+  @Test("another process's write reaches a watch whose count was stale when it began")
+  func othersWriteAfterAStaleCount() async throws {
+    let fixture = try Fixture()
+    defer { fixture.remove() }
+    let watcher = fixture.session
+    let outbox = try watcher.outbox()
+    try await watcher.collections.articles().add(Article(id: "a", title: "first", body: ""))
+    #expect(outbox.state.pendingCount == 1)
+    // Another process (a second session on the same folder) sends it: this one still counts 1,
+    // and a write that brings the count back to 1 must still be noticed as new.
+    let other = try Fixture(directory: fixture.directory)
+    other.transport.enqueue(status: 201, json: Self.reply("a", "first"))
+    #expect(try await other.session.sync().sent == 1)
+    let watching = Task {
+      for try await _ in watcher.watch() {}
+    }
+    defer { watching.cancel() }
+    #expect(await Self.eventually { fixture.monitor.runCount.active == 1 })
+    #expect(fixture.monitor.send(.satisfied))
+    #expect(await Self.eventually { outbox.state.isOnline && outbox.state.pendingCount == 0 })
+    fixture.transport.enqueue(status: 201, json: Self.reply("b", "later"))
+    try await other.session.collections.articles().add(Article(id: "b", title: "later", body: ""))
+    #expect(await Self.eventually { fixture.transport.requests.map(\.path) == ["/articles/b"] })
+    #expect(other.transport.requests.map(\.path) == ["/articles/a"])
   }
 }
