@@ -7,7 +7,9 @@
 #      FILE` fetch it, ROUNDS times each, alternating. Wall time, throughput, CPU time (user +
 #      system, all threads, from /usr/bin/time) and private memory (Private_Clean + Private_Dirty
 #      of /proc/PID/smaps_rollup, sampled every 20 ms during the run; the largest sample) of each. Courier's time includes its HEAD and the SHA-256 of the
-#      whole file against the backend's Repr-Digest; curl checks nothing.
+#      whole file against the backend's Repr-Digest; curl checks nothing. A third row,
+#      "curlsync", is `curl -o FILE && sync FILE`: curl's file made durable, as courier's is
+#      (fsync before its rename), so the disk's share of the time shows.
 #   2. Over a rate-limited link: the backend in one network namespace, courier in another, a
 #      veth between them with `tc tbf` at RATE (as Benchmarks/upload-resume). `courier download`
 #      of SIZE_MIB is killed with -9 KILLS times at random moments (random points of the file,
@@ -109,12 +111,16 @@ if [ "${SKIP_LOOPBACK:-0}" != 1 ]; then
     sha="$(place "$LPORT" "bench-$mib" "$mib")"
     url="http://127.0.0.1:$LPORT/photos/bench-$mib"
     for round in $(seq 1 "$ROUNDS"); do
-      for client in curl courier ${COURIER_PEER:+peer}; do
+      for client in curl curlsync courier ${COURIER_PEER:+peer}; do
         target="$WORK/out-$client-$mib.bin"
         rm -f "$target"
         code=0
         if [ "$client" = curl ]; then
           measure "$WORK/m" curl -sf -H "Authorization: Bearer $TOKEN" -o "$target" "$url" || code=$?
+        elif [ "$client" = curlsync ]; then
+          # The same, then the file made durable (fsync), as courier does before its rename.
+          measure "$WORK/m" sh -c 'curl -sf -H "Authorization: Bearer $1" -o "$2" "$3" && sync "$2"' \
+            sh "$TOKEN" "$target" "$url" || code=$?
         elif [ "$client" = courier ]; then
           measure "$WORK/m" "${LC[@]}" download "/photos/bench-$mib" --output "$target" || code=$?
         else
@@ -139,6 +145,8 @@ if [ "${SKIP_LOOPBACK:-0}" != 1 ]; then
     awk -v m="$mib" -v c="${TOTAL_SECS["curl-$mib"]}" -v d="${TOTAL_SECS["courier-$mib"]}" \
       -v u="${TOTAL_CPU["curl-$mib"]}" -v v="${TOTAL_CPU["courier-$mib"]}" \
       'BEGIN { printf "%d MiB: courier download throughput ÷ curl -o = %.2f (sum of the rounds); CPU time courier ÷ curl = %.2f\n", m, c / d, (u > 0 ? v / u : 0) }'
+    awk -v m="$mib" -v c="${TOTAL_SECS["curlsync-$mib"]}" -v d="${TOTAL_SECS["courier-$mib"]}" \
+      'BEGIN { printf "%d MiB: courier download throughput ÷ (curl -o, then sync FILE) = %.2f\n", m, c / d }'
     [ -z "${COURIER_PEER:-}" ] || awk -v m="$mib" -v c="${TOTAL_SECS["curl-$mib"]}" -v d="${TOTAL_SECS["peer-$mib"]}" \
       -v u="${TOTAL_CPU["curl-$mib"]}" -v v="${TOTAL_CPU["peer-$mib"]}" \
       'BEGIN { printf "%d MiB: peer courier (COURIER_PEER) throughput ÷ curl -o = %.2f; CPU time peer ÷ curl = %.2f\n", m, c / d, (u > 0 ? v / u : 0) }'

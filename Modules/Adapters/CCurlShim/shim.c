@@ -1,3 +1,6 @@
+#define _GNU_SOURCE
+#include <fcntl.h>
+
 #include "CCurlShim.h"
 
 CURLcode courier_curl_global_init(void) { return curl_global_init(CURL_GLOBAL_ALL); }
@@ -168,3 +171,12 @@ COURIER_FORWARD(CURLUcode, curl_url_set, CURLUE_OUT_OF_MEMORY,
                 (CURLU *url, CURLUPart part, const char *value, unsigned int flags),
                 (url, part, value, flags))
 
+
+int courier_start_writeback(int fd, long long offset, long long length) {
+#ifdef SYNC_FILE_RANGE_WRITE
+  return sync_file_range(fd, (off_t)offset, (off_t)length, SYNC_FILE_RANGE_WRITE);
+#else
+  (void)fd; (void)offset; (void)length;
+  return 0;
+#endif
+}

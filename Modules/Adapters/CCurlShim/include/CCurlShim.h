@@ -40,4 +40,8 @@ extern const int courier_curl_seekfunc_cantseek;
 /// Tells libcurl to abort from a write callback (returning fewer bytes than offered also works).
 extern const size_t courier_curl_writefunc_error;
 
+/// Asks the kernel to start writing a range of a file to the disk, without waiting for it
+/// (`sync_file_range` with `SYNC_FILE_RANGE_WRITE` on Linux; nothing elsewhere). Returns 0 or -1.
+int courier_start_writeback(int fd, long long offset, long long length);
+
 #endif
