@@ -235,5 +235,8 @@ struct DownloadCacheIntegrationTests {
     let bytes = log.compactMap { $0["bytes"] as? Int }.reduce(0, +)
     #expect(Double(bytes) <= 1.05 * Double(size), "\(log)")
     #expect(log.filter { $0["method"] as? String == "GET" }.count == 1, "\(log)")
+    // Each holder removed its lock file (decision 2519).
+    let locks = dir.appendingPathComponent("downloads/.locks").path
+    #expect((try? FileManager.default.contentsOfDirectory(atPath: locks)) ?? [] == [])
   }
 }
