@@ -120,7 +120,7 @@ class IetfApp(IetfUploads):
                                                        "The server failed to handle the request."))
 
     def route(self, ex: Exchange) -> bool:
-        """The draft's requests here; everything else goes to the main server (see `proxy`)."""
+        """The draft's requests here; everything else goes to the main server (`ietf_proxy.proxy`)."""
         if ex.path.startswith("/__ietf/"):
             return self.hooks(ex)
         if ex.path == "*" or (ex.path == "/photos" and ex.method == "OPTIONS"):

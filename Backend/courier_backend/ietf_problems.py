@@ -1,9 +1,9 @@
 """Problem details (RFC 9457) for the IETF resumable uploads server (courier_backend/ietf.py).
 
 `Problem` is the exception a handler raises to answer an error as application/problem+json;
-`courier_problem` makes one of Courier's own `urn:courier:problem:<code>` types. The draft's own
-problem types (RFC 9457 registry entries the draft defines) are the `*_OFFSET`/`*_UPLOAD`/`*_LENGTH`
-constants. Sending one is `ietf_h11.respond_problem`.
+`courier_problem` makes one of Courier's own `urn:courier:problem:<code>` types. The types the
+draft registers with IANA are MISMATCHING_OFFSET, COMPLETED_UPLOAD and INCONSISTENT_LENGTH.
+Sending one is `ietf_h11.respond_problem`.
 """
 
 from __future__ import annotations
