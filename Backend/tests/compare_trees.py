@@ -14,6 +14,7 @@ import base64
 import hashlib
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -175,6 +176,7 @@ def main() -> int:
     if len(a) != len(b):
         bad += 1
     print(f"requests: {len(a)} and {len(b)}; answers that differ: {bad}")
+    shutil.rmtree(WORK)  # kept (servers' logs, data dirs) only when a server failed to start
     return 1 if bad else 0
 
 
