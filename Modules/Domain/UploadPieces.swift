@@ -141,7 +141,8 @@ package struct UploadPieces: Sendable, Equatable {
 
   /// The link's rate and the fixed cost per request from the answers: the least-squares line
   /// of time against bytes when their sizes differ enough (the larger at least 1.5 times the
-  /// smaller) and a larger piece took longer. Pieces of one size (the sizing settled) keep the
+  /// smaller); when the larger pieces took no longer, the slope is bounded by the spread of the
+  /// times over the spread of the sizes (at least a millisecond's). Pieces of one size (the sizing settled) keep the
   /// cost measured before, `knownCost`, and take the rate from their time less it. Else the
   /// best rate an answer showed (a lower bound: an answer's time includes the fixed cost) and
   /// no fixed cost. The rate is never below that bound, nor the cost below zero.
@@ -166,8 +167,17 @@ package struct UploadPieces: Sendable, Equatable {
       spread += (answer.bytes - meanBytes) * (answer.bytes - meanBytes)
       covariance += (answer.bytes - meanBytes) * (answer.seconds - meanSeconds)
     }
-    let slope = covariance / spread
-    guard slope > 0 else { return (rate(bound), nil) }
+    var slope = covariance / spread
+    if slope <= 0 {
+      // The larger pieces took no longer: the link's share of the time is within the answers'
+      // noise, which bounds it (a slope past the times' spread over the sizes' spread would
+      // have shown), and what stands out is the cost. Taking no line here (the best rate seen,
+      // no cost) sized pieces by a time that was nearly all cost: a 2 s fsync on a fast link
+      // shrank them to the floor whenever the noise made the larger piece a little faster
+      // (decision 2714).
+      let times = answers.map(\.seconds)
+      slope = max((times.max() ?? 0) - (times.min() ?? 0), 0.001) / (high - low)
+    }
     return (rate(max(bound, 1 / slope)), max(0, meanSeconds - slope * meanBytes))
   }
 

@@ -165,13 +165,39 @@ struct UploadPiecesTests {
     #expect(abs(Self.seconds(try #require(pieces.fixedCost)) - 0.02) < 0.001)
   }
 
-  @Test("answers that say nothing about a line (the larger piece was faster): the best rate seen")
-  func noLine() {
+  @Test("the larger piece was faster: the times' spread bounds the link's share, the rest is cost")
+  func largerFaster() throws {
     var pieces = UploadPieces(first: Self.mib)
     pieces.confirmed(Self.mib, took: .milliseconds(500))
     pieces.confirmed(4 * Self.mib, took: .milliseconds(400))
-    #expect(pieces.fixedCost == nil)
-    #expect(pieces.rate == 4 * Self.mib * 10 / 4)
+    // A slope of 0.1 s over 3 MiB: 30 MiB/s at least, and the mean time less the mean piece
+    // at that rate is the cost (0.45 s - 2.5 MiB / 30 MiB/s = 0.367 s).
+    #expect(pieces.rate == 30 * Self.mib)
+    #expect(abs(Self.seconds(try #require(pieces.fixedCost)) - 0.3667) < 0.001)
+    // Past a quarter second: a piece lasts the cost at that rate (11 MiB), within fourfold the
+    // 512 KiB the first answer asked for.
+    #expect(pieces.next(left: .max) == 2 * Self.mib)
+  }
+
+  @Test(
+    "a 2.1 s cost per request on a link too fast to show (loopback): pieces grow fourfold, never stuck at the floor",
+    arguments: [0.0005, -0.0005])
+  func costOnAFastLink(noise: Double) {
+    // Each answer 2.1 s after its request, the bytes at 1 GB/s, and the larger piece a little
+    // faster or a little slower than the smaller (timer noise).
+    var pieces = UploadPieces()
+    var sizes: [Int64] = []
+    for step in 0..<7 {
+      let piece = pieces.next(left: .max)
+      sizes.append(piece)
+      let seconds = 2.1 + Double(piece) / 1e9 + (step.isMultiple(of: 2) ? noise : -noise)
+      pieces.confirmed(piece, took: .nanoseconds(Int64(seconds * 1e9)))
+    }
+    // The first answer alone says 125 KB/s: the second piece is at the floor, then fourfold.
+    #expect(sizes.filter { $0 <= UploadPieces.defaultFloor }.count <= 1, "\(sizes)")
+    for index in 2..<sizes.count {
+      #expect(sizes[index] == min(4 * sizes[index - 1], 256 << 20), "\(sizes)")
+    }
   }
 
   @Test("a cut piece forgets the answers: the line is drawn again from the next ones")
