@@ -210,6 +210,9 @@ def install(api: FastAPI, store: Store, require_user: Callable[[Request], str]) 
         fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
         written = 0
         committed = start
+        received = 0
+        began = time.time()
+        outcome = "error"
         # The photo's SHA-256, carried along while every byte since 0 went through this process.
         known = store.upload_hashes.get(upload_id)
         content_hash = known[1].copy() if known and known[0] == start else hashlib.sha256() if start == 0 else None
@@ -230,7 +233,9 @@ def install(api: FastAPI, store: Store, require_user: Callable[[Request], str]) 
                 async for chunk in request.stream():
                     if not chunk:
                         continue
+                    received += len(chunk)
                     if not store.owns_upload(upload_id, token):
+                        outcome = "superseded"
                         raise _Superseded()
                     if written + len(chunk) > remaining:
                         os.ftruncate(fd, committed)
@@ -249,20 +254,29 @@ def install(api: FastAPI, store: Store, require_user: Callable[[Request], str]) 
                         commit()
             except ClientDisconnect:
                 # The client went away: keep what arrived (unless it had to match a checksum).
+                outcome = "disconnected"
                 if checksum is None and store.owns_upload(upload_id, token):
                     commit()
                 raise
             if not store.owns_upload(upload_id, token):
+                outcome = "superseded"
                 raise _Superseded()
             if checksum is not None and checksum[0].digest() != checksum[1]:
+                outcome = "checksum mismatch"
                 os.ftruncate(fd, start)
                 raise tus_error(460, "checksum_mismatch",
                                 "Upload-Checksum does not match the bytes received; the chunk was discarded.",
                                 headers={"Upload-Offset": str(start)})
             commit()
+            outcome = "complete"
             return committed
         finally:
             os.close(fd)
+            real = getattr(request, "_request", request)  # _Counting wraps the creation's request
+            store.trace_upload(server="tus", upload=upload_id, start=start,
+                               length=real.headers.get("content-length"), received=received, written=written,
+                               kept=committed - start, outcome=outcome,
+                               peer=[real.client.port] if real.client else [], began=round(began, 4))
 
     async def finish(request: Request, upload: dict) -> dict:
         """offset == length: the file becomes the photo chosen at creation. Idempotent."""

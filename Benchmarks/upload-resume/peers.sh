@@ -71,6 +71,7 @@ BPORT=18181
 IPORT=18182
 RPORT=18183
 COURIER_BACKEND_DATA="$WORK/backend" COURIER_BACKEND_EXIT_WITH_PARENT=1 \
+  COURIER_BACKEND_UPLOAD_TRACE="$WORK/trace.jsonl" \
   COURIER_BACKEND_MAX_UPLOAD=$((SIZE + (1 << 20))) \
   ip netns exec "$SRV" bash "$ROOT/Backend/run.sh" --host 0.0.0.0 --port "$BPORT" \
   --ietf-port "$IPORT" >"$WORK/backend.log" 2>&1 &
@@ -86,6 +87,11 @@ wait_http "http://127.0.0.1:$IPORT/health"
 wait_http "http://127.0.0.1:$RPORT/files"
 bench_count "$SRV" "$BPORT" "$IPORT" "$RPORT"
 counted() { bench_counted_in "$SRV" "$1"; }  # PORT → bytes counted into the server's namespace
+# note PORT TEXT: a line in the work folder's events (time, bytes counted for PORT, TEXT), beside
+# the backend's upload trace ($WORK/trace.jsonl), kept with KEEP=1.
+note() { echo "$(date +%s.%N) $(counted "$1") ${LOGS##*/}: $2" >>"$WORK/events"; }
+LOGS="$WORK/case"
+stamped() { perl -MTime::HiRes=time -ne '$| = 1; printf "%.3f %s", time, $_'; }  # each line, timed
 
 # run_killed PORT COMMAND...: runs COMMAND and kills it with -9 when the bytes counted for
 # PORT since the start reach each kill point, then runs it to the end. Prints
@@ -93,20 +99,30 @@ counted() { bench_counted_in "$SRV" "$1"; }  # PORT → bytes counted into the s
 run_killed() {
   local port="$1"
   shift
-  local base start end landed=0
+  local base start end landed=0 n=0
   base="$(counted "$port")"
   start="$(date +%s.%N)"
   for point in "${POINTS[@]}"; do
-    "$@" >"$WORK/run.log" 2>&1 &
+    n=$((n + 1))
+    note "$port" "run $n starts"
+    "$@" > >(stamped >"$LOGS-run$n.log") 2>&1 &
     local pid=$!
     while kill -0 "$pid" 2>/dev/null && [ $(($(counted "$port") - base)) -lt "$point" ]; do
       sleep 0.01
     done
     if kill -9 "$pid" 2>/dev/null; then landed=$((landed + 1)); fi
+    note "$port" "run $n killed (point $point)"
+    # What the killed process left in the kernel: the client's sockets to the port, their
+    # state and send queue (an orphan in FIN-WAIT still sends its queue; see the trace).
+    ip netns exec "$CLI" ss -tni "dport = :$port" >"$LOGS-kill$n.ss" 2>&1 || true
     wait "$pid" 2>/dev/null || true
   done
   local code=0
-  "$@" >"$WORK/run.log" 2>&1 || code=$?
+  n=$((n + 1))
+  note "$port" "run $n starts (to the end)"
+  "$@" > >(stamped >"$LOGS-run$n.log") 2>&1 || code=$?
+  note "$port" "run $n ended ($code)"
+  cp "$LOGS-run$n.log" "$WORK/run.log"
   end="$(date +%s.%N)"
   echo "$(($(counted "$port") - base)) $(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }') $code $landed"
 }
@@ -120,15 +136,20 @@ stored_sha() {
 }
 
 ROWS=()
+CASES=0
 # case NAME BINARY PORT BASE_URL STORE_DIR LOGIN UPLOAD_ARGS...
 measure_case() {
   local name="$1" binary="$2" port="$3" base="$4" store="$5" login="$6"
   shift 6
   local dir="$WORK/client-$RANDOM$RANDOM"
+  CASES=$((CASES + 1))
+  LOGS="$WORK/case$CASES"
+  echo "$name" >"$LOGS.name"
   mkdir -p "$dir"
   touch "$dir/marker"
   local cmd=(env HOME="$dir" XDG_CONFIG_HOME="$dir/cfg" COURIER_ALLOW_INSECURE_HTTP=1
     ip netns exec "$CLI" "$binary" --base-url "$base" --data-dir "$dir" --timeout 600)
+  [ "${VERBOSE:-0}" != 1 ] || cmd+=(--verbose)
   if [ "$login" = 1 ]; then "${cmd[@]}" login --username alice --password secret >/dev/null 2>&1; fi
   "${cmd[@]}" upload --queue --no-compress --json "$@" "$FILE" >"$WORK/queued.json" 2>&1 || {
     echo "peers: $name: queueing failed" >&2; cat "$WORK/queued.json" >&2; return 1; }
