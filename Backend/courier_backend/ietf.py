@@ -16,7 +16,11 @@ The rules it keeps, shared with tus.py:
 - A request without `Content-Digest` keeps what arrived when it is cut short (committed every
   COMMIT_EVERY bytes, at the disconnect, and at the end); one with it keeps all or nothing.
 - A newer request to an upload (HEAD, PATCH, DELETE) takes over from an older one still
-  streaming: the older one stops before its next chunk and confirms nothing more.
+  streaming: the older one stops before its next chunk and confirms nothing more itself. What it
+  wrote before the takeover is confirmed by the takeover (fsynced first) when it carried no
+  `Content-Digest`, as its disconnect would have kept it, and its connection is reset at once:
+  no answer is owed to a request another one replaced, and a killed client's kernel would go on
+  sending its queue over the link for nothing (Docs/decisions/2712-*.md).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import logging
 import os
 import re
 import socket
+import struct
 import threading
 import time
 import uuid
@@ -299,6 +304,7 @@ class Connection:
         self.sock = sock
         self.peer = peer
         self.h11 = h11.Connection(h11.SERVER, max_incomplete_event_size=64 * 1024)
+        self.reset = False  # a superseded request: closed with a reset, not read any further
 
     def send(self, event) -> None:
         data = self.h11.send(event)
@@ -354,6 +360,9 @@ class Connection:
                     return
                 exchange = Exchange(self, event)
                 keep = self.server.app.handle(exchange)
+                if self.reset:
+                    self._reset_close()
+                    return
                 if not keep or self.h11.our_state is not h11.DONE or self.h11.their_state is not h11.DONE:
                     self._linger_close()
                     return
@@ -378,6 +387,13 @@ class Connection:
         except (h11.LocalProtocolError, OSError):
             pass
         self._linger_close()
+
+    def _reset_close(self) -> None:
+        """Closes with a reset (SO_LINGER 0): the peer's kernel drops what it still queued."""
+        try:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        except OSError:
+            pass
 
     def _linger_close(self) -> None:
         """Closes after the answer, reading (and dropping) what the client still sends for a while,
@@ -500,6 +516,9 @@ class IetfApp:
         # resumed upload kept its creation's version).
         self.versions_seen: dict[str, set[int]] = {}
         self.locks: dict[str, threading.Lock] = {}
+        # The request writing each upload (its token, start, bytes written, whether it keeps a cut
+        # part), changed under the upload's lock: a takeover confirms what it wrote (`take_over`).
+        self.streams: dict[str, dict] = {}
         self.locks_guard = threading.Lock()
         self._upstream: tuple[str, int] | None = None
 
@@ -521,6 +540,23 @@ class IetfApp:
 
     def writer_key(self, upload_id: str) -> str:
         return "ietf:" + upload_id
+
+    def take_over(self, upload_id: str) -> str:
+        """Makes the caller the upload's only writer, and confirms what an older request still
+        streaming wrote before it (when that request keeps a cut part: no Content-Digest). That
+        request stops at its next chunk without confirming anything itself."""
+        token = self.store.claim_upload(self.writer_key(upload_id))
+        with self.lock_for(upload_id):
+            older = self.streams.pop(upload_id, None)
+            if older is not None and older["keeps"] and older["start"] + older["written"] > older["committed"]:
+                fd = os.open(self.path_of(upload_id), os.O_WRONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+                older["committed"] = older["start"] + older["written"]
+                self.set_offset(upload_id, older["committed"])
+        return token
 
     def path_of(self, upload_id: str) -> str:
         return os.path.join(self.store.upload_dir, "ietf-" + upload_id)
@@ -788,12 +824,17 @@ class IetfApp:
         written = 0
         committed = start
         announce: list[int] = []
+        began = time.time()
+        outcome = "error"
+
+        stream = {"token": token, "start": start, "written": 0, "committed": start, "keeps": digests is None}
 
         def commit() -> None:  # under `lock`
             nonlocal committed
             os.fsync(fd)
             if start + written != committed:
                 committed = start + written
+                stream["committed"] = committed
                 self.set_offset(upload_id, committed)
                 if progress:
                     announce.append(committed)
@@ -809,10 +850,13 @@ class IetfApp:
                     raise Superseded()  # completed or cancelled since this request was checked
                 os.ftruncate(fd, start)  # bytes past the confirmed offset were never confirmed
                 os.lseek(fd, start, os.SEEK_SET)
+                if self.store.owns_upload(key, token):
+                    self.streams[upload_id] = stream
             try:
                 for chunk in ex.chunks():
-                    self.count_bytes(upload_id, len(chunk))
                     with lock:
+                        # Counted under the lock: a takeover that sees the count sees the bytes.
+                        self.count_bytes(upload_id, len(chunk))
                         if not self.store.owns_upload(key, token):
                             raise Superseded()
                         if cap is not None and written + len(chunk) > cap:
@@ -822,33 +866,53 @@ class IetfApp:
                             elif keep > 0:
                                 self._write(fd, memoryview(chunk)[:keep])
                                 written += keep
+                                stream["written"] = written
                                 commit()
                             raise over_cap()
                         self._write(fd, memoryview(chunk))
                         written += len(chunk)
+                        stream["written"] = written
                         if digests is not None:
                             digests.update(chunk)
                         elif start + written - committed >= COMMIT_EVERY:
                             commit()
                     announce_progress()
             except Disconnected:
+                outcome = "disconnected"
                 with lock:
                     if digests is None and self.store.owns_upload(key, token):
                         commit()  # a request cut short keeps what arrived
+                    else:
+                        outcome = "disconnected, superseded"
+                raise
+            except Superseded:
+                outcome = "superseded"
+                ex.conn.reset = True
                 raise
             with lock:
                 if not self.store.owns_upload(key, token):
+                    outcome = "superseded"
+                    ex.conn.reset = True
                     raise Superseded()
                 if digests is not None and not digests.matches(content_digest):
+                    outcome = "digest mismatch"
                     os.ftruncate(fd, start)
                     raise courier_problem(400, "content-digest-mismatch",
                                           "Content-Digest does not match the content; nothing of it was kept.",
                                           headers={"Upload-Offset": str(start)})
                 commit()
+            outcome = "complete"
             announce.clear()  # the final answer carries the offset
             return committed
         finally:
+            with lock:
+                if self.streams.get(upload_id) is stream:
+                    del self.streams[upload_id]
             os.close(fd)
+            self.store.trace_upload(server="ietf", upload=upload_id, method=ex.method, start=start,
+                                    length=ex.content_length, received=ex.body_bytes, written=written,
+                                    kept=stream["committed"] - start, outcome=outcome, peer=list(ex.conn.peer)[1:2],
+                                    began=round(began, 4))
 
     @staticmethod
     def _write(fd: int, view: memoryview) -> None:
@@ -1061,7 +1125,7 @@ class IetfApp:
         interop = requested or upload["interop"]
         self.refuse_state_fields(ex, interop)
         key = self.writer_key(upload_id)
-        token = self.store.claim_upload(key)  # an older request still streaming stops here
+        token = self.take_over(upload_id)  # an older request still streaming stops here
         try:
             with self.lock_for(upload_id):
                 upload = self.load(upload_id, user, interop)
@@ -1096,7 +1160,7 @@ class IetfApp:
             raise courier_problem(400, "missing-upload-complete", f"An append needs {name} (?0 or ?1).")
         content_digest = parse_digest(ex.header("content-digest"), "Content-Digest")
         key = self.writer_key(upload_id)
-        token = self.store.claim_upload(key)  # from here on, an older request still running stops
+        token = self.take_over(upload_id)  # from here on, an older request still running stops
         try:
             with self.lock_for(upload_id):
                 upload = self.load(upload_id, user, interop)
@@ -1168,7 +1232,7 @@ class IetfApp:
             raise Problem(400, COMPLETED_UPLOAD, "The upload is completed: it is the photo in Courier-Photo-Id.",
                           headers={PHOTO_ID_HEADER: upload["photo_id"]})
         key = self.writer_key(upload_id)
-        token = self.store.claim_upload(key)  # a request still streaming stops
+        token = self.take_over(upload_id)  # a request still streaming stops
         try:
             with self.lock_for(upload_id):
                 self.set_state(upload_id, "cancelled")
