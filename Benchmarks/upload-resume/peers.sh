@@ -17,7 +17,7 @@
 #
 #   Benchmarks/upload-resume/peers.sh [SIZE_MIB [KILLS]]
 #
-# Environment: RATE, SEED, KEEP=1 to keep the work folder (servers' logs, data), COURIER=path to the courier binary (default: the debug build of this
+# Environment: RATE, SEED, SERVERS (default abc: which of the three to measure), KEEP=1 to keep the work folder (servers' logs, data), COURIER=path to the courier binary (default: the debug build of this
 # checkout, `swift build --show-bin-path`; the link is the bottleneck at 40 Mbit/s), BASELINE=path
 # to another courier binary measured in the same run on the same kill points ("before" rows).
 # Needs root (network namespaces, tc, iptables) and python3 with venv.
@@ -153,11 +153,20 @@ measure_case() {
   if [ "$login" = 1 ]; then "${cmd[@]}" login --username alice --password secret >/dev/null 2>&1; fi
   "${cmd[@]}" upload --queue --no-compress --json "$@" "$FILE" >"$WORK/queued.json" 2>&1 || {
     echo "peers: $name: queueing failed" >&2; cat "$WORK/queued.json" >&2; return 1; }
-  local wire secs code landed
+  local wire secs code landed traced
+  traced=0
+  [ ! -f "$WORK/trace.jsonl" ] || traced="$(wc -l <"$WORK/trace.jsonl")"
   read -r wire secs code landed < <(run_killed "$port" "${cmd[@]}" sync)
+  # What the reference backend received of this case's upload requests and did not keep (its
+  # trace; the third-party server has none): a piece cut or taken over, or a cut checksummed one.
+  local dropped="–"
+  if [ "$store" = "$WORK/backend" ]; then
+    dropped="$(tail -n +"$((traced + 1))" "$WORK/trace.jsonl" 2>/dev/null |
+      "$PY" -c 'import json, sys; print(sum(e["received"] - e["kept"] for e in map(json.loads, sys.stdin)))')"
+  fi
   local stored
   stored="$(stored_sha "$store" "$dir/marker")"
-  ROWS+=("$name|$code|$landed|$wire|$secs|$([ "$stored" = "$SHA" ] && echo yes || echo "NO ($stored)")")
+  ROWS+=("$name|$code|$landed|$wire|$secs|$([ "$stored" = "$SHA" ] && echo yes || echo "NO ($stored)")|$dropped")
   if [ "$code" != 0 ]; then echo "peers: $name: the last sync exited $code" >&2; cat "$WORK/run.log" >&2; fi
 }
 
@@ -166,11 +175,11 @@ for which in after before; do
     [ -n "$BEFORE" ] || continue
     bin="$BEFORE"; label="before: "
   fi
-  measure_case "${label}(a) resumable-upload 0.3.0 (tus, PyPI)" "$bin" "$RPORT" \
+  [[ "${SERVERS:-abc}" != *a* ]] || measure_case "${label}(a) resumable-upload 0.3.0 (tus, PyPI)" "$bin" "$RPORT" \
     "http://10.215.0.1:$BPORT" "$WORK/peer/files" 0 --resumable --to "http://10.215.0.1:$RPORT/files"
-  measure_case "${label}(b) reference backend, tus" "$bin" "$BPORT" \
+  [[ "${SERVERS:-abc}" != *b* ]] || measure_case "${label}(b) reference backend, tus" "$bin" "$BPORT" \
     "http://10.215.0.1:$BPORT" "$WORK/backend" 1 --resumable
-  measure_case "${label}(c) reference backend, IETF draft" "$bin" "$IPORT" \
+  [[ "${SERVERS:-abc}" != *c* ]] || measure_case "${label}(c) reference backend, IETF draft" "$bin" "$IPORT" \
     "http://10.215.0.1:$IPORT" "$WORK/backend" 1
 done
 
@@ -178,10 +187,10 @@ echo "## $SIZE_MIB MiB queued, over a $RATE tbf link, courier sync killed -9 $KI
 echo
 echo "Kill points (wire bytes since the first sync): ${POINTS[*]}"
 echo
-echo "| server | exit | kills landed | wire bytes | ÷ file size | wall s | stored SHA-256 = original |"
-echo "|---|---:|---:|---:|---:|---:|---|"
+echo "| server | exit | kills landed | wire bytes | ÷ file size | wall s | stored SHA-256 = original | received, not kept |"
+echo "|---|---:|---:|---:|---:|---:|---|---:|"
 for row in "${ROWS[@]}"; do
-  IFS='|' read -r name code landed wire secs same <<<"$row"
-  awk -v n="$name" -v c="$code" -v l="$landed" -v w="$wire" -v s="$SIZE" -v t="$secs" -v ok="$same" \
-    'BEGIN { printf "| %s | %d | %d | %d | %.3f | %.1f | %s |\n", n, c, l, w, w / s, t, ok }'
+  IFS='|' read -r name code landed wire secs same dropped <<<"$row"
+  awk -v n="$name" -v c="$code" -v l="$landed" -v w="$wire" -v s="$SIZE" -v t="$secs" -v ok="$same" -v d="$dropped" \
+    'BEGIN { printf "| %s | %d | %d | %d | %.3f | %.1f | %s | %s |\n", n, c, l, w, w / s, t, ok, d }'
 done
