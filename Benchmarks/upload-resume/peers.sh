@@ -8,18 +8,25 @@
 #   (b) tus: the reference backend's /uploads (Courier sends sha256 checksums, which it offers:
 #       a PATCH cut short is discarded whole too);
 #   (c) the IETF draft: the reference backend's second port (the form to /photos, made
-#       resumable by its 104; the server keeps what a cut request carried).
+#       resumable by its 104; the server keeps what a cut or taken-over request carried).
 # Each row: the stored file's SHA-256 against the original's, and the bytes that crossed the
 # link into the server's namespace for that server's port (iptables, IP and TCP headers
 # included) divided by the file's size. The kill moments are random points in the transfer
 # (uniform in wire bytes over the file's size, sorted; the same points for every server of the
-# run), drawn from SEED (printed; set it to repeat a run).
+# run), drawn from SEED (printed; set it to repeat a run; the same seed does not repeat where in
+# a piece a kill lands, which decides what it costs: compare rules over several seeds). The last
+# column is what the reference backend received of the case's requests and did not keep (its
+# upload trace, COURIER_BACKEND_UPLOAD_TRACE; "–" for the third-party server).
 #
 #   Benchmarks/upload-resume/peers.sh [SIZE_MIB [KILLS]]
 #
-# Environment: RATE, SEED, SERVERS (default abc: which of the three to measure), KEEP=1 to keep the work folder (servers' logs, data), COURIER=path to the courier binary (default: the debug build of this
-# checkout, `swift build --show-bin-path`; the link is the bottleneck at 40 Mbit/s), BASELINE=path
-# to another courier binary measured in the same run on the same kill points ("before" rows).
+# Environment: RATE, SEED, SERVERS (default abc: which of the three to measure), KEEP=1 to keep
+# the work folder (servers' logs and data, trace.jsonl, events: the bytes counted at each start
+# and kill, caseN-runK.log: each run's output, caseN-killK.ss: the killed client's sockets),
+# VERBOSE=1 (courier --verbose in the runs' logs, each line timed), COURIER=path to the courier
+# binary (default: the debug build of this checkout, `swift build --show-bin-path`; the link is
+# the bottleneck at 40 Mbit/s), BASELINE=path to another courier binary measured in the same run
+# on the same kill points ("before" rows).
 # Needs root (network namespaces, tc, iptables) and python3 with venv.
 set -euo pipefail
 
