@@ -16,7 +16,11 @@ The rules it keeps, shared with tus.py:
 - A request without `Content-Digest` keeps what arrived when it is cut short (committed every
   COMMIT_EVERY bytes, at the disconnect, and at the end); one with it keeps all or nothing.
 - A newer request to an upload (HEAD, PATCH, DELETE) takes over from an older one still
-  streaming: the older one stops before its next chunk and confirms nothing more.
+  streaming: the older one stops before its next chunk and confirms nothing more itself. What it
+  wrote before the takeover is confirmed by the takeover (fsynced first) when it carried no
+  `Content-Digest`, as its disconnect would have kept it, and its connection is reset at once:
+  no answer is owed to a request another one replaced, and a killed client's kernel would go on
+  sending its queue over the link for nothing (Docs/decisions/2712-*.md).
 
 The server is split by job; this module starts it and keeps the names other code imports:
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import http
 import json
 import socket
+import struct
 import time
 from typing import TYPE_CHECKING, Iterator
 from urllib.parse import parse_qs, urlsplit
@@ -131,6 +132,7 @@ class Connection:
         self.sock = sock
         self.peer = peer
         self.h11 = h11.Connection(h11.SERVER, max_incomplete_event_size=64 * 1024)
+        self.reset = False  # a superseded request: closed with a reset, not read any further
 
     def send(self, event) -> None:
         data = self.h11.send(event)
@@ -186,6 +188,9 @@ class Connection:
                     return
                 exchange = Exchange(self, event)
                 keep = self.server.app.handle(exchange)
+                if self.reset:
+                    self._reset_close()
+                    return
                 if not keep or self.h11.our_state is not h11.DONE or self.h11.their_state is not h11.DONE:
                     self._linger_close()
                     return
@@ -210,6 +215,13 @@ class Connection:
         except (h11.LocalProtocolError, OSError):
             pass
         self._linger_close()
+
+    def _reset_close(self) -> None:
+        """Closes with a reset (SO_LINGER 0): the peer's kernel drops what it still queued."""
+        try:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        except OSError:
+            pass
 
     def _linger_close(self) -> None:
         """Closes after the answer, reading (and dropping) what the client still sends for a while,

@@ -256,7 +256,7 @@ class IetfApp(IetfUploads):
         interop = requested or upload["interop"]
         refuse_state_fields(ex, interop)
         key = self.writer_key(upload_id)
-        token = self.store.claim_upload(key)  # an older request still streaming stops here
+        token = self.take_over(upload_id)  # an older request still streaming stops here
         try:
             with self.lock_for(upload_id):
                 upload = self.load(upload_id, user, interop)
@@ -291,7 +291,7 @@ class IetfApp(IetfUploads):
             raise courier_problem(400, "missing-upload-complete", f"An append needs {name} (?0 or ?1).")
         content_digest = parse_digest(ex.header("content-digest"), "Content-Digest")
         key = self.writer_key(upload_id)
-        token = self.store.claim_upload(key)  # from here on, an older request still running stops
+        token = self.take_over(upload_id)  # from here on, an older request still running stops
         try:
             with self.lock_for(upload_id):
                 upload = self.load(upload_id, user, interop)
@@ -363,7 +363,7 @@ class IetfApp(IetfUploads):
             raise Problem(400, COMPLETED_UPLOAD, "The upload is completed: it is the photo in Courier-Photo-Id.",
                           headers={PHOTO_ID_HEADER: upload["photo_id"]})
         key = self.writer_key(upload_id)
-        token = self.store.claim_upload(key)  # a request still streaming stops
+        token = self.take_over(upload_id)  # a request still streaming stops
         try:
             with self.lock_for(upload_id):
                 self.set_state(upload_id, "cancelled")

@@ -58,6 +58,9 @@ class IetfUploads:
         self.store = store
         self.limits = self._default_limits()
         self.locks: dict[str, threading.Lock] = {}
+        # The request writing each upload (its token, start, bytes written, whether it keeps a cut
+        # part), changed under the upload's lock: a takeover confirms what it wrote (`take_over`).
+        self.streams: dict[str, dict] = {}
         self.locks_guard = threading.Lock()
 
     def _default_limits(self) -> Limits:
@@ -70,6 +73,23 @@ class IetfUploads:
 
     def writer_key(self, upload_id: str) -> str:
         return "ietf:" + upload_id
+
+    def take_over(self, upload_id: str) -> str:
+        """Makes the caller the upload's only writer, and confirms what an older request still
+        streaming wrote before it (when that request keeps a cut part: no Content-Digest). That
+        request stops at its next chunk without confirming anything itself."""
+        token = self.store.claim_upload(self.writer_key(upload_id))
+        with self.lock_for(upload_id):
+            older = self.streams.pop(upload_id, None)
+            if older is not None and older["keeps"] and older["start"] + older["written"] > older["committed"]:
+                fd = os.open(self.path_of(upload_id), os.O_WRONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+                older["committed"] = older["start"] + older["written"]
+                self.set_offset(upload_id, older["committed"])
+        return token
 
     def path_of(self, upload_id: str) -> str:
         return os.path.join(self.store.upload_dir, "ietf-" + upload_id)
@@ -114,12 +134,17 @@ class IetfUploads:
         written = 0
         committed = start
         announce: list[int] = []
+        began = time.time()
+        outcome = "error"
+
+        stream = {"token": token, "start": start, "written": 0, "committed": start, "keeps": digests is None}
 
         def commit() -> None:  # under `lock`
             nonlocal committed
             os.fsync(fd)
             if start + written != committed:
                 committed = start + written
+                stream["committed"] = committed
                 self.set_offset(upload_id, committed)
                 if progress:
                     announce.append(committed)
@@ -135,10 +160,13 @@ class IetfUploads:
                     raise Superseded()  # completed or cancelled since this request was checked
                 os.ftruncate(fd, start)  # bytes past the confirmed offset were never confirmed
                 os.lseek(fd, start, os.SEEK_SET)
+                if self.store.owns_upload(key, token):
+                    self.streams[upload_id] = stream
             try:
                 for chunk in ex.chunks():
-                    self.count_bytes(upload_id, len(chunk))
                     with lock:
+                        # Counted under the lock: a takeover that sees the count sees the bytes.
+                        self.count_bytes(upload_id, len(chunk))
                         if not self.store.owns_upload(key, token):
                             raise Superseded()
                         if cap is not None and written + len(chunk) > cap:
@@ -148,33 +176,53 @@ class IetfUploads:
                             elif keep > 0:
                                 self._write(fd, memoryview(chunk)[:keep])
                                 written += keep
+                                stream["written"] = written
                                 commit()
                             raise over_cap()
                         self._write(fd, memoryview(chunk))
                         written += len(chunk)
+                        stream["written"] = written
                         if digests is not None:
                             digests.update(chunk)
                         elif start + written - committed >= COMMIT_EVERY:
                             commit()
                     announce_progress()
             except Disconnected:
+                outcome = "disconnected"
                 with lock:
                     if digests is None and self.store.owns_upload(key, token):
                         commit()  # a request cut short keeps what arrived
+                    else:
+                        outcome = "disconnected, superseded"
+                raise
+            except Superseded:
+                outcome = "superseded"
+                ex.conn.reset = True
                 raise
             with lock:
                 if not self.store.owns_upload(key, token):
+                    outcome = "superseded"
+                    ex.conn.reset = True
                     raise Superseded()
                 if digests is not None and not digests.matches(content_digest):
+                    outcome = "digest mismatch"
                     os.ftruncate(fd, start)
                     raise courier_problem(400, "content-digest-mismatch",
                                           "Content-Digest does not match the content; nothing of it was kept.",
                                           headers={"Upload-Offset": str(start)})
                 commit()
+            outcome = "complete"
             announce.clear()  # the final answer carries the offset
             return committed
         finally:
+            with lock:
+                if self.streams.get(upload_id) is stream:
+                    del self.streams[upload_id]
             os.close(fd)
+            self.store.trace_upload(server="ietf", upload=upload_id, method=ex.method, start=start,
+                                    length=ex.content_length, received=ex.body_bytes, written=written,
+                                    kept=stream["committed"] - start, outcome=outcome, peer=list(ex.conn.peer)[1:2],
+                                    began=round(began, 4))
 
     @staticmethod
     def _write(fd: int, view: memoryview) -> None:

@@ -211,6 +211,17 @@ class Store:
         # tus: the SHA-256 of each upload's confirmed bytes, (offset, hasher), when known, so that
         # completion need not read the file again. Lost on restart: then the file is hashed.
         self.upload_hashes: dict[str, tuple[int, Any]] = {}
+        # COURIER_BACKEND_UPLOAD_TRACE=FILE: one JSON line per upload request that carried bytes
+        # (tus and the IETF draft): where it started, what it received and kept, how it ended.
+        self.upload_trace_path = os.environ.get("COURIER_BACKEND_UPLOAD_TRACE", "").strip() or None
+
+    def trace_upload(self, **event: Any) -> None:
+        """Appends `event` to the upload trace, when one is asked for (a benchmark's aid)."""
+        if self.upload_trace_path is None:
+            return
+        line = json.dumps({"t": round(time.time(), 4), **event}) + "\n"
+        with self.lock, open(self.upload_trace_path, "a") as fh:
+            fh.write(line)
 
     def _runtime_config(self) -> RuntimeConfig:
         s = self.settings

@@ -10,7 +10,9 @@ Docs/tus.md is the contract. The rules this module keeps:
   (committed every COMMIT_EVERY bytes and at the end); a PATCH with one keeps all or nothing.
 - A newer PATCH (or DELETE) of the same upload takes over from an older one still running (a
   client that was killed and resumed while the server had not yet noticed the dead connection):
-  the older one stops at its next chunk and confirms nothing more.
+  the older one stops at its next chunk and confirms nothing more. A HEAD first waits (at most
+  HEAD_SETTLE) for a PATCH still receiving bytes to end, so a killed client's last piece that its
+  kernel is still delivering is kept and answered, not sent again (decision 2713).
 - On completion the file becomes a photo (the record `POST /photos` makes) with the id chosen
   at creation, answered as `Courier-Photo-Id`.
 """
@@ -40,6 +42,8 @@ TUS_EXTENSIONS = "creation,creation-with-upload,termination,checksum,expiration"
 CHECKSUMS: dict[str, Callable] = {"sha1": hashlib.sha1, "sha256": hashlib.sha256, "md5": hashlib.md5}
 OFFSET_STREAM = "application/offset+octet-stream"
 COMMIT_EVERY = 8 * 1024 * 1024  # a PATCH without checksum fsyncs and confirms at least this often
+HEAD_SETTLE = 2.0  # the longest a HEAD waits for a PATCH of the upload still receiving bytes
+QUIET = 0.25  # a PATCH that received nothing for this long is not waited for (a ghost, a stalled link)
 MAX_METADATA = 64 * 1024
 MAX_TITLE = 200
 PHOTO_ID_HEADER = "Courier-Photo-Id"
@@ -148,6 +152,19 @@ def install(api: FastAPI, store: Store, require_user: Callable[[Request], str]) 
     def base_headers() -> dict[str, str]:
         return {"Tus-Resumable": TUS_VERSION}
 
+    # When each upload's writer last received a chunk (monotonic), for HEAD's wait.
+    activity: dict[str, float] = {}
+
+    async def settle(upload_id: str) -> None:
+        """Waits (at most HEAD_SETTLE) while a PATCH of the upload is still receiving bytes."""
+        deadline = time.monotonic() + HEAD_SETTLE
+        while time.monotonic() < deadline:
+            with store.lock:
+                writing = upload_id in store.upload_writers
+            if not writing or time.monotonic() - activity.get(upload_id, 0.0) > QUIET:
+                return
+            await anyio.sleep(0.01)
+
     def require_tus(request: Request) -> None:
         version = request.headers.get("tus-resumable")
         if version is None or version.strip() != TUS_VERSION:
@@ -210,6 +227,9 @@ def install(api: FastAPI, store: Store, require_user: Callable[[Request], str]) 
         fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
         written = 0
         committed = start
+        received = 0
+        began = time.time()
+        outcome = "error"
         # The photo's SHA-256, carried along while every byte since 0 went through this process.
         known = store.upload_hashes.get(upload_id)
         content_hash = known[1].copy() if known and known[0] == start else hashlib.sha256() if start == 0 else None
@@ -230,7 +250,10 @@ def install(api: FastAPI, store: Store, require_user: Callable[[Request], str]) 
                 async for chunk in request.stream():
                     if not chunk:
                         continue
+                    received += len(chunk)
+                    activity[upload_id] = time.monotonic()
                     if not store.owns_upload(upload_id, token):
+                        outcome = "superseded"
                         raise _Superseded()
                     if written + len(chunk) > remaining:
                         os.ftruncate(fd, committed)
@@ -249,20 +272,30 @@ def install(api: FastAPI, store: Store, require_user: Callable[[Request], str]) 
                         commit()
             except ClientDisconnect:
                 # The client went away: keep what arrived (unless it had to match a checksum).
+                outcome = "disconnected"
                 if checksum is None and store.owns_upload(upload_id, token):
                     commit()
                 raise
             if not store.owns_upload(upload_id, token):
+                outcome = "superseded"
                 raise _Superseded()
             if checksum is not None and checksum[0].digest() != checksum[1]:
+                outcome = "checksum mismatch"
                 os.ftruncate(fd, start)
                 raise tus_error(460, "checksum_mismatch",
                                 "Upload-Checksum does not match the bytes received; the chunk was discarded.",
                                 headers={"Upload-Offset": str(start)})
             commit()
+            outcome = "complete"
             return committed
         finally:
+            activity.pop(upload_id, None)
             os.close(fd)
+            real = getattr(request, "_request", request)  # _Counting wraps the creation's request
+            store.trace_upload(server="tus", upload=upload_id, start=start,
+                               length=real.headers.get("content-length"), received=received, written=written,
+                               kept=committed - start, outcome=outcome,
+                               peer=[real.client.port] if real.client else [], began=round(began, 4))
 
     async def finish(request: Request, upload: dict) -> dict:
         """offset == length: the file becomes the photo chosen at creation. Idempotent."""
@@ -381,6 +414,8 @@ def install(api: FastAPI, store: Store, require_user: Callable[[Request], str]) 
     async def tus_head(upload_id: str, request: Request) -> Response:
         require_tus(request)
         user = authorize(request)
+        load(upload_id, user)
+        await settle(upload_id)  # a piece still arriving is answered, not sent again
         upload = load(upload_id, user)
         if upload["state"] == "active" and upload["upload_offset"] == upload["length"]:
             upload = await finish(request, upload)  # completed, but the server stopped before recording it

@@ -461,6 +461,34 @@ def test_a_newer_request_takes_over_from_one_still_streaming(ietf, client, auth)
         ghost.close()
 
 
+def test_a_takeover_keeps_what_the_older_request_wrote_and_resets_it(ietf, client, auth):
+    # Decision 2712: a killed client's append still arriving when the resumed client's HEAD takes
+    # over. What arrived before the takeover is kept (the request had no Content-Digest, so a
+    # disconnect would have kept it too), not only what the last 1 MiB commit confirmed; and the
+    # older connection is reset at once instead of being read and dropped for two seconds.
+    url = create_empty(client, auth, {"Upload-Length": "3000000"})
+    path = url.split(str(ietf.port), 1)[1]
+    sent = 1_500_000  # past one commit (1 MiB), short of the next
+    ghost = Raw(ietf.port)
+    try:
+        ghost.request_head("PATCH", path, {**auth, **V8, **PARTIAL, "Upload-Offset": "0", "Upload-Complete": "?1",
+                                           "Content-Length": "3000000"})
+        ghost.send(os.urandom(sent))
+        wait_for(lambda: client.get("/__ietf/uploads").json()[0]["bytes_received"] == sent, "the ghost's bytes")
+        offset = int(head(client, auth, url).headers["upload-offset"])  # takes over from the ghost
+        assert offset == sent
+        ghost.send(os.urandom(65536))  # its next chunk: the ghost learns it was replaced
+        ghost.sock.settimeout(1.0)  # the reset comes at once; a lingering close would take 2 s
+        with pytest.raises(ConnectionResetError):
+            while ghost.sock.recv(65536):
+                pass
+    finally:
+        ghost.close()
+    r = append(client, auth, url, offset, os.urandom(3_000_000 - offset), True)
+    assert r.status_code == 200, r.text
+    assert r.json()["size"] == 3_000_000
+
+
 # ---------------------------------------------------------------------- older interop versions
 def test_interop_3_speaks_upload_incomplete(ietf, client, auth):
     # draft -01 (interop 3): Upload-Incomplete instead of Upload-Complete, and a request without

@@ -8,6 +8,7 @@ import io
 import os
 import signal
 import socket
+import threading
 import time
 
 import httpx
@@ -212,13 +213,15 @@ def test_patch_refusals(client, auth):
     assert head(client, auth, url).headers["upload-offset"] == "0"
 
 
-def partial_patch(server, url: str, token: str, offset: int, total: int, sent: bytes) -> socket.socket:
+def partial_patch(server, url: str, token: str, offset: int, total: int, sent: bytes,
+                  headers: dict[str, str] | None = None) -> socket.socket:
     """A PATCH announcing `total` bytes that sends only `sent`, on a socket left open."""
     path = url[len(server.base_url):]
+    extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
     s = socket.create_connection(("127.0.0.1", server.port), timeout=10)
     s.sendall((f"PATCH {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n"
                f"Tus-Resumable: 1.0.0\r\nContent-Type: application/offset+octet-stream\r\n"
-               f"Upload-Offset: {offset}\r\nContent-Length: {total}\r\n\r\n").encode() + sent)
+               f"Upload-Offset: {offset}\r\nContent-Length: {total}\r\n{extra}\r\n").encode() + sent)
     return s
 
 
@@ -280,6 +283,29 @@ def test_a_newer_patch_takes_over_from_a_stalled_one(client, auth, server):
     [p] = photos(client, auth)
     assert p["sha256"] == hashlib.sha256(data).hexdigest()
     assert client.get(p["url"], headers=auth).content == data
+
+
+def test_a_head_waits_for_a_patch_still_arriving(client, auth, server):
+    """Decision 2713: a killed client's kernel still delivers its last checksummed piece when the
+    resumed client asks where the upload stands. The HEAD waits for that PATCH to end, so the piece
+    is kept and answered, not taken over and sent again."""
+    data = os.urandom(600_000)
+    token = auth["Authorization"].split()[1]
+    url = created(client, auth, len(data))
+    ghost = partial_patch(server, url, token, 0, len(data), data[:100_000],
+                          {"Upload-Checksum": "sha256 " + b64(hashlib.sha256(data).digest())})
+    try:
+        wait_for(lambda: client.get("/__uploads").json()[0]["bytes_received"] == 100_000, "the first part")
+        trickle = threading.Thread(target=lambda: [  # the dead client's queue, as a slow link delivers it
+            (ghost.sendall(data[at:at + 50_000]), time.sleep(0.02)) for at in range(100_000, len(data), 50_000)])
+        trickle.start()
+        r = head(client, auth, url)
+        trickle.join()
+        assert r.headers["upload-offset"] == str(len(data)), "the HEAD answered before the piece arrived"
+        assert read_response(ghost).startswith("HTTP/1.1 204")
+    finally:
+        ghost.close()
+    assert photos(client, auth)[0]["sha256"] == hashlib.sha256(data).hexdigest()
 
 
 # ---------------------------------------------------------------------- checksum
