@@ -20,8 +20,8 @@ from .ietf_problems import courier_problem
 DIGESTS: dict[str, Callable] = {"sha-256": hashlib.sha256, "sha-512": hashlib.sha512}
 
 
-def sf_integer(value: str | None) -> int | None:
-    """A non-negative sf-integer, or None when absent or not one (the draft: ignore the field)."""
+def _sf_item(value: str | None) -> Item | None:
+    """The field parsed as one sf-item, or None when absent or not one (the draft: ignore it)."""
     if value is None:
         return None
     item = Item()
@@ -29,21 +29,21 @@ def sf_integer(value: str | None) -> int | None:
         item.parse(value.encode("latin-1"))
     except (ValueError, UnicodeEncodeError):
         return None
-    v = item.value
+    return item
+
+
+def sf_integer(value: str | None) -> int | None:
+    """A non-negative sf-integer, or None when absent or not one (the draft: ignore the field)."""
+    item = _sf_item(value)
+    v = item.value if item is not None else None
     if isinstance(v, bool) or not isinstance(v, int) or v < 0:
         return None
     return v
 
 
 def sf_boolean(value: str | None) -> bool | None:
-    if value is None:
-        return None
-    item = Item()
-    try:
-        item.parse(value.encode("latin-1"))
-    except (ValueError, UnicodeEncodeError):
-        return None
-    return item.value if isinstance(item.value, bool) else None
+    item = _sf_item(value)
+    return item.value if item is not None and isinstance(item.value, bool) else None
 
 
 def sf_bool_text(value: bool) -> str:
